@@ -1,0 +1,1 @@
+//! AArch64 architecture table (placeholder while being written).

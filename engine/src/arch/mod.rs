@@ -1,0 +1,129 @@
+//! Architecture tables.
+//!
+//! Every architecture-specific fact the engine needs lives in one [`ArchInfo`] table per
+//! architecture (in the manner of Delve's `pkg/proc/*_arch.go`): the register set with DWARF
+//! numbers, the breakpoint instruction and how the PC moves after it traps, the hardware
+//! watchpoint encoding, pointer size, red zone, and the syscall / return registers.
+//! The rest of the engine asks [`native()`] and never names an architecture.
+//!
+//! The pure parts (encodings, register maps) are plain data and functions so that they can be
+//! unit tested on any host; only `crate::native` touches the kernel.
+
+pub mod aarch64;
+pub mod x86_64;
+
+/// How a register is shown and what it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegKind {
+    /// Signed integer register (gdb type `int64_t`/`long`): hex and signed decimal.
+    Int,
+    /// Unsigned integer register (gdb `uint64_t`): hex and unsigned decimal.
+    Uint,
+    /// Code pointer (gdb shows `0x… <sym+off>`).
+    CodePtr,
+    /// Data pointer (gdb shows the hex value twice).
+    DataPtr,
+    /// A flags register whose set bits are named (e.g. eflags `[ IF ZF ]`).
+    Flags(&'static [(u32, &'static str)]),
+    /// 80-bit x87 extended float.
+    Float80,
+    /// 128-bit vector register.
+    Vector128,
+}
+
+/// One register of an architecture's table.
+#[derive(Debug, Clone, Copy)]
+pub struct RegDesc {
+    pub name: &'static str,
+    /// DWARF register number, where the psABI assigns one.
+    pub dwarf: Option<u16>,
+    /// Size in bytes.
+    pub size: usize,
+    pub kind: RegKind,
+    /// Shown by a plain `info registers` (gdb's "general" group).
+    pub general: bool,
+}
+
+/// Access a hardware watchpoint traps on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WatchKind {
+    /// Instruction fetch (hardware breakpoint).
+    Execute,
+    /// Data write.
+    Write,
+    /// Data read or write.
+    ReadWrite,
+}
+
+/// Which disassembler mode capstone should use for this architecture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DisasmKind {
+    X86_64,
+    Aarch64,
+}
+
+/// Everything the engine knows about one architecture.
+#[derive(Debug)]
+pub struct ArchInfo {
+    pub name: &'static str,
+    /// Size of a pointer in bytes.
+    pub ptr_size: usize,
+    /// Software breakpoint instruction bytes, as written to memory.
+    pub breakpoint_insn: &'static [u8],
+    /// How many bytes past the breakpoint address the PC is when the trap is reported
+    /// (x86-64: 1, after `int3`; aarch64: 0, `brk` reports its own address).
+    pub pc_after_breakpoint: u64,
+    /// Bytes below the stack pointer that leaf code may use without moving it.
+    pub red_zone: u64,
+    /// Largest instruction, in bytes.
+    pub max_insn_len: usize,
+    /// The register table, in display order.
+    pub regs: &'static [RegDesc],
+    /// Indices into `regs`.
+    pub pc: usize,
+    pub sp: usize,
+    pub fp: usize,
+    pub return_value: usize,
+    pub syscall_number: usize,
+    pub syscall_return: usize,
+    pub args: &'static [usize],
+    /// Register holding the thread pointer (pthread self on glibc), if any.
+    pub thread_pointer: Option<usize>,
+    /// Number of hardware watchpoint slots.
+    pub watch_slots: usize,
+    /// Watch lengths the hardware supports (bytes); the address must be aligned to it.
+    pub watch_lengths: &'static [usize],
+    pub disasm: DisasmKind,
+    /// Length in bytes of the standard frame-setup sequence at `code`, if it starts with one
+    /// (used to place a breakpoint after the prologue of a function without line info).
+    pub skip_prologue: fn(code: &[u8]) -> usize,
+}
+
+impl ArchInfo {
+    /// Index of the register called `name` (case-sensitive, as gdb).
+    pub fn reg_index(&self, name: &str) -> Option<usize> {
+        self.regs.iter().position(|r| r.name == name)
+    }
+
+    /// Index of the register with DWARF number `n`.
+    pub fn reg_by_dwarf(&self, n: u16) -> Option<usize> {
+        self.regs.iter().position(|r| r.dwarf == Some(n))
+    }
+
+    /// Whether a watch of `len` bytes at `addr` can be placed in one slot.
+    pub fn watch_fits(&self, addr: u64, len: usize) -> bool {
+        self.watch_lengths.contains(&len) && addr % len as u64 == 0
+    }
+}
+
+/// The table of the architecture this engine was built for.
+pub fn native() -> &'static ArchInfo {
+    #[cfg(target_arch = "x86_64")]
+    {
+        &x86_64::ARCH
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        &aarch64::ARCH
+    }
+}

@@ -1,0 +1,304 @@
+//! x86-64 (AMD64) architecture table.
+
+use super::{ArchInfo, DisasmKind, RegDesc, RegKind, WatchKind};
+
+const EFLAGS: &[(u32, &str)] = &[
+    (0, "CF"),
+    (2, "PF"),
+    (4, "AF"),
+    (6, "ZF"),
+    (7, "SF"),
+    (8, "TF"),
+    (9, "IF"),
+    (10, "DF"),
+    (11, "OF"),
+    (14, "NT"),
+    (16, "RF"),
+    (17, "VM"),
+    (18, "AC"),
+    (19, "VIF"),
+    (20, "VIP"),
+    (21, "ID"),
+];
+
+const MXCSR: &[(u32, &str)] = &[
+    (0, "IE"),
+    (1, "DE"),
+    (2, "ZE"),
+    (3, "OE"),
+    (4, "UE"),
+    (5, "PE"),
+    (6, "DAZ"),
+    (7, "IM"),
+    (8, "DM"),
+    (9, "ZM"),
+    (10, "OM"),
+    (11, "UM"),
+    (12, "PM"),
+    (15, "FZ"),
+];
+
+const fn gp(name: &'static str, dwarf: u16) -> RegDesc {
+    RegDesc {
+        name,
+        dwarf: Some(dwarf),
+        size: 8,
+        kind: RegKind::Int,
+        general: true,
+    }
+}
+
+const fn reg(
+    name: &'static str,
+    dwarf: Option<u16>,
+    size: usize,
+    kind: RegKind,
+    general: bool,
+) -> RegDesc {
+    RegDesc {
+        name,
+        dwarf,
+        size,
+        kind,
+        general,
+    }
+}
+
+const fn st(name: &'static str, dwarf: u16) -> RegDesc {
+    reg(name, Some(dwarf), 10, RegKind::Float80, false)
+}
+
+const fn xmm(name: &'static str, dwarf: u16) -> RegDesc {
+    reg(name, Some(dwarf), 16, RegKind::Vector128, false)
+}
+
+const fn k(name: &'static str, dwarf: u16) -> RegDesc {
+    reg(name, Some(dwarf), 8, RegKind::Uint, true)
+}
+
+/// Register table in gdb's order. Indices are used by `crate::native` (keep in sync).
+pub const REGS: &[RegDesc] = &[
+    gp("rax", 0),
+    gp("rbx", 3),
+    gp("rcx", 2),
+    gp("rdx", 1),
+    gp("rsi", 4),
+    gp("rdi", 5),
+    reg("rbp", Some(6), 8, RegKind::DataPtr, true),
+    reg("rsp", Some(7), 8, RegKind::DataPtr, true),
+    gp("r8", 8),
+    gp("r9", 9),
+    gp("r10", 10),
+    gp("r11", 11),
+    gp("r12", 12),
+    gp("r13", 13),
+    gp("r14", 14),
+    gp("r15", 15),
+    reg("rip", Some(16), 8, RegKind::CodePtr, true),
+    reg("eflags", Some(49), 4, RegKind::Flags(EFLAGS), true),
+    reg("cs", Some(51), 4, RegKind::Int, true),
+    reg("ss", Some(52), 4, RegKind::Int, true),
+    reg("ds", Some(53), 4, RegKind::Int, true),
+    reg("es", Some(50), 4, RegKind::Int, true),
+    reg("fs", Some(54), 4, RegKind::Int, true),
+    reg("gs", Some(55), 4, RegKind::Int, true),
+    reg("fs_base", Some(58), 8, RegKind::Int, false),
+    reg("gs_base", Some(59), 8, RegKind::Int, false),
+    st("st0", 33),
+    st("st1", 34),
+    st("st2", 35),
+    st("st3", 36),
+    st("st4", 37),
+    st("st5", 38),
+    st("st6", 39),
+    st("st7", 40),
+    reg("fctrl", Some(65), 4, RegKind::Int, false),
+    reg("fstat", Some(66), 4, RegKind::Int, false),
+    reg("ftag", None, 4, RegKind::Int, false),
+    reg("fiseg", None, 4, RegKind::Int, false),
+    reg("fioff", None, 4, RegKind::Int, false),
+    reg("foseg", None, 4, RegKind::Int, false),
+    reg("fooff", None, 4, RegKind::Int, false),
+    reg("fop", None, 4, RegKind::Int, false),
+    xmm("xmm0", 17),
+    xmm("xmm1", 18),
+    xmm("xmm2", 19),
+    xmm("xmm3", 20),
+    xmm("xmm4", 21),
+    xmm("xmm5", 22),
+    xmm("xmm6", 23),
+    xmm("xmm7", 24),
+    xmm("xmm8", 25),
+    xmm("xmm9", 26),
+    xmm("xmm10", 27),
+    xmm("xmm11", 28),
+    xmm("xmm12", 29),
+    xmm("xmm13", 30),
+    xmm("xmm14", 31),
+    xmm("xmm15", 32),
+    reg("mxcsr", Some(64), 4, RegKind::Flags(MXCSR), false),
+    k("k0", 118),
+    k("k1", 119),
+    k("k2", 120),
+    k("k3", 121),
+    k("k4", 122),
+    k("k5", 123),
+    k("k6", 124),
+    k("k7", 125),
+];
+
+/// Index constants into [`REGS`].
+pub mod idx {
+    pub const RAX: usize = 0;
+    pub const RBX: usize = 1;
+    pub const RCX: usize = 2;
+    pub const RDX: usize = 3;
+    pub const RSI: usize = 4;
+    pub const RDI: usize = 5;
+    pub const RBP: usize = 6;
+    pub const RSP: usize = 7;
+    pub const R8: usize = 8;
+    pub const R9: usize = 9;
+    pub const R10: usize = 10;
+    pub const RIP: usize = 16;
+    pub const EFLAGS: usize = 17;
+    pub const CS: usize = 18;
+    pub const FS_BASE: usize = 24;
+    pub const GS_BASE: usize = 25;
+    pub const ST0: usize = 26;
+    pub const FCTRL: usize = 34;
+    pub const XMM0: usize = 42;
+    pub const MXCSR: usize = 58;
+    pub const K0: usize = 59;
+}
+
+/// `int3`.
+pub const BREAKPOINT: &[u8] = &[0xcc];
+
+pub static ARCH: ArchInfo = ArchInfo {
+    name: "x86-64",
+    ptr_size: 8,
+    breakpoint_insn: BREAKPOINT,
+    pc_after_breakpoint: 1,
+    red_zone: 128,
+    max_insn_len: 15,
+    regs: REGS,
+    pc: idx::RIP,
+    sp: idx::RSP,
+    fp: idx::RBP,
+    return_value: idx::RAX,
+    // orig_rax is not in the user-visible table; the syscall number is read from rax at entry.
+    syscall_number: idx::RAX,
+    syscall_return: idx::RAX,
+    args: &[idx::RDI, idx::RSI, idx::RDX, idx::RCX, idx::R8, idx::R9],
+    thread_pointer: Some(idx::FS_BASE),
+    watch_slots: 4,
+    watch_lengths: &[1, 2, 4, 8],
+    disasm: DisasmKind::X86_64,
+    skip_prologue,
+};
+
+/// gdb's amd64 prologue analysis for code without line info: `[endbr64] push %rbp;
+/// mov %rsp,%rbp` is skipped; anything else leaves the breakpoint at the entry.
+pub fn skip_prologue(code: &[u8]) -> usize {
+    let mut at = 0;
+    if code.starts_with(&[0xf3, 0x0f, 0x1e, 0xfa]) {
+        at = 4;
+    }
+    if code.get(at) != Some(&0x55) {
+        return 0;
+    }
+    let mov = &code[(at + 1).min(code.len())..];
+    if mov.starts_with(&[0x48, 0x89, 0xe5]) || mov.starts_with(&[0x48, 0x8b, 0xec]) {
+        at + 4
+    } else {
+        0
+    }
+}
+
+/// DR7 bits for one slot: local enable, R/W and LEN fields (Intel SDM vol. 3, 18.2.4).
+pub fn dr7_slot_bits(slot: usize, kind: WatchKind, len: usize) -> u64 {
+    let rw: u64 = match kind {
+        WatchKind::Execute => 0b00,
+        WatchKind::Write => 0b01,
+        WatchKind::ReadWrite => 0b11,
+    };
+    let len_bits: u64 = match (kind, len) {
+        (WatchKind::Execute, _) => 0b00,
+        (_, 1) => 0b00,
+        (_, 2) => 0b01,
+        (_, 8) => 0b10,
+        _ => 0b11,
+    };
+    let enable = 1u64 << (slot * 2);
+    enable | (rw << (16 + slot * 4)) | (len_bits << (18 + slot * 4))
+}
+
+/// DR7 value for a set of occupied slots.
+pub fn dr7(slots: &[Option<(WatchKind, usize)>]) -> u64 {
+    slots
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.map(|(k, l)| dr7_slot_bits(i, k, l)))
+        .fold(0, |a, b| a | b)
+}
+
+/// Slots whose condition was met according to DR6 (bits B0..B3).
+pub fn dr6_hits(dr6: u64) -> impl Iterator<Item = usize> {
+    (0..4).filter(move |i| dr6 & (1 << i) != 0)
+}
+
+/// DR6 bit BS: the trap came from single-stepping.
+pub const DR6_SINGLE_STEP: u64 = 1 << 14;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dwarf_numbers_follow_psabi() {
+        let a = &ARCH;
+        assert_eq!(a.regs[a.reg_by_dwarf(1).unwrap()].name, "rdx");
+        assert_eq!(a.regs[a.reg_by_dwarf(3).unwrap()].name, "rbx");
+        assert_eq!(a.regs[a.reg_by_dwarf(7).unwrap()].name, "rsp");
+        assert_eq!(a.regs[a.reg_by_dwarf(16).unwrap()].name, "rip");
+        assert_eq!(a.regs[a.reg_by_dwarf(17).unwrap()].name, "xmm0");
+        assert_eq!(a.regs[a.reg_by_dwarf(33).unwrap()].name, "st0");
+        assert_eq!(a.regs[idx::K0].name, "k0");
+        assert_eq!(a.regs[idx::MXCSR].name, "mxcsr");
+        assert_eq!(a.regs[idx::FCTRL].name, "fctrl");
+        assert_eq!(a.regs[idx::XMM0 + 15].name, "xmm15");
+        assert_eq!(a.regs[idx::GS_BASE].name, "gs_base");
+        assert_eq!(a.regs[idx::CS].name, "cs");
+    }
+
+    #[test]
+    fn dr7_encoding() {
+        // slot 0, write, 4 bytes: L0=1, RW0=01, LEN0=11
+        assert_eq!(dr7_slot_bits(0, WatchKind::Write, 4), 0x000d_0001);
+        // slot 1, read/write, 8 bytes: L1 (bit 2), RW1=11 at 20, LEN1=10 at 22
+        assert_eq!(
+            dr7_slot_bits(1, WatchKind::ReadWrite, 8),
+            (1 << 2) | (0b11 << 20) | (0b10 << 22)
+        );
+        // slot 3, execute: only the enable bit
+        assert_eq!(dr7_slot_bits(3, WatchKind::Execute, 1), 1 << 6);
+        assert_eq!(
+            dr7(&[None, Some((WatchKind::Write, 1)), None, None]),
+            (1 << 2) | (0b01 << 20)
+        );
+        assert_eq!(dr6_hits(0b1010).collect::<Vec<_>>(), vec![1, 3]);
+    }
+
+    #[test]
+    fn prologue() {
+        assert_eq!(skip_prologue(&[0x55, 0x48, 0x89, 0xe5, 0x90]), 4);
+        assert_eq!(
+            skip_prologue(&[0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5]),
+            8
+        );
+        assert_eq!(skip_prologue(&[0x55, 0x90]), 0);
+        assert_eq!(skip_prologue(&[0x48, 0x83, 0xec, 0x08]), 0);
+        assert_eq!(skip_prologue(&[]), 0);
+    }
+}

@@ -1,0 +1,53 @@
+//! Typed errors of the engine.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{}: No such file or directory.", .0.display())]
+    NoSuchFile(PathBuf),
+    #[error("\"{}\": not in executable format: file format not recognized", .0.display())]
+    NotExecutable(PathBuf),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("ptrace: No such process.")]
+    NoSuchProcess(i32),
+    #[error("ptrace: Operation not permitted.")]
+    NotPermitted(i32),
+    #[error("The program is not being run.")]
+    NotRunning,
+    #[error("Cannot access memory at address {0:#x}")]
+    Memory(u64),
+    #[error("Couldn't get registers: {0}.")]
+    Registers(nix::Error),
+    #[error("{op} failed for thread {tid}: {err}")]
+    Ptrace {
+        op: &'static str,
+        tid: i32,
+        err: nix::Error,
+    },
+    #[error("Hardware watchpoints used exceeds limit ({0} available).")]
+    NoWatchSlot(usize),
+    #[error(
+        "Watchpoint of {len} bytes at {addr:#x} is not supported by the hardware (needs an aligned 1, 2, 4 or 8 byte location)."
+    )]
+    WatchUnsupported { addr: u64, len: usize },
+    #[error("No breakpoint number {0}.")]
+    NoBreakpoint(u32),
+    #[error("Unknown thread {0}.")]
+    NoThread(usize),
+    #[error("Invalid register `{0}'")]
+    NoRegister(String),
+    #[error("malformed ELF file {}: {msg}", .path.display())]
+    BadElf { path: PathBuf, msg: String },
+    #[error("disassembler: {0}")]
+    Disasm(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;

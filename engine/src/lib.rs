@@ -1,0 +1,8 @@
+//! Cohort's process-control engine: ptrace, breakpoints, watchpoints, threads, signals,
+//! memory, registers, ELF symbols and shared libraries — no GDB anywhere.
+
+pub mod arch;
+pub mod error;
+pub mod memory;
+
+pub use error::{EngineError, Result};
