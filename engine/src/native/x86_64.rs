@@ -1,0 +1,219 @@
+//! x86-64 Linux: registers through PTRACE_GETREGS / GETFPREGS / GETREGSET(NT_X86_XSTATE) and
+//! debug registers DR0-DR7 through PTRACE_POKEUSER.
+
+use nix::sys::ptrace;
+use nix::unistd::Pid;
+
+use crate::arch::x86_64::{ARCH, dr6_hits, dr7, idx};
+use crate::arch::WatchKind;
+use crate::error::{EngineError, Result};
+use crate::regs::Registers;
+
+/// `offsetof(struct user, u_debugreg)` on x86-64.
+const DEBUGREG_OFFSET: usize = 848;
+const NT_X86_XSTATE: i32 = 0x202;
+/// Offset of the saved XCR0 in the XSAVE area's software-reserved bytes.
+const XSTATE_XCR0: usize = 464;
+/// Standard (non-compacted) offset of the AVX-512 opmask state component.
+const XSTATE_OPMASK: usize = 1088;
+
+fn gp_order(r: &libc::user_regs_struct) -> [(usize, u64); 24] {
+    [
+        (idx::RAX, r.rax),
+        (idx::RBX, r.rbx),
+        (idx::RCX, r.rcx),
+        (idx::RDX, r.rdx),
+        (idx::RSI, r.rsi),
+        (idx::RDI, r.rdi),
+        (idx::RBP, r.rbp),
+        (idx::RSP, r.rsp),
+        (idx::R8, r.r8),
+        (idx::R9, r.r9),
+        (idx::R10, r.r10),
+        (11, r.r11),
+        (12, r.r12),
+        (13, r.r13),
+        (14, r.r14),
+        (15, r.r15),
+        (idx::RIP, r.rip),
+        (idx::EFLAGS, r.eflags),
+        (idx::CS, r.cs),
+        (19, r.ss),
+        (20, r.ds),
+        (21, r.es),
+        (22, r.fs),
+        (23, r.gs),
+    ]
+}
+
+fn ptrace_err(op: &'static str, tid: Pid) -> impl Fn(nix::Error) -> EngineError {
+    move |err| EngineError::Ptrace { op, tid: tid.as_raw(), err }
+}
+
+/// General-purpose registers (and the segment bases).
+pub fn read_gp(tid: Pid) -> Result<Registers> {
+    let r = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
+    let mut regs = Registers::new(&ARCH);
+    for (i, v) in gp_order(&r) {
+        regs.set(i, v as u128);
+    }
+    regs.set(idx::FS_BASE, r.fs_base as u128);
+    regs.set(idx::GS_BASE, r.gs_base as u128);
+    Ok(regs)
+}
+
+/// Every register: general purpose, x87, SSE, and AVX-512 masks where the CPU has them.
+pub fn read_all(tid: Pid) -> Result<Registers> {
+    let mut regs = read_gp(tid)?;
+    let mut fp: libc::user_fpregs_struct = unsafe_zeroed_fp();
+    // SAFETY: PTRACE_GETFPREGS writes one user_fpregs_struct into `fp`, which we own.
+    let rc = unsafe {
+        libc::ptrace(libc::PTRACE_GETFPREGS, tid.as_raw(), std::ptr::null_mut::<libc::c_void>(), &mut fp as *mut _)
+    };
+    if rc == 0 {
+        for i in 0..8 {
+            let w = &fp.st_space[i * 4..i * 4 + 4];
+            let raw = (w[0] as u128) | (w[1] as u128) << 32 | ((w[2] & 0xffff) as u128) << 64;
+            regs.set(idx::ST0 + i, raw);
+        }
+        for i in 0..16 {
+            let w = &fp.xmm_space[i * 4..i * 4 + 4];
+            let v = (w[0] as u128) | (w[1] as u128) << 32 | (w[2] as u128) << 64 | (w[3] as u128) << 96;
+            regs.set(idx::XMM0 + i, v);
+        }
+        regs.set(idx::FCTRL, fp.cwd as u128);
+        regs.set(idx::FCTRL + 1, fp.swd as u128);
+        regs.set(idx::FCTRL + 2, full_tag_word(fp.ftw as u8, &regs) as u128);
+        regs.set(idx::FCTRL + 3, ((fp.rip >> 32) & 0xffff) as u128); // fiseg
+        regs.set(idx::FCTRL + 4, (fp.rip & 0xffff_ffff) as u128); // fioff
+        regs.set(idx::FCTRL + 5, ((fp.rdp >> 32) & 0xffff) as u128); // foseg
+        regs.set(idx::FCTRL + 6, (fp.rdp & 0xffff_ffff) as u128); // fooff
+        regs.set(idx::FCTRL + 7, (fp.fop & 0x7ff) as u128);
+        regs.set(idx::MXCSR, fp.mxcsr as u128);
+    }
+    read_opmask(tid, &mut regs);
+    Ok(regs)
+}
+
+fn unsafe_zeroed_fp() -> libc::user_fpregs_struct {
+    // SAFETY: user_fpregs_struct is plain old data; all-zero is a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+/// FXSAVE keeps an abridged tag byte; gdb shows the full x87 tag word.
+fn full_tag_word(abridged: u8, regs: &Registers) -> u16 {
+    let fstat = regs.u64(idx::FCTRL + 1) as u16;
+    let top = ((fstat >> 11) & 7) as usize;
+    let mut tag = 0u16;
+    for phys in 0..8 {
+        let t = if abridged & (1 << phys) == 0 {
+            3
+        } else {
+            let st = (phys + 8 - top) % 8;
+            let raw = regs.get(idx::ST0 + st).unwrap_or(0);
+            let exp = ((raw >> 64) & 0x7fff) as u16;
+            let mant = raw as u64;
+            if exp == 0x7fff {
+                2
+            } else if exp == 0 {
+                if mant == 0 { 1 } else { 2 }
+            } else if mant >> 63 == 0 {
+                2
+            } else {
+                0
+            }
+        };
+        tag |= t << (2 * phys);
+    }
+    tag
+}
+
+fn read_opmask(tid: Pid, regs: &mut Registers) {
+    let mut buf = vec![0u8; 4096];
+    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+    // SAFETY: PTRACE_GETREGSET fills at most iov_len bytes of `buf`, which outlives the call.
+    let rc = unsafe { libc::ptrace(libc::PTRACE_GETREGSET, tid.as_raw(), NT_X86_XSTATE as usize, &mut iov as *mut _) };
+    if rc != 0 || iov.iov_len < XSTATE_OPMASK + 64 {
+        return;
+    }
+    let Some(xcr0) = buf.get(XSTATE_XCR0..XSTATE_XCR0 + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
+    else {
+        return;
+    };
+    if xcr0 & (1 << 5) == 0 {
+        return;
+    }
+    for i in 0..8 {
+        let at = XSTATE_OPMASK + i * 8;
+        if let Some(b) = buf.get(at..at + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+            regs.set(idx::K0 + i, u64::from_le_bytes(b) as u128);
+        }
+    }
+}
+
+/// Write back the general-purpose registers.
+pub fn write_gp(tid: Pid, regs: &Registers) -> Result<()> {
+    let mut r = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
+    let get = |i: usize, old: u64| regs.get(i).map(|v| v as u64).unwrap_or(old);
+    r.rax = get(idx::RAX, r.rax);
+    r.rbx = get(idx::RBX, r.rbx);
+    r.rcx = get(idx::RCX, r.rcx);
+    r.rdx = get(idx::RDX, r.rdx);
+    r.rsi = get(idx::RSI, r.rsi);
+    r.rdi = get(idx::RDI, r.rdi);
+    r.rbp = get(idx::RBP, r.rbp);
+    r.rsp = get(idx::RSP, r.rsp);
+    r.r8 = get(idx::R8, r.r8);
+    r.r9 = get(idx::R9, r.r9);
+    r.r10 = get(idx::R10, r.r10);
+    r.r11 = get(11, r.r11);
+    r.r12 = get(12, r.r12);
+    r.r13 = get(13, r.r13);
+    r.r14 = get(14, r.r14);
+    r.r15 = get(15, r.r15);
+    r.rip = get(idx::RIP, r.rip);
+    r.eflags = get(idx::EFLAGS, r.eflags);
+    ptrace::setregs(tid, r).map_err(ptrace_err("PTRACE_SETREGS", tid))
+}
+
+/// Program counter only (cheaper than a full register read).
+pub fn read_pc(tid: Pid) -> Result<u64> {
+    let r = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
+    Ok(r.rip)
+}
+
+pub fn write_pc(tid: Pid, pc: u64) -> Result<()> {
+    let mut r = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
+    r.rip = pc;
+    ptrace::setregs(tid, r).map_err(ptrace_err("PTRACE_SETREGS", tid))
+}
+
+fn dr_offset(n: usize) -> ptrace::AddressType {
+    (DEBUGREG_OFFSET + n * 8) as ptrace::AddressType
+}
+
+/// One occupied hardware watch slot: address, access kind, length.
+pub type WatchSlot = Option<(u64, WatchKind, usize)>;
+
+/// Program the debug registers of `tid` with `slots`.
+pub fn set_watch_slots(tid: Pid, slots: &[WatchSlot]) -> Result<()> {
+    let err = ptrace_err("PTRACE_POKEUSER", tid);
+    // Disable first so that changing an address never meets a stale enable bit.
+    ptrace::write_user(tid, dr_offset(7), 0).map_err(&err)?;
+    for (i, s) in slots.iter().enumerate().take(4) {
+        let addr = s.map(|(a, _, _)| a).unwrap_or(0);
+        ptrace::write_user(tid, dr_offset(i), addr as libc::c_long).map_err(&err)?;
+    }
+    let ctl: Vec<Option<(WatchKind, usize)>> = slots.iter().map(|s| s.map(|(_, k, l)| (k, l))).collect();
+    ptrace::write_user(tid, dr_offset(7), dr7(&ctl) as libc::c_long).map_err(&err)
+}
+
+/// The watch slot that caused `tid`'s last SIGTRAP, if any; clears the status register.
+pub fn take_watch_hit(tid: Pid) -> Result<Option<usize>> {
+    let dr6 = ptrace::read_user(tid, dr_offset(6)).map_err(ptrace_err("PTRACE_PEEKUSER", tid))? as u64;
+    let hit = dr6_hits(dr6).next();
+    if dr6 != 0 {
+        ptrace::write_user(tid, dr_offset(6), 0).map_err(ptrace_err("PTRACE_POKEUSER", tid))?;
+    }
+    Ok(hit)
+}
