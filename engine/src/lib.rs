@@ -6,3 +6,7 @@ pub mod error;
 pub mod memory;
 
 pub use error::{EngineError, Result};
+pub mod native;
+pub mod process;
+pub mod regs;
+pub mod signals;

@@ -112,7 +112,7 @@ impl ArchInfo {
 
     /// Whether a watch of `len` bytes at `addr` can be placed in one slot.
     pub fn watch_fits(&self, addr: u64, len: usize) -> bool {
-        self.watch_lengths.contains(&len) && addr % len as u64 == 0
+        self.watch_lengths.contains(&len) && addr.is_multiple_of(len as u64)
     }
 }
 

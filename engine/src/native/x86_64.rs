@@ -4,8 +4,8 @@
 use nix::sys::ptrace;
 use nix::unistd::Pid;
 
-use crate::arch::x86_64::{ARCH, dr6_hits, dr7, idx};
 use crate::arch::WatchKind;
+use crate::arch::x86_64::{ARCH, dr6_hits, dr7, idx};
 use crate::error::{EngineError, Result};
 use crate::regs::Registers;
 
@@ -47,7 +47,11 @@ fn gp_order(r: &libc::user_regs_struct) -> [(usize, u64); 24] {
 }
 
 fn ptrace_err(op: &'static str, tid: Pid) -> impl Fn(nix::Error) -> EngineError {
-    move |err| EngineError::Ptrace { op, tid: tid.as_raw(), err }
+    move |err| EngineError::Ptrace {
+        op,
+        tid: tid.as_raw(),
+        err,
+    }
 }
 
 /// General-purpose registers (and the segment bases).
@@ -68,7 +72,12 @@ pub fn read_all(tid: Pid) -> Result<Registers> {
     let mut fp: libc::user_fpregs_struct = unsafe_zeroed_fp();
     // SAFETY: PTRACE_GETFPREGS writes one user_fpregs_struct into `fp`, which we own.
     let rc = unsafe {
-        libc::ptrace(libc::PTRACE_GETFPREGS, tid.as_raw(), std::ptr::null_mut::<libc::c_void>(), &mut fp as *mut _)
+        libc::ptrace(
+            libc::PTRACE_GETFPREGS,
+            tid.as_raw(),
+            std::ptr::null_mut::<libc::c_void>(),
+            &mut fp as *mut _,
+        )
     };
     if rc == 0 {
         for i in 0..8 {
@@ -78,7 +87,8 @@ pub fn read_all(tid: Pid) -> Result<Registers> {
         }
         for i in 0..16 {
             let w = &fp.xmm_space[i * 4..i * 4 + 4];
-            let v = (w[0] as u128) | (w[1] as u128) << 32 | (w[2] as u128) << 64 | (w[3] as u128) << 96;
+            let v =
+                (w[0] as u128) | (w[1] as u128) << 32 | (w[2] as u128) << 64 | (w[3] as u128) << 96;
             regs.set(idx::XMM0 + i, v);
         }
         regs.set(idx::FCTRL, fp.cwd as u128);
@@ -130,13 +140,26 @@ fn full_tag_word(abridged: u8, regs: &Registers) -> u16 {
 
 fn read_opmask(tid: Pid, regs: &mut Registers) {
     let mut buf = vec![0u8; 4096];
-    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
     // SAFETY: PTRACE_GETREGSET fills at most iov_len bytes of `buf`, which outlives the call.
-    let rc = unsafe { libc::ptrace(libc::PTRACE_GETREGSET, tid.as_raw(), NT_X86_XSTATE as usize, &mut iov as *mut _) };
+    let rc = unsafe {
+        libc::ptrace(
+            libc::PTRACE_GETREGSET,
+            tid.as_raw(),
+            NT_X86_XSTATE as usize,
+            &mut iov as *mut _,
+        )
+    };
     if rc != 0 || iov.iov_len < XSTATE_OPMASK + 64 {
         return;
     }
-    let Some(xcr0) = buf.get(XSTATE_XCR0..XSTATE_XCR0 + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
+    let Some(xcr0) = buf
+        .get(XSTATE_XCR0..XSTATE_XCR0 + 8)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_le_bytes)
     else {
         return;
     };
@@ -145,7 +168,10 @@ fn read_opmask(tid: Pid, regs: &mut Registers) {
     }
     for i in 0..8 {
         let at = XSTATE_OPMASK + i * 8;
-        if let Some(b) = buf.get(at..at + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+        if let Some(b) = buf
+            .get(at..at + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        {
             regs.set(idx::K0 + i, u64::from_le_bytes(b) as u128);
         }
     }
@@ -204,13 +230,15 @@ pub fn set_watch_slots(tid: Pid, slots: &[WatchSlot]) -> Result<()> {
         let addr = s.map(|(a, _, _)| a).unwrap_or(0);
         ptrace::write_user(tid, dr_offset(i), addr as libc::c_long).map_err(&err)?;
     }
-    let ctl: Vec<Option<(WatchKind, usize)>> = slots.iter().map(|s| s.map(|(_, k, l)| (k, l))).collect();
+    let ctl: Vec<Option<(WatchKind, usize)>> =
+        slots.iter().map(|s| s.map(|(_, k, l)| (k, l))).collect();
     ptrace::write_user(tid, dr_offset(7), dr7(&ctl) as libc::c_long).map_err(&err)
 }
 
 /// The watch slot that caused `tid`'s last SIGTRAP, if any; clears the status register.
 pub fn take_watch_hit(tid: Pid) -> Result<Option<usize>> {
-    let dr6 = ptrace::read_user(tid, dr_offset(6)).map_err(ptrace_err("PTRACE_PEEKUSER", tid))? as u64;
+    let dr6 =
+        ptrace::read_user(tid, dr_offset(6)).map_err(ptrace_err("PTRACE_PEEKUSER", tid))? as u64;
     let hit = dr6_hits(dr6).next();
     if dr6 != 0 {
         ptrace::write_user(tid, dr_offset(6), 0).map_err(ptrace_err("PTRACE_POKEUSER", tid))?;

@@ -1,0 +1,1169 @@
+//! One traced process: launch and attach, the all-stop thread state machine, software
+//! breakpoint sites, hardware watch slots, signal routing, detach and kill.
+//!
+//! Every tracee is attached with `PTRACE_SEIZE`, so other threads are stopped with
+//! `PTRACE_INTERRUPT` (no stray SIGSTOPs). All calls on a `Process` must come from the thread
+//! that created it (see `crate::tracer`), because ptrace ties a tracee to its tracer thread.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+use nix::sys::ptrace::{self, Event, Options};
+use nix::sys::signal::{self, Signal};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::{ForkResult, Pid};
+
+use crate::arch::{self, ArchInfo, WatchKind};
+use crate::error::{EngineError, Result};
+use crate::memory::{MemoryRead, ProcMem};
+use crate::native::{self, WatchSlot};
+use crate::regs::Registers;
+use crate::signals::SignalTable;
+
+/// What made a thread stop, as the engine sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopKind {
+    /// A software breakpoint site at this address was hit (the PC is back at the address).
+    Breakpoint(u64),
+    /// Hardware watch slot `slot` triggered.
+    Watch { slot: usize },
+    /// An instruction step completed.
+    Step,
+    /// A signal arrived whose disposition says stop. It is delivered on resume if `pass`.
+    Signal(i32),
+    /// The process exited with this code.
+    Exited(i32),
+    /// The process was killed by this signal.
+    Killed(i32),
+}
+
+/// A stop of one thread of the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stop {
+    pub tid: i32,
+    pub kind: StopKind,
+}
+
+/// Things that happened while running that a front end reports as they come (gdb's
+/// `[New Thread …]` lines and signals that print without stopping).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    NewThread {
+        tid: i32,
+        num: usize,
+        pointer: u64,
+    },
+    ThreadExited {
+        tid: i32,
+        num: usize,
+        pointer: u64,
+    },
+    /// A signal with `print` but not `stop` was received (and delivered if `pass`).
+    SignalPrinted {
+        tid: i32,
+        signo: i32,
+    },
+    /// The process called exec.
+    Exec {
+        path: PathBuf,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TState {
+    /// Created by clone; its first stop has not been seen yet.
+    Starting,
+    Running,
+    Stopped,
+}
+
+#[derive(Debug)]
+struct Thread {
+    tid: Pid,
+    /// gdb's thread number.
+    num: usize,
+    state: TState,
+    /// A stop already collected but not yet reported.
+    pending: Option<StopKind>,
+    /// Signal to deliver when the thread next resumes.
+    deliver: Option<Signal>,
+    /// The thread reported a breakpoint at its PC and must step over it on resume.
+    at_breakpoint: bool,
+    interrupting: bool,
+    stepping: bool,
+    /// Thread pointer (pthread_t on glibc) as last read.
+    pointer: u64,
+}
+
+#[derive(Debug)]
+struct Site {
+    orig: Vec<u8>,
+    user: u32,
+    internal: bool,
+}
+
+/// Public view of a thread.
+#[derive(Debug, Clone)]
+pub struct ThreadInfo {
+    pub tid: i32,
+    pub num: usize,
+    pub pointer: u64,
+    pub name: String,
+}
+
+/// How to start a program.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOptions {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// Full environment; `None` inherits the debugger's.
+    pub env: Option<Vec<(OsString, OsString)>>,
+    pub cwd: Option<PathBuf>,
+    /// Address-space randomisation off (gdb's default).
+    pub disable_aslr: bool,
+}
+
+pub struct Process {
+    pid: Pid,
+    arch: &'static ArchInfo,
+    mem: ProcMem,
+    threads: BTreeMap<i32, Thread>,
+    next_num: usize,
+    sites: BTreeMap<u64, Site>,
+    watch: Vec<WatchSlot>,
+    /// Stops of new threads seen before their parent's clone event.
+    early: HashSet<i32>,
+    launched: bool,
+    gone: bool,
+    notices: Vec<Notice>,
+    pub signals: SignalTable,
+    exe: PathBuf,
+}
+
+fn wait_flags() -> WaitPidFlag {
+    WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD
+}
+
+fn perr(op: &'static str, tid: Pid) -> impl Fn(Errno) -> EngineError {
+    move |err| EngineError::Ptrace {
+        op,
+        tid: tid.as_raw(),
+        err,
+    }
+}
+
+/// Resolve the program as gdb does: a path with a slash as given, else the current directory,
+/// else `PATH`.
+pub fn resolve_program(p: &Path) -> Result<PathBuf> {
+    let candidates: Vec<PathBuf> = if p.as_os_str().as_bytes().contains(&b'/') || p.exists() {
+        vec![p.to_path_buf()]
+    } else {
+        std::env::var_os("PATH")
+            .map(|path| std::env::split_paths(&path).map(|d| d.join(p)).collect())
+            .unwrap_or_default()
+    };
+    for c in candidates {
+        if c.is_file() {
+            let abs = std::fs::canonicalize(&c).unwrap_or(c);
+            let mut magic = [0u8; 4];
+            let ok = std::fs::File::open(&abs)
+                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+                .is_ok();
+            if !ok || magic != *b"\x7fELF" {
+                return Err(EngineError::NotExecutable(abs));
+            }
+            return Ok(abs);
+        }
+    }
+    Err(EngineError::NoSuchFile(p.to_path_buf()))
+}
+
+impl Process {
+    pub fn pid(&self) -> i32 {
+        self.pid.as_raw()
+    }
+
+    pub fn arch(&self) -> &'static ArchInfo {
+        self.arch
+    }
+
+    pub fn exe(&self) -> &Path {
+        &self.exe
+    }
+
+    pub fn is_gone(&self) -> bool {
+        self.gone
+    }
+
+    /// Whether this process was started by the debugger (killed at the end) or attached
+    /// (detached at the end).
+    pub fn launched(&self) -> bool {
+        self.launched
+    }
+
+    fn new(pid: Pid, launched: bool, exe: PathBuf) -> Self {
+        let arch = arch::native();
+        Process {
+            pid,
+            arch,
+            mem: ProcMem::new(pid),
+            threads: BTreeMap::new(),
+            next_num: 1,
+            sites: BTreeMap::new(),
+            watch: vec![None; arch.watch_slots],
+            early: HashSet::new(),
+            launched,
+            gone: false,
+            notices: Vec::new(),
+            signals: SignalTable::default(),
+            exe,
+        }
+    }
+
+    fn add_thread(&mut self, tid: Pid, state: TState) -> usize {
+        let num = self.next_num;
+        self.next_num += 1;
+        self.threads.insert(
+            tid.as_raw(),
+            Thread {
+                tid,
+                num,
+                state,
+                pending: None,
+                deliver: None,
+                at_breakpoint: false,
+                interrupting: false,
+                stepping: false,
+                pointer: 0,
+            },
+        );
+        num
+    }
+
+    /// Start `opts.program` stopped at its first instruction (after exec).
+    pub fn launch(opts: &LaunchOptions) -> Result<Process> {
+        let program = resolve_program(&opts.program)?;
+        let cstr = |s: &[u8]| {
+            CString::new(s).map_err(|_| EngineError::Other("argument contains a NUL byte".into()))
+        };
+        let path_c = cstr(program.as_os_str().as_bytes())?;
+        let mut argv = vec![cstr(opts.program.as_os_str().as_bytes())?];
+        for a in &opts.args {
+            argv.push(cstr(a.as_bytes())?);
+        }
+        let envp: Vec<CString> = match &opts.env {
+            Some(env) => env
+                .iter()
+                .map(|(k, v)| {
+                    let mut b = k.as_bytes().to_vec();
+                    b.push(b'=');
+                    b.extend_from_slice(v.as_bytes());
+                    cstr(&b)
+                })
+                .collect::<Result<_>>()?,
+            None => std::env::vars_os()
+                .map(|(k, v)| {
+                    let mut b = k.as_bytes().to_vec();
+                    b.push(b'=');
+                    b.extend_from_slice(v.as_bytes());
+                    cstr(&b)
+                })
+                .collect::<Result<_>>()?,
+        };
+        let cwd_c = match &opts.cwd {
+            Some(d) => Some(cstr(d.as_os_str().as_bytes())?),
+            None => None,
+        };
+        let (gate_r, gate_w) =
+            nix::unistd::pipe().map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
+        let disable_aslr = opts.disable_aslr;
+        // SAFETY: the child only makes async-signal-safe calls (personality, chdir, read,
+        // execve, _exit) on data prepared before the fork.
+        match unsafe { nix::unistd::fork() } {
+            Err(e) => Err(EngineError::Other(format!("fork: {e}"))),
+            Ok(ForkResult::Child) => {
+                drop(gate_w);
+                if disable_aslr {
+                    // SAFETY: personality(2) with a flag word; no memory is passed.
+                    unsafe {
+                        let cur = libc::personality(0xffff_ffff);
+                        libc::personality(
+                            (cur as libc::c_ulong | libc::ADDR_NO_RANDOMIZE as libc::c_ulong) as _,
+                        );
+                    }
+                }
+                if let Some(d) = &cwd_c {
+                    // SAFETY: chdir with a valid NUL-terminated path.
+                    if unsafe { libc::chdir(d.as_ptr()) } != 0 {
+                        // SAFETY: _exit never returns and is async-signal-safe.
+                        unsafe { libc::_exit(126) };
+                    }
+                }
+                let mut b = [0u8; 1];
+                // Wait until the parent has seized us, so exec is the first thing it sees.
+                let _ = nix::unistd::read(&gate_r, &mut b);
+                let _ = nix::unistd::execve(&path_c, &argv, &envp);
+                // SAFETY: _exit never returns and is async-signal-safe.
+                unsafe { libc::_exit(127) }
+            }
+            Ok(ForkResult::Parent { child }) => {
+                drop(gate_r);
+                let opts = Options::PTRACE_O_TRACECLONE
+                    | Options::PTRACE_O_TRACEEXEC
+                    | Options::PTRACE_O_EXITKILL;
+                let seized = ptrace::seize(child, opts);
+                let _ = nix::unistd::write(&gate_w, b"x");
+                drop(gate_w);
+                if let Err(e) = seized {
+                    let _ = signal::kill(child, Signal::SIGKILL);
+                    let _ = waitpid(child, None);
+                    return Err(EngineError::Ptrace {
+                        op: "PTRACE_SEIZE",
+                        tid: child.as_raw(),
+                        err: e,
+                    });
+                }
+                let mut p = Process::new(child, true, program.clone());
+                p.add_thread(child, TState::Running);
+                loop {
+                    match waitpid(child, Some(WaitPidFlag::__WALL)) {
+                        Ok(WaitStatus::PtraceEvent(_, _, ev))
+                            if ev == Event::PTRACE_EVENT_EXEC as i32 =>
+                        {
+                            break;
+                        }
+                        Ok(WaitStatus::Exited(_, code)) => {
+                            p.gone = true;
+                            let why = match code {
+                                126 => "cannot change to the working directory",
+                                _ => "cannot execute it",
+                            };
+                            return Err(EngineError::Other(format!(
+                                "{}: {why}.",
+                                program.display()
+                            )));
+                        }
+                        Ok(WaitStatus::Signaled(_, sig, _)) => {
+                            p.gone = true;
+                            return Err(EngineError::Other(format!(
+                                "During startup program terminated with signal {sig}."
+                            )));
+                        }
+                        Ok(WaitStatus::PtraceEvent(..)) | Ok(WaitStatus::Stopped(..)) => {
+                            let _ = ptrace::cont(child, None);
+                        }
+                        Ok(_) => {}
+                        Err(Errno::EINTR) => {}
+                        Err(e) => {
+                            return Err(EngineError::Ptrace {
+                                op: "waitpid",
+                                tid: child.as_raw(),
+                                err: e,
+                            });
+                        }
+                    }
+                }
+                if let Some(t) = p.threads.get_mut(&child.as_raw()) {
+                    t.state = TState::Stopped;
+                }
+                Ok(p)
+            }
+        }
+    }
+
+    /// Attach to every thread of a running process and stop it.
+    pub fn attach(pid: i32) -> Result<Process> {
+        if pid <= 0 || !Path::new(&format!("/proc/{pid}")).exists() {
+            return Err(EngineError::NoSuchProcess(pid));
+        }
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+        let mut p = Process::new(Pid::from_raw(pid), false, exe);
+        let opts = Options::PTRACE_O_TRACECLONE | Options::PTRACE_O_TRACEEXEC;
+        // Threads may be created while we attach: repeat until the task list is stable.
+        loop {
+            let mut new = 0;
+            let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+                .map_err(|_| EngineError::NoSuchProcess(pid))?;
+            let mut tids: Vec<i32> = tasks
+                .filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse().ok()))
+                .collect();
+            tids.sort_unstable();
+            // The leader first, so it is thread 1.
+            if let Some(i) = tids.iter().position(|&t| t == pid) {
+                tids.remove(i);
+                tids.insert(0, pid);
+            }
+            for tid in tids {
+                if p.threads.contains_key(&tid) {
+                    continue;
+                }
+                let t = Pid::from_raw(tid);
+                match ptrace::seize(t, opts) {
+                    Ok(()) => {}
+                    Err(Errno::EPERM) if tid == pid => return Err(EngineError::NotPermitted(pid)),
+                    Err(Errno::ESRCH) if tid == pid => return Err(EngineError::NoSuchProcess(pid)),
+                    Err(Errno::ESRCH) | Err(Errno::EPERM) => continue,
+                    Err(e) => {
+                        return Err(EngineError::Ptrace {
+                            op: "PTRACE_SEIZE",
+                            tid,
+                            err: e,
+                        });
+                    }
+                }
+                let _ = ptrace::interrupt(t);
+                p.add_thread(t, TState::Running);
+                if let Some(th) = p.threads.get_mut(&tid) {
+                    th.interrupting = true;
+                }
+                new += 1;
+            }
+            if new == 0 {
+                break;
+            }
+        }
+        p.wait_all_stopped()?;
+        // Signals caught at attach time are not events: they go back on resume.
+        for t in p.threads.values_mut() {
+            if let Some(StopKind::Signal(s)) = t.pending.take() {
+                t.deliver = Signal::try_from(s).ok();
+            }
+            t.pending = None;
+        }
+        Ok(p)
+    }
+
+    /// Drain the notices collected since the last call.
+    pub fn take_notices(&mut self) -> Vec<Notice> {
+        std::mem::take(&mut self.notices)
+    }
+
+    // ---------------------------------------------------------------- threads
+
+    /// Threads in gdb's numbering order.
+    pub fn threads(&mut self) -> Vec<ThreadInfo> {
+        let pid = self.pid;
+        let tp = self.arch.thread_pointer;
+        let mut out = Vec::new();
+        for t in self.threads.values_mut() {
+            if t.state == TState::Stopped
+                && let Some(tp) = tp
+                && let Ok(r) = native::read_gp(t.tid)
+            {
+                t.pointer = r.u64(tp);
+            }
+            let name = std::fs::read_to_string(format!("/proc/{pid}/task/{}/comm", t.tid))
+                .map(|s| s.trim_end().to_string())
+                .unwrap_or_default();
+            out.push(ThreadInfo {
+                tid: t.tid.as_raw(),
+                num: t.num,
+                pointer: t.pointer,
+                name,
+            });
+        }
+        out.sort_by_key(|t| t.num);
+        out
+    }
+
+    pub fn thread_num(&self, tid: i32) -> Option<usize> {
+        self.threads.get(&tid).map(|t| t.num)
+    }
+
+    pub fn tid_of(&self, num: usize) -> Option<i32> {
+        self.threads
+            .values()
+            .find(|t| t.num == num)
+            .map(|t| t.tid.as_raw())
+    }
+
+    fn thread(&self, tid: i32) -> Result<&Thread> {
+        self.threads
+            .get(&tid)
+            .ok_or(EngineError::NoThread(tid as usize))
+    }
+
+    // ---------------------------------------------------------------- memory and registers
+
+    /// Read memory as the program sees it: inserted breakpoint instructions are hidden.
+    pub fn read_memory(&self, addr: u64, buf: &mut [u8]) -> Result<()> {
+        self.mem.read(addr, buf)?;
+        let end = addr.saturating_add(buf.len() as u64);
+        let lo = addr.saturating_sub(self.arch.breakpoint_insn.len() as u64);
+        for (&a, site) in self.sites.range(lo..end) {
+            for (i, &b) in site.orig.iter().enumerate() {
+                let at = a + i as u64;
+                if at >= addr && at < end {
+                    buf[(at - addr) as usize] = b;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Write memory (read-only text included); breakpoint sites keep their trap.
+    pub fn write_memory(&mut self, addr: u64, data: &[u8]) -> Result<()> {
+        let end = addr.saturating_add(data.len() as u64);
+        let lo = addr.saturating_sub(self.arch.breakpoint_insn.len() as u64);
+        let mut out = data.to_vec();
+        let bp = self.arch.breakpoint_insn;
+        for (&a, site) in self.sites.range_mut(lo..end) {
+            for i in 0..site.orig.len() {
+                let at = a + i as u64;
+                if at >= addr && at < end {
+                    site.orig[i] = data[(at - addr) as usize];
+                    out[(at - addr) as usize] = bp[i];
+                }
+            }
+        }
+        self.mem.write(addr, &out)
+    }
+
+    /// General-purpose registers of `tid`.
+    pub fn registers(&self, tid: i32) -> Result<Registers> {
+        self.thread(tid)?;
+        native::read_gp(Pid::from_raw(tid))
+    }
+
+    /// Every register of `tid`, floating point and vector included.
+    pub fn all_registers(&self, tid: i32) -> Result<Registers> {
+        self.thread(tid)?;
+        native::read_all(Pid::from_raw(tid))
+    }
+
+    pub fn set_registers(&mut self, tid: i32, regs: &Registers) -> Result<()> {
+        self.thread(tid)?;
+        native::write_gp(Pid::from_raw(tid), regs)
+    }
+
+    pub fn pc(&self, tid: i32) -> Result<u64> {
+        self.thread(tid)?;
+        native::read_pc(Pid::from_raw(tid))
+    }
+
+    // ---------------------------------------------------------------- breakpoint sites
+
+    fn insert_site(&mut self, addr: u64, internal: bool) -> Result<()> {
+        if let Some(s) = self.sites.get_mut(&addr) {
+            if internal {
+                s.internal = true;
+            } else {
+                s.user += 1;
+            }
+            return Ok(());
+        }
+        let bp = self.arch.breakpoint_insn;
+        let mut orig = vec![0u8; bp.len()];
+        self.mem.read(addr, &mut orig)?;
+        self.mem.write(addr, bp)?;
+        self.sites.insert(
+            addr,
+            Site {
+                orig,
+                user: u32::from(!internal),
+                internal,
+            },
+        );
+        Ok(())
+    }
+
+    /// Insert (or add a reference to) a user breakpoint at `addr`.
+    pub fn add_breakpoint(&mut self, addr: u64) -> Result<()> {
+        self.insert_site(addr, false)
+    }
+
+    /// Insert the debugger's own breakpoint at `addr` (e.g. the dynamic linker's hook).
+    pub fn add_internal_breakpoint(&mut self, addr: u64) -> Result<()> {
+        self.insert_site(addr, true)
+    }
+
+    /// Drop one user reference to the site at `addr`; the original bytes return when none is left.
+    pub fn remove_breakpoint(&mut self, addr: u64) -> Result<()> {
+        let Some(s) = self.sites.get_mut(&addr) else {
+            return Ok(());
+        };
+        s.user = s.user.saturating_sub(1);
+        if s.user == 0 && !s.internal {
+            self.remove_site(addr)?;
+        }
+        Ok(())
+    }
+
+    fn remove_site(&mut self, addr: u64) -> Result<()> {
+        if let Some(s) = self.sites.remove(&addr) {
+            self.mem.write(addr, &s.orig)?;
+        }
+        Ok(())
+    }
+
+    /// Whether `addr` holds the debugger's internal breakpoint.
+    pub fn is_internal_breakpoint(&self, addr: u64) -> bool {
+        self.sites.get(&addr).is_some_and(|s| s.internal)
+    }
+
+    pub fn has_user_breakpoint(&self, addr: u64) -> bool {
+        self.sites.get(&addr).is_some_and(|s| s.user > 0)
+    }
+
+    // ---------------------------------------------------------------- watchpoints
+
+    /// Occupy a hardware slot watching `len` bytes at `addr`, on every thread (and every
+    /// thread created later). Returns the slot.
+    pub fn add_watchpoint(&mut self, addr: u64, len: usize, kind: WatchKind) -> Result<usize> {
+        if !self.arch.watch_fits(addr, len) {
+            return Err(EngineError::WatchUnsupported { addr, len });
+        }
+        let slot = self
+            .watch
+            .iter()
+            .position(|s| s.is_none())
+            .ok_or(EngineError::NoWatchSlot(self.arch.watch_slots))?;
+        self.watch[slot] = Some((addr, kind, len));
+        if let Err(e) = self.apply_watch_all() {
+            self.watch[slot] = None;
+            let _ = self.apply_watch_all();
+            return Err(e);
+        }
+        Ok(slot)
+    }
+
+    pub fn remove_watchpoint(&mut self, slot: usize) -> Result<()> {
+        if let Some(s) = self.watch.get_mut(slot) {
+            *s = None;
+        }
+        self.apply_watch_all()
+    }
+
+    /// Address, kind and length of a watch slot.
+    pub fn watch_slot(&self, slot: usize) -> WatchSlot {
+        self.watch.get(slot).copied().flatten()
+    }
+
+    fn apply_watch_all(&self) -> Result<()> {
+        for t in self.threads.values() {
+            if t.state == TState::Stopped {
+                native::set_watch_slots(t.tid, &self.watch)?;
+            }
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- the event machine
+
+    fn wait_any(&self) -> Result<WaitStatus> {
+        loop {
+            match waitpid(Pid::from_raw(-1), Some(wait_flags())) {
+                Err(Errno::EINTR) => continue,
+                Err(Errno::ECHILD) => return Ok(WaitStatus::Exited(self.pid, 0)),
+                Err(e) => {
+                    return Err(EngineError::Ptrace {
+                        op: "waitpid",
+                        tid: -1,
+                        err: e,
+                    });
+                }
+                Ok(s) => return Ok(s),
+            }
+        }
+    }
+
+    fn resume_thread(&mut self, tid: i32) -> Result<()> {
+        let Some(t) = self.threads.get_mut(&tid) else {
+            return Ok(());
+        };
+        let sig = t.deliver.take();
+        t.state = TState::Running;
+        match ptrace::cont(t.tid, sig) {
+            Ok(()) | Err(Errno::ESRCH) => Ok(()),
+            Err(e) => Err(EngineError::Ptrace {
+                op: "PTRACE_CONT",
+                tid,
+                err: e,
+            }),
+        }
+    }
+
+    fn thread_started(&mut self, tid: i32, stopping: bool) -> Result<()> {
+        if let Some(t) = self.threads.get_mut(&tid) {
+            t.state = TState::Stopped;
+            if let Some(tp) = self.arch.thread_pointer
+                && let Ok(r) = native::read_gp(t.tid)
+            {
+                t.pointer = r.u64(tp);
+            }
+            let (num, pointer) = (t.num, t.pointer);
+            let _ = native::set_watch_slots(Pid::from_raw(tid), &self.watch);
+            self.notices.push(Notice::NewThread { tid, num, pointer });
+            if !stopping {
+                self.resume_thread(tid)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn thread_gone(&mut self, tid: i32) {
+        if let Some(t) = self.threads.remove(&tid) {
+            self.notices.push(Notice::ThreadExited {
+                tid,
+                num: t.num,
+                pointer: t.pointer,
+            });
+        }
+    }
+
+    /// Process one wait status. Returns a stop worth reporting; the thread is then stopped.
+    /// With `stopping`, threads that stop for internal reasons are left stopped.
+    fn handle_status(&mut self, st: WaitStatus, stopping: bool) -> Result<Option<Stop>> {
+        match st {
+            WaitStatus::Exited(tid, code) => {
+                if tid == self.pid {
+                    self.gone = true;
+                    self.threads.clear();
+                    return Ok(Some(Stop {
+                        tid: tid.as_raw(),
+                        kind: StopKind::Exited(code),
+                    }));
+                }
+                self.thread_gone(tid.as_raw());
+                Ok(None)
+            }
+            WaitStatus::Signaled(tid, sig, _) => {
+                if tid == self.pid {
+                    self.gone = true;
+                    self.threads.clear();
+                    return Ok(Some(Stop {
+                        tid: tid.as_raw(),
+                        kind: StopKind::Killed(sig as i32),
+                    }));
+                }
+                self.thread_gone(tid.as_raw());
+                Ok(None)
+            }
+            WaitStatus::PtraceEvent(tid, _, ev) => {
+                self.handle_event(tid.as_raw(), st, ev, stopping)
+            }
+            WaitStatus::Stopped(tid, sig) => self.handle_signal(tid.as_raw(), sig, stopping),
+            WaitStatus::PtraceSyscall(tid) => {
+                if !stopping {
+                    self.resume_thread(tid.as_raw())?;
+                }
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn handle_event(
+        &mut self,
+        tid: i32,
+        st: WaitStatus,
+        ev: i32,
+        stopping: bool,
+    ) -> Result<Option<Stop>> {
+        if ev == Event::PTRACE_EVENT_CLONE as i32 {
+            let new = ptrace::getevent(Pid::from_raw(tid))
+                .map_err(perr("PTRACE_GETEVENTMSG", Pid::from_raw(tid)))?
+                as i32;
+            if !self.threads.contains_key(&new) {
+                self.add_thread(Pid::from_raw(new), TState::Starting);
+                if self.early.remove(&new) {
+                    self.thread_started(new, stopping)?;
+                }
+            }
+            if let Some(t) = self.threads.get_mut(&tid) {
+                t.state = TState::Stopped;
+            }
+            if !stopping {
+                self.resume_thread(tid)?;
+            }
+            return Ok(None);
+        }
+        if ev == Event::PTRACE_EVENT_EXEC as i32 {
+            // Only the exec'ing thread survives, as the leader; the old image's breakpoints are gone.
+            let keep = self.pid.as_raw();
+            let leader = self
+                .threads
+                .remove(&keep)
+                .or_else(|| self.threads.remove(&tid));
+            self.threads.clear();
+            if let Some(mut l) = leader {
+                l.tid = self.pid;
+                l.state = TState::Stopped;
+                self.threads.insert(keep, l);
+            }
+            self.sites.clear();
+            self.watch.iter_mut().for_each(|w| *w = None);
+            let path = std::fs::read_link(format!("/proc/{keep}/exe")).unwrap_or_default();
+            self.exe = path.clone();
+            self.notices.push(Notice::Exec { path });
+            if !stopping {
+                self.resume_thread(keep)?;
+            }
+            return Ok(None);
+        }
+        if ev == Event::PTRACE_EVENT_STOP as i32 {
+            let Some(t) = self.threads.get_mut(&tid) else {
+                // A new thread's first stop can arrive before its parent's clone event.
+                self.early.insert(tid);
+                return Ok(None);
+            };
+            match t.state {
+                TState::Starting => {
+                    self.thread_started(tid, stopping)?;
+                }
+                _ if t.interrupting => {
+                    t.interrupting = false;
+                    t.state = TState::Stopped;
+                }
+                _ => {
+                    // A stale interrupt or a group-stop: keep the thread running.
+                    t.state = TState::Stopped;
+                    if !stopping {
+                        self.resume_thread(tid)?;
+                    }
+                    let _ = st;
+                }
+            }
+            return Ok(None);
+        }
+        // Other events (exit, fork, vfork) are not requested; keep going.
+        if let Some(t) = self.threads.get_mut(&tid) {
+            t.state = TState::Stopped;
+        }
+        if !stopping {
+            self.resume_thread(tid)?;
+        }
+        Ok(None)
+    }
+
+    fn handle_signal(&mut self, tid: i32, sig: Signal, stopping: bool) -> Result<Option<Stop>> {
+        let arch = self.arch;
+        let Some(t) = self.threads.get_mut(&tid) else {
+            // Unknown thread: let it go with its signal.
+            let _ = ptrace::cont(Pid::from_raw(tid), sig);
+            return Ok(None);
+        };
+        t.state = TState::Stopped;
+        t.interrupting = false;
+        let tpid = t.tid;
+        if sig == Signal::SIGTRAP {
+            let stepping = std::mem::replace(&mut t.stepping, false);
+            if let Some(slot) = native::take_watch_hit(tpid)? {
+                return Ok(Some(Stop {
+                    tid,
+                    kind: StopKind::Watch { slot },
+                }));
+            }
+            if stepping {
+                return Ok(Some(Stop {
+                    tid,
+                    kind: StopKind::Step,
+                }));
+            }
+            let pc = native::read_pc(tpid)?;
+            let at = pc.wrapping_sub(arch.pc_after_breakpoint);
+            if self.sites.contains_key(&at) {
+                if arch.pc_after_breakpoint != 0 {
+                    native::write_pc(tpid, at)?;
+                }
+                if let Some(t) = self.threads.get_mut(&tid) {
+                    t.at_breakpoint = true;
+                }
+                return Ok(Some(Stop {
+                    tid,
+                    kind: StopKind::Breakpoint(at),
+                }));
+            }
+        }
+        let d = self.signals.get(sig as i32);
+        let Some(t) = self.threads.get_mut(&tid) else {
+            return Ok(None);
+        };
+        t.deliver = if d.pass { Some(sig) } else { None };
+        if d.stop {
+            return Ok(Some(Stop {
+                tid,
+                kind: StopKind::Signal(sig as i32),
+            }));
+        }
+        if d.print {
+            self.notices.push(Notice::SignalPrinted {
+                tid,
+                signo: sig as i32,
+            });
+        }
+        if !stopping {
+            self.resume_thread(tid)?;
+        }
+        Ok(None)
+    }
+
+    /// Wait until every thread is stopped, collecting other threads' events as pending.
+    fn wait_all_stopped(&mut self) -> Result<Option<Stop>> {
+        while self.threads.values().any(|t| t.state != TState::Stopped) {
+            let st = self.wait_any()?;
+            if let Some(stop) = self.handle_status(st, true)? {
+                if matches!(stop.kind, StopKind::Exited(_) | StopKind::Killed(_)) {
+                    return Ok(Some(stop));
+                }
+                if let Some(t) = self.threads.get_mut(&stop.tid) {
+                    t.pending = Some(stop.kind);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// All-stop: interrupt every running thread and wait for all of them.
+    fn stop_all(&mut self) -> Result<Option<Stop>> {
+        for t in self.threads.values_mut() {
+            if t.state == TState::Running {
+                match ptrace::interrupt(t.tid) {
+                    Ok(()) => t.interrupting = true,
+                    // Exiting: its exit status will come.
+                    Err(Errno::ESRCH) => t.interrupting = true,
+                    Err(e) => {
+                        return Err(EngineError::Ptrace {
+                            op: "PTRACE_INTERRUPT",
+                            tid: t.tid.as_raw(),
+                            err: e,
+                        });
+                    }
+                }
+            }
+        }
+        self.wait_all_stopped()
+    }
+
+    fn take_pending(&mut self, only: Option<i32>) -> Option<Stop> {
+        for t in self.threads.values_mut() {
+            if only.is_some_and(|o| o != t.tid.as_raw()) {
+                continue;
+            }
+            if let Some(kind) = t.pending.take() {
+                return Some(Stop {
+                    tid: t.tid.as_raw(),
+                    kind,
+                });
+            }
+        }
+        None
+    }
+
+    /// Step `tid` (alone) over the breakpoint at its PC: remove, step, re-insert.
+    fn step_over(&mut self, tid: i32) -> Result<Option<Stop>> {
+        let pc = native::read_pc(Pid::from_raw(tid))?;
+        let saved = self.sites.get(&pc).map(|s| s.orig.clone());
+        if let Some(orig) = &saved {
+            self.mem.write(pc, orig)?;
+        }
+        let r = self.single_step_raw(tid);
+        if saved.is_some() {
+            self.mem.write(pc, self.arch.breakpoint_insn)?;
+        }
+        if let Some(t) = self.threads.get_mut(&tid) {
+            t.at_breakpoint = false;
+        }
+        r
+    }
+
+    /// Single-step `tid` with every other thread held; returns its stop (Step or another).
+    fn single_step_raw(&mut self, tid: i32) -> Result<Option<Stop>> {
+        let t = self
+            .threads
+            .get_mut(&tid)
+            .ok_or(EngineError::NoThread(tid as usize))?;
+        t.stepping = true;
+        t.state = TState::Running;
+        let sig = t.deliver.take();
+        ptrace::step(t.tid, sig).map_err(perr("PTRACE_SINGLESTEP", t.tid))?;
+        loop {
+            let st = self.wait_any()?;
+            let stop = self.handle_status(st, true)?;
+            if let Some(s) = stop {
+                if s.tid == tid || matches!(s.kind, StopKind::Exited(_) | StopKind::Killed(_)) {
+                    return Ok(Some(s));
+                }
+                if let Some(t) = self.threads.get_mut(&s.tid) {
+                    t.pending = Some(s.kind);
+                }
+            }
+            match self.threads.get(&tid) {
+                None => return Ok(None),
+                Some(t) if t.state == TState::Stopped => return Ok(None),
+                _ => {}
+            }
+        }
+    }
+
+    /// Resume every thread and run until something worth reporting happens; then every
+    /// thread is stopped again (all-stop).
+    pub fn cont(&mut self) -> Result<Stop> {
+        if self.gone {
+            return Err(EngineError::NotRunning);
+        }
+        if let Some(s) = self.take_pending(None) {
+            return Ok(s);
+        }
+        let at_bp: Vec<i32> = self
+            .threads
+            .values()
+            .filter(|t| t.state == TState::Stopped && t.at_breakpoint)
+            .map(|t| t.tid.as_raw())
+            .collect();
+        for tid in at_bp {
+            let pc = native::read_pc(Pid::from_raw(tid))?;
+            if !self.sites.contains_key(&pc) {
+                if let Some(t) = self.threads.get_mut(&tid) {
+                    t.at_breakpoint = false;
+                }
+                continue;
+            }
+            if let Some(s) = self.step_over(tid)?
+                && s.kind != StopKind::Step
+            {
+                return Ok(s);
+            }
+        }
+        let stopped: Vec<i32> = self
+            .threads
+            .values()
+            .filter(|t| t.state == TState::Stopped)
+            .map(|t| t.tid.as_raw())
+            .collect();
+        for tid in stopped {
+            self.resume_thread(tid)?;
+        }
+        loop {
+            let st = self.wait_any()?;
+            if let Some(stop) = self.handle_status(st, false)? {
+                if matches!(stop.kind, StopKind::Exited(_) | StopKind::Killed(_)) {
+                    return Ok(stop);
+                }
+                if let Some(exit) = self.stop_all()? {
+                    return Ok(exit);
+                }
+                return Ok(stop);
+            }
+        }
+    }
+
+    /// Execute one instruction in `tid` while the other threads stay stopped.
+    pub fn step_instruction(&mut self, tid: i32) -> Result<Stop> {
+        if self.gone {
+            return Err(EngineError::NotRunning);
+        }
+        if let Some(s) = self.take_pending(Some(tid)) {
+            return Ok(s);
+        }
+        let t = self.thread(tid)?;
+        let over = t.at_breakpoint
+            || self
+                .sites
+                .contains_key(&native::read_pc(Pid::from_raw(tid))?);
+        let r = if over {
+            self.step_over(tid)?
+        } else {
+            self.single_step_raw(tid)?
+        };
+        let stop = r.unwrap_or(Stop {
+            tid,
+            kind: StopKind::Step,
+        });
+        if stop.kind == StopKind::Step {
+            // Arriving on a user breakpoint counts as hitting it, as in gdb.
+            let pc = native::read_pc(Pid::from_raw(tid))?;
+            if self.has_user_breakpoint(pc) {
+                if let Some(t) = self.threads.get_mut(&tid) {
+                    t.at_breakpoint = true;
+                }
+                return Ok(Stop {
+                    tid,
+                    kind: StopKind::Breakpoint(pc),
+                });
+            }
+        }
+        Ok(stop)
+    }
+
+    /// Forget a reported signal so that it is not delivered on resume (gdb's `signal 0`).
+    pub fn discard_signal(&mut self, tid: i32) {
+        if let Some(t) = self.threads.get_mut(&tid) {
+            t.deliver = None;
+        }
+    }
+
+    /// Kill the process and reap it.
+    pub fn kill(&mut self) -> Result<()> {
+        if self.gone {
+            return Ok(());
+        }
+        let _ = signal::kill(self.pid, Signal::SIGKILL);
+        loop {
+            match waitpid(Pid::from_raw(-1), Some(wait_flags())) {
+                Ok(WaitStatus::Exited(p, _)) | Ok(WaitStatus::Signaled(p, _, _))
+                    if p == self.pid =>
+                {
+                    break;
+                }
+                Ok(WaitStatus::Exited(p, _)) | Ok(WaitStatus::Signaled(p, _, _)) => {
+                    self.threads.remove(&p.as_raw());
+                }
+                Ok(_) => {}
+                Err(Errno::EINTR) => {}
+                Err(_) => break,
+            }
+        }
+        self.threads.clear();
+        self.gone = true;
+        Ok(())
+    }
+
+    /// Remove every breakpoint and watchpoint and let the process run on untraced, with any
+    /// signal it was about to receive.
+    pub fn detach(&mut self) -> Result<()> {
+        if self.gone {
+            return Ok(());
+        }
+        let addrs: Vec<u64> = self.sites.keys().copied().collect();
+        for a in addrs {
+            self.remove_site(a)?;
+        }
+        self.watch.iter_mut().for_each(|w| *w = None);
+        for t in self.threads.values_mut() {
+            if t.state == TState::Stopped {
+                let _ = native::set_watch_slots(t.tid, &[None, None, None, None]);
+                // A pending signal stop was never delivered: hand it back.
+                if let Some(StopKind::Signal(s)) = t.pending.take() {
+                    t.deliver = Signal::try_from(s).ok();
+                }
+                let _ = ptrace::detach(t.tid, t.deliver.take());
+            }
+        }
+        self.threads.clear();
+        self.gone = true;
+        Ok(())
+    }
+}
+
+impl MemoryRead for Process {
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<()> {
+        self.read_memory(addr, buf)
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if !self.gone {
+            if self.launched {
+                let _ = self.kill();
+            } else {
+                let _ = self.detach();
+            }
+        }
+    }
+}
