@@ -10,3 +10,5 @@ pub mod native;
 pub mod process;
 pub mod regs;
 pub mod signals;
+pub mod solib;
+pub mod symbols;
