@@ -1,1 +1,219 @@
-fn main() {}
+//! `cohort`: the command line of the Cohort debugger.
+//!
+//! The gdb-compatible invocation (`cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE]
+//! [--args] PROGRAM [ARGS...]` and `-p PID`) is parsed by hand: gdb's single-dash long options
+//! (`-ex`, `-batch`) are not something clap parses (see docs/HANDWRITTEN.md).
+
+mod debugger;
+mod format;
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use cohort_engine::tracer::Tracer;
+
+use debugger::{Debugger, Flow};
+
+#[derive(Debug, Default)]
+struct Options {
+    batch: bool,
+    commands: Vec<Cmd>,
+    program: Option<PathBuf>,
+    args: Vec<String>,
+    pid: Option<i32>,
+}
+
+#[derive(Debug)]
+enum Cmd {
+    Line(String),
+    File(PathBuf),
+}
+
+const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--args] PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... -p PID";
+
+fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
+    let mut o = Options::default();
+    let mut i = 0;
+    let mut rest_are_args = false;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        let next = |i: usize| {
+            argv.get(i + 1)
+                .cloned()
+                .with_context(|| format!("option '{a}' requires an argument\n{USAGE}"))
+        };
+        if o.program.is_some() && rest_are_args {
+            o.args.push(a.to_string());
+            i += 1;
+            continue;
+        }
+        match a {
+            "-batch" | "--batch" => o.batch = true,
+            "-q" | "-quiet" | "--quiet" | "-silent" | "-nx" | "--nx" | "-n" | "-nh" => {}
+            "-ex" | "--ex" | "-eval-command" | "--eval-command" => {
+                o.commands.push(Cmd::Line(next(i)?));
+                i += 1;
+            }
+            "-x" | "--x" | "-command" | "--command" => {
+                o.commands.push(Cmd::File(PathBuf::from(next(i)?)));
+                i += 1;
+            }
+            "-p" | "--pid" | "-pid" => {
+                let p = next(i)?;
+                o.pid = Some(
+                    p.parse()
+                        .with_context(|| format!("Illegal process-id: {p}."))?,
+                );
+                i += 1;
+            }
+            "--args" | "-args" => rest_are_args = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            "--version" | "-version" => {
+                println!("cohort {}", env!("CARGO_PKG_VERSION"));
+                std::process::exit(0);
+            }
+            _ if a.starts_with('-') && o.program.is_none() => {
+                bail!("unrecognized option '{a}'\n{USAGE}")
+            }
+            _ => {
+                if o.program.is_none() {
+                    o.program = Some(PathBuf::from(a));
+                } else if !rest_are_args && o.pid.is_none() && a.parse::<i32>().is_ok() {
+                    // gdb PROGRAM PID
+                    o.pid = a.parse().ok();
+                } else {
+                    o.args.push(a.to_string());
+                }
+            }
+        }
+        i += 1;
+    }
+    Ok(o)
+}
+
+fn main() -> anyhow::Result<()> {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let opts = match parse_args(&argv) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e:#}");
+            std::process::exit(1);
+        }
+    };
+    let batch = opts.batch;
+    let tracer = Tracer::spawn("cohort-tracer", move || Debugger::new(batch))
+        .context("starting the tracer thread")?;
+    let run =
+        |line: String| -> Flow { tracer.call(move |d| d.execute(&line)).unwrap_or(Flow::Quit) };
+
+    // Ctrl-C goes to the program (same terminal); the debugger itself must survive it.
+    // SAFETY: installing SIG_IGN for SIGINT is a plain signal-disposition change.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+    }
+
+    if let Some(prog) = opts.program.clone() {
+        let args = opts.args.clone();
+        let loaded = tracer
+            .call(move |d| {
+                d.session.args = args.into_iter().map(Into::into).collect();
+                d.session.load_program(&prog).map_err(|e| e.to_string())
+            })
+            .unwrap_or_else(|e| Err(e.to_string()));
+        if let Err(e) = loaded {
+            eprintln!("{e}");
+            if opts.pid.is_none() && batch && opts.commands.is_empty() {
+                std::process::exit(1);
+            }
+        }
+    }
+    if let Some(pid) = opts.pid {
+        let r = tracer
+            .call(move |d| d.attach(pid).map_err(|e| e.to_string()))
+            .unwrap_or_else(|e| Err(e.to_string()));
+        if let Err(e) = r {
+            eprintln!("{e}");
+        }
+    }
+
+    let mut quit = false;
+    for c in &opts.commands {
+        let lines: Vec<String> = match c {
+            Cmd::Line(l) => vec![l.clone()],
+            Cmd::File(f) => match std::fs::read_to_string(f) {
+                Ok(t) => t.lines().map(str::to_string).collect(),
+                Err(_) => {
+                    eprintln!("{}: No such file or directory.", f.display());
+                    continue;
+                }
+            },
+        };
+        for l in lines {
+            if run(l) == Flow::Quit {
+                quit = true;
+                break;
+            }
+        }
+        if quit {
+            break;
+        }
+    }
+    if !batch && !quit {
+        let stdin = std::io::stdin();
+        let mut line = String::new();
+        let mut last = String::new();
+        loop {
+            print!("(cohort) ");
+            let _ = std::io::stdout().flush();
+            line.clear();
+            match stdin.lock().read_line(&mut line) {
+                Ok(0) | Err(_) => {
+                    println!("quit");
+                    break;
+                }
+                Ok(_) => {}
+            }
+            let mut l = line.trim().to_string();
+            // An empty line repeats the last command, as in gdb.
+            if l.is_empty() {
+                l = last.clone();
+            } else {
+                last = l.clone();
+            }
+            if run(l) == Flow::Quit {
+                break;
+            }
+        }
+    }
+    let _ = tracer.call(|d| d.finish());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(a: &[&str]) -> Options {
+        parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn gdb_style_arguments() {
+        let o = p(&[
+            "-nx", "-batch", "-ex", "run", "-ex", "bt", "--args", "prog", "-x", "1",
+        ]);
+        assert!(o.batch);
+        assert_eq!(o.commands.len(), 2);
+        assert_eq!(o.program, Some(PathBuf::from("prog")));
+        assert_eq!(o.args, vec!["-x", "1"]);
+        let o = p(&["-q", "-p", "123", "-x", "cmds"]);
+        assert_eq!(o.pid, Some(123));
+        assert!(matches!(&o.commands[0], Cmd::File(f) if f == &PathBuf::from("cmds")));
+        assert!(parse_args(&["-p".to_string()]).is_err());
+        assert!(parse_args(&["--bogus".to_string()]).is_err());
+    }
+}

@@ -6,9 +6,12 @@ pub mod error;
 pub mod memory;
 
 pub use error::{EngineError, Result};
+pub mod disasm;
 pub mod native;
 pub mod process;
 pub mod regs;
+pub mod session;
 pub mod signals;
 pub mod solib;
 pub mod symbols;
+pub mod tracer;

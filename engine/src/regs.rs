@@ -12,7 +12,10 @@ pub struct Registers {
 
 impl Registers {
     pub fn new(arch: &'static ArchInfo) -> Self {
-        Registers { arch, values: vec![None; arch.regs.len()] }
+        Registers {
+            arch,
+            values: vec![None; arch.regs.len()],
+        }
     }
 
     pub fn get(&self, i: usize) -> Option<u128> {

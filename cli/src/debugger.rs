@@ -1,0 +1,1133 @@
+//! The gdb-compatible command interpreter. It lives on the tracer thread, owns the
+//! `Session`, and prints what gdb prints.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use cohort_engine::arch::WatchKind;
+use cohort_engine::disasm;
+use cohort_engine::process::Notice;
+use cohort_engine::session::{BpKind, BpSpec, Event, Message, Session};
+use cohort_engine::signals::{SignalTable, describe};
+use cohort_engine::{EngineError, Result};
+
+use crate::format::{XFormat, per_line, register_line, unit};
+
+/// Whether the whole session should end after a command.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Flow {
+    Go,
+    Quit,
+}
+
+pub struct Debugger {
+    pub session: Session,
+    pub batch: bool,
+    /// `set breakpoint pending`: Some(true) on, Some(false) off, None auto.
+    pending_mode: Option<bool>,
+    /// The last `x` format and unit size, and the address after the last `x`.
+    x_fmt: (char, usize),
+    x_next: Option<u64>,
+    /// Value each watchpoint last saw (gdb reports only changes for `watch`).
+    watch_values: HashMap<u32, Vec<u8>>,
+    watch_titles: HashMap<u32, &'static str>,
+    /// Highest gdb thread number seen: once above 1, stops name their thread.
+    many_threads: bool,
+    /// Thread last reported to the user.
+    last_tid: Option<i32>,
+}
+
+fn out(s: impl AsRef<str>) {
+    let mut o = std::io::stdout().lock();
+    let _ = writeln!(o, "{}", s.as_ref());
+    let _ = o.flush();
+}
+
+fn parse_number(s: &str) -> Option<u64> {
+    let s = s.trim();
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else if s.len() > 1 && s.starts_with('0') && s.chars().all(|c| c.is_ascii_digit()) {
+        u64::from_str_radix(&s[1..], 8).ok()
+    } else {
+        s.parse().ok()
+    }
+}
+
+impl Debugger {
+    pub fn new(batch: bool) -> Self {
+        Debugger {
+            session: Session::new(),
+            batch,
+            pending_mode: None,
+            x_fmt: ('x', 4),
+            x_next: None,
+            watch_values: HashMap::new(),
+            watch_titles: HashMap::new(),
+            many_threads: false,
+            last_tid: None,
+        }
+    }
+
+    /// Run one command line. Errors are printed to stderr; the session goes on.
+    pub fn execute(&mut self, line: &str) -> Flow {
+        match self.dispatch(line.trim()) {
+            Ok(f) => f,
+            Err(e) => {
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(err, "{e}");
+                Flow::Go
+            }
+        }
+    }
+
+    /// What happens at the end of a batch run or on `quit`: launched programs are killed,
+    /// attached ones detached (as gdb).
+    pub fn finish(&mut self) {
+        if let Some(p) = self.session.process() {
+            if p.launched() {
+                let _ = self.session.kill();
+            } else {
+                let _ = self.session.detach();
+            }
+        }
+    }
+
+    fn dispatch(&mut self, line: &str) -> Result<Flow> {
+        if line.is_empty() || line.starts_with('#') {
+            return Ok(Flow::Go);
+        }
+        let (cmd, rest) = match line.find(|c: char| c.is_whitespace() || c == '/') {
+            Some(i) => (&line[..i], line[i..].trim_start()),
+            None => (line, ""),
+        };
+        let err = |m: String| Err(EngineError::Other(m));
+        match cmd {
+            "break" | "b" | "br" | "brea" => self.cmd_break(rest, false),
+            "tbreak" | "tb" => self.cmd_break(rest, true),
+            "delete" | "d" => self.cmd_delete(rest),
+            "disable" | "dis" | "disa" => self.cmd_enable(rest, false),
+            "enable" | "en" => self.cmd_enable(rest, true),
+            "watch" => self.cmd_watch(rest, WatchKind::Write, "Hardware watchpoint"),
+            "rwatch" => self.cmd_watch(rest, WatchKind::ReadWrite, "Hardware read watchpoint"),
+            "awatch" => self.cmd_watch(
+                rest,
+                WatchKind::ReadWrite,
+                "Hardware access (read/write) watchpoint",
+            ),
+            "run" | "r" => self.cmd_run(rest, false),
+            "starti" => self.cmd_run(rest, true),
+            "continue" | "c" | "cont" | "fg" => self.cmd_continue(),
+            "stepi" | "si" => self.cmd_stepi(rest),
+            "kill" | "k" => self.cmd_kill(),
+            "detach" => self.cmd_detach(),
+            "attach" => self.cmd_attach(rest),
+            "x" => self.cmd_x(rest),
+            "info" | "i" | "inf" => self.cmd_info(rest),
+            "thread" | "t" => self.cmd_thread(rest),
+            "handle" => self.cmd_handle(rest),
+            "file" => {
+                self.session.load_program(&PathBuf::from(rest))?;
+                Ok(Flow::Go)
+            }
+            "set" => self.cmd_set(rest),
+            "quit" | "q" | "exit" => Ok(Flow::Quit),
+            "echo" => {
+                print!("{}", rest.replace("\\n", "\n"));
+                let _ = std::io::stdout().flush();
+                Ok(Flow::Go)
+            }
+            _ => err(format!("Undefined command: \"{cmd}\".  Try \"help\".")),
+        }
+    }
+
+    // ------------------------------------------------------------------ breakpoints
+
+    fn cmd_break(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
+        let arg = arg.trim();
+        let spec = if let Some(a) = arg.strip_prefix('*') {
+            BpSpec::Address(self.eval_address(a.trim())?)
+        } else if arg.is_empty() {
+            match self.session.current_thread() {
+                Some(_) => BpSpec::Address(self.session.registers(false)?.pc()),
+                None => {
+                    return Err(EngineError::Other(
+                        "No default breakpoint location now selected.".into(),
+                    ));
+                }
+            }
+        } else {
+            BpSpec::Symbol(arg.to_string())
+        };
+        let what = if temporary {
+            "Temporary breakpoint"
+        } else {
+            "Breakpoint"
+        };
+        if let BpSpec::Symbol(name) = &spec
+            && self.session.symbols().lookup(name).is_none()
+        {
+            if self.session.symbols().is_empty() {
+                return Err(EngineError::Other(
+                    "No symbol table is loaded.  Use the \"file\" command.".into(),
+                ));
+            }
+            let msg = format!("Function \"{name}\" not defined.");
+            let make = match self.pending_mode {
+                Some(on) => on,
+                None if self.batch => {
+                    out(format!(
+                        "{msg}\nMake breakpoint pending on future shared library load? (y or [n]) [answered N; input not from terminal]"
+                    ));
+                    return Ok(Flow::Go);
+                }
+                None => {
+                    print!(
+                        "{msg}\nMake breakpoint pending on future shared library load? (y or [n]) "
+                    );
+                    let _ = std::io::stdout().flush();
+                    let mut ans = String::new();
+                    let _ = std::io::stdin().read_line(&mut ans);
+                    ans.trim().eq_ignore_ascii_case("y")
+                }
+            };
+            if !make {
+                return Err(EngineError::Other(msg));
+            }
+            if self.pending_mode == Some(true) {
+                out(&msg);
+            }
+            let name = name.clone();
+            let b = self.session.add_breakpoint(spec, temporary)?;
+            out(format!("{what} {} ({name}) pending.", b.id));
+            return Ok(Flow::Go);
+        }
+        let b = self.session.add_breakpoint(spec, temporary)?;
+        out(format!("{what} {} at {:#x}", b.id, b.addr.unwrap_or(0)));
+        Ok(Flow::Go)
+    }
+
+    fn ids(&self, arg: &str) -> Result<Vec<u32>> {
+        let mut v = Vec::new();
+        for w in arg.split_whitespace() {
+            if let Some((a, b)) = w.split_once('-') {
+                let (a, b) = (a.parse::<u32>(), b.parse::<u32>());
+                match (a, b) {
+                    (Ok(a), Ok(b)) => v.extend(a..=b),
+                    _ => return Err(EngineError::Other(format!("Bad breakpoint number '{w}'"))),
+                }
+            } else {
+                v.push(w.parse().map_err(|_| {
+                    EngineError::Other(format!(
+                        "Convenience variable must have integer value.\nBad breakpoint number '{w}'"
+                    ))
+                })?);
+            }
+        }
+        Ok(v)
+    }
+
+    fn cmd_delete(&mut self, arg: &str) -> Result<Flow> {
+        let arg = arg.strip_prefix("breakpoints").unwrap_or(arg).trim();
+        if arg.is_empty() {
+            self.session.delete_all_breakpoints()?;
+            self.watch_values.clear();
+            return Ok(Flow::Go);
+        }
+        for id in self.ids(arg)? {
+            if let Err(e) = self.session.delete_breakpoint(id) {
+                eprintln!("{e}");
+            }
+            self.watch_values.remove(&id);
+        }
+        Ok(Flow::Go)
+    }
+
+    fn cmd_enable(&mut self, arg: &str, on: bool) -> Result<Flow> {
+        let arg = arg.strip_prefix("breakpoints").unwrap_or(arg).trim();
+        let ids: Vec<u32> = if arg.is_empty() {
+            self.session.breakpoints().iter().map(|b| b.id).collect()
+        } else {
+            self.ids(arg)?
+        };
+        for id in ids {
+            if let Err(e) = self.session.set_enabled(id, on) {
+                eprintln!("{e}");
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    fn cmd_watch(&mut self, arg: &str, kind: WatchKind, title: &'static str) -> Result<Flow> {
+        let expr = arg.trim();
+        if expr.is_empty() {
+            return Err(EngineError::Other(
+                "Argument required (expression to compute).".into(),
+            ));
+        }
+        let (addr, len) = self.watch_location(expr)?;
+        let b = self.session.add_watchpoint(addr, len, kind, expr)?;
+        let mut old = vec![0u8; len];
+        self.session.read_memory(addr, &mut old)?;
+        self.watch_values.insert(b.id, old);
+        self.watch_titles.insert(b.id, title);
+        out(format!("{title} {}: {expr}", b.id));
+        Ok(Flow::Go)
+    }
+
+    /// `NAME` (an ELF data symbol of 1, 2, 4 or 8 bytes), `*ADDR` (an int) or
+    /// `*(TYPE *) ADDR` for char/short/int/long.
+    fn watch_location(&self, expr: &str) -> Result<(u64, usize)> {
+        if let Some(rest) = expr.strip_prefix('*') {
+            let rest = rest.trim();
+            if let Some(inner) = rest.strip_prefix('(')
+                && let Some((ty, addr)) = inner.split_once(')')
+            {
+                let ty = ty.trim().trim_end_matches('*').trim();
+                let len = match ty {
+                    "char" | "unsigned char" | "signed char" => 1,
+                    "short" | "unsigned short" => 2,
+                    "int" | "unsigned int" | "unsigned" | "float" => 4,
+                    "long" | "unsigned long" | "long long" | "double" => 8,
+                    _ => {
+                        return Err(EngineError::Other(format!(
+                            "No symbol \"{ty}\" in current context."
+                        )));
+                    }
+                };
+                return Ok((self.eval_address(addr.trim())?, len));
+            }
+            return Ok((self.eval_address(rest)?, 4));
+        }
+        let sym = self.session.symbols().data_symbol(expr).ok_or_else(|| {
+            EngineError::Other(format!("No symbol \"{expr}\" in current context."))
+        })?;
+        let len = match sym.1 {
+            1 | 2 | 4 | 8 => sym.1 as usize,
+            _ => 4,
+        };
+        Ok((sym.0, len))
+    }
+
+    // ------------------------------------------------------------------ running
+
+    fn cmd_run(&mut self, args: &str, stop_at_entry: bool) -> Result<Flow> {
+        if !args.is_empty() {
+            self.session.args = args.split_whitespace().map(Into::into).collect();
+        }
+        if !self.batch
+            && let Some(p) = &self.session.program
+        {
+            let a: Vec<String> = self
+                .session
+                .args
+                .iter()
+                .map(|s| s.to_string_lossy().into_owned())
+                .collect();
+            let path = std::fs::canonicalize(p).unwrap_or(p.clone());
+            out(format!("Starting program: {} {}", path.display(), a.join(" ")).trim_end());
+        }
+        self.many_threads = false;
+        self.session.start_process()?;
+        self.last_tid = self.session.current_thread();
+        self.flush_messages();
+        if stop_at_entry {
+            out("\nProgram stopped.");
+            let pc = self.session.registers(false)?.pc();
+            out(self.frame_line(pc));
+            return Ok(Flow::Go);
+        }
+        self.resume()
+    }
+
+    fn cmd_attach(&mut self, arg: &str) -> Result<Flow> {
+        let pid: i32 = arg
+            .trim()
+            .parse()
+            .map_err(|_| EngineError::Other("Argument required (process-id to attach).".into()))?;
+        self.attach(pid)
+    }
+
+    pub fn attach(&mut self, pid: i32) -> Result<Flow> {
+        self.session.attach(pid)?;
+        let exe = self
+            .session
+            .process()
+            .map(|p| p.exe().display().to_string())
+            .unwrap_or_default();
+        out(format!("Attaching to program: {exe}, process {pid}"));
+        self.last_tid = self.session.current_thread();
+        self.flush_messages();
+        let threads = self.session.threads();
+        self.many_threads = threads.len() > 1;
+        let pc = self.session.registers(false)?.pc();
+        out(self.frame_line(pc));
+        Ok(Flow::Go)
+    }
+
+    fn cmd_continue(&mut self) -> Result<Flow> {
+        if !self.session.is_running() {
+            return Err(EngineError::NotRunning);
+        }
+        if !self.batch {
+            out("Continuing.");
+        }
+        self.resume()
+    }
+
+    fn resume(&mut self) -> Result<Flow> {
+        loop {
+            let ev = self.session.cont();
+            self.flush_messages();
+            let ev = ev?;
+            if self.report(ev)? {
+                return Ok(Flow::Go);
+            }
+        }
+    }
+
+    fn cmd_stepi(&mut self, arg: &str) -> Result<Flow> {
+        if !self.session.is_running() {
+            return Err(EngineError::NotRunning);
+        }
+        let n = if arg.trim().is_empty() {
+            1
+        } else {
+            parse_number(arg).unwrap_or(1)
+        };
+        for i in 0..n {
+            let ev = self.session.step_instruction();
+            self.flush_messages();
+            match ev? {
+                Event::Step { pc, .. } => {
+                    if i + 1 == n {
+                        out(self.frame_line(pc));
+                    }
+                }
+                other => {
+                    // A breakpoint, signal or exit ends the stepping early.
+                    if !self.report(other)? {
+                        return self.resume();
+                    }
+                    return Ok(Flow::Go);
+                }
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    fn cmd_kill(&mut self) -> Result<Flow> {
+        let pid = self.session.pid().ok_or(EngineError::NotRunning)?;
+        if !self.batch {
+            // gdb asks; scripts answer yes.
+        }
+        self.session.kill()?;
+        out(format!("[Inferior 1 (process {pid}) killed]"));
+        Ok(Flow::Go)
+    }
+
+    fn cmd_detach(&mut self) -> Result<Flow> {
+        let launched = self
+            .session
+            .process()
+            .map(|p| p.launched())
+            .ok_or(EngineError::NotRunning)?;
+        let exe = self
+            .session
+            .process()
+            .map(|p| p.exe().display().to_string())
+            .unwrap_or_default();
+        let pid = self.session.detach()?;
+        if !launched {
+            out(format!("Detaching from program: {exe}, process {pid}"));
+        }
+        out(format!("[Inferior 1 (process {pid}) detached]"));
+        Ok(Flow::Go)
+    }
+
+    /// Print gdb's report of an event. Returns false when the event was absorbed and the
+    /// program should keep running (a watchpoint whose value did not change).
+    fn report(&mut self, ev: Event) -> Result<bool> {
+        match ev {
+            Event::Exited { pid, code } => {
+                if code == 0 {
+                    out(format!("[Inferior 1 (process {pid}) exited normally]"));
+                } else {
+                    out(format!(
+                        "[Inferior 1 (process {pid}) exited with code {code:02o}]"
+                    ));
+                }
+            }
+            Event::Killed { signo, .. } => {
+                let (name, desc) = describe(signo);
+                out(format!(
+                    "\nProgram terminated with signal {name}, {desc}.\nThe program no longer exists."
+                ));
+            }
+            Event::Breakpoint {
+                tid,
+                id,
+                temporary,
+                pc,
+            } => {
+                let what = if temporary {
+                    "Temporary breakpoint"
+                } else {
+                    "Breakpoint"
+                };
+                let head =
+                    self.stop_head(tid, &format!("hit {what} {id}"), &format!("{what} {id}"));
+                out(format!("{head}, {}", self.frame_line(pc)));
+            }
+            Event::Watchpoint { tid, id, addr } => {
+                let Some(b) = self
+                    .session
+                    .breakpoints()
+                    .iter()
+                    .find(|b| b.id == id)
+                    .cloned()
+                else {
+                    return Ok(false);
+                };
+                let BpKind::Watch {
+                    len, kind, expr, ..
+                } = &b.kind
+                else {
+                    return Ok(false);
+                };
+                let mut new = vec![0u8; *len];
+                self.session.read_memory(addr, &mut new)?;
+                let old = self
+                    .watch_values
+                    .insert(id, new.clone())
+                    .unwrap_or_default();
+                let show = |v: &[u8]| unit(v, XFormat::Decimal);
+                let pc = self.session.registers(false)?.pc();
+                match kind {
+                    WatchKind::Write => {
+                        if old == new {
+                            return Ok(false);
+                        }
+                        let head = self.stop_head(
+                            tid,
+                            &format!("hit Hardware watchpoint {id}: {expr}"),
+                            &format!("Hardware watchpoint {id}: {expr}"),
+                        );
+                        out(format!(
+                            "{head}\n\nOld value = {}\nNew value = {}",
+                            show(&old),
+                            show(&new)
+                        ));
+                    }
+                    _ => {
+                        let title = self
+                            .watch_titles
+                            .get(&id)
+                            .copied()
+                            .unwrap_or("Hardware watchpoint");
+                        let head = self.stop_head(
+                            tid,
+                            &format!("hit {title} {id}: {expr}"),
+                            &format!("{title} {id}: {expr}"),
+                        );
+                        if old == new {
+                            out(format!("{head}\n\nValue = {}", show(&new)));
+                        } else {
+                            out(format!(
+                                "{head}\n\nOld value = {}\nNew value = {}",
+                                show(&old),
+                                show(&new)
+                            ));
+                        }
+                    }
+                }
+                out(self.frame_line(pc));
+            }
+            Event::Signal { tid, signo, pc } => {
+                let (name, desc) = describe(signo);
+                let head = self.stop_head(tid, &format!("received signal {name}, {desc}."), "");
+                let head = if head.ends_with('\n') || head.is_empty() {
+                    format!("\nProgram received signal {name}, {desc}.")
+                } else {
+                    head
+                };
+                out(format!("{head}\n{}", self.frame_line(pc)));
+            }
+            Event::Step { pc, .. } => out(self.frame_line(pc)),
+        }
+        Ok(true)
+    }
+
+    /// The first line of a stop report: `\nBreakpoint 1` or, in a threaded program,
+    /// `[Switching to …]\n\nThread 2 "name" hit Breakpoint 1`.
+    fn stop_head(&mut self, tid: i32, threaded: &str, plain: &str) -> String {
+        let threads = self.session.threads();
+        if threads.iter().any(|t| t.num > 1) {
+            self.many_threads = true;
+        }
+        let mut s = String::new();
+        if self.last_tid.is_some_and(|t| t != tid)
+            && let Some(t) = threads.iter().find(|t| t.tid == tid)
+        {
+            s.push_str(&format!(
+                "[Switching to {}]\n",
+                thread_target(t.pointer, t.tid, self.session.pid())
+            ));
+        }
+        self.last_tid = Some(tid);
+        if self.many_threads {
+            let t = threads.iter().find(|t| t.tid == tid);
+            let (num, name) = t
+                .map(|t| (t.num, t.name.clone()))
+                .unwrap_or((1, String::new()));
+            s.push_str(&format!("\nThread {num} \"{name}\" {threaded}"));
+        } else if plain.is_empty() {
+            return String::new();
+        } else {
+            s.push_str(&format!("\n{plain}"));
+        }
+        s
+    }
+
+    /// gdb's frame line without debug info: `0x… in func ()` (`from LIB` outside the program).
+    fn frame_line(&self, pc: u64) -> String {
+        let (name, lib) = self.session.function_at(pc);
+        let mut s = format!("0x{pc:016x} in {} ()", name.as_deref().unwrap_or("??"));
+        if let Some(l) = lib {
+            s.push_str(&format!(" from {l}"));
+        }
+        s
+    }
+
+    fn flush_messages(&mut self) {
+        let pid = self.session.pid();
+        for m in self.session.take_messages() {
+            match m {
+                Message::Thread(Notice::NewThread { tid, num, pointer }) => {
+                    if num > 1 {
+                        self.many_threads = true;
+                    }
+                    out(format!("[New {}]", thread_target(pointer, tid, pid)));
+                }
+                Message::Thread(Notice::ThreadExited { tid, pointer, .. }) => {
+                    out(format!("[{} exited]", thread_target(pointer, tid, pid)));
+                }
+                Message::Thread(Notice::SignalPrinted { tid, signo }) => {
+                    let (name, desc) = describe(signo);
+                    if self.many_threads {
+                        let n = self
+                            .session
+                            .process()
+                            .and_then(|p| p.thread_num(tid))
+                            .unwrap_or(1);
+                        out(format!("\nThread {n} received signal {name}, {desc}."));
+                    } else {
+                        out(format!("\nProgram received signal {name}, {desc}."));
+                    }
+                }
+                Message::Thread(Notice::Exec { path }) => {
+                    out(format!(
+                        "process {} is executing new program: {}",
+                        pid.unwrap_or(0),
+                        path.display()
+                    ));
+                }
+                Message::LibraryLoaded(_) | Message::BreakpointResolved { .. } => {}
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ data
+
+    /// Address expressions: numbers, `$reg`, `$pc`/`$sp`/`$fp`, symbols, `&symbol`, joined
+    /// with `+` and `-`.
+    fn eval_address(&self, expr: &str) -> Result<u64> {
+        let expr = expr.trim();
+        let mut total: i128 = 0;
+        let mut sign = 1i128;
+        let mut term = String::new();
+        let mut terms = Vec::new();
+        for c in expr.chars() {
+            if (c == '+' || c == '-') && !term.trim().is_empty() {
+                terms.push((sign, term.trim().to_string()));
+                term.clear();
+                sign = if c == '+' { 1 } else { -1 };
+            } else if (c == '+' || c == '-') && term.trim().is_empty() {
+                sign = if c == '+' { sign } else { -sign };
+            } else {
+                term.push(c);
+            }
+        }
+        if !term.trim().is_empty() {
+            terms.push((sign, term.trim().to_string()));
+        }
+        if terms.is_empty() {
+            return Err(EngineError::Other(
+                "Argument required (starting display address).".into(),
+            ));
+        }
+        for (s, t) in terms {
+            total += s * self.eval_term(&t)? as i128;
+        }
+        Ok(total as u64)
+    }
+
+    fn eval_term(&self, t: &str) -> Result<u64> {
+        let t = t.trim().trim_start_matches('&').trim();
+        if let Some(n) = parse_number(t) {
+            return Ok(n);
+        }
+        if let Some(r) = t.strip_prefix('$') {
+            let arch = self.session.arch();
+            let name = match r {
+                "pc" => arch.regs[arch.pc].name,
+                "sp" => arch.regs[arch.sp].name,
+                "fp" => arch.regs[arch.fp].name,
+                other => other,
+            };
+            let regs = self
+                .session
+                .registers(true)
+                .map_err(|_| EngineError::Other("No registers.".into()))?;
+            return regs
+                .by_name(name)
+                .map(|v| v as u64)
+                .ok_or_else(|| EngineError::Other(format!("Invalid register `{name}'")));
+        }
+        self.session
+            .symbols()
+            .lookup(t)
+            .or_else(|| self.session.symbols().data_symbol(t).map(|s| s.0))
+            .ok_or_else(|| EngineError::Other(format!("No symbol \"{t}\" in current context.")))
+    }
+
+    fn cmd_x(&mut self, arg: &str) -> Result<Flow> {
+        let (fmt, rest) = match arg.strip_prefix('/') {
+            Some(r) => {
+                let end = r.find(char::is_whitespace).unwrap_or(r.len());
+                (&r[..end], r[end..].trim())
+            }
+            None => ("", arg.trim()),
+        };
+        let digits: String = fmt.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let count: usize = if digits.is_empty() {
+            1
+        } else {
+            digits.parse().unwrap_or(1)
+        };
+        let (mut letter, mut size) = self.x_fmt;
+        for c in fmt[digits.len()..].chars() {
+            match c {
+                'b' => size = 1,
+                'h' => size = 2,
+                'w' => size = 4,
+                'g' => size = 8,
+                'x' | 'd' | 'u' | 'o' | 't' | 'c' | 'i' | 'a' => letter = c,
+                _ => return Err(EngineError::Other(format!("Invalid number \"{fmt}\"."))),
+            }
+        }
+        let addr = if rest.is_empty() {
+            self.x_next.ok_or_else(|| {
+                EngineError::Other("Argument required (starting display address).".into())
+            })?
+        } else {
+            self.eval_address(rest)?
+        };
+        if letter == 'i' {
+            self.x_fmt.0 = 'i';
+            return self.x_insns(addr, count);
+        }
+        if letter == 'c' {
+            size = 1;
+        }
+        if letter == 'a' {
+            size = 8;
+        }
+        self.x_fmt = (letter, size);
+        let fmt = if letter == 'a' {
+            XFormat::Hex
+        } else {
+            XFormat::from_letter(letter).unwrap_or(XFormat::Hex)
+        };
+        let per = per_line(size, fmt);
+        let mut at = addr;
+        let mut left = count;
+        while left > 0 {
+            let n = left.min(per);
+            let mut buf = vec![0u8; n * size];
+            if self.session.read_memory(at, &mut buf).is_err() {
+                // gdb prints what it could, then the error.
+                return Err(EngineError::Memory(at));
+            }
+            let label = match self.session.symbolize(at) {
+                Some(s) => format!("{at:#x} <{s}>:"),
+                None => format!("{at:#x}:"),
+            };
+            let units: Vec<String> = buf
+                .chunks(size)
+                .map(|c| {
+                    if letter == 'a' {
+                        let v = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+                        match self.session.symbolize(v) {
+                            Some(s) => format!("{v:#x} <{s}>"),
+                            None => format!("{v:#x}"),
+                        }
+                    } else {
+                        unit(c, fmt)
+                    }
+                })
+                .collect();
+            out(format!("{label}\t{}", units.join("\t")));
+            at += (n * size) as u64;
+            left -= n;
+        }
+        self.x_next = Some(at);
+        Ok(Flow::Go)
+    }
+
+    fn x_insns(&mut self, addr: u64, count: usize) -> Result<Flow> {
+        let arch = self.session.arch();
+        let mut code = vec![0u8; count * arch.max_insn_len];
+        // Read as much as is mapped.
+        let mut n = code.len();
+        while n > 0 && self.session.read_memory(addr, &mut code[..n]).is_err() {
+            n = n.saturating_sub(16.max(n / 2));
+        }
+        if n == 0 {
+            return Err(EngineError::Memory(addr));
+        }
+        code.truncate(n);
+        let pc = self.session.registers(false).ok().map(|r| r.pc());
+        let sym = |a: u64| self.session.symbolize(a);
+        let insns = disasm::disassemble(arch, &code, addr, count, &sym)?;
+        let mut next = addr;
+        for i in insns {
+            let mark = if Some(i.addr) == pc { "=> " } else { "   " };
+            let label = match self.session.symbolize(i.addr) {
+                Some(s) => format!("{:#x} <{s}>:", i.addr),
+                None => format!("{:#x}:", i.addr),
+            };
+            out(format!("{mark}{label}\t{}", i.text));
+            next = i.addr + i.len as u64;
+        }
+        self.x_next = Some(next);
+        Ok(Flow::Go)
+    }
+
+    // ------------------------------------------------------------------ info
+
+    fn cmd_info(&mut self, arg: &str) -> Result<Flow> {
+        let (what, rest) = match arg.find(char::is_whitespace) {
+            Some(i) => (&arg[..i], arg[i..].trim()),
+            None => (arg, ""),
+        };
+        match what {
+            "breakpoints" | "b" | "break" | "watchpoints" => self.info_breakpoints(),
+            "registers" | "reg" | "r" => self.info_registers(rest, false),
+            "all-registers" => self.info_registers(rest, true),
+            "threads" | "thread" => self.info_threads(),
+            "sharedlibrary" | "shared" | "dll" => self.info_shared(),
+            "signals" | "handle" => self.info_signals(rest),
+            "inferiors" => {
+                let pid = self
+                    .session
+                    .pid()
+                    .map(|p| format!("process {p}"))
+                    .unwrap_or_else(|| "<null>".into());
+                let exe = self
+                    .session
+                    .program
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                out("  Num  Description       Connection           Executable        ");
+                out(format!(
+                    "* 1    {pid:<17} {:<20} {exe} ",
+                    if self.session.is_running() {
+                        "1 (native)"
+                    } else {
+                        ""
+                    }
+                ));
+                Ok(Flow::Go)
+            }
+            _ => Err(EngineError::Other(format!(
+                "Undefined info command: \"{arg}\".  Try \"help info\"."
+            ))),
+        }
+    }
+
+    fn info_breakpoints(&mut self) -> Result<Flow> {
+        let bps = self.session.breakpoints().to_vec();
+        if bps.is_empty() {
+            out("No breakpoints or watchpoints.");
+            return Ok(Flow::Go);
+        }
+        out("Num     Type           Disp Enb Address            What");
+        for b in bps {
+            let disp = if b.temporary { "del " } else { "keep" };
+            let enb = if b.enabled { "y" } else { "n" };
+            match &b.kind {
+                BpKind::Software => {
+                    let (addr, what) = match (b.addr, &b.spec) {
+                        (None, BpSpec::Symbol(n)) => ("<PENDING>         ".to_string(), n.clone()),
+                        (Some(a), _) => (
+                            format!("0x{a:016x}"),
+                            self.session
+                                .symbolize(a)
+                                .map(|s| format!("<{s}>"))
+                                .unwrap_or_default(),
+                        ),
+                        (None, _) => (String::new(), String::new()),
+                    };
+                    out(format!(
+                        "{:<7} {:<14} {disp} {enb}   {addr} {what}",
+                        b.id, "breakpoint"
+                    ));
+                }
+                BpKind::Watch { kind, expr, .. } => {
+                    let ty = match kind {
+                        WatchKind::Write => "hw watchpoint",
+                        _ => "acc watchpoint",
+                    };
+                    out(format!(
+                        "{:<7} {:<14} {disp} {enb}                      {expr}",
+                        b.id, ty
+                    ));
+                }
+            }
+            if b.hits > 0 {
+                let times = if b.hits == 1 { "time" } else { "times" };
+                out(format!("\tbreakpoint already hit {} {times}", b.hits));
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    fn info_registers(&mut self, names: &str, all: bool) -> Result<Flow> {
+        if !self.session.is_running() {
+            return Err(EngineError::Other(
+                "The program has no registers now.".into(),
+            ));
+        }
+        let regs = self.session.registers(true)?;
+        let arch = regs.arch;
+        let sym = |a: u64| self.session.symbolize(a);
+        if names.is_empty() {
+            for (i, r) in arch.regs.iter().enumerate() {
+                if (all || r.general)
+                    && let Some(v) = regs.get(i)
+                {
+                    out(register_line(r, v, &sym));
+                }
+            }
+            return Ok(Flow::Go);
+        }
+        for n in names.split_whitespace() {
+            let n = n.trim_start_matches('$');
+            let n = match n {
+                "pc" => arch.regs[arch.pc].name,
+                "sp" => arch.regs[arch.sp].name,
+                "fp" => arch.regs[arch.fp].name,
+                o => o,
+            };
+            match arch.reg_index(n).and_then(|i| regs.get(i).map(|v| (i, v))) {
+                Some((i, v)) => out(register_line(&arch.regs[i], v, &sym)),
+                None => return Err(EngineError::NoRegister(n.to_string())),
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    fn info_threads(&mut self) -> Result<Flow> {
+        let threads = self.session.threads();
+        if threads.is_empty() {
+            out("No threads.");
+            return Ok(Flow::Go);
+        }
+        let pid = self.session.pid();
+        let cur = self.session.current_thread();
+        let rows: Vec<(String, String, String)> = threads
+            .iter()
+            .map(|t| {
+                let target = format!("{} \"{}\"", thread_target(t.pointer, t.tid, pid), t.name);
+                let pc = self
+                    .session
+                    .process()
+                    .and_then(|p| p.pc(t.tid).ok())
+                    .unwrap_or(0);
+                let mark = if Some(t.tid) == cur { "*" } else { " " };
+                (format!("{mark} {:<4}", t.num), target, self.frame_line(pc))
+            })
+            .collect();
+        let w = rows.iter().map(|r| r.1.len()).max().unwrap_or(9).max(9);
+        out(format!("  {:<4} {:<w$} Frame ", "Id", "Target Id"));
+        for (a, b, c) in rows {
+            out(format!("{a} {b:<w$} {c}"));
+        }
+        Ok(Flow::Go)
+    }
+
+    fn info_shared(&mut self) -> Result<Flow> {
+        let libs = self.session.libraries().to_vec();
+        if libs.is_empty() {
+            out("No shared libraries loaded at this time.");
+            return Ok(Flow::Go);
+        }
+        out("From                To                  Syms Read   Shared Object Library");
+        let mut missing = false;
+        for l in libs {
+            let (a, b) = l.text.unwrap_or((0, 0));
+            let read = if l.has_debug_info {
+                "Yes        "
+            } else {
+                missing = true;
+                "Yes (*)    "
+            };
+            out(format!("0x{a:016x}  0x{b:016x}  {read} {}", l.path));
+        }
+        if missing {
+            out("(*): Shared library is missing debugging information.");
+        }
+        Ok(Flow::Go)
+    }
+
+    fn info_signals(&mut self, arg: &str) -> Result<Flow> {
+        let t = &self.session.signals;
+        if arg.is_empty() {
+            out(SignalTable::HEADER);
+            out("");
+            let n = t.rows().count();
+            for i in 0..n {
+                out(t.format_row(i));
+            }
+            out("\nUse the \"handle\" command to change these tables.");
+        } else {
+            let rows = t.select(arg).map_err(EngineError::Other)?;
+            out(SignalTable::HEADER);
+            for i in rows {
+                out(t.format_row(i));
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    fn cmd_thread(&mut self, arg: &str) -> Result<Flow> {
+        let arg = arg.trim();
+        let pid = self.session.pid();
+        if arg.is_empty() {
+            let cur = self
+                .session
+                .current_thread()
+                .ok_or_else(|| EngineError::Other("No thread selected.".into()))?;
+            let t = self.session.threads().into_iter().find(|t| t.tid == cur);
+            if let Some(t) = t {
+                out(format!(
+                    "[Current thread is {} ({})]",
+                    t.num,
+                    thread_target(t.pointer, t.tid, pid)
+                ));
+            }
+            return Ok(Flow::Go);
+        }
+        let num: usize = arg
+            .parse()
+            .map_err(|_| EngineError::Other(format!("Invalid thread ID: {arg}")))?;
+        let tid = self
+            .session
+            .select_thread(num)
+            .map_err(|_| EngineError::Other(format!("Unknown thread {num}.")))?;
+        self.last_tid = Some(tid);
+        let t = self.session.threads().into_iter().find(|t| t.tid == tid);
+        let pointer = t.map(|t| t.pointer).unwrap_or(0);
+        let pc = self.session.registers(false)?.pc();
+        out(format!(
+            "[Switching to thread {num} ({})]",
+            thread_target(pointer, tid, pid)
+        ));
+        out(format!("#0  {}", self.frame_line(pc)));
+        Ok(Flow::Go)
+    }
+
+    fn cmd_handle(&mut self, arg: &str) -> Result<Flow> {
+        let words: Vec<&str> = arg.split_whitespace().collect();
+        if words.is_empty() {
+            return Err(EngineError::Other(
+                "Argument required (signal to handle).".into(),
+            ));
+        }
+        let mut t = self.session.signals.clone();
+        let mut rows = Vec::new();
+        let mut actions = Vec::new();
+        for w in &words {
+            let lw = w.to_ascii_lowercase();
+            if [
+                "stop", "nostop", "print", "noprint", "pass", "nopass", "ignore", "noignore",
+            ]
+            .contains(&lw.as_str())
+            {
+                actions.push(lw);
+            } else {
+                rows.extend(t.select(w).map_err(EngineError::Other)?);
+            }
+        }
+        for a in &actions {
+            t.apply(&rows, a).map_err(EngineError::Other)?;
+        }
+        if !self.batch {
+            out(SignalTable::HEADER);
+            for &i in &rows {
+                out(t.format_row(i));
+            }
+        }
+        self.session.set_signals(t);
+        Ok(Flow::Go)
+    }
+
+    fn cmd_set(&mut self, arg: &str) -> Result<Flow> {
+        let words: Vec<&str> = arg.split_whitespace().collect();
+        match words.as_slice() {
+            ["args", rest @ ..] => {
+                self.session.args = rest.iter().map(Into::into).collect();
+            }
+            ["disable-randomization", v] => {
+                self.session.disable_randomization = matches!(*v, "on" | "1" | "yes")
+            }
+            ["disable-randomization"] => self.session.disable_randomization = true,
+            ["breakpoint", "pending", v] => {
+                self.pending_mode = match *v {
+                    "on" => Some(true),
+                    "off" => Some(false),
+                    _ => None,
+                }
+            }
+            ["confirm", ..]
+            | ["pagination", ..]
+            | ["height", ..]
+            | ["width", ..]
+            | ["print", ..] => {}
+            ["cwd", d] => self.session.cwd = Some(PathBuf::from(d)),
+            _ => {
+                return Err(EngineError::Other(format!(
+                    "Undefined set command: \"{arg}\".  Try \"help set\"."
+                )));
+            }
+        }
+        Ok(Flow::Go)
+    }
+}
+
+/// gdb's target id of a thread: `Thread 0x7ffff7d87740 (LWP 1649)`, or `process N` before the
+/// thread library has set the thread pointer.
+fn thread_target(pointer: u64, tid: i32, pid: Option<i32>) -> String {
+    if pointer == 0 {
+        if Some(tid) == pid {
+            format!("process {tid}")
+        } else {
+            format!("LWP {tid}")
+        }
+    } else {
+        format!("Thread {pointer:#x} (LWP {tid})")
+    }
+}

@@ -1,0 +1,771 @@
+//! A debugging session of one program: the executable's symbols, the process when there is
+//! one, shared libraries, and the user's breakpoints (numbered, with hit counts, temporary,
+//! enabled or not, pending until their library loads) and watchpoints.
+//!
+//! Everything here runs on the tracer thread (`crate::tracer`).
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::arch::{ArchInfo, WatchKind};
+use crate::error::{EngineError, Result};
+use crate::process::{LaunchOptions, Notice, Process, Stop, StopKind, ThreadInfo, resolve_program};
+use crate::regs::Registers;
+use crate::signals::SignalTable;
+use crate::solib;
+use crate::symbols::{LoadedObject, ObjectFile, SymbolTable};
+
+/// Where a breakpoint was asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BpSpec {
+    /// `break NAME`: after the function's prologue.
+    Symbol(String),
+    /// `break *ADDR`: exactly there.
+    Address(u64),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BpKind {
+    Software,
+    Watch {
+        addr: u64,
+        len: usize,
+        kind: WatchKind,
+        slot: Option<usize>,
+        expr: String,
+    },
+}
+
+/// A user breakpoint or watchpoint, numbered as gdb numbers them.
+#[derive(Debug, Clone)]
+pub struct Breakpoint {
+    pub id: u32,
+    pub spec: BpSpec,
+    pub kind: BpKind,
+    /// Resolved address (run-time once a process exists, link-time before); `None` while
+    /// pending.
+    pub addr: Option<u64>,
+    pub enabled: bool,
+    pub temporary: bool,
+    pub hits: u64,
+    /// Inserted in the process.
+    inserted: bool,
+}
+
+/// Why the program stopped, as a front end reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Breakpoint {
+        tid: i32,
+        id: u32,
+        temporary: bool,
+        pc: u64,
+    },
+    Watchpoint {
+        tid: i32,
+        id: u32,
+        addr: u64,
+    },
+    Step {
+        tid: i32,
+        pc: u64,
+    },
+    Signal {
+        tid: i32,
+        signo: i32,
+        pc: u64,
+    },
+    Exited {
+        pid: i32,
+        code: i32,
+    },
+    Killed {
+        pid: i32,
+        signo: i32,
+    },
+}
+
+/// One loaded shared library.
+#[derive(Debug, Clone)]
+pub struct SharedLib {
+    pub path: String,
+    pub bias: u64,
+    /// Run-time `.text` range.
+    pub text: Option<(u64, u64)>,
+    pub has_debug_info: bool,
+}
+
+/// Messages a front end shows while the program runs (gdb's bracketed lines).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    Thread(Notice),
+    LibraryLoaded(String),
+    BreakpointResolved { id: u32, addr: u64 },
+}
+
+pub struct Session {
+    pub program: Option<PathBuf>,
+    pub args: Vec<OsString>,
+    pub cwd: Option<PathBuf>,
+    pub env: Option<Vec<(OsString, OsString)>>,
+    pub disable_randomization: bool,
+    exe: Option<Arc<ObjectFile>>,
+    process: Option<Process>,
+    symbols: SymbolTable,
+    libs: Vec<SharedLib>,
+    breakpoints: Vec<Breakpoint>,
+    next_id: u32,
+    pub signals: SignalTable,
+    current: Option<i32>,
+    r_debug: Option<u64>,
+    messages: Vec<Message>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+impl Session {
+    pub fn new() -> Self {
+        Session {
+            program: None,
+            args: Vec::new(),
+            cwd: None,
+            env: None,
+            disable_randomization: true,
+            exe: None,
+            process: None,
+            symbols: SymbolTable::default(),
+            libs: Vec::new(),
+            breakpoints: Vec::new(),
+            next_id: 1,
+            signals: SignalTable::default(),
+            current: None,
+            r_debug: None,
+            messages: Vec::new(),
+        }
+    }
+
+    /// Load the executable's symbols (gdb's `file`).
+    pub fn load_program(&mut self, path: &Path) -> Result<()> {
+        let resolved = resolve_program(path)?;
+        let exe = ObjectFile::load_cached(&resolved)?;
+        self.symbols = SymbolTable::default();
+        self.symbols.push(LoadedObject {
+            file: exe.clone(),
+            bias: 0,
+        });
+        self.exe = Some(exe);
+        self.program = Some(path.to_path_buf());
+        Ok(())
+    }
+
+    pub fn arch(&self) -> &'static ArchInfo {
+        crate::arch::native()
+    }
+
+    pub fn process(&self) -> Option<&Process> {
+        self.process.as_ref()
+    }
+
+    pub fn process_mut(&mut self) -> Result<&mut Process> {
+        self.process.as_mut().ok_or(EngineError::NotRunning)
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.process.is_some()
+    }
+
+    pub fn pid(&self) -> Option<i32> {
+        self.process.as_ref().map(|p| p.pid())
+    }
+
+    pub fn symbols(&self) -> &SymbolTable {
+        &self.symbols
+    }
+
+    pub fn libraries(&self) -> &[SharedLib] {
+        &self.libs
+    }
+
+    pub fn breakpoints(&self) -> &[Breakpoint] {
+        &self.breakpoints
+    }
+
+    pub fn take_messages(&mut self) -> Vec<Message> {
+        if let Some(p) = self.process.as_mut() {
+            let n = p.take_notices();
+            self.messages.extend(n.into_iter().map(Message::Thread));
+        }
+        std::mem::take(&mut self.messages)
+    }
+
+    /// The thread commands apply to (gdb's current thread).
+    pub fn current_thread(&self) -> Option<i32> {
+        self.current
+    }
+
+    pub fn select_thread(&mut self, num: usize) -> Result<i32> {
+        let p = self.process.as_ref().ok_or(EngineError::NotRunning)?;
+        let tid = p.tid_of(num).ok_or(EngineError::NoThread(num))?;
+        self.current = Some(tid);
+        Ok(tid)
+    }
+
+    pub fn threads(&mut self) -> Vec<ThreadInfo> {
+        self.process
+            .as_mut()
+            .map(|p| p.threads())
+            .unwrap_or_default()
+    }
+
+    // ------------------------------------------------------------ starting and ending
+
+    fn after_start(&mut self) -> Result<()> {
+        let Some(p) = self.process.as_ref() else {
+            return Ok(());
+        };
+        let pid = p.pid();
+        self.current = Some(pid);
+        let auxv = solib::read_auxv(pid)?;
+        let at = |k: u64| auxv.iter().find(|(t, _)| *t == k).map(|(_, v)| *v);
+        let exe_path = p.exe().to_path_buf();
+        let exe = match &self.exe {
+            Some(e) => e.clone(),
+            None => {
+                let e = ObjectFile::load_cached(&exe_path)?;
+                self.exe = Some(e.clone());
+                e
+            }
+        };
+        let bias = at(solib::AT_ENTRY)
+            .map(|e| solib::load_bias(&exe, e))
+            .unwrap_or(0);
+        self.symbols = SymbolTable::default();
+        self.symbols.push(LoadedObject {
+            file: exe.clone(),
+            bias,
+        });
+        self.libs.clear();
+        self.r_debug = None;
+        // The dynamic linker: symbols now, its hook for later library loads.
+        if let (Some(interp), Some(base)) = (exe.interp(), at(solib::AT_BASE))
+            && base != 0
+            && let Ok(ld) = ObjectFile::load_cached(Path::new(&interp))
+        {
+            let hook = ld.lookup("_dl_debug_state").map(|s| s.addr + base);
+            self.r_debug = ld.lookup("_r_debug").map(|s| s.addr + base);
+            self.symbols.push(LoadedObject {
+                file: ld.clone(),
+                bias: base,
+            });
+            self.libs.push(lib_info(&interp, &ld, base));
+            if let Some(h) = hook {
+                self.process_mut()?.add_internal_breakpoint(h)?;
+            }
+        }
+        // Attached processes already have their libraries.
+        self.refresh_libraries()?;
+        self.reinsert_breakpoints()?;
+        Ok(())
+    }
+
+    /// Start the program under control, stopped at its first instruction.
+    pub fn start_process(&mut self) -> Result<()> {
+        if self.process.is_some() {
+            self.kill()?;
+        }
+        let program = self.program.clone().ok_or_else(|| {
+            EngineError::Other(
+                "No executable file specified.\nUse the \"file\" or \"exec-file\" command.".into(),
+            )
+        })?;
+        let opts = LaunchOptions {
+            program,
+            args: self.args.clone(),
+            env: self.env.clone(),
+            cwd: self.cwd.clone(),
+            disable_aslr: self.disable_randomization,
+        };
+        let mut p = Process::launch(&opts)?;
+        p.signals = self.signals.clone();
+        self.process = Some(p);
+        for b in &mut self.breakpoints {
+            b.inserted = false;
+            if matches!(b.spec, BpSpec::Symbol(_)) {
+                b.addr = None;
+            }
+            if let BpKind::Watch { slot, .. } = &mut b.kind {
+                *slot = None;
+            }
+        }
+        self.after_start()
+    }
+
+    /// Attach to a running process.
+    pub fn attach(&mut self, pid: i32) -> Result<()> {
+        let mut p = Process::attach(pid)?;
+        p.signals = self.signals.clone();
+        if self.exe.is_none() {
+            let exe = p.exe().to_path_buf();
+            self.exe = Some(ObjectFile::load_cached(&exe)?);
+            self.program = Some(exe);
+        }
+        self.process = Some(p);
+        self.after_start()
+    }
+
+    pub fn kill(&mut self) -> Result<()> {
+        if let Some(mut p) = self.process.take() {
+            p.kill()?;
+        }
+        self.after_exit();
+        Ok(())
+    }
+
+    pub fn detach(&mut self) -> Result<i32> {
+        let mut p = self.process.take().ok_or(EngineError::NotRunning)?;
+        let pid = p.pid();
+        p.detach()?;
+        self.after_exit();
+        Ok(pid)
+    }
+
+    fn after_exit(&mut self) {
+        self.current = None;
+        self.libs.clear();
+        for b in &mut self.breakpoints {
+            b.inserted = false;
+            if let BpKind::Watch { slot, .. } = &mut b.kind {
+                *slot = None;
+            }
+        }
+        // Back to link-time addresses, as gdb shows them without a process.
+        if let Some(exe) = self.exe.clone() {
+            self.symbols = SymbolTable::default();
+            self.symbols.push(LoadedObject { file: exe, bias: 0 });
+            let syms: Vec<(usize, Option<u64>)> = self
+                .breakpoints
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| matches!(b.spec, BpSpec::Symbol(_)))
+                .map(|(i, b)| (i, self.resolve_spec(&b.spec)))
+                .collect();
+            for (i, a) in syms {
+                if let Some(a) = a {
+                    self.breakpoints[i].addr = Some(a);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ shared libraries
+
+    fn refresh_libraries(&mut self) -> Result<()> {
+        let Some(p) = self.process.as_ref() else {
+            return Ok(());
+        };
+        let Some(rd) = self.r_debug else {
+            return Ok(());
+        };
+        let ptr = p.arch().ptr_size;
+        let Ok(r) = solib::read_r_debug(p, rd, ptr) else {
+            return Ok(());
+        };
+        if r.map == 0 {
+            return Ok(());
+        }
+        let entries = solib::read_link_map(p, r.map)?;
+        let known: BTreeSet<String> = self.libs.iter().map(|l| l.path.clone()).collect();
+        for e in entries {
+            if e.name.is_empty() || known.contains(&e.name) || e.name.starts_with("linux-vdso") {
+                continue;
+            }
+            let Ok(file) = ObjectFile::load_cached(Path::new(&e.name)) else {
+                continue;
+            };
+            self.libs.push(lib_info(&e.name, &file, e.l_addr));
+            self.symbols.push(LoadedObject {
+                file,
+                bias: e.l_addr,
+            });
+            self.messages.push(Message::LibraryLoaded(e.name.clone()));
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ breakpoints
+
+    /// Address a spec resolves to in the current symbol table.
+    fn resolve_spec(&self, spec: &BpSpec) -> Option<u64> {
+        match spec {
+            BpSpec::Address(a) => Some(*a),
+            BpSpec::Symbol(name) => {
+                let addr = self.symbols.lookup(name)?;
+                let mut code = vec![0u8; 16];
+                let ok = match &self.process {
+                    Some(p) => p.read_memory(addr, &mut code).is_ok(),
+                    None => self.symbols.read_file_bytes(addr, &mut code),
+                };
+                let skip = if ok {
+                    (self.arch().skip_prologue)(&code)
+                } else {
+                    0
+                };
+                Some(addr + skip as u64)
+            }
+        }
+    }
+
+    fn insert(&mut self, i: usize) -> Result<()> {
+        let Some(p) = self.process.as_mut() else {
+            return Ok(());
+        };
+        let b = &mut self.breakpoints[i];
+        if !b.enabled || b.inserted {
+            return Ok(());
+        }
+        match &mut b.kind {
+            BpKind::Software => {
+                if let Some(a) = b.addr {
+                    p.add_breakpoint(a)?;
+                    b.inserted = true;
+                }
+            }
+            BpKind::Watch {
+                addr,
+                len,
+                kind,
+                slot,
+                ..
+            } => {
+                *slot = Some(p.add_watchpoint(*addr, *len, *kind)?);
+                b.inserted = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn uninsert(&mut self, i: usize) -> Result<()> {
+        let Some(p) = self.process.as_mut() else {
+            return Ok(());
+        };
+        let b = &mut self.breakpoints[i];
+        if !b.inserted {
+            return Ok(());
+        }
+        b.inserted = false;
+        match &mut b.kind {
+            BpKind::Software => {
+                if let Some(a) = b.addr {
+                    p.remove_breakpoint(a)?;
+                }
+            }
+            BpKind::Watch { slot, .. } => {
+                if let Some(s) = slot.take() {
+                    p.remove_watchpoint(s)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolve pending breakpoints and insert every enabled one.
+    fn reinsert_breakpoints(&mut self) -> Result<()> {
+        for i in 0..self.breakpoints.len() {
+            if self.breakpoints[i].addr.is_none()
+                && let Some(a) = self.resolve_spec(&self.breakpoints[i].spec.clone())
+            {
+                self.breakpoints[i].addr = Some(a);
+                self.messages.push(Message::BreakpointResolved {
+                    id: self.breakpoints[i].id,
+                    addr: a,
+                });
+            }
+            self.insert(i)?;
+        }
+        Ok(())
+    }
+
+    /// `break`/`tbreak`. Returns the new breakpoint; `addr` is `None` when it is pending.
+    pub fn add_breakpoint(&mut self, spec: BpSpec, temporary: bool) -> Result<Breakpoint> {
+        let addr = self.resolve_spec(&spec);
+        if addr.is_none() && self.exe.is_none() {
+            return Err(EngineError::Other(
+                "No symbol table is loaded.  Use the \"file\" command.".into(),
+            ));
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.breakpoints.push(Breakpoint {
+            id,
+            spec,
+            kind: BpKind::Software,
+            addr,
+            enabled: true,
+            temporary,
+            hits: 0,
+            inserted: false,
+        });
+        let i = self.breakpoints.len() - 1;
+        if let Err(e) = self.insert(i) {
+            self.breakpoints.pop();
+            self.next_id -= 1;
+            return Err(e);
+        }
+        Ok(self.breakpoints[i].clone())
+    }
+
+    /// A hardware watchpoint on `len` bytes at `addr` (needs a process).
+    pub fn add_watchpoint(
+        &mut self,
+        addr: u64,
+        len: usize,
+        kind: WatchKind,
+        expr: &str,
+    ) -> Result<Breakpoint> {
+        if self.process.is_none() {
+            return Err(EngineError::NotRunning);
+        }
+        let id = self.next_id;
+        self.breakpoints.push(Breakpoint {
+            id,
+            spec: BpSpec::Address(addr),
+            kind: BpKind::Watch {
+                addr,
+                len,
+                kind,
+                slot: None,
+                expr: expr.to_string(),
+            },
+            addr: Some(addr),
+            enabled: true,
+            temporary: false,
+            hits: 0,
+            inserted: false,
+        });
+        let i = self.breakpoints.len() - 1;
+        if let Err(e) = self.insert(i) {
+            self.breakpoints.pop();
+            return Err(e);
+        }
+        self.next_id += 1;
+        Ok(self.breakpoints[i].clone())
+    }
+
+    fn index_of(&self, id: u32) -> Result<usize> {
+        self.breakpoints
+            .iter()
+            .position(|b| b.id == id)
+            .ok_or(EngineError::NoBreakpoint(id))
+    }
+
+    pub fn delete_breakpoint(&mut self, id: u32) -> Result<()> {
+        let i = self.index_of(id)?;
+        self.uninsert(i)?;
+        self.breakpoints.remove(i);
+        Ok(())
+    }
+
+    pub fn delete_all_breakpoints(&mut self) -> Result<()> {
+        for i in 0..self.breakpoints.len() {
+            self.uninsert(i)?;
+        }
+        self.breakpoints.clear();
+        Ok(())
+    }
+
+    pub fn set_enabled(&mut self, id: u32, enabled: bool) -> Result<()> {
+        let i = self.index_of(id)?;
+        self.breakpoints[i].enabled = enabled;
+        if enabled {
+            self.insert(i)
+        } else {
+            self.uninsert(i)
+        }
+    }
+
+    // ------------------------------------------------------------ running
+
+    /// Continue until a reportable event. Internal stops (library loads, breakpoints that no
+    /// longer exist) are handled here and never reach the caller.
+    pub fn cont(&mut self) -> Result<Event> {
+        loop {
+            let stop = self.process_mut()?.cont()?;
+            if let Some(ev) = self.classify(stop)? {
+                return Ok(ev);
+            }
+        }
+    }
+
+    /// Execute one instruction in the current thread.
+    pub fn step_instruction(&mut self) -> Result<Event> {
+        let tid = self.current.ok_or(EngineError::NotRunning)?;
+        loop {
+            let stop = self.process_mut()?.step_instruction(tid)?;
+            if let StopKind::Breakpoint(a) = stop.kind
+                && self
+                    .process
+                    .as_ref()
+                    .is_some_and(|p| p.is_internal_breakpoint(a))
+                && !self
+                    .process
+                    .as_ref()
+                    .is_some_and(|p| p.has_user_breakpoint(a))
+            {
+                // Stepping onto the dynamic linker's hook: not an event.
+                let pc = self.process_mut()?.pc(tid)?;
+                return Ok(Event::Step { tid, pc });
+            }
+            if let Some(ev) = self.classify(stop)? {
+                return Ok(ev);
+            }
+        }
+    }
+
+    fn classify(&mut self, stop: Stop) -> Result<Option<Event>> {
+        let tid = stop.tid;
+        match stop.kind {
+            StopKind::Exited(code) => {
+                let pid = self.pid().unwrap_or(tid);
+                self.process = None;
+                self.after_exit();
+                Ok(Some(Event::Exited { pid, code }))
+            }
+            StopKind::Killed(signo) => {
+                let pid = self.pid().unwrap_or(tid);
+                self.process = None;
+                self.after_exit();
+                Ok(Some(Event::Killed { pid, signo }))
+            }
+            StopKind::Breakpoint(addr) => {
+                if self
+                    .process
+                    .as_ref()
+                    .is_some_and(|p| p.is_internal_breakpoint(addr))
+                {
+                    self.refresh_libraries()?;
+                    self.reinsert_breakpoints()?;
+                }
+                let hit: Vec<usize> = (0..self.breakpoints.len())
+                    .filter(|&i| {
+                        let b = &self.breakpoints[i];
+                        b.enabled
+                            && b.inserted
+                            && b.kind == BpKind::Software
+                            && b.addr == Some(addr)
+                    })
+                    .collect();
+                let Some(&first) = hit.first() else {
+                    return Ok(None);
+                };
+                for &i in &hit {
+                    self.breakpoints[i].hits += 1;
+                }
+                let b = self.breakpoints[first].clone();
+                self.current = Some(tid);
+                if b.temporary {
+                    self.delete_breakpoint(b.id)?;
+                }
+                Ok(Some(Event::Breakpoint {
+                    tid,
+                    id: b.id,
+                    temporary: b.temporary,
+                    pc: addr,
+                }))
+            }
+            StopKind::Watch { slot } => {
+                let found = self
+                    .breakpoints
+                    .iter_mut()
+                    .find(|b| matches!(&b.kind, BpKind::Watch { slot: Some(s), .. } if *s == slot));
+                let Some(b) = found else { return Ok(None) };
+                b.hits += 1;
+                let (id, addr) = (b.id, b.addr.unwrap_or(0));
+                self.current = Some(tid);
+                Ok(Some(Event::Watchpoint { tid, id, addr }))
+            }
+            StopKind::Step => {
+                self.current = Some(tid);
+                let pc = self.process_mut()?.pc(tid)?;
+                Ok(Some(Event::Step { tid, pc }))
+            }
+            StopKind::Signal(signo) => {
+                self.current = Some(tid);
+                let pc = self.process_mut()?.pc(tid)?;
+                Ok(Some(Event::Signal { tid, signo, pc }))
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ data
+
+    pub fn read_memory(&self, addr: u64, buf: &mut [u8]) -> Result<()> {
+        match &self.process {
+            Some(p) => p.read_memory(addr, buf),
+            None => {
+                if self.symbols.read_file_bytes(addr, buf) {
+                    Ok(())
+                } else {
+                    Err(EngineError::Memory(addr))
+                }
+            }
+        }
+    }
+
+    pub fn write_memory(&mut self, addr: u64, data: &[u8]) -> Result<()> {
+        self.process_mut()?.write_memory(addr, data)
+    }
+
+    pub fn registers(&self, all: bool) -> Result<Registers> {
+        let p = self.process.as_ref().ok_or(EngineError::NotRunning)?;
+        let tid = self.current.ok_or(EngineError::NotRunning)?;
+        if all {
+            p.all_registers(tid)
+        } else {
+            p.registers(tid)
+        }
+    }
+
+    /// Set the signal table (also in the running process).
+    pub fn set_signals(&mut self, t: SignalTable) {
+        if let Some(p) = self.process.as_mut() {
+            p.signals = t.clone();
+        }
+        self.signals = t;
+    }
+
+    /// `name+off` for an address, as gdb writes it inside `<…>`.
+    pub fn symbolize(&self, addr: u64) -> Option<String> {
+        self.symbols.symbolize(addr)
+    }
+
+    /// Name of the function containing `addr`, for frame lines (`in main ()`), and the
+    /// library it comes from when that has no debug info (`from /lib/…`).
+    pub fn function_at(&self, addr: u64) -> (Option<String>, Option<String>) {
+        let name = self.symbols.function_name(addr);
+        let lib = self
+            .libs
+            .iter()
+            .find(|l| {
+                l.text
+                    .is_some_and(|(a, b)| addr >= l.bias && addr < b.max(a))
+                    && !l.has_debug_info
+            })
+            .map(|l| l.path.clone());
+        (name, lib)
+    }
+}
+
+fn lib_info(path: &str, file: &ObjectFile, bias: u64) -> SharedLib {
+    SharedLib {
+        path: path.to_string(),
+        bias,
+        text: file.text_range().map(|(a, b)| (a + bias, b + bias)),
+        has_debug_info: file.has_debug_info(),
+    }
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what the tests need (when missing) and runs every test. CI runs exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+for tool in cc:gcc gfortran:gfortran gdb:gdb nm:binutils objdump:binutils; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
+done
+if [ ${#need[@]} -gt 0 ]; then
+    echo "installing: ${need[*]}"
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
+fi
+
+# ptrace must be allowed between a process and its children (Yama scope 0 or 1).
+scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+if [ "$scope" -gt 1 ]; then
+    echo "kernel.yama.ptrace_scope=$scope forbids tracing; run: sudo sysctl kernel.yama.ptrace_scope=1" >&2
+    exit 1
+fi
+
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo build --workspace --release
+# Tests drive real processes with ptrace; two at a time keeps a 2-core machine honest.
+cargo test --workspace --release -- --test-threads=2
