@@ -677,6 +677,7 @@ impl Process {
         };
         let sig = t.deliver.take();
         t.state = TState::Running;
+        t.stepping = false;
         match ptrace::cont(t.tid, sig) {
             Ok(()) | Err(Errno::ESRCH) => Ok(()),
             Err(e) => Err(EngineError::Ptrace {
@@ -992,9 +993,26 @@ impl Process {
                     t.pending = Some(s.kind);
                 }
             }
-            match self.threads.get(&tid) {
+            match self.threads.get_mut(&tid) {
                 None => return Ok(None),
-                Some(t) if t.state == TState::Stopped => return Ok(None),
+                Some(t) if t.state == TState::Stopped => {
+                    // Stopped for something internal (a clone event, a passed signal) before
+                    // the step finished: keep stepping.
+                    t.stepping = true;
+                    t.state = TState::Running;
+                    let sig = t.deliver.take();
+                    match ptrace::step(t.tid, sig) {
+                        Ok(()) => {}
+                        Err(Errno::ESRCH) => return Ok(None),
+                        Err(e) => {
+                            return Err(EngineError::Ptrace {
+                                op: "PTRACE_SINGLESTEP",
+                                tid,
+                                err: e,
+                            });
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -1088,6 +1106,20 @@ impl Process {
             }
         }
         Ok(stop)
+    }
+
+    /// The faulting address of the signal `tid` stopped with (SIGSEGV, SIGBUS, SIGFPE, SIGILL).
+    pub fn fault_address(&self, tid: i32) -> Result<Option<u64>> {
+        self.thread(tid)?;
+        let si = ptrace::getsiginfo(Pid::from_raw(tid))
+            .map_err(perr("PTRACE_GETSIGINFO", Pid::from_raw(tid)))?;
+        match si.si_signo {
+            libc::SIGSEGV | libc::SIGBUS | libc::SIGFPE | libc::SIGILL => {
+                // SAFETY: for these signals the kernel fills the fault-address member.
+                Ok(Some(unsafe { si.si_addr() } as u64))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Forget a reported signal so that it is not delivered on resume (gdb's `signal 0`).

@@ -1,5 +1,6 @@
 //! The process engine on real programs, below the symbol layer.
 
+use cohort_engine::arch::WatchKind;
 use cohort_engine::process::{LaunchOptions, Process, StopKind};
 use cohort_fixtures::{nm_address, program};
 
@@ -43,4 +44,199 @@ fn breakpoint_in_loop_counts_exactly() {
         }
     }
     assert_eq!(hits, 50);
+}
+
+#[test]
+fn eight_threads_hit_one_breakpoint() {
+    let (mut p, prog) = launch("threads", &[]);
+    let work = PIE_BASE + nm_address(&prog, "work");
+    p.add_breakpoint(work).unwrap();
+    let mut hits = 0;
+    let mut tids = std::collections::BTreeSet::new();
+    loop {
+        let s = p.cont().unwrap();
+        match s.kind {
+            StopKind::Breakpoint(a) => {
+                assert_eq!(a, work);
+                assert_ne!(s.tid, p.pid(), "work() runs only in the worker threads");
+                tids.insert(s.tid);
+                hits += 1;
+            }
+            StopKind::Exited(code) => {
+                assert_eq!(code, 0);
+                break;
+            }
+            k => panic!("unexpected stop {k:?}"),
+        }
+    }
+    assert_eq!(hits, 8 * 25);
+    assert_eq!(tids.len(), 8);
+}
+
+#[test]
+fn watchpoint_catches_write_from_later_thread() {
+    let (mut p, prog) = launch("watch", &[]);
+    let ready = PIE_BASE + nm_address(&prog, "ready");
+    let watched = PIE_BASE + nm_address(&prog, "watched");
+    p.add_breakpoint(ready).unwrap();
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Breakpoint(ready));
+    p.remove_breakpoint(ready).unwrap();
+    let slot = p.add_watchpoint(watched, 4, WatchKind::Write).unwrap();
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Watch { slot });
+    assert_ne!(s.tid, p.pid(), "the write comes from the new thread");
+    let mut v = [0u8; 4];
+    p.read_memory(watched, &mut v).unwrap();
+    assert_eq!(i32::from_le_bytes(v), 42);
+    assert_eq!(p.watch_slot(slot), Some((watched, WatchKind::Write, 4)));
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Exited(0));
+}
+
+#[test]
+fn sigsegv_reports_faulting_address() {
+    let (mut p, _) = launch("segv", &[]);
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Signal(libc::SIGSEGV));
+    assert_eq!(p.fault_address(s.tid).unwrap(), Some(0x10));
+    // Delivering it kills the program, as without a debugger.
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Killed(libc::SIGSEGV));
+}
+
+#[test]
+fn exit_codes_and_killing_signals() {
+    let (mut p, _) = launch("exitcode", &["3"]);
+    assert_eq!(p.cont().unwrap().kind, StopKind::Exited(3));
+    let (mut p, _) = launch("exitcode", &["sig", "15"]);
+    // SIGTERM stops first (gdb's table says stop), then kills on delivery.
+    assert_eq!(p.cont().unwrap().kind, StopKind::Signal(libc::SIGTERM));
+    assert_eq!(p.cont().unwrap().kind, StopKind::Killed(libc::SIGTERM));
+    let (mut p, _) = launch("exitcode", &["sig", "15"]);
+    assert_eq!(p.cont().unwrap().kind, StopKind::Signal(libc::SIGTERM));
+    p.discard_signal(p.pid());
+    assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));
+}
+
+#[test]
+fn handled_signal_passes_and_nostop_is_silent() {
+    let (mut p, _) = launch("signals", &["quiet"]);
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Signal(libc::SIGUSR1));
+    assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));
+    let (mut p, _) = launch("signals", &[]);
+    let mut t = p.signals.clone();
+    let rows = t.select("SIGUSR1").unwrap();
+    t.apply(&rows, "nostop").unwrap();
+    t.apply(&rows, "noprint").unwrap();
+    p.signals = t;
+    assert_eq!(p.cont().unwrap().kind, StopKind::Signal(libc::SIGFPE));
+}
+
+#[test]
+fn single_step_and_registers() {
+    let (mut p, prog) = launch("loop", &["1"]);
+    let tick = PIE_BASE + nm_address(&prog, "tick");
+    p.add_breakpoint(tick).unwrap();
+    let s = p.cont().unwrap();
+    let pid = s.tid;
+    let r = p.registers(pid).unwrap();
+    assert_eq!(r.pc(), tick);
+    // First instruction of tick is `push %rbp`: one step moves the stack pointer by 8.
+    let st = p.step_instruction(pid).unwrap();
+    assert_eq!(st.kind, StopKind::Step);
+    let r2 = p.registers(pid).unwrap();
+    assert_eq!(r2.pc(), tick + 1);
+    assert_eq!(r2.sp(), r.sp() - 8);
+    let all = p.all_registers(pid).unwrap();
+    assert!(all.by_name("mxcsr").is_some());
+    assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));
+}
+
+#[test]
+fn memory_write_to_text_and_trap_hidden() {
+    let (mut p, prog) = launch("loop", &["1"]);
+    let main = PIE_BASE + nm_address(&prog, "main");
+    let tick = PIE_BASE + nm_address(&prog, "tick");
+    let mut before = [0u8; 4];
+    p.read_memory(tick, &mut before).unwrap();
+    p.add_breakpoint(tick).unwrap();
+    p.add_breakpoint(tick).unwrap(); // two breakpoints at one address
+    let mut after = [0u8; 4];
+    p.read_memory(tick, &mut after).unwrap();
+    assert_eq!(before, after);
+    // Writing read-only text works (and keeps the trap in place).
+    let mut orig = [0u8; 1];
+    p.read_memory(main, &mut orig).unwrap();
+    p.write_memory(main, &orig).unwrap();
+    p.remove_breakpoint(tick).unwrap();
+    assert_eq!(p.cont().unwrap().kind, StopKind::Breakpoint(tick));
+    p.remove_breakpoint(tick).unwrap();
+    assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));
+}
+
+#[test]
+fn attach_break_detach_leaves_program_running() {
+    use std::io::{BufRead, BufReader};
+    let prog = program("sleeper");
+    let mut child = std::process::Command::new(&prog)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("pid="));
+    let pid = child.id() as i32;
+    let mut p = Process::attach(pid).unwrap();
+    let bias = {
+        let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap();
+        let first = maps.lines().next().unwrap();
+        u64::from_str_radix(first.split('-').next().unwrap(), 16).unwrap()
+    };
+    let step = bias + nm_address(&prog, "step");
+    p.add_breakpoint(step).unwrap();
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Breakpoint(step));
+    p.detach().unwrap();
+    drop(p);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    assert_eq!(rest, "acc=4950\n");
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let missing = LaunchOptions {
+        program: "/nonexistent/prog".into(),
+        ..Default::default()
+    };
+    let e = Process::launch(&missing).err().unwrap();
+    assert_eq!(
+        e.to_string(),
+        "/nonexistent/prog: No such file or directory."
+    );
+    let text = LaunchOptions {
+        program: cohort_fixtures::source_dir().join("loop.c"),
+        ..Default::default()
+    };
+    let e = Process::launch(&text).err().unwrap();
+    assert!(
+        e.to_string()
+            .ends_with("loop.c\": not in executable format: file format not recognized"),
+        "{e}"
+    );
+    let e = Process::attach(999_999_999).err().unwrap();
+    assert_eq!(e.to_string(), "ptrace: No such process.");
+    let e = Process::attach(1).err().unwrap();
+    assert!(
+        matches!(
+            e,
+            cohort_engine::EngineError::NotPermitted(1) | cohort_engine::EngineError::Ptrace { .. }
+        ),
+        "{e}"
+    );
 }
