@@ -9,7 +9,7 @@ pub fn register_line(r: &RegDesc, v: u128, sym: &dyn Fn(u64) -> Option<String>) 
         RegKind::Vector128 => format!("{:<15}{}", r.name, vector128(v)),
         RegKind::Float80 => {
             let hex = format!("(raw 0x{:020x})", v & ((1u128 << 80) - 1));
-            format!("{:<15}{:<19}{}", r.name, float80(v), hex)
+            format!("{:<15}{:<20}{}", r.name, float80(v), hex)
         }
         _ => {
             let bits = r.size * 8;
@@ -44,7 +44,7 @@ pub fn register_line(r: &RegDesc, v: u128, sym: &dyn Fn(u64) -> Option<String>) 
                 }
                 _ => v.to_string(),
             };
-            format!("{:<15}{:<19}{}", r.name, hex, natural)
+            format!("{:<15}{:<20}{}", r.name, hex, natural)
         }
     }
 }

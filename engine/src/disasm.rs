@@ -949,4 +949,86 @@ int main(int argc, char **argv) {
             );
         }
     }
+
+    /// objdump's text with its symbol annotations dropped and bare hex addresses written
+    /// as gdb writes them (`0x…`).
+    fn normalize_objdump(t: &str) -> String {
+        let (main, comment) = match t.split_once("        # ") {
+            Some((m, c)) => (m, Some(c)),
+            None => (t, None),
+        };
+        let strip_sym = |x: &str| -> String {
+            match x.rfind(" <") {
+                Some(p) if x.ends_with('>') => x[..p].to_string(),
+                _ => x.to_string(),
+            }
+        };
+        let mut main = strip_sym(main);
+        if let Some((head, last)) = main.rsplit_once(' ')
+            && !head.trim().is_empty()
+            && !last.is_empty()
+            && last.chars().all(|c| c.is_ascii_hexdigit())
+        {
+            main = format!("{head} 0x{last}");
+        }
+        match comment {
+            Some(c) => format!("{main}        # 0x{}", strip_sym(c)),
+            None => main,
+        }
+    }
+
+    /// Whole-library comparison with objdump (same libopcodes as gdb 13); a development aid:
+    /// `COHORT_CORPUS=/path/to/elf cargo test --release -- --ignored disasm_objdump_corpus`.
+    #[test]
+    #[ignore]
+    fn disasm_objdump_corpus() {
+        let path = std::env::var("COHORT_CORPUS")
+            .unwrap_or_else(|_| "/lib/x86_64-linux-gnu/libc.so.6".to_string());
+        let out = std::process::Command::new("objdump")
+            .args(["-d", "--no-show-raw-insn", &path])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut want = std::collections::HashMap::new();
+        for line in text.lines() {
+            let Some((a, t)) = line.split_once(":\t") else {
+                continue;
+            };
+            let Ok(a) = u64::from_str_radix(a.trim(), 16) else {
+                continue;
+            };
+            want.insert(a, normalize_objdump(t));
+        }
+        let obj = ObjectFile::load(std::path::Path::new(&path)).unwrap();
+        let none = |_| None;
+        let (mut same, mut differ) = (0usize, 0usize);
+        let mut by_mn: std::collections::BTreeMap<String, (usize, String)> = Default::default();
+        for sec in obj.sections() {
+            if !sec.is_exec() || !sec.has_contents() {
+                continue;
+            }
+            let code = obj.bytes_at(sec.addr, sec.size as usize).unwrap();
+            for i in disassemble(x86(), code, sec.addr, usize::MAX, &none).unwrap() {
+                let Some(w) = want.get(&i.addr) else { continue };
+                if *w == i.text {
+                    same += 1;
+                } else {
+                    differ += 1;
+                    let key = w.split_whitespace().next().unwrap_or("").to_string();
+                    let e = by_mn.entry(key).or_insert((0, String::new()));
+                    e.0 += 1;
+                    if e.1.is_empty() {
+                        e.1 = format!("{:02x?}\n    ours: {}\n    objd: {w}", i.bytes, i.text);
+                    }
+                }
+            }
+        }
+        let mut v: Vec<_> = by_mn.into_iter().collect();
+        v.sort_by(|a, b| b.1.0.cmp(&a.1.0));
+        for (mn, (n, ex)) in v.iter().take(60) {
+            eprintln!("{n:6} {mn}: {ex}");
+        }
+        eprintln!("same {same}, differ {differ}");
+        assert!(differ * 1000 <= same, "more than 0.1% differ");
+    }
 }

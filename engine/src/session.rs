@@ -766,6 +766,6 @@ fn lib_info(path: &str, file: &ObjectFile, bias: u64) -> SharedLib {
         path: path.to_string(),
         bias,
         text: file.text_range().map(|(a, b)| (a + bias, b + bias)),
-        has_debug_info: file.has_debug_info(),
+        has_debug_info: file.has_debug_info() || file.separate_debug_file().is_some(),
     }
 }

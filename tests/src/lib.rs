@@ -19,6 +19,13 @@ fn out_dir() -> PathBuf {
     d
 }
 
+/// Path of `tests/fixtures/NAME.c` compiled without debug information (`cc -O0`): at the
+/// instruction level gdb's output for such a program is the oracle for cohort's.
+pub fn program_nodebug(name: &str) -> PathBuf {
+    let out = out_dir().join(format!("{name}-nodebug"));
+    build(name, &out, &["-g0"])
+}
+
 fn build(name: &str, out: &Path, extra: &[&str]) -> PathBuf {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let src = source_dir().join(format!("{name}.c"));
