@@ -57,8 +57,17 @@ fn parse_number(s: &str) -> Option<u64> {
 
 impl Debugger {
     pub fn new(batch: bool) -> Self {
+        let mut session = Session::new();
+        // Thread and signal notices print as they happen, in order with the program's output.
+        session.notice_hook = Some(Box::new(|| {
+            Box::new(|n: &Notice| {
+                if let Some(line) = notice_line(n) {
+                    out(line);
+                }
+            })
+        }));
         Debugger {
-            session: Session::new(),
+            session,
             batch,
             pending_mode: None,
             x_fmt: ('x', 4),
@@ -419,8 +428,9 @@ impl Debugger {
 
     fn cmd_kill(&mut self) -> Result<Flow> {
         let pid = self.session.pid().ok_or(EngineError::NotRunning)?;
-        if !self.batch {
-            // gdb asks; scripts answer yes.
+        if self.batch {
+            // gdb asks; without a terminal the answer is yes, and it says so.
+            out("Kill the program being debugged? (y or n) [answered Y; input not from terminal]");
         }
         self.session.kill()?;
         out(format!("[Inferior 1 (process {pid}) killed]"));
@@ -438,11 +448,13 @@ impl Debugger {
             .process()
             .map(|p| p.exe().display().to_string())
             .unwrap_or_default();
-        let pid = self.session.detach()?;
+        let pid = self.session.pid().ok_or(EngineError::NotRunning)?;
         if !launched {
             out(format!("Detaching from program: {exe}, process {pid}"));
         }
+        // Said before letting go, so it comes before anything the program prints next.
         out(format!("[Inferior 1 (process {pid}) detached]"));
+        self.session.detach()?;
         Ok(Flow::Go)
     }
 
@@ -1116,6 +1128,23 @@ impl Debugger {
         }
         Ok(Flow::Go)
     }
+}
+
+/// The line gdb prints for a notice while the program runs.
+fn notice_line(n: &Notice) -> Option<String> {
+    Some(match n {
+        Notice::NewThread { tid, pointer, .. } => {
+            format!("[New {}]", thread_target(*pointer, *tid, None))
+        }
+        Notice::ThreadExited { tid, pointer, .. } => {
+            format!("[{} exited]", thread_target(*pointer, *tid, None))
+        }
+        Notice::SignalPrinted { signo, .. } => {
+            let (name, desc) = describe(*signo);
+            format!("\nProgram received signal {name}, {desc}.")
+        }
+        Notice::Exec { path } => format!("process is executing new program: {}", path.display()),
+    })
 }
 
 /// gdb's target id of a thread: `Thread 0x7ffff7d87740 (LWP 1649)`, or `process N` before the

@@ -545,8 +545,18 @@ fn decode_x86(
             Some(r) => ("*", r.trim()),
             None => ("", op.as_str()),
         };
+        // AVX-512 decorations (`{%k1}`, `{z}`, `{1to8}`) go back on after formatting.
+        let (t, deco) = match t.find('{') {
+            Some(p) => (t[..p].trim_end(), t[p..].replace(' ', "")),
+            None => (t, String::new()),
+        };
+        let before = out_ops.len();
         if let Some(imm) = t.strip_prefix('$') {
-            let size = ctx.imm_sizes.get(imm_index).copied().unwrap_or(8);
+            let size = if base_mn == "xabort" {
+                1
+            } else {
+                ctx.imm_sizes.get(imm_index).copied().unwrap_or(8)
+            };
             imm_index += 1;
             if shift_by_one {
                 continue;
@@ -559,7 +569,10 @@ fn decode_x86(
                 _ => v,
             };
             out_ops.push(format!("${v:#x}"));
-        } else if t.starts_with('%') && !t.contains(':') && !t.contains('(') {
+        } else if t.starts_with('%')
+            && !t.contains(':')
+            && (!t.contains('(') || t.starts_with("%st("))
+        {
             if !(shift_by_cl && t == "%cl") && sizing_register(t) && !(in_out && t == "%dx") {
                 sizing_reg = true;
             }
@@ -588,6 +601,33 @@ fn decode_x86(
                 rip_target = rt;
             }
             out_ops.push(format!("{star}{m}"));
+        }
+        if out_ops.len() > before
+            && let Some(last) = out_ops.last_mut()
+        {
+            last.push_str(&deco);
+        }
+    }
+
+    // x87 register forms: libopcodes writes the implicit %st operand too.
+    if let Some(&op0) = after.iter().find(|b| !(0x40..=0x4f).contains(*b))
+        && (0xd8..=0xdf).contains(&op0)
+        && x.modrm() >= 0xc0
+        && out_ops.len() == 1
+    {
+        let reg = (x.modrm() >> 3) & 7;
+        let st_first = match op0 {
+            0xd8 if !matches!(reg, 2 | 3) => Some(false),
+            0xdc | 0xde if !matches!(reg, 2 | 3) => Some(true),
+            0xda if reg <= 3 => Some(false),
+            0xdb if reg <= 3 || reg == 5 || reg == 6 => Some(false),
+            0xdf if reg == 5 || reg == 6 => Some(false),
+            _ => None,
+        };
+        match st_first {
+            Some(true) => out_ops.insert(0, "%st".to_string()),
+            Some(false) => out_ops.push("%st".to_string()),
+            None => {}
         }
     }
 
@@ -642,6 +682,9 @@ fn mnemonic_x86(
         "pushfq" | "pushfw" => return "pushf".into(),
         "popfq" | "popfw" => return "popf".into(),
         "iretl" => return "iret".into(),
+        "fucompi" => return "fucomip".into(),
+        "fcompi" => return "fcomip".into(),
+        "wait" => return "fwait".into(),
         "lretl" | "lretq" => return "lret".into(),
         _ => {}
     }

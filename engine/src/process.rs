@@ -141,7 +141,13 @@ pub struct Process {
     notices: Vec<Notice>,
     pub signals: SignalTable,
     exe: PathBuf,
+    /// Called for each notice as it happens (instead of queueing it), so a front end can
+    /// print `[New Thread …]` lines and printed signals in order with the program's output.
+    pub on_notice: Option<NoticeHook>,
 }
+
+/// See [`Process::on_notice`].
+pub type NoticeHook = Box<dyn FnMut(&Notice) + Send>;
 
 fn wait_flags() -> WaitPidFlag {
     WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD
@@ -220,6 +226,7 @@ impl Process {
             notices: Vec::new(),
             signals: SignalTable::default(),
             exe,
+            on_notice: None,
         }
     }
 
@@ -435,6 +442,13 @@ impl Process {
             t.pending = None;
         }
         Ok(p)
+    }
+
+    fn notice(&mut self, n: Notice) {
+        match self.on_notice.as_mut() {
+            Some(f) => f(&n),
+            None => self.notices.push(n),
+        }
     }
 
     /// Drain the notices collected since the last call.
@@ -698,7 +712,7 @@ impl Process {
             }
             let (num, pointer) = (t.num, t.pointer);
             let _ = native::set_watch_slots(Pid::from_raw(tid), &self.watch);
-            self.notices.push(Notice::NewThread { tid, num, pointer });
+            self.notice(Notice::NewThread { tid, num, pointer });
             if !stopping {
                 self.resume_thread(tid)?;
             }
@@ -708,7 +722,7 @@ impl Process {
 
     fn thread_gone(&mut self, tid: i32) {
         if let Some(t) = self.threads.remove(&tid) {
-            self.notices.push(Notice::ThreadExited {
+            self.notice(Notice::ThreadExited {
                 tid,
                 num: t.num,
                 pointer: t.pointer,
@@ -800,7 +814,7 @@ impl Process {
             self.watch.iter_mut().for_each(|w| *w = None);
             let path = std::fs::read_link(format!("/proc/{keep}/exe")).unwrap_or_default();
             self.exe = path.clone();
-            self.notices.push(Notice::Exec { path });
+            self.notice(Notice::Exec { path });
             if !stopping {
                 self.resume_thread(keep)?;
             }
@@ -892,7 +906,7 @@ impl Process {
             }));
         }
         if d.print {
-            self.notices.push(Notice::SignalPrinted {
+            self.notice(Notice::SignalPrinted {
                 tid,
                 signo: sig as i32,
             });

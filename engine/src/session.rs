@@ -121,6 +121,8 @@ pub struct Session {
     current: Option<i32>,
     r_debug: Option<u64>,
     messages: Vec<Message>,
+    /// Makes the hook given to each new process (see `Process::on_notice`).
+    pub notice_hook: Option<Box<dyn Fn() -> crate::process::NoticeHook + Send>>,
 }
 
 impl Default for Session {
@@ -147,6 +149,7 @@ impl Session {
             current: None,
             r_debug: None,
             messages: Vec::new(),
+            notice_hook: None,
         }
     }
 
@@ -293,6 +296,7 @@ impl Session {
         };
         let mut p = Process::launch(&opts)?;
         p.signals = self.signals.clone();
+        p.on_notice = self.notice_hook.as_ref().map(|f| f());
         self.process = Some(p);
         for b in &mut self.breakpoints {
             b.inserted = false;
@@ -310,6 +314,7 @@ impl Session {
     pub fn attach(&mut self, pid: i32) -> Result<()> {
         let mut p = Process::attach(pid)?;
         p.signals = self.signals.clone();
+        p.on_notice = self.notice_hook.as_ref().map(|f| f());
         if self.exe.is_none() {
             let exe = p.exe().to_path_buf();
             self.exe = Some(ObjectFile::load_cached(&exe)?);
