@@ -248,7 +248,7 @@ mod tests {
             "4294967295"
         );
         assert_eq!(unit(&[8], XFormat::Octal), "010");
-        assert_eq!(unit(&[b'A'], XFormat::Char), "65 'A'");
+        assert_eq!(unit(b"A", XFormat::Char), "65 'A'");
         assert_eq!(unit(&[5], XFormat::Binary), "00000101");
         assert_eq!(per_line(1, XFormat::Hex), 8);
         assert_eq!(per_line(8, XFormat::Hex), 2);

@@ -420,6 +420,45 @@ fn decode_x86(
     at: u64,
     symbolize: &dyn Fn(u64) -> Option<String>,
 ) -> Option<Insn> {
+    // `fwait` followed by a no-wait x87 control instruction is one instruction to
+    // libopcodes: `9b dd 7c 24 02` is `fstcw 0x2(%rsp)`.
+    if code.first() == Some(&0x9b)
+        && let Some(inner) = code
+            .get(1..)
+            .and_then(|c| decode_x86_one(e, c, at + 1, symbolize))
+        && ["fnstsw", "fnstcw", "fnsave", "fnstenv", "fninit", "fnclex"]
+            .iter()
+            .any(|m| inner.text.split_whitespace().next() == Some(m))
+    {
+        let (mn, rest) = match inner.text.split_once(' ') {
+            Some((m, r)) => (m, r.trim_start()),
+            None => (inner.text.as_str(), ""),
+        };
+        let mn = format!("f{}", &mn[2..]);
+        let text = if rest.is_empty() {
+            mn
+        } else {
+            format!("{mn:<6} {rest}")
+        };
+        let mut bytes = vec![0x9b];
+        bytes.extend_from_slice(&inner.bytes);
+        return Some(Insn {
+            addr: at,
+            len: inner.len + 1,
+            bytes,
+            text,
+            target: None,
+        });
+    }
+    decode_x86_one(e, code, at, symbolize)
+}
+
+fn decode_x86_one(
+    e: &Engines,
+    code: &[u8],
+    at: u64,
+    symbolize: &dyn Fn(u64) -> Option<String>,
+) -> Option<Insn> {
     let insns = e.att.disasm_count(code, at, 1).ok()?;
     let insn = insns.iter().next()?;
     let bytes = insn.bytes().to_vec();
@@ -613,7 +652,7 @@ fn decode_x86(
     if let Some(&op0) = after.iter().find(|b| !(0x40..=0x4f).contains(*b))
         && (0xd8..=0xdf).contains(&op0)
         && x.modrm() >= 0xc0
-        && out_ops.len() == 1
+        && (1..=2).contains(&out_ops.len())
     {
         let reg = (x.modrm() >> 3) & 7;
         let st_first = match op0 {
@@ -624,10 +663,12 @@ fn decode_x86(
             0xdf if reg == 5 || reg == 6 => Some(false),
             _ => None,
         };
-        match st_first {
-            Some(true) => out_ops.insert(0, "%st".to_string()),
-            Some(false) => out_ops.push("%st".to_string()),
-            None => {}
+        match (st_first, out_ops.len()) {
+            (Some(true), 1) => out_ops.insert(0, "%st".to_string()),
+            (Some(false), 1) => out_ops.push("%st".to_string()),
+            (Some(true), _) if out_ops[0] == "%st(0)" => out_ops[0] = "%st".to_string(),
+            (Some(false), _) if out_ops[1] == "%st(0)" => out_ops[1] = "%st".to_string(),
+            _ => {}
         }
     }
 
@@ -640,6 +681,26 @@ fn decode_x86(
         sizing_reg,
     );
     mn.push_str(hint);
+
+    // An unused REX prefix is shown as `rex.W` and the like.
+    let rex_word;
+    if let Some(&rex) = after.first()
+        && (0x40..=0x4f).contains(&rex)
+        && after.len() > 1
+        && !prefix_used(e, &bytes, at, &[npre], &orig)
+    {
+        let mut w = String::from("rex");
+        if rex & 0xf != 0 {
+            w.push('.');
+            for (bit, c) in [(8, 'W'), (4, 'R'), (2, 'X'), (1, 'B')] {
+                if rex & bit != 0 {
+                    w.push(c);
+                }
+            }
+        }
+        rex_word = w;
+        words.push(&rex_word);
+    }
 
     let mut text = String::new();
     for w in &words {
@@ -1067,7 +1128,7 @@ int main(int argc, char **argv) {
             }
         }
         let mut v: Vec<_> = by_mn.into_iter().collect();
-        v.sort_by(|a, b| b.1.0.cmp(&a.1.0));
+        v.sort_by_key(|b| std::cmp::Reverse(b.1.0));
         for (mn, (n, ex)) in v.iter().take(60) {
             eprintln!("{n:6} {mn}: {ex}");
         }

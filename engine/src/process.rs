@@ -526,11 +526,11 @@ impl Process {
         let mut out = data.to_vec();
         let bp = self.arch.breakpoint_insn;
         for (&a, site) in self.sites.range_mut(lo..end) {
-            for i in 0..site.orig.len() {
+            for (i, (o, &b)) in site.orig.iter_mut().zip(bp).enumerate() {
                 let at = a + i as u64;
                 if at >= addr && at < end {
-                    site.orig[i] = data[(at - addr) as usize];
-                    out[(at - addr) as usize] = bp[i];
+                    *o = data[(at - addr) as usize];
+                    out[(at - addr) as usize] = b;
                 }
             }
         }
