@@ -186,9 +186,10 @@ impl Debugger {
             let make = match self.pending_mode {
                 Some(on) => on,
                 None if self.batch => {
-                    out(format!(
-                        "{msg}\nMake breakpoint pending on future shared library load? (y or [n]) [answered N; input not from terminal]"
-                    ));
+                    eprintln!("{msg}");
+                    out(
+                        "Make breakpoint pending on future shared library load? (y or [n]) [answered N; input not from terminal]",
+                    );
                     return Ok(Flow::Go);
                 }
                 None => {
@@ -205,7 +206,7 @@ impl Debugger {
                 return Err(EngineError::Other(msg));
             }
             if self.pending_mode == Some(true) {
-                out(&msg);
+                eprintln!("{msg}");
             }
             let name = name.clone();
             let b = self.session.add_breakpoint(spec, temporary)?;
@@ -876,14 +877,22 @@ impl Debugger {
             out("No breakpoints or watchpoints.");
             return Ok(Flow::Go);
         }
-        out("Num     Type           Disp Enb Address            What");
+        // gdb sizes the address column for 64-bit addresses only when some breakpoint has one.
+        let wide = bps
+            .iter()
+            .any(|b| b.kind == BpKind::Software && b.addr.is_some());
+        let aw = if wide { 18 } else { 10 };
+        out(format!(
+            "Num     Type           Disp Enb {:<aw$} What",
+            "Address"
+        ));
         for b in bps {
             let disp = if b.temporary { "del " } else { "keep" };
             let enb = if b.enabled { "y" } else { "n" };
             match &b.kind {
                 BpKind::Software => {
                     let (addr, what) = match (b.addr, &b.spec) {
-                        (None, BpSpec::Symbol(n)) => ("<PENDING>         ".to_string(), n.clone()),
+                        (None, BpSpec::Symbol(n)) => (format!("{:<aw$}", "<PENDING>"), n.clone()),
                         (Some(a), _) => (
                             format!("0x{a:016x}"),
                             self.session
@@ -899,13 +908,14 @@ impl Debugger {
                     ));
                 }
                 BpKind::Watch { kind, expr, .. } => {
-                    let ty = match kind {
-                        WatchKind::Write => "hw watchpoint",
+                    let ty = match (kind, self.watch_titles.get(&b.id)) {
+                        (WatchKind::Write, _) => "hw watchpoint",
+                        (_, Some(t)) if t.contains("read watchpoint") => "read watchpoint",
                         _ => "acc watchpoint",
                     };
                     out(format!(
-                        "{:<7} {:<14} {disp} {enb}                      {expr}",
-                        b.id, ty
+                        "{:<7} {:<14} {disp} {enb}   {:<aw$} {expr}",
+                        b.id, ty, ""
                     ));
                 }
             }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use cohort_fixtures::{program_nodebug, source_dir};
+use cohort_fixtures::{program_nodebug, shared_library_nodebug, source_dir};
 
 fn normalize(s: &str) -> String {
     let mut out = String::new();
@@ -191,4 +191,41 @@ fn bad_input() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.trim(), "ptrace: No such process.");
+}
+
+#[test]
+fn pending_breakpoint_in_dlopened_library() {
+    let lib = shared_library_nodebug("plugin");
+    let lib = lib.to_str().unwrap();
+    same_as_gdb(
+        "dlmain",
+        &[lib],
+        &[
+            "set breakpoint pending on",
+            "break plugin_fn",
+            "info breakpoints",
+            "run",
+            "info breakpoints",
+            "x/2i $pc",
+            "continue",
+        ],
+    );
+    // Without `set breakpoint pending on`, batch mode answers no, as gdb does.
+    same_as_gdb("dlmain", &[lib], &["break plugin_fn", "info breakpoints"]);
+}
+
+#[test]
+fn watchpoint_hit_in_new_thread() {
+    same_as_gdb(
+        "watch",
+        &[],
+        &[
+            "break ready",
+            "run",
+            "watch *(int *) &watched",
+            "info breakpoints",
+            "continue",
+            "info breakpoints",
+        ],
+    );
 }

@@ -240,6 +240,8 @@ fn prefix_used(
         .filter(|(i, _)| !positions.contains(i))
         .map(|(_, b)| *b)
         .collect();
+    // Decoded so that it ends where the original does: relative targets stay the same.
+    let at = at.wrapping_add((bytes.len() - stripped.len()) as u64);
     match intel_text(e, &stripped, at) {
         Some((m, o, len)) => {
             len != stripped.len()

@@ -63,6 +63,12 @@ pub fn shared_library(name: &str) -> PathBuf {
     build(name, &out, &["-shared", "-fPIC"])
 }
 
+/// `libNAME-nodebug.so` built from `tests/fixtures/NAME.c` without debug information.
+pub fn shared_library_nodebug(name: &str) -> PathBuf {
+    let out = out_dir().join(format!("lib{name}-nodebug.so"));
+    build(name, &out, &["-shared", "-fPIC", "-g0"])
+}
+
 /// Address of `sym` in the ELF file at `path` (link-time value, from `nm`), for tests that
 /// check the engine below the symbol layer.
 pub fn nm_address(path: &Path, sym: &str) -> u64 {
