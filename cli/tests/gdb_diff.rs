@@ -152,11 +152,19 @@ fn signal_table() {
 }
 
 #[test]
-fn threads_and_detach() {
+fn threads_select_and_kill() {
     same_as_gdb(
         "loop",
         &["4"],
-        &["break tick", "run", "info threads", "thread 1", "detach"],
+        &[
+            "break tick",
+            "run",
+            "info threads",
+            "thread 1",
+            "thread",
+            "thread 2",
+            "kill",
+        ],
     );
 }
 

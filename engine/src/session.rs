@@ -750,7 +750,8 @@ impl Session {
     }
 
     /// Name of the function containing `addr`, for frame lines (`in main ()`), and the
-    /// library it comes from when that has no debug info (`from /lib/…`).
+    /// library it comes from (`from /lib/…`, which gdb shows for code without line info — all
+    /// code, until source-level support lands).
     pub fn function_at(&self, addr: u64) -> (Option<String>, Option<String>) {
         let name = self.symbols.function_name(addr);
         let lib = self
@@ -759,7 +760,6 @@ impl Session {
             .find(|l| {
                 l.text
                     .is_some_and(|(a, b)| addr >= l.bias && addr < b.max(a))
-                    && !l.has_debug_info
             })
             .map(|l| l.path.clone());
         (name, lib)

@@ -1,0 +1,137 @@
+//! `cohort` end to end where gdb's output is not deterministic enough to diff (thread
+//! scheduling) or where the scenario needs a running process: hand-written expectations.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Stdio};
+
+use cohort_fixtures::{program, program_nodebug};
+
+fn cohort() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.args(["-nx", "-batch"]);
+    c
+}
+
+#[test]
+fn eight_threads_hit_one_breakpoint_repeatedly() {
+    let prog = program_nodebug("threads");
+    let dir = std::env::temp_dir().join(format!("cohort-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cmds = dir.join("cmds");
+    let mut script = String::from("break work\nrun\n");
+    for _ in 0..200 {
+        script.push_str("continue\n");
+    }
+    std::fs::write(&cmds, script).unwrap();
+    let o = cohort().arg("-x").arg(&cmds).arg(&prog).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let hits = out
+        .lines()
+        .filter(|l| l.contains("hit Breakpoint 1, 0x") && l.ends_with(" in work ()"))
+        .count();
+    assert_eq!(hits, 200, "{out}");
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("[New Thread 0x"))
+            .count(),
+        8
+    );
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("[Thread 0x") && l.ends_with(" exited]"))
+            .count(),
+        8
+    );
+    assert!(out.contains("sum=200\n"), "{out}");
+    assert!(out.trim_end().ends_with("exited normally]"), "{out}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn attach_break_detach_then_program_finishes() {
+    let prog = std::fs::canonicalize(program("sleeper")).unwrap();
+    let mut child = Command::new(&prog).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let pid = child.id().to_string();
+    let o = cohort()
+        .args([
+            "-ex",
+            "break step",
+            "-ex",
+            "continue",
+            "-ex",
+            "info breakpoints",
+            "-ex",
+            "detach",
+            "-p",
+            &pid,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with(&format!(
+            "Attaching to program: {}, process {pid}",
+            prog.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("\nBreakpoint 1, 0x"), "{text}");
+    assert!(text.contains(" in step ()\n"), "{text}");
+    // Where it was when attached: inside the C library's sleep.
+    assert!(
+        lines[1].starts_with("0x00007f")
+            && lines[1].ends_with("from /lib/x86_64-linux-gnu/libc.so.6"),
+        "{text}"
+    );
+    assert!(text.contains("\tbreakpoint already hit 1 time\n"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Detaching from program: {}, process {pid}\n[Inferior 1 (process {pid}) detached]",
+            prog.display()
+        )),
+        "{text}"
+    );
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(rest, "acc=4950\n");
+}
+
+#[test]
+fn attach_refusals_are_clear() {
+    let o = cohort().args(["-p", "999999999"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).trim(),
+        "ptrace: No such process."
+    );
+    let o = cohort()
+        .args(["-ex", "info threads", "/nonexistent/prog"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.lines().next(),
+        Some("/nonexistent/prog: No such file or directory.")
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "No threads.\n");
+    let o = cohort()
+        .args([
+            "-ex",
+            "run",
+            "-ex",
+            "continue",
+            "-ex",
+            "stepi",
+            "-ex",
+            "info registers",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("The program is not being run."), "{err}");
+    assert!(err.contains("The program has no registers now."), "{err}");
+}
