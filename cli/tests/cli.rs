@@ -98,7 +98,7 @@ fn attach_break_detach_then_program_finishes() {
     let mut rest = String::new();
     out.read_to_string(&mut rest).unwrap();
     assert!(child.wait().unwrap().success());
-    assert_eq!(rest, "acc=4950\n");
+    assert_eq!(rest, "acc=4950 usr1=0\n");
 }
 
 #[test]

@@ -205,7 +205,7 @@ fn attach_break_detach_leaves_program_running() {
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
     let status = child.wait().unwrap();
     assert!(status.success());
-    assert_eq!(rest, "acc=4950\n");
+    assert_eq!(rest, "acc=4950 usr1=0\n");
 }
 
 #[test]
@@ -239,4 +239,58 @@ fn bad_input_is_a_clear_error() {
         ),
         "{e}"
     );
+}
+
+#[test]
+fn detach_keeps_a_pending_signal() {
+    use std::io::{BufRead, BufReader, Read};
+    let prog = program("sleeper");
+    let mut child = std::process::Command::new(&prog)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let pid = child.id() as i32;
+    let mut p = Process::attach(pid).unwrap();
+    // Sent while the program is stopped under the debugger: it must still arrive after detach.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGUSR1,
+    )
+    .unwrap();
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Signal(libc::SIGUSR1));
+    p.detach().unwrap();
+    drop(p);
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(rest, "acc=4950 usr1=1\n");
+}
+
+#[test]
+fn read_write_watchpoint_of_eight_bytes() {
+    let (mut p, prog) = launch("watch", &[]);
+    let main = PIE_BASE + nm_address(&prog, "main");
+    let other = PIE_BASE + nm_address(&prog, "other");
+    p.add_breakpoint(main).unwrap();
+    assert_eq!(p.cont().unwrap().kind, StopKind::Breakpoint(main));
+    p.remove_breakpoint(main).unwrap();
+    let slot = p.add_watchpoint(other, 8, WatchKind::ReadWrite).unwrap();
+    // ready() writes other = 1 in the main thread, then the new thread writes other = 2.
+    let s = p.cont().unwrap();
+    assert_eq!((s.tid, s.kind), (p.pid(), StopKind::Watch { slot }));
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Watch { slot });
+    assert_ne!(s.tid, p.pid());
+    let mut v = [0u8; 8];
+    p.read_memory(other, &mut v).unwrap();
+    assert_eq!(i64::from_le_bytes(v), 2);
+    // Unaligned and odd sizes are refused with a clear error.
+    assert!(p.add_watchpoint(other + 1, 4, WatchKind::Write).is_err());
+    assert!(p.add_watchpoint(other, 3, WatchKind::Write).is_err());
+    p.remove_watchpoint(slot).unwrap();
+    assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));
 }
