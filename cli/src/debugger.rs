@@ -325,6 +325,7 @@ impl Debugger {
     fn cmd_run(&mut self, args: &str, stop_at_entry: bool) -> Result<Flow> {
         if !args.is_empty() {
             self.session.args = args.split_whitespace().map(Into::into).collect();
+            self.session.args_line = Some(args.to_string());
         }
         if !self.batch
             && let Some(p) = &self.session.program
@@ -1112,6 +1113,11 @@ impl Debugger {
         match words.as_slice() {
             ["args", rest @ ..] => {
                 self.session.args = rest.iter().map(Into::into).collect();
+                let line = arg.trim_start().strip_prefix("args").unwrap_or("").trim();
+                self.session.args_line = Some(line.to_string());
+            }
+            ["startup-with-shell", v] => {
+                self.session.startup_with_shell = matches!(*v, "on" | "1" | "yes")
             }
             ["disable-randomization", v] => {
                 self.session.disable_randomization = matches!(*v, "on" | "1" | "yes")

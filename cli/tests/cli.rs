@@ -135,3 +135,42 @@ fn attach_refusals_are_clear() {
     assert!(err.contains("The program is not being run."), "{err}");
     assert!(err.contains("The program has no registers now."), "{err}");
 }
+
+#[test]
+fn run_goes_through_the_shell_like_gdb() {
+    let prog = program_nodebug("loop");
+    let dir = std::env::temp_dir().join(format!("cohort-redir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("out.txt");
+    let o = cohort()
+        .args(["-ex", &format!("run 7 > {}", file.display())])
+        .arg(&prog)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).ends_with("exited normally]\n"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "total=21\n");
+    // `--args` keeps each argument whole, spaces and shell characters included.
+    let o = cohort()
+        .args(["-ex", "set startup-with-shell off", "-ex", "run"])
+        .arg("--args")
+        .arg(&prog)
+        .arg("3")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).lines().next(),
+        Some("total=3")
+    );
+    let o = cohort()
+        .args(["-ex", "run", "--args"])
+        .arg(&prog)
+        .arg("2 $HOME;")
+        .output()
+        .unwrap();
+    // atoi("2 $HOME;") is 2: the argument arrived unexpanded and in one piece.
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).lines().next(),
+        Some("total=1")
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

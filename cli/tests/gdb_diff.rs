@@ -110,6 +110,7 @@ fn memory_and_registers() {
             "x/4uh main",
             "x/2c main",
             "x/2ow main",
+            "info registers",
             "info registers rip",
             "info registers eflags cs ss",
             "info registers nosuchreg",

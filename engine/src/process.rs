@@ -124,6 +124,32 @@ pub struct LaunchOptions {
     pub cwd: Option<PathBuf>,
     /// Address-space randomisation off (gdb's default).
     pub disable_aslr: bool,
+    /// Start through this shell as `SHELL -c "exec PROGRAM ARGS"` (gdb's `startup-with-shell`,
+    /// on by default there), so that redirections and globs in the arguments work and the
+    /// program's environment and stack match a gdb run.
+    pub shell: Option<PathBuf>,
+    /// Arguments exactly as typed to `run` (given to the shell unquoted); when `None`, `args`
+    /// are quoted for the shell.
+    pub args_line: Option<String>,
+}
+
+/// Quote one argument for a POSIX shell, as gdb does for `--args`.
+pub fn shell_quote(arg: &[u8]) -> String {
+    if arg.is_empty() {
+        return "''".into();
+    }
+    let mut out = String::new();
+    for &c in arg {
+        if b"\"!#$&*()\\|[]{}<>?'`~^; \t".contains(&c) {
+            out.push('\\');
+        }
+        if c == b'\n' {
+            out.push_str("'\n'");
+            continue;
+        }
+        out.push(c as char);
+    }
+    out
 }
 
 pub struct Process {
@@ -173,7 +199,20 @@ pub fn resolve_program(p: &Path) -> Result<PathBuf> {
     };
     for c in candidates {
         if c.is_file() {
-            let abs = std::fs::canonicalize(&c).unwrap_or(c);
+            // Like gdb: an absolute path with the directories resolved and the file name kept.
+            let abs = match (c.parent(), c.file_name()) {
+                (Some(dir), Some(name)) => {
+                    let dir = if dir.as_os_str().is_empty() {
+                        Path::new(".")
+                    } else {
+                        dir
+                    };
+                    std::fs::canonicalize(dir)
+                        .map(|d| d.join(name))
+                        .unwrap_or(c.clone())
+                }
+                _ => c.clone(),
+            };
             let mut magic = [0u8; 4];
             let ok = std::fs::File::open(&abs)
                 .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
@@ -256,11 +295,37 @@ impl Process {
         let cstr = |s: &[u8]| {
             CString::new(s).map_err(|_| EngineError::Other("argument contains a NUL byte".into()))
         };
-        let path_c = cstr(program.as_os_str().as_bytes())?;
-        let mut argv = vec![cstr(opts.program.as_os_str().as_bytes())?];
-        for a in &opts.args {
-            argv.push(cstr(a.as_bytes())?);
-        }
+        let (path_c, argv) = match &opts.shell {
+            Some(sh) => {
+                let mut line = format!("exec {}", shell_quote(program.as_os_str().as_bytes()));
+                match &opts.args_line {
+                    Some(raw) => {
+                        line.push(' ');
+                        line.push_str(raw);
+                    }
+                    None => {
+                        for a in &opts.args {
+                            line.push(' ');
+                            line.push_str(&shell_quote(a.as_bytes()));
+                        }
+                    }
+                }
+                let sh_c = cstr(sh.as_os_str().as_bytes())?;
+                (
+                    sh_c.clone(),
+                    vec![sh_c, cstr(b"-c")?, cstr(line.as_bytes())?],
+                )
+            }
+            None => {
+                // argv[0] is the resolved path, as gdb passes it.
+                let mut argv = vec![cstr(program.as_os_str().as_bytes())?];
+                for a in &opts.args {
+                    argv.push(cstr(a.as_bytes())?);
+                }
+                (cstr(program.as_os_str().as_bytes())?, argv)
+            }
+        };
+        let mut execs_left = if opts.shell.is_some() { 2 } else { 1 };
         let envp: Vec<CString> = match &opts.env {
             Some(env) => env
                 .iter()
@@ -340,26 +405,30 @@ impl Process {
                         Ok(WaitStatus::PtraceEvent(_, _, ev))
                             if ev == Event::PTRACE_EVENT_EXEC as i32 =>
                         {
-                            break;
+                            execs_left -= 1;
+                            if execs_left == 0 {
+                                break;
+                            }
+                            let _ = ptrace::cont(child, None);
                         }
                         Ok(WaitStatus::Exited(_, code)) => {
                             p.gone = true;
-                            let why = match code {
-                                126 => "cannot change to the working directory",
-                                _ => "cannot execute it",
-                            };
                             return Err(EngineError::Other(format!(
-                                "{}: {why}.",
-                                program.display()
+                                "During startup program exited with code {code}."
                             )));
                         }
                         Ok(WaitStatus::Signaled(_, sig, _)) => {
                             p.gone = true;
+                            let (name, desc) = crate::signals::describe(sig as i32);
                             return Err(EngineError::Other(format!(
-                                "During startup program terminated with signal {sig}."
+                                "During startup program terminated with signal {name}, {desc}."
                             )));
                         }
-                        Ok(WaitStatus::PtraceEvent(..)) | Ok(WaitStatus::Stopped(..)) => {
+                        Ok(WaitStatus::Stopped(_, sig)) => {
+                            // A signal to the shell: it gets it.
+                            let _ = ptrace::cont(child, sig);
+                        }
+                        Ok(WaitStatus::PtraceEvent(..)) => {
                             let _ = ptrace::cont(child, None);
                         }
                         Ok(_) => {}

@@ -111,6 +111,10 @@ pub struct Session {
     pub cwd: Option<PathBuf>,
     pub env: Option<Vec<(OsString, OsString)>>,
     pub disable_randomization: bool,
+    /// gdb's `startup-with-shell` (on by default).
+    pub startup_with_shell: bool,
+    /// Arguments as typed to `run`/`set args`, passed to the shell unquoted.
+    pub args_line: Option<String>,
     exe: Option<Arc<ObjectFile>>,
     process: Option<Process>,
     symbols: SymbolTable,
@@ -139,6 +143,8 @@ impl Session {
             cwd: None,
             env: None,
             disable_randomization: true,
+            startup_with_shell: true,
+            args_line: None,
             exe: None,
             process: None,
             symbols: SymbolTable::default(),
@@ -290,9 +296,16 @@ impl Session {
         let opts = LaunchOptions {
             program,
             args: self.args.clone(),
-            env: self.env.clone(),
+            env: Some(self.env.clone().unwrap_or_else(gdb_environment)),
             cwd: self.cwd.clone(),
             disable_aslr: self.disable_randomization,
+            shell: self.startup_with_shell.then(|| {
+                std::env::var_os("SHELL")
+                    .filter(|s| !s.is_empty())
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| "/bin/sh".into())
+            }),
+            args_line: self.args_line.clone(),
         };
         let mut p = Process::launch(&opts)?;
         p.signals = self.signals.clone();
@@ -764,6 +777,35 @@ impl Session {
             .map(|l| l.path.clone());
         (name, lib)
     }
+}
+
+/// The environment gdb gives a program: the debugger's own plus `LINES` and `COLUMNS` (which
+/// gdb's readline exports: the terminal's size, or 24 by 80 without a terminal). Starting from
+/// the same environment keeps stack addresses identical to a gdb run.
+pub fn gdb_environment() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    let (rows, cols) = terminal_size().unwrap_or((24, 80));
+    for (k, v) in [("LINES", rows), ("COLUMNS", cols)] {
+        if !env.iter().any(|(name, _)| name == k) {
+            env.push((k.into(), v.to_string().into()));
+        }
+    }
+    env
+}
+
+fn terminal_size() -> Option<(u16, u16)> {
+    // SAFETY: TIOCGWINSZ writes one winsize into `ws`, which we own.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    for fd in [0, 1, 2] {
+        // SAFETY: ioctl on a standard descriptor with a valid out-pointer.
+        if unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0
+            && ws.ws_row > 0
+            && ws.ws_col > 0
+        {
+            return Some((ws.ws_row, ws.ws_col));
+        }
+    }
+    None
 }
 
 fn lib_info(path: &str, file: &ObjectFile, bias: u64) -> SharedLib {
