@@ -4,7 +4,7 @@
 #   bash bench/run.sh
 #
 # Environment knobs (defaults in brackets):
-#   BENCH_REPS   repetitions of every timed command; the median is used [3]
+#   BENCH_REPS   repetitions of every timed command; the median is used [5]
 #   BENCH_HITS   breakpoint resumes per run (N `continue` lines)          [2000]
 #   BENCH_STEPS  instructions single-stepped per run (`stepi N`)          [20000]
 #   GDB          the gdb binary                                           [gdb]
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-5}
 N=${BENCH_HITS:-2000}
 STEPS=${BENCH_STEPS:-20000}
 GDB=${GDB:-gdb}
@@ -29,13 +29,14 @@ GDB_CMD=("$GDB" -nx)
 COHORT_CMD=("$COHORT" -nx)
 
 bench_start=$(date +%s.%N)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "== building cohort (release) and the fixture" >&2
 cargo build --release -q -p cohort
 mkdir -p "$OUT/logs"
 cc -g -O0 -o "$FIX" bench/fixtures/hot.c
 CONT="$OUT/continue-$N.gdb"
-yes continue | head -n "$N" >"$CONT"
+awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++) print "continue" }' >"$CONT"
 
 # ------------------------------------------------------------------ helpers
 
@@ -77,7 +78,7 @@ measure() {
     mb=$(median "${tb[@]}")
     mw=$(median "${tw[@]}")
     DELTA=$(awk -v a="$mw" -v b="$mb" 'BEGIN { printf "%.4f", a - b }')
-    RATE=$(awk -v d="$DELTA" -v w="$work" 'BEGIN { if (d > 0) printf "%.0f", w / d }')
+    RATE=$(awk -v d="$DELTA" -v w="$work" 'BEGIN { if (d > 0) printf "%.3f", w / d }')
     printf '   %-28s base %.3fs  work %.3fs  delta %ss\n' "$name" "$mb" "$mw" "$DELTA" >&2
 }
 
@@ -89,16 +90,16 @@ WARNINGS=()
 row() {
     local ratio=-
     if [[ $3 =~ ^[0-9.]+$ && $4 =~ ^[0-9.]+$ ]]; then
-        ratio=$(awk -v g="$3" -v c="$4" 'BEGIN { if (g > 0) printf "%.2fx", c / g; else print "-" }')
+        ratio=$(awk -v g="$3" -v c="$4" 'BEGIN { if (g > 0) printf "%.1fx", c / g; else print "-" }')
     fi
-    ROWS+=("$(printf '| %-38s | %14s | %14s | %8s |' "$1 ($2)" "$3" "$4" "$ratio")")
+    ROWS+=("$(printf '| %-50s | %14s | %14s | %8s |' "$1 ($2)" "$3" "$4" "$ratio")")
 }
 warn() {
     WARNINGS+=("$1")
     echo "WARNING: $1" >&2
 }
-# value RATE OK: the figure for the table, or FAIL when a sanity check failed.
-value() { if [ "$2" = ok ] && [ -n "$1" ]; then echo "$1"; else echo FAIL; fi; }
+# value RATE OK: the figure for the table (rounded), or FAIL when a sanity check failed.
+value() { if [ "$2" = ok ] && [ -n "$1" ]; then printf '%.0f\n' "$1"; else echo FAIL; fi; }
 
 L=$OUT/logs
 
@@ -203,13 +204,14 @@ bench_end=$(date +%s.%N)
 echo
 echo "cohort $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cli engine || echo '+dirty') vs $("$GDB" --version | head -n 1)"
 echo "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(uname -sr), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "load average at start $load_start, at end $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
 echo "N=$N hits, $STEPS steps, 1 MiB; median of $REPS runs each; ratio = cohort/gdb (higher is better for cohort)"
 echo
-printf '| %-38s | %14s | %14s | %8s |\n' "metric" "gdb" "cohort" "ratio"
-printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..40})" "$(printf -- '-%.0s' {1..16})" "$(printf -- '-%.0s' {1..16})" "$(printf -- '-%.0s' {1..10})"
+printf '| %-50s | %14s | %14s | %8s |\n' "metric" "gdb" "cohort" "ratio"
+printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..52})" "$(printf -- '-%.0s' {1..16})" "$(printf -- '-%.0s' {1..16})" "$(printf -- '-%.0s' {1..10})"
 printf '%s\n' "${ROWS[@]}"
 for w in "${WARNINGS[@]+"${WARNINGS[@]}"}"; do
-    printf '| %-38s | %s |\n' "WARNING" "$w"
+    printf '| %-50s | %s |\n' "WARNING" "$w"
 done
 echo
 echo "stepi end state: gdb ${FINAL[gdb]}; cohort ${FINAL[cohort]}"
