@@ -325,7 +325,6 @@ struct X86Ctx {
     /// Immediate operand sizes from capstone's details, in order.
     imm_sizes: Vec<u8>,
     string_op: bool,
-    keep_segments: bool,
     addr32: bool,
 }
 
@@ -366,8 +365,10 @@ impl X86Ctx {
         let (base, index, scale) = (parts[0], parts[1], parts[2]);
         let mut s = String::new();
         let seg = match seg {
-            Some(sg) if self.keep_segments || sg == "%fs" || sg == "%gs" => Some(sg.to_string()),
-            None if self.string_op => {
+            Some(sg) if sg == "%fs" || sg == "%gs" => Some(sg.to_string()),
+            // String operands show their default segment (other overrides are ignored in
+            // 64-bit mode).
+            _ if self.string_op => {
                 if base.ends_with("si") {
                     Some("%ds".to_string())
                 } else if base.ends_with("di") {
@@ -570,12 +571,12 @@ fn decode_x86_one(
         sib: x.sib(),
         imm_sizes,
         string_op,
-        keep_segments: string_op,
         addr32: prefixes.contains(&0x67),
     };
     let shift_by_one = opcode[1] == 0 && matches!(opcode[0], 0xd0 | 0xd1);
     let shift_by_cl = opcode[1] == 0 && matches!(opcode[0], 0xd2 | 0xd3);
-    let in_out = matches!(base_mn, "in" | "out");
+    // The port operand of in/out/ins/outs is written `(%dx)` and does not size anything.
+    let in_out = matches!(base_mn, "in" | "out") || (string_op && matches!(opcode[0], 0x6c..=0x6f));
     let mut out_ops: Vec<String> = Vec::new();
     let mut target = None;
     let mut rip_target = None;
@@ -593,7 +594,7 @@ fn decode_x86_one(
         };
         let before = out_ops.len();
         if let Some(imm) = t.strip_prefix('$') {
-            let size = if base_mn == "xabort" {
+            let size = if base_mn == "xabort" || (base_mn == "enter" && imm_index == 1) {
                 1
             } else {
                 ctx.imm_sizes.get(imm_index).copied().unwrap_or(8)
@@ -702,6 +703,19 @@ fn decode_x86_one(
         }
         rex_word = w;
         words.push(&rex_word);
+    }
+
+    // xlat names its implicit table operand.
+    if opcode[1] == 0 && opcode[0] == 0xd7 && out_ops.is_empty() {
+        mn = "xlat".to_string();
+        out_ops.push(
+            if ctx.addr32 {
+                "%ds:(%ebx)"
+            } else {
+                "%ds:(%rbx)"
+            }
+            .to_string(),
+        );
     }
 
     let mut text = String::new();

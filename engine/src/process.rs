@@ -96,6 +96,8 @@ struct Thread {
     stepping: bool,
     /// Thread pointer (pthread_t on glibc) as last read.
     pointer: u64,
+    /// PC read since the thread last stopped (cleared whenever it runs).
+    pc: std::cell::Cell<Option<u64>>,
 }
 
 #[derive(Debug)]
@@ -284,6 +286,7 @@ impl Process {
                 interrupting: false,
                 stepping: false,
                 pointer: 0,
+                pc: std::cell::Cell::new(None),
             },
         );
         num
@@ -619,13 +622,28 @@ impl Process {
     }
 
     pub fn set_registers(&mut self, tid: i32, regs: &Registers) -> Result<()> {
-        self.thread(tid)?;
+        self.thread(tid)?.pc.set(None);
         native::write_gp(Pid::from_raw(tid), regs)
     }
 
     pub fn pc(&self, tid: i32) -> Result<u64> {
-        self.thread(tid)?;
-        native::read_pc(Pid::from_raw(tid))
+        let t = self.thread(tid)?;
+        if let Some(pc) = t.pc.get() {
+            return Ok(pc);
+        }
+        let pc = native::read_pc(t.tid)?;
+        if t.state == TState::Stopped {
+            t.pc.set(Some(pc));
+        }
+        Ok(pc)
+    }
+
+    fn set_pc(&self, tid: i32, pc: u64) -> Result<()> {
+        native::write_pc(Pid::from_raw(tid), pc)?;
+        if let Some(t) = self.threads.get(&tid) {
+            t.pc.set(Some(pc));
+        }
+        Ok(())
     }
 
     // ---------------------------------------------------------------- breakpoint sites
@@ -761,6 +779,7 @@ impl Process {
         let sig = t.deliver.take();
         t.state = TState::Running;
         t.stepping = false;
+        t.pc.set(None);
         match ptrace::cont(t.tid, sig) {
             Ok(()) | Err(Errno::ESRCH) => Ok(()),
             Err(e) => Err(EngineError::Ptrace {
@@ -936,7 +955,8 @@ impl Process {
         let tpid = t.tid;
         if sig == Signal::SIGTRAP {
             let stepping = std::mem::replace(&mut t.stepping, false);
-            if let Some(slot) = native::take_watch_hit(tpid)? {
+            let watching = self.watch.iter().any(Option::is_some);
+            if watching && let Some(slot) = native::take_watch_hit(tpid)? {
                 return Ok(Some(Stop {
                     tid,
                     kind: StopKind::Watch { slot },
@@ -948,11 +968,11 @@ impl Process {
                     kind: StopKind::Step,
                 }));
             }
-            let pc = native::read_pc(tpid)?;
+            let pc = self.pc(tid)?;
             let at = pc.wrapping_sub(arch.pc_after_breakpoint);
             if self.sites.contains_key(&at) {
                 if arch.pc_after_breakpoint != 0 {
-                    native::write_pc(tpid, at)?;
+                    self.set_pc(tid, at)?;
                 }
                 if let Some(t) = self.threads.get_mut(&tid) {
                     t.at_breakpoint = true;
@@ -1040,7 +1060,7 @@ impl Process {
 
     /// Step `tid` (alone) over the breakpoint at its PC: remove, step, re-insert.
     fn step_over(&mut self, tid: i32) -> Result<Option<Stop>> {
-        let pc = native::read_pc(Pid::from_raw(tid))?;
+        let pc = self.pc(tid)?;
         let saved = self.sites.get(&pc).map(|s| s.orig.clone());
         if let Some(orig) = &saved {
             self.mem.write(pc, orig)?;
@@ -1063,6 +1083,7 @@ impl Process {
             .ok_or(EngineError::NoThread(tid as usize))?;
         t.stepping = true;
         t.state = TState::Running;
+        t.pc.set(None);
         let sig = t.deliver.take();
         ptrace::step(t.tid, sig).map_err(perr("PTRACE_SINGLESTEP", t.tid))?;
         loop {
@@ -1083,6 +1104,7 @@ impl Process {
                     // the step finished: keep stepping.
                     t.stepping = true;
                     t.state = TState::Running;
+                    t.pc.set(None);
                     let sig = t.deliver.take();
                     match ptrace::step(t.tid, sig) {
                         Ok(()) => {}
@@ -1117,7 +1139,7 @@ impl Process {
             .map(|t| t.tid.as_raw())
             .collect();
         for tid in at_bp {
-            let pc = native::read_pc(Pid::from_raw(tid))?;
+            let pc = self.pc(tid)?;
             if !self.sites.contains_key(&pc) {
                 if let Some(t) = self.threads.get_mut(&tid) {
                     t.at_breakpoint = false;
@@ -1162,10 +1184,7 @@ impl Process {
             return Ok(s);
         }
         let t = self.thread(tid)?;
-        let over = t.at_breakpoint
-            || self
-                .sites
-                .contains_key(&native::read_pc(Pid::from_raw(tid))?);
+        let over = t.at_breakpoint || self.sites.contains_key(&self.pc(tid)?);
         let r = if over {
             self.step_over(tid)?
         } else {
@@ -1177,7 +1196,7 @@ impl Process {
         });
         if stop.kind == StopKind::Step {
             // Arriving on a user breakpoint counts as hitting it, as in gdb.
-            let pc = native::read_pc(Pid::from_raw(tid))?;
+            let pc = self.pc(tid)?;
             if self.has_user_breakpoint(pc) {
                 if let Some(t) = self.threads.get_mut(&tid) {
                     t.at_breakpoint = true;

@@ -224,8 +224,10 @@ pub type WatchSlot = Option<(u64, WatchKind, usize)>;
 /// Program the debug registers of `tid` with `slots`.
 pub fn set_watch_slots(tid: Pid, slots: &[WatchSlot]) -> Result<()> {
     let err = ptrace_err("PTRACE_POKEUSER", tid);
-    // Disable first so that changing an address never meets a stale enable bit.
+    // Disable first so that changing an address never meets a stale enable bit, and forget
+    // old status bits so a later trap is not taken for a hit.
     ptrace::write_user(tid, dr_offset(7), 0).map_err(&err)?;
+    ptrace::write_user(tid, dr_offset(6), 0).map_err(&err)?;
     for (i, s) in slots.iter().enumerate().take(4) {
         let addr = s.map(|(a, _, _)| a).unwrap_or(0);
         ptrace::write_user(tid, dr_offset(i), addr as libc::c_long).map_err(&err)?;
