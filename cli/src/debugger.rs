@@ -156,7 +156,12 @@ impl Debugger {
     fn cmd_break(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
         let arg = arg.trim();
         let spec = if let Some(a) = arg.strip_prefix('*') {
-            BpSpec::Address(self.eval_address(a.trim())?)
+            let a = a.trim();
+            if self.session.symbols().lookup(a).is_some() {
+                BpSpec::SymbolExact(a.to_string())
+            } else {
+                BpSpec::Address(self.eval_address(a)?)
+            }
         } else if arg.is_empty() {
             match self.session.current_thread() {
                 Some(_) => BpSpec::Address(self.session.registers(false)?.pc()),

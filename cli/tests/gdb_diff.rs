@@ -238,3 +238,21 @@ fn watchpoint_hit_in_new_thread() {
         ],
     );
 }
+
+#[test]
+fn address_breakpoints_before_run() {
+    // `*tick` follows the program to its load address; a raw link-time address cannot be
+    // inserted, and both debuggers say so the same way.
+    same_as_gdb(
+        "loop",
+        &["1"],
+        &[
+            "break *tick",
+            "break *0x1139",
+            "run",
+            "info breakpoints",
+            "delete 2",
+            "continue",
+        ],
+    );
+}

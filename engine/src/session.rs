@@ -24,6 +24,8 @@ pub enum BpSpec {
     Symbol(String),
     /// `break *ADDR`: exactly there.
     Address(u64),
+    /// `break *NAME`: exactly at the symbol, re-resolved when the program is relocated.
+    SymbolExact(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,7 +315,7 @@ impl Session {
         self.process = Some(p);
         for b in &mut self.breakpoints {
             b.inserted = false;
-            if matches!(b.spec, BpSpec::Symbol(_)) {
+            if matches!(b.spec, BpSpec::Symbol(_) | BpSpec::SymbolExact(_)) {
                 b.addr = None;
             }
             if let BpKind::Watch { slot, .. } = &mut b.kind {
@@ -370,7 +372,7 @@ impl Session {
                 .breakpoints
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| matches!(b.spec, BpSpec::Symbol(_)))
+                .filter(|(_, b)| matches!(b.spec, BpSpec::Symbol(_) | BpSpec::SymbolExact(_)))
                 .map(|(i, b)| (i, self.resolve_spec(&b.spec)))
                 .collect();
             for (i, a) in syms {
@@ -422,6 +424,7 @@ impl Session {
     fn resolve_spec(&self, spec: &BpSpec) -> Option<u64> {
         match spec {
             BpSpec::Address(a) => Some(*a),
+            BpSpec::SymbolExact(name) => self.symbols.lookup(name),
             BpSpec::Symbol(name) => {
                 let addr = self.symbols.lookup(name)?;
                 let mut code = vec![0u8; 16];
@@ -494,6 +497,7 @@ impl Session {
 
     /// Resolve pending breakpoints and insert every enabled one.
     fn reinsert_breakpoints(&mut self) -> Result<()> {
+        let mut failed = Vec::new();
         for i in 0..self.breakpoints.len() {
             if self.breakpoints[i].addr.is_none()
                 && let Some(a) = self.resolve_spec(&self.breakpoints[i].spec.clone())
@@ -504,9 +508,21 @@ impl Session {
                     addr: a,
                 });
             }
-            self.insert(i)?;
+            if let Err(e) = self.insert(i) {
+                failed.push(format!(
+                    "Cannot insert breakpoint {}.\n{e}",
+                    self.breakpoints[i].id
+                ));
+            }
         }
-        Ok(())
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(EngineError::Other(format!(
+                "Warning:\n{}\n",
+                failed.join("\n")
+            )))
+        }
     }
 
     /// `break`/`tbreak`. Returns the new breakpoint; `addr` is `None` when it is pending.
