@@ -968,7 +968,7 @@ fn aarch64_plt_stubs(base: u64, bytes: &[u8]) -> Vec<(u64, u64, u64)> {
         let page = (pc & !0xfff).wrapping_add(imm as u64);
         let slot = page.wrapping_add(u64::from((ldr >> 10) & 0xfff) * 8);
         let start = if i > 0 && words[i - 1] == 0xd503_245f {
-            pc - 4 // bti c
+            pc.wrapping_sub(4) // bti c
         } else {
             pc
         };
