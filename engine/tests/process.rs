@@ -231,14 +231,44 @@ fn bad_input_is_a_clear_error() {
     );
     let e = Process::attach(999_999_999).err().unwrap();
     assert_eq!(e.to_string(), "ptrace: No such process.");
-    let e = Process::attach(1).err().unwrap();
-    assert!(
-        matches!(
-            e,
-            cohort_engine::EngineError::NotPermitted(1) | cohort_engine::EngineError::Ptrace { .. }
-        ),
-        "{e}"
+    // A process someone else already traces cannot be attached.
+    let (p, _) = launch("loop", &[]);
+    let e = std::thread::spawn({
+        let pid = p.pid();
+        move || Process::attach(pid).err().map(|e| e.to_string())
+    })
+    .join()
+    .unwrap();
+    assert_eq!(e.as_deref(), Some("ptrace: Operation not permitted."));
+}
+
+#[test]
+fn launch_with_arguments_environment_and_directory() {
+    let prog = program("envcwd");
+    let dir = std::env::temp_dir();
+    let out = dir.join(format!("cohort-envcwd-{}.txt", std::process::id()));
+    // The program's stdout is ours; send it to a file through the shell to check it.
+    let opts = LaunchOptions {
+        program: prog,
+        args: vec!["one".into(), "two words".into()],
+        env: Some(vec![("COHORT_TEST_VAR".into(), "hello".into())]),
+        cwd: Some(dir.clone()),
+        disable_aslr: true,
+        shell: Some("/bin/sh".into()),
+        args_line: Some(format!("one 'two words' > {}", out.display())),
+    };
+    let mut p = Process::launch(&opts).unwrap();
+    assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let cwd = std::fs::canonicalize(&dir).unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "cwd={}\nvar=hello\narg1=one\narg2=two words\n",
+            cwd.display()
+        )
     );
+    let _ = std::fs::remove_file(out);
 }
 
 #[test]
