@@ -329,25 +329,19 @@ impl Process {
             }
         };
         let mut execs_left = if opts.shell.is_some() { 2 } else { 1 };
-        let envp: Vec<CString> = match &opts.env {
-            Some(env) => env
-                .iter()
-                .map(|(k, v)| {
-                    let mut b = k.as_bytes().to_vec();
-                    b.push(b'=');
-                    b.extend_from_slice(v.as_bytes());
-                    cstr(&b)
-                })
-                .collect::<Result<_>>()?,
-            None => std::env::vars_os()
-                .map(|(k, v)| {
-                    let mut b = k.as_bytes().to_vec();
-                    b.push(b'=');
-                    b.extend_from_slice(v.as_bytes());
-                    cstr(&b)
-                })
-                .collect::<Result<_>>()?,
-        };
+        let env_pairs = opts
+            .env
+            .clone()
+            .unwrap_or_else(|| std::env::vars_os().collect());
+        let envp: Vec<CString> = env_pairs
+            .iter()
+            .map(|(k, v)| {
+                let mut b = k.as_bytes().to_vec();
+                b.push(b'=');
+                b.extend_from_slice(v.as_bytes());
+                cstr(&b)
+            })
+            .collect::<Result<_>>()?;
         let cwd_c = match &opts.cwd {
             Some(d) => Some(cstr(d.as_os_str().as_bytes())?),
             None => None,

@@ -176,18 +176,28 @@ fn memory_write_to_text_and_trap_hidden() {
     assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));
 }
 
-#[test]
-fn attach_break_detach_leaves_program_running() {
-    use std::io::{BufRead, BufReader};
+/// Start the sleeper fixture untraced and wait until it has said its pid (it runs ~2 s).
+fn spawn_sleeper() -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStdout>,
+) {
+    use std::io::BufRead;
     let prog = program("sleeper");
     let mut child = std::process::Command::new(&prog)
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
     assert!(line.starts_with("pid="));
+    (child, out)
+}
+
+#[test]
+fn attach_break_detach_leaves_program_running() {
+    let prog = program("sleeper");
+    let (mut child, mut out) = spawn_sleeper();
     let pid = child.id() as i32;
     let mut p = Process::attach(pid).unwrap();
     let bias = {
@@ -273,15 +283,8 @@ fn launch_with_arguments_environment_and_directory() {
 
 #[test]
 fn detach_keeps_a_pending_signal() {
-    use std::io::{BufRead, BufReader, Read};
-    let prog = program("sleeper");
-    let mut child = std::process::Command::new(&prog)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
+    use std::io::Read;
+    let (mut child, mut out) = spawn_sleeper();
     let pid = child.id() as i32;
     let mut p = Process::attach(pid).unwrap();
     // Sent while the program is stopped under the debugger: it must still arrive after detach.
