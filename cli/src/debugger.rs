@@ -775,14 +775,31 @@ impl Debugger {
         while left > 0 {
             let n = left.min(per);
             let mut buf = vec![0u8; n * size];
-            if self.session.read_memory(at, &mut buf).is_err() {
-                // gdb prints what it could, then the error.
-                return Err(EngineError::Memory(at));
-            }
             let label = match self.session.symbolize(at) {
                 Some(s) => format!("{at:#x} <{s}>:"),
                 None => format!("{at:#x}:"),
             };
+            if self.session.read_memory(at, &mut buf).is_err() {
+                // gdb prints the units it could read, each after a tab, then the error on the
+                // same line.
+                let mut line = label;
+                for k in 0..n as u64 {
+                    let u = at + k * size as u64;
+                    line.push('\t');
+                    let mut one = vec![0u8; size];
+                    if self.session.read_memory(u, &mut one).is_err() {
+                        print!("{line}");
+                        let _ = std::io::stdout().flush();
+                        return Err(EngineError::Memory(u));
+                    }
+                    line.push_str(&unit(&one, fmt));
+                }
+                // Readable after all (the mapping changed): show the line.
+                out(line);
+                at += (n * size) as u64;
+                left -= n;
+                continue;
+            }
             let units: Vec<String> = buf
                 .chunks(size)
                 .map(|c| {
@@ -814,6 +831,12 @@ impl Debugger {
             n = n.saturating_sub(16.max(n / 2));
         }
         if n == 0 {
+            let label = match self.session.symbolize(addr) {
+                Some(s) => format!("{addr:#x} <{s}>:"),
+                None => format!("{addr:#x}:"),
+            };
+            print!("   {label}\t");
+            let _ = std::io::stdout().flush();
             return Err(EngineError::Memory(addr));
         }
         code.truncate(n);

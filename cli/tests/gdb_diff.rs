@@ -114,6 +114,8 @@ fn memory_and_registers() {
             "info registers rip",
             "info registers eflags cs ss",
             "info registers nosuchreg",
+            "x/2i 0",
+            "x/4xw 0",
             "kill",
             "info registers",
         ],
