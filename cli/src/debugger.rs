@@ -581,13 +581,17 @@ impl Debugger {
     /// The first line of a stop report: `\nBreakpoint 1` or, in a threaded program,
     /// `[Switching to …]\n\nThread 2 "name" hit Breakpoint 1`.
     fn stop_head(&mut self, tid: i32, threaded: &str, plain: &str) -> String {
-        let threads = self.session.threads();
-        if threads.iter().any(|t| t.num > 1) {
+        // gdb names the thread once the program has ever had a second one.
+        if self
+            .session
+            .process()
+            .is_some_and(|p| p.highest_thread_num() > 1)
+        {
             self.many_threads = true;
         }
         let mut s = String::new();
         if self.last_tid.is_some_and(|t| t != tid)
-            && let Some(t) = threads.iter().find(|t| t.tid == tid)
+            && let Some(t) = self.session.threads().into_iter().find(|t| t.tid == tid)
         {
             s.push_str(&format!(
                 "[Switching to {}]\n",
@@ -596,9 +600,10 @@ impl Debugger {
         }
         self.last_tid = Some(tid);
         if self.many_threads {
-            let t = threads.iter().find(|t| t.tid == tid);
-            let (num, name) = t
-                .map(|t| (t.num, t.name.clone()))
+            let (num, name) = self
+                .session
+                .process()
+                .map(|p| (p.thread_num(tid).unwrap_or(1), p.thread_name(tid)))
                 .unwrap_or((1, String::new()));
             s.push_str(&format!("\nThread {num} \"{name}\" {threaded}"));
         } else if plain.is_empty() {

@@ -97,7 +97,7 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
 
 fn main() -> anyhow::Result<()> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let opts = match parse_args(&argv) {
+    let mut opts = match parse_args(&argv) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("{e:#}");
@@ -140,28 +140,31 @@ fn main() -> anyhow::Result<()> {
         }
     }
 
-    let mut quit = false;
-    for c in &opts.commands {
-        let lines: Vec<String> = match c {
-            Cmd::Line(l) => vec![l.clone()],
-            Cmd::File(f) => match std::fs::read_to_string(f) {
-                Ok(t) => t.lines().map(str::to_string).collect(),
-                Err(_) => {
-                    eprintln!("{}: No such file or directory.", f.display());
-                    continue;
+    // The scripted commands run as one job on the tracer thread: no round trip between threads
+    // per command (it matters for scripts that continue thousands of times).
+    let commands: Vec<Cmd> = std::mem::take(&mut opts.commands);
+    let quit = tracer
+        .call(move |d| {
+            for c in commands {
+                let lines: Vec<String> = match c {
+                    Cmd::Line(l) => vec![l],
+                    Cmd::File(f) => match std::fs::read_to_string(&f) {
+                        Ok(t) => t.lines().map(str::to_string).collect(),
+                        Err(_) => {
+                            eprintln!("{}: No such file or directory.", f.display());
+                            continue;
+                        }
+                    },
+                };
+                for l in lines {
+                    if d.execute(&l) == Flow::Quit {
+                        return true;
+                    }
                 }
-            },
-        };
-        for l in lines {
-            if run(l) == Flow::Quit {
-                quit = true;
-                break;
             }
-        }
-        if quit {
-            break;
-        }
-    }
+            false
+        })
+        .unwrap_or(true);
     if !batch && !quit {
         let stdin = std::io::stdin();
         let mut line = String::new();

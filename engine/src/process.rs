@@ -553,6 +553,19 @@ impl Process {
         out
     }
 
+    /// The highest gdb thread number handed out so far (gdb names threads in stop reports once
+    /// a program has had more than one).
+    pub fn highest_thread_num(&self) -> usize {
+        self.next_num - 1
+    }
+
+    /// The kernel's name for thread `tid` (`/proc/PID/task/TID/comm`).
+    pub fn thread_name(&self, tid: i32) -> String {
+        std::fs::read_to_string(format!("/proc/{}/task/{tid}/comm", self.pid))
+            .map(|s| s.trim_end().to_string())
+            .unwrap_or_default()
+    }
+
     pub fn thread_num(&self, tid: i32) -> Option<usize> {
         self.threads.get(&tid).map(|t| t.num)
     }
