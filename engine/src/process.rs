@@ -853,6 +853,7 @@ impl Process {
     /// Process one wait status. Returns a stop worth reporting; the thread is then stopped.
     /// With `stopping`, threads that stop for internal reasons are left stopped.
     fn handle_status(&mut self, st: WaitStatus, stopping: bool) -> Result<Option<Stop>> {
+        tracing::trace!(?st, stopping, "wait status");
         match st {
             WaitStatus::Exited(tid, code) => {
                 if tid == self.pid {
