@@ -771,26 +771,14 @@ impl Process {
         // sleeping CPU costs far more than the stop itself (on virtual machines above all).
         let spin_until = std::time::Instant::now() + SPIN_BEFORE_SLEEP;
         loop {
-            match waitpid(Pid::from_raw(-1), Some(wait_flags() | WaitPidFlag::WNOHANG)) {
-                Ok(WaitStatus::StillAlive) if std::time::Instant::now() < spin_until => {
-                    std::hint::spin_loop();
-                    continue;
-                }
-                Ok(WaitStatus::StillAlive) | Err(Errno::EINTR) => break,
-                Err(Errno::ECHILD) => return Ok(WaitStatus::Exited(self.pid, 0)),
-                Err(e) => {
-                    return Err(EngineError::Ptrace {
-                        op: "waitpid",
-                        tid: -1,
-                        err: e,
-                    });
-                }
-                Ok(s) => return Ok(s),
-            }
-        }
-        loop {
-            match waitpid(Pid::from_raw(-1), Some(wait_flags())) {
-                Err(Errno::EINTR) => continue,
+            let spinning = std::time::Instant::now() < spin_until;
+            let flags = if spinning {
+                wait_flags() | WaitPidFlag::WNOHANG
+            } else {
+                wait_flags()
+            };
+            match waitpid(Pid::from_raw(-1), Some(flags)) {
+                Ok(WaitStatus::StillAlive) | Err(Errno::EINTR) => std::hint::spin_loop(),
                 Err(Errno::ECHILD) => return Ok(WaitStatus::Exited(self.pid, 0)),
                 Err(e) => {
                     return Err(EngineError::Ptrace {
