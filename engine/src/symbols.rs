@@ -179,26 +179,16 @@ pub struct ObjectFile {
     pub path: PathBuf,
     data: Backing,
     stamp: Option<FileStamp>,
-    e_type: u16,
-    machine: u16,
-    is_64: bool,
-    entry: u64,
-    interp: Option<String>,
-    dynamic: Option<u64>,
-    sections: Vec<Section>,
-    segments: Vec<Segment>,
-    /// Sorted by (address, name) like gdb's minimal symbols.
-    symbols: Vec<Symbol>,
+    /// Everything read out of the ELF headers, sections and symbol tables.
+    info: Parsed,
     by_name: HashMap<String, Vec<usize>>,
-    debug_info: bool,
-    build_id: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for ObjectFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ObjectFile")
             .field("path", &self.path)
-            .field("symbols", &self.symbols.len())
+            .field("symbols", &self.info.symbols.len())
             .finish_non_exhaustive()
     }
 }
@@ -295,18 +285,8 @@ impl ObjectFile {
             path,
             data,
             stamp,
-            e_type: parsed.e_type,
-            machine: parsed.machine,
-            is_64: parsed.is_64,
-            entry: parsed.entry,
-            interp: parsed.interp,
-            dynamic: parsed.dynamic,
-            sections: parsed.sections,
-            segments: parsed.segments,
-            symbols: parsed.symbols,
+            info: parsed,
             by_name,
-            debug_info: parsed.debug_info,
-            build_id: parsed.build_id,
         })
     }
 
@@ -317,37 +297,38 @@ impl ObjectFile {
 
     /// `e_entry` (link-time).
     pub fn entry(&self) -> u64 {
-        self.entry
+        self.info.entry
     }
 
     /// Position-independent: `ET_DYN` (PIE executables and shared libraries).
     pub fn is_pie(&self) -> bool {
-        self.e_type == elf::ET_DYN
+        self.info.e_type == elf::ET_DYN
     }
 
     /// `e_machine`.
     pub fn machine(&self) -> u16 {
-        self.machine
+        self.info.machine
     }
 
     /// ELFCLASS64.
     pub fn is_64(&self) -> bool {
-        self.is_64
+        self.info.is_64
     }
 
     /// The program interpreter (`PT_INTERP`), e.g. `/lib64/ld-linux-x86-64.so.2`.
     pub fn interp(&self) -> Option<String> {
-        self.interp.clone()
+        self.info.interp.clone()
     }
 
     /// Link-time address of the dynamic section (`PT_DYNAMIC`).
     pub fn dynamic_vaddr(&self) -> Option<u64> {
-        self.dynamic
+        self.info.dynamic
     }
 
     /// `[start, end)` of `.text`.
     pub fn text_range(&self) -> Option<(u64, u64)> {
-        self.sections
+        self.info
+            .sections
             .iter()
             .find(|s| s.name == ".text")
             .map(|s| (s.addr, s.addr.wrapping_add(s.size)))
@@ -356,12 +337,12 @@ impl ObjectFile {
     /// Whether the file itself carries DWARF (`.debug_info`); a `.gnu_debuglink` or build-id
     /// pointing elsewhere does not count (see [`ObjectFile::separate_debug_file`]).
     pub fn has_debug_info(&self) -> bool {
-        self.debug_info
+        self.info.debug_info
     }
 
     /// The GNU build-id note, if any.
     pub fn build_id(&self) -> Option<&[u8]> {
-        self.build_id.as_deref()
+        self.info.build_id.as_deref()
     }
 
     /// `/usr/lib/debug/.build-id/xx/yyyy.debug` for this file's build id, if installed.
@@ -380,17 +361,18 @@ impl ObjectFile {
     }
 
     pub fn sections(&self) -> &[Section] {
-        &self.sections
+        &self.info.sections
     }
 
     /// The `PT_LOAD` segments.
     pub fn segments(&self) -> &[Segment] {
-        &self.segments
+        &self.info.segments
     }
 
     /// Lowest `PT_LOAD` address, page aligned (what a load address is relative to).
     pub fn min_load_vaddr(&self) -> u64 {
-        self.segments
+        self.info
+            .segments
             .iter()
             .map(|s| s.vaddr & !(s.align.clamp(1, 1 << 32).next_power_of_two() - 1))
             .min()
@@ -400,11 +382,12 @@ impl ObjectFile {
     /// The allocated, non-TLS section containing `addr` (gdb's `find_pc_section`).
     pub fn section_containing(&self, addr: u64) -> Option<&Section> {
         self.section_index_containing(addr)
-            .map(|i| &self.sections[i])
+            .map(|i| &self.info.sections[i])
     }
 
     fn section_index_containing(&self, addr: u64) -> Option<usize> {
-        self.sections
+        self.info
+            .sections
             .iter()
             .position(|s| s.is_alloc() && !s.is_tls() && s.size > 0 && s.contains(addr))
     }
@@ -413,6 +396,7 @@ impl ObjectFile {
     /// holding them (what a static `x/i` of the file can read).
     pub fn bytes_at(&self, addr: u64, len: usize) -> Option<&[u8]> {
         let sec = self
+            .info
             .sections
             .iter()
             .find(|s| s.is_alloc() && s.has_contents() && s.size > 0 && s.contains(addr))?;
@@ -442,7 +426,7 @@ impl ObjectFile {
 
     /// All symbols, sorted by address then name.
     pub fn symbols(&self) -> &[Symbol] {
-        &self.symbols
+        &self.info.symbols
     }
 
     /// The symbol called exactly `name` (preferring global functions of the default version),
@@ -457,8 +441,8 @@ impl ObjectFile {
     pub fn lookup_exact(&self, name: &str) -> Option<&Symbol> {
         let idx = self.by_name.get(name)?;
         idx.iter()
-            .map(|&i| &self.symbols[i])
-            .filter(|s| s.section.is_none_or(|i| !self.sections[i].is_tls()))
+            .map(|&i| &self.info.symbols[i])
+            .filter(|s| s.section.is_none_or(|i| !self.info.sections[i].is_tls()))
             .max_by_key(|s| {
                 (
                     s.global,
@@ -473,7 +457,7 @@ impl ObjectFile {
     /// The symbol gdb would show for link-time address `addr`, and the offset into it.
     pub fn symbolize(&self, addr: u64) -> Option<(&Symbol, u64)> {
         let sec = self.section_index_containing(addr)?;
-        let syms = &self.symbols;
+        let syms = &self.info.symbols;
         // The last symbol at or below addr (ties are sorted by name: the last name).
         let mut hi = syms.partition_point(|s| s.addr <= addr) as isize - 1;
         let mut best_zero: Option<usize> = None;

@@ -70,24 +70,12 @@ const FPCR: &[(u32, &str)] = &[
 
 /// An x register: gdb type `int` (signed 64-bit), DWARF number = register number.
 const fn x(name: &'static str, dwarf: u16) -> RegDesc {
-    RegDesc {
-        name,
-        dwarf: Some(dwarf),
-        size: 8,
-        kind: RegKind::Int,
-        general: true,
-    }
+    reg(name, Some(dwarf), 8, RegKind::Int, true)
 }
 
 /// A 128-bit SIMD/FP register; AADWARF64 numbers them 64 + n.
 const fn v(name: &'static str, n: u16) -> RegDesc {
-    RegDesc {
-        name,
-        dwarf: Some(64 + n),
-        size: 16,
-        kind: RegKind::Vector128,
-        general: false,
-    }
+    reg(name, Some(64 + n), 16, RegKind::Vector128, false)
 }
 
 const fn reg(
@@ -97,13 +85,7 @@ const fn reg(
     kind: RegKind,
     general: bool,
 ) -> RegDesc {
-    RegDesc {
-        name,
-        dwarf,
-        size,
-        kind,
-        general,
-    }
+    RegDesc::new(name, dwarf, size, kind, general)
 }
 
 /// Register table in gdb's order. Indices are used by `crate::native` (keep in sync with

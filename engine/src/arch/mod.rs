@@ -44,6 +44,25 @@ pub struct RegDesc {
     pub general: bool,
 }
 
+impl RegDesc {
+    /// A table row (`const`, for the per-architecture tables).
+    pub const fn new(
+        name: &'static str,
+        dwarf: Option<u16>,
+        size: usize,
+        kind: RegKind,
+        general: bool,
+    ) -> Self {
+        RegDesc {
+            name,
+            dwarf,
+            size,
+            kind,
+            general,
+        }
+    }
+}
+
 /// Access a hardware watchpoint traps on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WatchKind {

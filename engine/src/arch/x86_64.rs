@@ -39,13 +39,7 @@ const MXCSR: &[(u32, &str)] = &[
 ];
 
 const fn gp(name: &'static str, dwarf: u16) -> RegDesc {
-    RegDesc {
-        name,
-        dwarf: Some(dwarf),
-        size: 8,
-        kind: RegKind::Int,
-        general: true,
-    }
+    reg(name, Some(dwarf), 8, RegKind::Int, true)
 }
 
 const fn reg(
@@ -55,13 +49,7 @@ const fn reg(
     kind: RegKind,
     general: bool,
 ) -> RegDesc {
-    RegDesc {
-        name,
-        dwarf,
-        size,
-        kind,
-        general,
-    }
+    RegDesc::new(name, dwarf, size, kind, general)
 }
 
 const fn st(name: &'static str, dwarf: u16) -> RegDesc {
