@@ -614,6 +614,14 @@ impl Debugger {
         s
     }
 
+    /// `0x… <sym+off>` (or just `0x…`), as gdb writes an address.
+    fn address_with_symbol(&self, addr: u64) -> String {
+        match self.session.symbolize(addr) {
+            Some(s) => format!("{addr:#x} <{s}>"),
+            None => format!("{addr:#x}"),
+        }
+    }
+
     /// gdb's frame line without debug info: `0x… in func ()` (`from LIB` outside the program).
     fn frame_line(&self, pc: u64) -> String {
         let (name, lib) = self.session.function_at(pc);
@@ -780,10 +788,7 @@ impl Debugger {
         while left > 0 {
             let n = left.min(per);
             let mut buf = vec![0u8; n * size];
-            let label = match self.session.symbolize(at) {
-                Some(s) => format!("{at:#x} <{s}>:"),
-                None => format!("{at:#x}:"),
-            };
+            let label = format!("{}:", self.address_with_symbol(at));
             if self.session.read_memory(at, &mut buf).is_err() {
                 // gdb prints the units it could read, each after a tab, then the error on the
                 // same line.
@@ -810,10 +815,7 @@ impl Debugger {
                 .map(|c| {
                     if letter == 'a' {
                         let v = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
-                        match self.session.symbolize(v) {
-                            Some(s) => format!("{v:#x} <{s}>"),
-                            None => format!("{v:#x}"),
-                        }
+                        self.address_with_symbol(v)
                     } else {
                         unit(c, fmt)
                     }
@@ -836,10 +838,7 @@ impl Debugger {
             n = n.saturating_sub(16.max(n / 2));
         }
         if n == 0 {
-            let label = match self.session.symbolize(addr) {
-                Some(s) => format!("{addr:#x} <{s}>:"),
-                None => format!("{addr:#x}:"),
-            };
+            let label = format!("{}:", self.address_with_symbol(addr));
             print!("   {label}\t");
             let _ = std::io::stdout().flush();
             return Err(EngineError::Memory(addr));
@@ -851,10 +850,7 @@ impl Debugger {
         let mut next = addr;
         for i in insns {
             let mark = if Some(i.addr) == pc { "=> " } else { "   " };
-            let label = match self.session.symbolize(i.addr) {
-                Some(s) => format!("{:#x} <{s}>:", i.addr),
-                None => format!("{:#x}:", i.addr),
-            };
+            let label = format!("{}:", self.address_with_symbol(i.addr));
             out(format!("{mark}{label}\t{}", i.text));
             next = i.addr + i.len as u64;
         }
