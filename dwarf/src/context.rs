@@ -1,0 +1,64 @@
+//! What printing and evaluation need from the program being debugged, as traits: the CLI
+//! implements them over a live process and the selected frame; tests implement them over
+//! buffers.
+
+use crate::error::Result;
+use crate::types::TypeRef;
+use crate::value::{Lval, Value};
+
+/// Read access to a program's memory and symbols: enough to print any value.
+pub trait Target {
+    /// Fill `buf` from `addr` (an error names the first unreadable address, in gdb's words
+    /// `Cannot access memory at address 0x…`).
+    fn read_memory(&self, addr: u64, buf: &mut [u8]) -> Result<()>;
+
+    /// Size of a pointer in bytes.
+    fn ptr_size(&self) -> u64 {
+        8
+    }
+
+    /// The symbol gdb would print in `<…>` after an address: `main`, `main+4`, `counter`,
+    /// `arr+8`; `None` for stack and heap addresses.
+    fn symbol_for(&self, addr: u64) -> Option<String>;
+}
+
+/// Which entry of the value history an expression names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryRef {
+    /// `$N`
+    Absolute(usize),
+    /// `$` (0), `$$` (1), `$$N` (N): counted back from the last entry.
+    Relative(usize),
+}
+
+/// Everything an expression can reach, at the selected frame.
+pub trait EvalContext: Target {
+    /// Write `bytes` to where `lval` says (memory, a register of the selected frame or a
+    /// bitfield).
+    fn write(&self, lval: &Lval, bytes: &[u8]) -> Result<()>;
+
+    /// A name as C scoping sees it from the selected frame: block locals innermost first, then
+    /// parameters, then the file's statics, then globals of every loaded object, then
+    /// functions. `Ok(None)` when nothing has that name (the caller words the error).
+    fn lookup_variable(&self, name: &str) -> Result<Option<Value>>;
+
+    /// `'file.c'::name` or `function::name` (a static local of that function).
+    fn lookup_scoped(&self, scope: &str, name: &str) -> Result<Option<Value>>;
+
+    /// A type as C spells it: `int`, `unsigned long`, `struct item`, `union u`, `enum color`,
+    /// `item_t`; `None` when unknown.
+    fn lookup_type(&self, name: &str) -> Option<TypeRef>;
+
+    /// `$pc`, `$sp`, `$fp`, `$rax`, `$eax`… at the selected frame; `Ok(None)` when not a
+    /// register name (then it may be a convenience variable).
+    fn register(&self, name: &str) -> Result<Option<Value>>;
+
+    /// An entry of the value history (`$`, `$N`, `$$N`).
+    fn history(&self, which: HistoryRef) -> Result<Value>;
+
+    /// A convenience variable `$name` (`None`: void, as gdb).
+    fn convenience(&self, name: &str) -> Option<Value>;
+
+    /// Set a convenience variable.
+    fn set_convenience(&self, name: &str, value: Value);
+}

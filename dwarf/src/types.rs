@@ -1,0 +1,340 @@
+//! The type model shared by DWARF reading, value printing and the expression evaluator.
+//!
+//! Types are immutable and shared (`Arc`). Recursive types (a struct holding a pointer to
+//! itself) are built without cycles: the target of a pointer, a reference or a function's
+//! parameters may be a [`LazyType`] that resolves its DIE on first use.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// A shared, immutable type.
+pub type TypeRef = Arc<Type>;
+
+/// Where a type came from in the DWARF of one binary: the offset of its DIE in `.debug_info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DieRef(pub gimli::DebugInfoOffset<usize>);
+
+/// Builds the type of a DIE on demand (implemented by the DWARF loader).
+pub trait TypeSource: Send + Sync {
+    /// The type described by the DIE at `die`; an unreadable DIE gives a type whose
+    /// [`TypeKind::Error`] says why, never a panic.
+    fn type_at(&self, die: DieRef) -> TypeRef;
+}
+
+/// A type that is either known or resolved from its DIE the first time it is asked for.
+pub struct LazyType {
+    cell: OnceLock<TypeRef>,
+    pending: Option<(Arc<dyn TypeSource>, DieRef)>,
+}
+
+impl LazyType {
+    pub fn ready(t: TypeRef) -> Self {
+        let cell = OnceLock::new();
+        let _ = cell.set(t);
+        LazyType {
+            cell,
+            pending: None,
+        }
+    }
+
+    pub fn deferred(src: Arc<dyn TypeSource>, die: DieRef) -> Self {
+        LazyType {
+            cell: OnceLock::new(),
+            pending: Some((src, die)),
+        }
+    }
+
+    pub fn get(&self) -> &TypeRef {
+        self.cell.get_or_init(|| match &self.pending {
+            Some((src, die)) => src.type_at(*die),
+            None => Type::error("unresolved type"),
+        })
+    }
+}
+
+impl fmt::Debug for LazyType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.cell.get(), &self.pending) {
+            (Some(t), _) => write!(f, "{:?}", t.name),
+            (None, Some((_, d))) => write!(f, "<lazy {:#x}>", d.0.0),
+            (None, None) => write!(f, "<lazy>"),
+        }
+    }
+}
+
+/// How the bits of a base type are read (DWARF `DW_AT_encoding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Signed,
+    Unsigned,
+    SignedChar,
+    UnsignedChar,
+    /// C `_Bool` / C++ `bool` / Fortran `logical`.
+    Boolean,
+    Float,
+    /// `_Complex float/double/long double` (size is both halves).
+    ComplexFloat,
+    /// UTF character types (`char16_t`, `char32_t`, Fortran `character(kind=4)`).
+    Utf,
+}
+
+/// `struct`, `union` or `class`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggregateKind {
+    Struct,
+    Union,
+    Class,
+}
+
+impl AggregateKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            AggregateKind::Struct => "struct",
+            AggregateKind::Union => "union",
+            AggregateKind::Class => "class",
+        }
+    }
+}
+
+/// One data member of a struct, union or class.
+#[derive(Debug)]
+pub struct Member {
+    /// `None` for an anonymous struct/union member.
+    pub name: Option<String>,
+    pub ty: LazyType,
+    /// Offset of the member (of its containing storage unit for a bitfield) in bytes.
+    pub offset: u64,
+    /// For a bitfield: its width and its offset in bits from the start of the aggregate
+    /// (little-endian numbering, as `DW_AT_data_bit_offset`).
+    pub bitfield: Option<Bitfield>,
+    /// C++ static data member (not stored in the object).
+    pub is_static: bool,
+    /// Inherited base class subobject (C++).
+    pub is_base: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bitfield {
+    pub bit_offset: u64,
+    pub bit_size: u64,
+}
+
+/// The length of one array dimension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bound {
+    /// Known at compile time: number of elements.
+    Count(u64),
+    /// Variable-length array: the count (upper bound + 1 for C) is computed at run time from a
+    /// DWARF expression or a variable; the loader resolves it when it makes a value.
+    Dynamic(DynamicBound),
+    /// `int a[]`: size unknown.
+    Unknown,
+}
+
+/// A run-time array bound as DWARF gives it: the raw expression bytes (or the variable DIE
+/// holding it) plus the unit's encoding, evaluated against a frame when a value is made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DynamicBound {
+    /// `DW_AT_upper_bound`/`DW_AT_count` as an exprloc; `is_count` tells which.
+    Expr {
+        expr: Vec<u8>,
+        encoding: EncodingInfo,
+        is_count: bool,
+    },
+    /// `DW_AT_upper_bound`/`DW_AT_count` referring to a variable DIE.
+    Variable { die: DieRef, is_count: bool },
+}
+
+/// Enough of a unit's `gimli::Encoding` to evaluate an expression later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodingInfo {
+    pub address_size: u8,
+    pub version: u16,
+    pub dwarf64: bool,
+}
+
+impl EncodingInfo {
+    pub fn gimli(self) -> gimli::Encoding {
+        gimli::Encoding {
+            address_size: self.address_size,
+            format: if self.dwarf64 {
+                gimli::Format::Dwarf64
+            } else {
+                gimli::Format::Dwarf32
+            },
+            version: self.version,
+        }
+    }
+}
+
+/// What a type is.
+#[derive(Debug)]
+pub enum TypeKind {
+    Void,
+    Base(Encoding),
+    Pointer(LazyType),
+    /// C++ `T&`.
+    Reference(LazyType),
+    /// C++ `T&&`.
+    RvalueReference(LazyType),
+    Const(LazyType),
+    Volatile(LazyType),
+    /// `restrict`-qualified pointer (printed as gdb does: `int * restrict`).
+    Restrict(LazyType),
+    /// A `typedef NAME TARGET` (the name is [`Type::name`]).
+    Typedef(LazyType),
+    Aggregate {
+        kind: AggregateKind,
+        members: Vec<Member>,
+        /// An incomplete declaration (`struct foo;`) with no members known here.
+        declaration: bool,
+    },
+    Enum {
+        /// The underlying integer type, when DWARF gives it.
+        underlying: Option<TypeRef>,
+        enumerators: Vec<(String, i64)>,
+        /// `DW_AT_encoding`/signedness of the values.
+        signed: bool,
+        declaration: bool,
+    },
+    /// One dimension; a C `int a[2][3]` is an array of 2 arrays of 3 ints.
+    Array {
+        element: TypeRef,
+        bound: Bound,
+    },
+    Function {
+        ret: Option<LazyType>,
+        params: Vec<LazyType>,
+        varargs: bool,
+        /// Has a prototype (`int f(void)` vs K&R `int f()`).
+        prototyped: bool,
+    },
+    /// A type that could not be read; the string says why (printed as `<error: …>`).
+    Error(String),
+}
+
+/// A type: its name (where it has one), its size in bytes and what it is.
+#[derive(Debug)]
+pub struct Type {
+    /// The name as the source spells it, without the `struct`/`union`/`enum` keyword
+    /// (`int`, `point`, `item`, `size_t`). `None` for anonymous and derived types.
+    pub name: Option<String>,
+    /// Size in bytes (0 for void, functions and incomplete types).
+    pub size: u64,
+    pub kind: TypeKind,
+}
+
+impl Type {
+    pub fn new(name: Option<String>, size: u64, kind: TypeKind) -> TypeRef {
+        Arc::new(Type { name, size, kind })
+    }
+
+    pub fn error(msg: impl Into<String>) -> TypeRef {
+        Type::new(None, 0, TypeKind::Error(msg.into()))
+    }
+
+    pub fn void() -> TypeRef {
+        Type::new(Some("void".into()), 1, TypeKind::Void)
+    }
+
+    /// A base type such as `int` (4, Signed) or `double` (8, Float).
+    pub fn base(name: &str, size: u64, enc: Encoding) -> TypeRef {
+        Type::new(Some(name.into()), size, TypeKind::Base(enc))
+    }
+
+    /// A pointer to `target` (`ptr_size` bytes).
+    pub fn pointer_to(target: TypeRef, ptr_size: u64) -> TypeRef {
+        Type::new(None, ptr_size, TypeKind::Pointer(LazyType::ready(target)))
+    }
+
+    /// An array of `count` elements.
+    pub fn array_of(element: TypeRef, count: u64) -> TypeRef {
+        let size = element.size.saturating_mul(count);
+        Type::new(
+            None,
+            size,
+            TypeKind::Array {
+                element,
+                bound: Bound::Count(count),
+            },
+        )
+    }
+
+    /// This type with typedefs removed (qualifiers kept).
+    pub fn strip_typedefs(self: &Arc<Self>) -> TypeRef {
+        let mut t = self.clone();
+        while let TypeKind::Typedef(inner) = &t.kind {
+            let next = inner.get().clone();
+            t = next;
+        }
+        t
+    }
+
+    /// This type with typedefs and `const`/`volatile`/`restrict` removed: what the bits are.
+    pub fn strip(self: &Arc<Self>) -> TypeRef {
+        let mut t = self.clone();
+        loop {
+            let next = match &t.kind {
+                TypeKind::Typedef(i)
+                | TypeKind::Const(i)
+                | TypeKind::Volatile(i)
+                | TypeKind::Restrict(i) => i.get().clone(),
+                _ => return t,
+            };
+            t = next;
+        }
+    }
+
+    /// Size in bytes of the underlying type (through typedefs and qualifiers, whose own
+    /// `size` DWARF often leaves out).
+    pub fn byte_size(self: &Arc<Self>) -> u64 {
+        let s = self.strip();
+        match &s.kind {
+            TypeKind::Array { element, bound } if s.size == 0 => match bound {
+                Bound::Count(n) => element.byte_size().saturating_mul(*n),
+                _ => 0,
+            },
+            _ => s.size,
+        }
+    }
+
+    pub fn is_integer(self: &Arc<Self>) -> bool {
+        matches!(
+            self.strip().kind,
+            TypeKind::Base(
+                Encoding::Signed
+                    | Encoding::Unsigned
+                    | Encoding::SignedChar
+                    | Encoding::UnsignedChar
+                    | Encoding::Boolean
+                    | Encoding::Utf
+            ) | TypeKind::Enum { .. }
+        )
+    }
+
+    pub fn is_float(self: &Arc<Self>) -> bool {
+        matches!(self.strip().kind, TypeKind::Base(Encoding::Float))
+    }
+
+    pub fn is_pointer(self: &Arc<Self>) -> bool {
+        matches!(self.strip().kind, TypeKind::Pointer(_))
+    }
+
+    pub fn is_signed(self: &Arc<Self>) -> bool {
+        match &self.strip().kind {
+            TypeKind::Base(e) => matches!(e, Encoding::Signed | Encoding::SignedChar),
+            TypeKind::Enum { signed, .. } => *signed,
+            _ => false,
+        }
+    }
+
+    /// Target of a pointer or reference (through typedefs and qualifiers).
+    pub fn pointee(self: &Arc<Self>) -> Option<TypeRef> {
+        match &self.strip().kind {
+            TypeKind::Pointer(t) | TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
+                Some(t.get().clone())
+            }
+            _ => None,
+        }
+    }
+}

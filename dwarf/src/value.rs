@@ -1,0 +1,81 @@
+//! Values: a type, the bytes of an object of that type, and where the object lives (so that it
+//! can be assigned to and its address taken).
+
+use crate::types::TypeRef;
+
+/// Where a value lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lval {
+    /// A computed value (literal, arithmetic result, `DW_OP_stack_value`, history entry).
+    None,
+    /// In the debuggee's memory.
+    Memory(u64),
+    /// Part of a memory object: a bitfield of `bit_size` bits starting `bit_offset` bits after
+    /// `addr` (little-endian bit numbering).
+    Bitfield {
+        addr: u64,
+        bit_offset: u64,
+        bit_size: u64,
+    },
+    /// In a register of the selected frame, by DWARF register number.
+    Register(u16),
+}
+
+/// A value as printing and evaluation see it.
+#[derive(Debug, Clone)]
+pub struct Value {
+    pub ty: TypeRef,
+    /// The object's bytes in target order, `ty.byte_size()` long (a bitfield's value is
+    /// already shifted down and sign- or zero-extended to the member type's size).
+    pub bytes: Vec<u8>,
+    pub lval: Lval,
+    /// The compiler did not keep this value here (printed `<optimized out>`).
+    pub optimized_out: bool,
+}
+
+impl Value {
+    pub fn new(ty: TypeRef, bytes: Vec<u8>, lval: Lval) -> Self {
+        Value {
+            ty,
+            bytes,
+            lval,
+            optimized_out: false,
+        }
+    }
+
+    pub fn optimized_out(ty: TypeRef) -> Self {
+        Value {
+            ty,
+            bytes: Vec::new(),
+            lval: Lval::None,
+            optimized_out: true,
+        }
+    }
+
+    /// Address of the object, when it lives in memory.
+    pub fn address(&self) -> Option<u64> {
+        match self.lval {
+            Lval::Memory(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The bytes as an unsigned little-endian integer (first 8 bytes at most).
+    pub fn as_u64(&self) -> u64 {
+        let mut b = [0u8; 8];
+        let n = self.bytes.len().min(8);
+        b[..n].copy_from_slice(&self.bytes[..n]);
+        u64::from_le_bytes(b)
+    }
+
+    /// The bytes as a signed integer of their own width, sign-extended.
+    pub fn as_i64(&self) -> i64 {
+        let n = self.bytes.len().min(8);
+        if n == 0 {
+            return 0;
+        }
+        let v = self.as_u64();
+        let shift = 64 - 8 * n as u32;
+        ((v << shift) as i64) >> shift
+    }
+}
