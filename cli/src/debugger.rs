@@ -219,7 +219,11 @@ impl Debugger {
             return Ok(Flow::Go);
         }
         let b = self.session.add_breakpoint(spec, temporary)?;
-        out(format!("{what} {} at {:#x}", b.id, b.addr.unwrap_or(0)));
+        out(format!(
+            "{what} {} at {:#x}",
+            b.id,
+            b.addrs.first().copied().unwrap_or(0)
+        ));
         Ok(Flow::Go)
     }
 
@@ -484,12 +488,10 @@ impl Debugger {
                     "\nProgram terminated with signal {name}, {desc}.\nThe program no longer exists."
                 ));
             }
-            Event::Breakpoint {
-                tid,
-                id,
-                temporary,
-                pc,
-            } => {
+            Event::Breakpoint { tid, pc, .. } => {
+                let Some((id, temporary)) = self.breakpoint_stops(pc) else {
+                    return Ok(false);
+                };
                 let what = if temporary {
                     "Temporary breakpoint"
                 } else {
@@ -498,6 +500,9 @@ impl Debugger {
                 let head =
                     self.stop_head(tid, &format!("hit {what} {id}"), &format!("{what} {id}"));
                 out(format!("{head}, {}", self.frame_line(pc)));
+                if temporary {
+                    self.session.delete_breakpoint(id)?;
+                }
             }
             Event::Watchpoint { tid, id, addr } => {
                 let Some(b) = self
@@ -573,9 +578,34 @@ impl Debugger {
                 };
                 out(format!("{head}\n{}", self.frame_line(pc)));
             }
-            Event::Step { pc, .. } => out(self.frame_line(pc)),
+            Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => out(self.frame_line(pc)),
         }
         Ok(true)
+    }
+
+    /// Which breakpoint at `pc` stops the program, counting hits as gdb does: a breakpoint
+    /// counts a hit when its condition holds; while its ignore count lasts it does not stop.
+    /// `None`: the program goes on.
+    fn breakpoint_stops(&mut self, pc: u64) -> Option<(u32, bool)> {
+        let mut stop = None;
+        for id in self.session.breakpoints_at(pc) {
+            if !self.condition_holds(id) {
+                continue;
+            }
+            if self.session.count_hit(id) && stop.is_none() {
+                let temporary = self
+                    .session
+                    .breakpoints()
+                    .iter()
+                    .any(|b| b.id == id && b.temporary);
+                stop = Some((id, temporary));
+            }
+        }
+        stop
+    }
+
+    fn condition_holds(&mut self, _id: u32) -> bool {
+        true
     }
 
     /// The first line of a stop report: `\nBreakpoint 1` or, in a threaded program,
@@ -910,7 +940,7 @@ impl Debugger {
         // gdb sizes the address column for 64-bit addresses only when some breakpoint has one.
         let wide = bps
             .iter()
-            .any(|b| b.kind == BpKind::Software && b.addr.is_some());
+            .any(|b| b.kind == BpKind::Software && !b.addrs.is_empty());
         let aw = if wide { 18 } else { 10 };
         out(format!(
             "Num     Type           Disp Enb {:<aw$} What",
@@ -921,7 +951,7 @@ impl Debugger {
             let enb = if b.enabled { "y" } else { "n" };
             match &b.kind {
                 BpKind::Software => {
-                    let (addr, what) = match (b.addr, &b.spec) {
+                    let (addr, what) = match (b.addrs.first().copied(), &b.spec) {
                         (None, BpSpec::Symbol(n)) => (format!("{:<aw$}", "<PENDING>"), n.clone()),
                         (Some(a), _) => (
                             format!("0x{a:016x}"),

@@ -711,6 +711,18 @@ impl Process {
         Ok(())
     }
 
+    /// Drop the debugger's own breakpoint at `addr` (user breakpoints there stay).
+    pub fn remove_internal_breakpoint(&mut self, addr: u64) -> Result<()> {
+        let Some(s) = self.sites.get_mut(&addr) else {
+            return Ok(());
+        };
+        s.internal = false;
+        if s.user == 0 {
+            self.remove_site(addr)?;
+        }
+        Ok(())
+    }
+
     /// Whether `addr` holds the debugger's internal breakpoint.
     pub fn is_internal_breakpoint(&self, addr: u64) -> bool {
         self.sites.get(&addr).is_some_and(|s| s.internal)

@@ -26,7 +26,14 @@ pub enum BpSpec {
     Address(u64),
     /// `break *NAME`: exactly at the symbol, re-resolved when the program is relocated.
     SymbolExact(String),
+    /// A source location as typed (`file.c:12`, `func`, `file.c:func`), resolved by the
+    /// front end's [`LocationResolver`] each time the symbols change.
+    Location(String),
 }
+
+/// Resolves a [`BpSpec::Location`] against the loaded objects (run-time addresses, empty when
+/// nothing matches yet). Supplied by the front end, which knows the debug information.
+pub type LocationResolver = Box<dyn Fn(&str, &SymbolTable) -> Vec<u64> + Send>;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BpKind {
@@ -46,12 +53,16 @@ pub struct Breakpoint {
     pub id: u32,
     pub spec: BpSpec,
     pub kind: BpKind,
-    /// Resolved address (run-time once a process exists, link-time before); `None` while
-    /// pending.
-    pub addr: Option<u64>,
+    /// Resolved addresses (run-time once a process exists, link-time before); empty while
+    /// pending. Several for a line or function with several copies (inlining).
+    pub addrs: Vec<u64>,
     pub enabled: bool,
     pub temporary: bool,
     pub hits: u64,
+    /// `condition N EXPR` / `break … if EXPR`, as typed (the front end evaluates it).
+    pub condition: Option<String>,
+    /// `ignore N COUNT`: crossings still to ignore.
+    pub ignore: u64,
     /// Inserted in the process.
     inserted: bool,
 }
@@ -71,6 +82,11 @@ pub enum Event {
         addr: u64,
     },
     Step {
+        tid: i32,
+        pc: u64,
+    },
+    /// A step breakpoint (see [`Session::set_step_breakpoint`]) was reached.
+    StepBreakpoint {
         tid: i32,
         pc: u64,
     },
@@ -126,6 +142,11 @@ pub struct Session {
     pub signals: SignalTable,
     current: Option<i32>,
     r_debug: Option<u64>,
+    /// The dynamic linker's `_dl_debug_state` (run-time).
+    dl_hook: Option<u64>,
+    /// Breakpoints the front end placed to run to a place (step, next, finish).
+    step_bps: Vec<u64>,
+    pub resolver: Option<LocationResolver>,
     messages: Vec<Message>,
     /// Makes the hook given to each new process (see `Process::on_notice`).
     pub notice_hook: Option<Box<dyn Fn() -> crate::process::NoticeHook + Send>>,
@@ -156,6 +177,9 @@ impl Session {
             signals: SignalTable::default(),
             current: None,
             r_debug: None,
+            dl_hook: None,
+            step_bps: Vec::new(),
+            resolver: None,
             messages: Vec::new(),
             notice_hook: None,
         }
@@ -275,6 +299,7 @@ impl Session {
                 bias: base,
             });
             self.libs.push(lib_info(&interp, &ld, base));
+            self.dl_hook = hook;
             if let Some(h) = hook {
                 self.process_mut()?.add_internal_breakpoint(h)?;
             }
@@ -315,8 +340,8 @@ impl Session {
         self.process = Some(p);
         for b in &mut self.breakpoints {
             b.inserted = false;
-            if matches!(b.spec, BpSpec::Symbol(_) | BpSpec::SymbolExact(_)) {
-                b.addr = None;
+            if b.kind == BpKind::Software && !matches!(b.spec, BpSpec::Address(_)) {
+                b.addrs.clear();
             }
             if let BpKind::Watch { slot, .. } = &mut b.kind {
                 *slot = None;
@@ -358,6 +383,8 @@ impl Session {
     fn after_exit(&mut self) {
         self.current = None;
         self.libs.clear();
+        self.step_bps.clear();
+        self.dl_hook = None;
         for b in &mut self.breakpoints {
             b.inserted = false;
             if let BpKind::Watch { slot, .. } = &mut b.kind {
@@ -368,16 +395,18 @@ impl Session {
         if let Some(exe) = self.exe.clone() {
             self.symbols = SymbolTable::default();
             self.symbols.push(LoadedObject { file: exe, bias: 0 });
-            let syms: Vec<(usize, Option<u64>)> = self
+            let syms: Vec<(usize, Vec<u64>)> = self
                 .breakpoints
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| matches!(b.spec, BpSpec::Symbol(_) | BpSpec::SymbolExact(_)))
+                .filter(|(_, b)| {
+                    b.kind == BpKind::Software && !matches!(b.spec, BpSpec::Address(_))
+                })
                 .map(|(i, b)| (i, self.resolve_spec(&b.spec)))
                 .collect();
             for (i, a) in syms {
-                if let Some(a) = a {
-                    self.breakpoints[i].addr = Some(a);
+                if !a.is_empty() {
+                    self.breakpoints[i].addrs = a;
                 }
             }
         }
@@ -420,13 +449,19 @@ impl Session {
 
     // ------------------------------------------------------------ breakpoints
 
-    /// Address a spec resolves to in the current symbol table.
-    fn resolve_spec(&self, spec: &BpSpec) -> Option<u64> {
+    /// Addresses a spec resolves to in the current symbol table (empty: pending).
+    fn resolve_spec(&self, spec: &BpSpec) -> Vec<u64> {
         match spec {
-            BpSpec::Address(a) => Some(*a),
-            BpSpec::SymbolExact(name) => self.symbols.lookup(name),
+            BpSpec::Address(a) => vec![*a],
+            BpSpec::SymbolExact(name) => self.symbols.lookup(name).into_iter().collect(),
+            BpSpec::Location(text) => match &self.resolver {
+                Some(r) => r(text, &self.symbols),
+                None => self.resolve_spec(&BpSpec::Symbol(text.clone())),
+            },
             BpSpec::Symbol(name) => {
-                let addr = self.symbols.lookup(name)?;
+                let Some(addr) = self.symbols.lookup(name) else {
+                    return Vec::new();
+                };
                 let mut code = vec![0u8; 16];
                 let ok = match &self.process {
                     Some(p) => p.read_memory(addr, &mut code).is_ok(),
@@ -437,7 +472,7 @@ impl Session {
                 } else {
                     0
                 };
-                Some(addr + skip as u64)
+                vec![addr + skip as u64]
             }
         }
     }
@@ -452,10 +487,15 @@ impl Session {
         }
         match &mut b.kind {
             BpKind::Software => {
-                if let Some(a) = b.addr {
-                    p.add_breakpoint(a)?;
-                    b.inserted = true;
+                for (n, &a) in b.addrs.iter().enumerate() {
+                    if let Err(e) = p.add_breakpoint(a) {
+                        for &done in &b.addrs[..n] {
+                            let _ = p.remove_breakpoint(done);
+                        }
+                        return Err(e);
+                    }
                 }
+                b.inserted = !b.addrs.is_empty();
             }
             BpKind::Watch {
                 addr,
@@ -482,7 +522,7 @@ impl Session {
         b.inserted = false;
         match &mut b.kind {
             BpKind::Software => {
-                if let Some(a) = b.addr {
+                for &a in &b.addrs {
                     p.remove_breakpoint(a)?;
                 }
             }
@@ -499,14 +539,16 @@ impl Session {
     fn reinsert_breakpoints(&mut self) -> Result<()> {
         let mut failed = Vec::new();
         for i in 0..self.breakpoints.len() {
-            if self.breakpoints[i].addr.is_none()
-                && let Some(a) = self.resolve_spec(&self.breakpoints[i].spec.clone())
+            if self.breakpoints[i].addrs.is_empty() && self.breakpoints[i].kind == BpKind::Software
             {
-                self.breakpoints[i].addr = Some(a);
-                self.messages.push(Message::BreakpointResolved {
-                    id: self.breakpoints[i].id,
-                    addr: a,
-                });
+                let a = self.resolve_spec(&self.breakpoints[i].spec.clone());
+                if let Some(&first) = a.first() {
+                    self.breakpoints[i].addrs = a;
+                    self.messages.push(Message::BreakpointResolved {
+                        id: self.breakpoints[i].id,
+                        addr: first,
+                    });
+                }
             }
             if let Err(e) = self.insert(i) {
                 failed.push(format!(
@@ -525,10 +567,10 @@ impl Session {
         }
     }
 
-    /// `break`/`tbreak`. Returns the new breakpoint; `addr` is `None` when it is pending.
+    /// `break`/`tbreak`. Returns the new breakpoint; `addrs` is empty when it is pending.
     pub fn add_breakpoint(&mut self, spec: BpSpec, temporary: bool) -> Result<Breakpoint> {
-        let addr = self.resolve_spec(&spec);
-        if addr.is_none() && self.exe.is_none() {
+        let addrs = self.resolve_spec(&spec);
+        if addrs.is_empty() && self.exe.is_none() {
             return Err(EngineError::Other(
                 "No symbol table is loaded.  Use the \"file\" command.".into(),
             ));
@@ -539,10 +581,12 @@ impl Session {
             id,
             spec,
             kind: BpKind::Software,
-            addr,
+            addrs,
             enabled: true,
             temporary,
             hits: 0,
+            condition: None,
+            ignore: 0,
             inserted: false,
         });
         let i = self.breakpoints.len() - 1;
@@ -576,10 +620,12 @@ impl Session {
                 slot: None,
                 expr: expr.to_string(),
             },
-            addr: Some(addr),
+            addrs: vec![addr],
             enabled: true,
             temporary: false,
             hits: 0,
+            condition: None,
+            ignore: 0,
             inserted: false,
         });
         let i = self.breakpoints.len() - 1;
@@ -621,6 +667,80 @@ impl Session {
         } else {
             self.uninsert(i)
         }
+    }
+
+    /// Enabled user breakpoints with a location at `pc`, in number order (the front end
+    /// checks their conditions and ignore counts, then calls [`Session::count_hit`]).
+    pub fn breakpoints_at(&self, pc: u64) -> Vec<u32> {
+        self.breakpoints
+            .iter()
+            .filter(|b| b.enabled && b.kind == BpKind::Software && b.addrs.contains(&pc))
+            .map(|b| b.id)
+            .collect()
+    }
+
+    /// Count one hit of breakpoint `id`. Returns whether it stops the program: false while an
+    /// ignore count is being used up.
+    pub fn count_hit(&mut self, id: u32) -> bool {
+        let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) else {
+            return false;
+        };
+        b.hits += 1;
+        if b.ignore > 0 {
+            b.ignore -= 1;
+            return false;
+        }
+        true
+    }
+
+    pub fn set_condition(&mut self, id: u32, cond: Option<String>) -> Result<()> {
+        let i = self.index_of(id)?;
+        self.breakpoints[i].condition = cond;
+        Ok(())
+    }
+
+    pub fn set_ignore(&mut self, id: u32, count: u64) -> Result<()> {
+        let i = self.index_of(id)?;
+        self.breakpoints[i].ignore = count;
+        Ok(())
+    }
+
+    /// Place a breakpoint of the front end's own at `addr` (reported as
+    /// [`Event::StepBreakpoint`]); removed by [`Session::clear_step_breakpoints`].
+    pub fn set_step_breakpoint(&mut self, addr: u64) -> Result<()> {
+        if self.step_bps.contains(&addr) {
+            return Ok(());
+        }
+        self.process_mut()?.add_internal_breakpoint(addr)?;
+        self.step_bps.push(addr);
+        Ok(())
+    }
+
+    pub fn clear_step_breakpoints(&mut self) -> Result<()> {
+        let bps = std::mem::take(&mut self.step_bps);
+        let keep = self.dl_hook;
+        if let Some(p) = self.process.as_mut() {
+            for a in bps {
+                if Some(a) != keep {
+                    p.remove_internal_breakpoint(a)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolve every breakpoint again (after the resolver or the symbols changed).
+    pub fn re_resolve(&mut self) -> Result<()> {
+        for i in 0..self.breakpoints.len() {
+            if self.breakpoints[i].kind == BpKind::Software
+                && !matches!(self.breakpoints[i].spec, BpSpec::Address(_))
+                && self.breakpoints[i].addrs.is_empty()
+            {
+                let a = self.resolve_spec(&self.breakpoints[i].spec.clone());
+                self.breakpoints[i].addrs = a;
+            }
+        }
+        Ok(())
     }
 
     // ------------------------------------------------------------ running
@@ -677,38 +797,26 @@ impl Session {
                 Ok(Some(Event::Killed { pid, signo }))
             }
             StopKind::Breakpoint(addr) => {
-                if self
-                    .process
-                    .as_ref()
-                    .is_some_and(|p| p.is_internal_breakpoint(addr))
-                {
+                if self.dl_hook == Some(addr) {
                     self.refresh_libraries()?;
                     self.reinsert_breakpoints()?;
                 }
-                let hit: Vec<usize> = (0..self.breakpoints.len())
-                    .filter(|&i| {
-                        let b = &self.breakpoints[i];
-                        b.enabled
-                            && b.inserted
-                            && b.kind == BpKind::Software
-                            && b.addr == Some(addr)
-                    })
-                    .collect();
-                let Some(&first) = hit.first() else {
+                let first = self.breakpoints.iter().find(|b| {
+                    b.enabled && b.inserted && b.kind == BpKind::Software && b.addrs.contains(&addr)
+                });
+                let Some(b) = first else {
+                    if self.step_bps.contains(&addr) {
+                        self.current = Some(tid);
+                        return Ok(Some(Event::StepBreakpoint { tid, pc: addr }));
+                    }
                     return Ok(None);
                 };
-                for &i in &hit {
-                    self.breakpoints[i].hits += 1;
-                }
-                let b = self.breakpoints[first].clone();
+                let (id, temporary) = (b.id, b.temporary);
                 self.current = Some(tid);
-                if b.temporary {
-                    self.delete_breakpoint(b.id)?;
-                }
                 Ok(Some(Event::Breakpoint {
                     tid,
-                    id: b.id,
-                    temporary: b.temporary,
+                    id,
+                    temporary,
                     pc: addr,
                 }))
             }
@@ -719,7 +827,7 @@ impl Session {
                     .find(|b| matches!(&b.kind, BpKind::Watch { slot: Some(s), .. } if *s == slot));
                 let Some(b) = found else { return Ok(None) };
                 b.hits += 1;
-                let (id, addr) = (b.id, b.addr.unwrap_or(0));
+                let (id, addr) = (b.id, b.addrs.first().copied().unwrap_or(0));
                 self.current = Some(tid);
                 Ok(Some(Event::Watchpoint { tid, id, addr }))
             }
