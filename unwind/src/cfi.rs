@@ -297,7 +297,7 @@ impl ObjectCfi {
             Err(gimli::Error::NoUnwindInfoForAddress) => return Ok(None),
             Err(e) => return Err(cfi_error(file, e)),
         };
-        convert(file, &eh, row, &fde, self.address_size).map(Some)
+        convert(file, &eh, &bases, row, &fde, self.address_size).map(Some)
     }
 
     fn from_debug_frame(
@@ -332,7 +332,7 @@ impl ObjectCfi {
             Err(gimli::Error::NoUnwindInfoForAddress) => return Ok(None),
             Err(e) => return Err(cfi_error(holder, e)),
         };
-        convert(holder, &df, row, &fde, self.address_size).map(Some)
+        convert(holder, &df, &bases, row, &fde, self.address_size).map(Some)
     }
 }
 
@@ -371,9 +371,36 @@ fn lookup_span(index: &[FdeSpan], pc: u64) -> Option<usize> {
         .map(|s| s.offset)
 }
 
+/// DWARF registers the CIE or FDE marks `DW_CFA_undefined` anywhere.
+fn marked_undefined<'a, S>(
+    section: &S,
+    bases: &BaseAddresses,
+    fde: &gimli::FrameDescriptionEntry<Slice<'a>>,
+) -> Vec<u16>
+where
+    S: UnwindSection<Slice<'a>>,
+{
+    let mut out = Vec::new();
+    let mut scan = |mut it: gimli::CallFrameInstructionIter<'_, Slice<'a>>| {
+        while let Ok(Some(insn)) = it.next() {
+            if let gimli::CallFrameInstruction::Undefined { register } = insn {
+                out.push(register.0);
+            }
+        }
+    };
+    scan(fde.cie().instructions(section, bases));
+    scan(fde.instructions(section, bases));
+    out
+}
+
+/// The owned form of gimli's row. gimli drops undefined rules from a row (an absent rule
+/// reads as undefined there), which loses the difference between "no rule" (same value for a
+/// callee-saved register) and `DW_CFA_undefined` (the outermost frame's return address):
+/// registers the instructions mark undefined get an explicit [`RegRule::Undefined`].
 fn convert<'a, S>(
     file: &ObjectFile,
     section: &S,
+    bases: &BaseAddresses,
     row: &gimli::UnwindTableRow<usize>,
     fde: &gimli::FrameDescriptionEntry<Slice<'a>>,
     address_size: u8,
@@ -407,6 +434,11 @@ where
             _ => RegRule::Architectural,
         };
         rules.push((reg.0, r));
+    }
+    for reg in marked_undefined(section, bases, fde) {
+        if !rules.iter().any(|(r, _)| *r == reg) {
+            rules.push((reg, RegRule::Undefined));
+        }
     }
     Ok(UnwindRow {
         start: row.start_address(),

@@ -301,10 +301,13 @@ impl Unwinder {
             out.set(arch.sp, u128::from(cfa));
         }
         // The pc of the caller is the return address.
+        // Without a rule, a return-address register other than the pc itself (aarch64's
+        // x30 in a leaf) still holds it; the pc itself cannot be its own return address.
         let ra = match arch.reg_by_dwarf(row.return_address) {
             Some(i) => match row.rule(row.return_address) {
                 Some(_) => out.get(i),
-                None => frame.regs.get(i),
+                None if i != arch.pc => frame.regs.get(i),
+                None => None,
             },
             None => None,
         };
