@@ -396,3 +396,149 @@ fn signal_context(mem: &dyn MemoryRead, frame: &Frame) -> Result<Registers, Unwi
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cohort_engine::arch;
+    use cohort_engine::symbols::SymKind;
+
+    /// Memory of a test: one block at `base`.
+    struct Block {
+        base: u64,
+        bytes: Vec<u8>,
+    }
+
+    impl MemoryRead for Block {
+        fn read(&self, addr: u64, buf: &mut [u8]) -> cohort_engine::Result<()> {
+            let start = addr
+                .checked_sub(self.base)
+                .and_then(|o| usize::try_from(o).ok())
+                .ok_or(cohort_engine::EngineError::Memory(addr))?;
+            let src = self
+                .bytes
+                .get(start..start + buf.len())
+                .ok_or(cohort_engine::EngineError::Memory(addr))?;
+            buf.copy_from_slice(src);
+            Ok(())
+        }
+    }
+
+    /// Rows of this test program itself: computed once, then answered from the cache for
+    /// every address they cover.
+    #[test]
+    fn row_cache() {
+        let exe = ObjectFile::load(std::path::Path::new("/proc/self/exe")).unwrap();
+        let f = exe
+            .symbols()
+            .iter()
+            .find(|s| s.kind == SymKind::Function && s.size > 16 && !s.synthetic)
+            .unwrap()
+            .clone();
+        let table = SymbolTable::with_main(LoadedObject::new(exe, 0));
+        let u = Unwinder::new();
+        let (row, bias) = u.row_for(&table, f.addr).unwrap().unwrap();
+        assert_eq!(bias, 0);
+        assert!(row.contains(f.addr));
+        // At a function's entry the CFA is the stack pointer plus a constant.
+        let a = arch::native();
+        let sp = a.regs[a.sp].dwarf.unwrap();
+        assert!(matches!(row.cfa, CfaRule::RegisterOffset { register, .. } if register == sp));
+        assert_eq!(u.stats(), CacheStats { hits: 0, computed: 1 });
+        let (again, _) = u.row_for(&table, f.addr).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&row, &again));
+        assert_eq!(u.stats(), CacheStats { hits: 1, computed: 1 });
+        // Another address the row covers is a hit too; a miss is remembered.
+        if row.end > row.start + 1 {
+            u.row_for(&table, row.end - 1).unwrap().unwrap();
+            assert_eq!(u.stats().computed, 1);
+        }
+        assert!(u.row_for(&table, 1).unwrap().is_none());
+        u.row_for(&table, f.addr + f.size - 1).unwrap();
+        let computed = u.stats().computed;
+        u.row_for(&table, f.addr + f.size - 1).unwrap();
+        assert_eq!(u.stats().computed, computed);
+    }
+
+    /// `DW_CFA_expression`-style rules: `DW_OP_bregx sp 16; DW_OP_deref` over test memory.
+    #[test]
+    fn expression_rules() {
+        let a = arch::native();
+        let sp = a.regs[a.sp].dwarf.unwrap();
+        let mut regs = Registers::new(a);
+        regs.set(a.sp, 0x1000);
+        let mut bytes = vec![0u8; 64];
+        bytes[0x10..0x18].copy_from_slice(&0x2000u64.to_le_bytes());
+        bytes[0x20..0x28].copy_from_slice(&0x1234u64.to_le_bytes());
+        let mem = Block {
+            base: 0x1000,
+            bytes,
+        };
+        let deref = vec![0x92, sp as u8, 0x10, 0x06];
+        assert_eq!(
+            eval::expression(&deref, None, 8, &regs, &mem).unwrap(),
+            0x2000
+        );
+        let row = UnwindRow {
+            start: 0,
+            end: 1,
+            cfa: CfaRule::Expression(deref.clone()),
+            rules: vec![],
+            return_address: 0,
+            signal_frame: false,
+            address_size: 8,
+        };
+        assert_eq!(eval::cfa(&row, &regs, &mem).unwrap(), 0x2000);
+        // The CFA is pushed first: `DW_OP_plus_uconst 0x20` gives the slot CFA + 0x20.
+        let cfa = 0x1000;
+        let saved = RegRule::Expression(vec![0x23, 0x20]);
+        assert_eq!(
+            eval::register(&saved, cfa, 8, &row, &regs, &mem).unwrap(),
+            Some(0x1234)
+        );
+        let val = RegRule::ValExpression(vec![0x23, 0x20]);
+        assert_eq!(
+            eval::register(&val, cfa, 8, &row, &regs, &mem).unwrap(),
+            Some(0x1020)
+        );
+        // Reading outside memory is an error value, not a panic.
+        assert!(matches!(
+            eval::register(&RegRule::Offset(0x100), cfa, 8, &row, &regs, &mem),
+            Err(UnwindError::Memory(0x1100))
+        ));
+    }
+
+    /// A stack with no CFI at all ends cleanly or with an error, never loops.
+    #[test]
+    fn no_cfi_frame_pointer_chain() {
+        let a = arch::native();
+        let info = a.unwind();
+        let table = SymbolTable::new();
+        // fp chain: frame at 0x1000 -> saved fp 0x1040, ra 0x4444; frame at 0x1040 -> fp 0.
+        let mut bytes = vec![0u8; 0x100];
+        let put = |b: &mut Vec<u8>, off: u64, v: u64| {
+            let o = off as usize;
+            b[o..o + 8].copy_from_slice(&v.to_le_bytes());
+        };
+        put(&mut bytes, info.fp_saved_fp_offset, 0x1040);
+        put(&mut bytes, info.fp_ra_offset, 0x4444);
+        put(&mut bytes, 0x40 + info.fp_saved_fp_offset, 0);
+        put(&mut bytes, 0x40 + info.fp_ra_offset, 0x5555);
+        let mem = Block {
+            base: 0x1000,
+            bytes,
+        };
+        let mut regs = Registers::new(a);
+        regs.set(a.pc, 0x3333);
+        regs.set(a.sp, 0xff0);
+        regs.set(a.fp, 0x1000);
+        let u = Unwinder::new();
+        let (frames, err) = u.backtrace(&table, &mem, regs, 10);
+        assert!(err.is_none(), "{err:?}");
+        let pcs: Vec<u64> = frames.iter().map(|f| f.pc()).collect();
+        assert_eq!(pcs, vec![0x3333, 0x4444, 0x5555]);
+        assert_eq!(frames[1].cfa, Some(0x1040 + info.fp_cfa_offset));
+        assert_eq!(frames[1].lookup_pc(), 0x4443);
+        assert_eq!(frames[0].lookup_pc(), 0x3333);
+    }
+}

@@ -247,3 +247,44 @@ fn thread_stacks_end_at_clone3() {
         s.kill().unwrap();
     }
 }
+
+/// Callee-saved registers of outer frames are gdb's (`frame N` then `p/x $reg`).
+#[test]
+fn callee_saved_registers_of_outer_frames() {
+    const REGS: [&str; 8] = ["rbx", "rbp", "r12", "r13", "r14", "r15", "rsp", "rip"];
+    if cohort_engine::arch::native().name != "x86-64" {
+        return;
+    }
+    for opt in [O2, O0] {
+        let prog = build("unwind_recurse", opt.0, opt.1);
+        let (frames, _) = gdb_bt(&prog, "bottom", 0, &[]);
+        // Frame 2 (a recursion level), main, and the C library frame calling main.
+        let main = frames
+            .iter()
+            .position(|l| l.name.as_deref() == Some("main"))
+            .unwrap();
+        let levels = [2, main, main + 1];
+        let mut cmds = Vec::new();
+        for l in levels {
+            cmds.push(format!("frame {l}"));
+            cmds.extend(REGS.iter().map(|r| format!("p/x ${r}")));
+        }
+        let cmds: Vec<&str> = cmds.iter().map(|c| c.as_str()).collect();
+        let (_, values) = gdb_bt(&prog, "bottom", 0, &cmds);
+        assert_eq!(values.len(), levels.len() * REGS.len(), "{values:?}");
+        let (mut s, ours) = cohort_bt(&prog, "bottom");
+        let mut v = values.iter();
+        for l in levels {
+            for r in REGS {
+                let want = v.next().unwrap();
+                let got = ours[l]
+                    .regs
+                    .by_name(r)
+                    .map(|x| format!("{x:#x}"))
+                    .unwrap_or_else(|| "<not saved>".into());
+                assert_eq!(&got, want, "{} frame {l} ${r}", opt.0);
+            }
+        }
+        s.kill().unwrap();
+    }
+}
