@@ -233,7 +233,12 @@ impl ObjectFile {
     /// `.symtab` too, as gdb reads it: library code is then named by its local symbols
     /// (`__libc_start_call_main`) instead of the nearest exported one.
     fn add_separate_debug_symbols(&mut self) {
-        if self.info.sections.iter().any(|s| s.sh_type == elf::SHT_SYMTAB) {
+        if self
+            .info
+            .sections
+            .iter()
+            .any(|s| s.sh_type == elf::SHT_SYMTAB)
+        {
             return;
         }
         let Some(path) = self.separate_debug_file() else {

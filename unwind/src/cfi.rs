@@ -96,7 +96,8 @@ impl SecRange {
     }
 
     fn bytes<'a>(&self, file: &'a ObjectFile) -> Option<&'a [u8]> {
-        file.data().get(self.offset..self.offset.checked_add(self.size)?)
+        file.data()
+            .get(self.offset..self.offset.checked_add(self.size)?)
     }
 }
 
@@ -251,13 +252,13 @@ impl ObjectCfi {
     }
 
     fn compute(&self, file: &ObjectFile, pc: u64) -> Result<Option<UnwindRow>, UnwindError> {
-        if let Some(row) = self.from_eh_frame(file, pc)? {
+        if let Some(row) = self.eh_frame_row(file, pc)? {
             return Ok(Some(row));
         }
-        self.from_debug_frame(file, pc)
+        self.debug_frame_row(file, pc)
     }
 
-    fn from_eh_frame(&self, file: &ObjectFile, pc: u64) -> Result<Option<UnwindRow>, UnwindError> {
+    fn eh_frame_row(&self, file: &ObjectFile, pc: u64) -> Result<Option<UnwindRow>, UnwindError> {
         let Some(eh_bytes) = self.eh_frame.and_then(|r| r.bytes(file)) else {
             return Ok(None);
         };
@@ -300,7 +301,7 @@ impl ObjectCfi {
         convert(file, &eh, &bases, row, &fde, self.address_size).map(Some)
     }
 
-    fn from_debug_frame(
+    fn debug_frame_row(
         &self,
         file: &ObjectFile,
         pc: u64,

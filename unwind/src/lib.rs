@@ -297,7 +297,12 @@ impl Unwinder {
             }
         }
         // The stack pointer of the caller is the CFA unless a rule says otherwise.
-        if arch.regs.get(arch.sp).and_then(|d| d.dwarf).is_none_or(|n| row.rule(n).is_none()) {
+        if arch
+            .regs
+            .get(arch.sp)
+            .and_then(|d| d.dwarf)
+            .is_none_or(|n| row.rule(n).is_none())
+        {
             out.set(arch.sp, u128::from(cfa));
         }
         // The pc of the caller is the return address.
@@ -444,10 +449,22 @@ mod tests {
         let a = arch::native();
         let sp = a.regs[a.sp].dwarf.unwrap();
         assert!(matches!(row.cfa, CfaRule::RegisterOffset { register, .. } if register == sp));
-        assert_eq!(u.stats(), CacheStats { hits: 0, computed: 1 });
+        assert_eq!(
+            u.stats(),
+            CacheStats {
+                hits: 0,
+                computed: 1
+            }
+        );
         let (again, _) = u.row_for(&table, f.addr).unwrap().unwrap();
         assert!(Arc::ptr_eq(&row, &again));
-        assert_eq!(u.stats(), CacheStats { hits: 1, computed: 1 });
+        assert_eq!(
+            u.stats(),
+            CacheStats {
+                hits: 1,
+                computed: 1
+            }
+        );
         // Another address the row covers is a hit too; a miss is remembered.
         if row.end > row.start + 1 {
             u.row_for(&table, row.end - 1).unwrap().unwrap();

@@ -76,7 +76,9 @@ fn gdb_bt(prog: &Path, bp: &str, conts: usize, extra: &[&str]) -> (Vec<Line>, Ve
         let Some(rest) = line.strip_prefix('#') else {
             continue;
         };
-        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+        let rest = rest
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
         let dwarf = rest.contains(") at ");
         if rest.starts_with("<signal handler called>") {
             frames.push(Line {
@@ -130,7 +132,10 @@ fn cohort_bt(prog: &Path, bp: &str) -> (Session, Vec<Frame>) {
     let before = unwinder.stats();
     let (again, _) = unwinder.backtrace(s.symbols(), s.process().unwrap(), regs, 200);
     let after = unwinder.stats();
-    assert_eq!(after.computed, before.computed, "second unwind computed rows");
+    assert_eq!(
+        after.computed, before.computed,
+        "second unwind computed rows"
+    );
     assert!(after.hits > before.hits);
     assert_eq!(
         again.iter().map(|f| (f.pc(), f.cfa)).collect::<Vec<_>>(),
