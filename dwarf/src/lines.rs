@@ -462,7 +462,9 @@ impl DebugFile {
             }
             skip = false;
         }
-        if pc0 > pc {
+        // Already past the prologue, or at the very address gdb would move to: left alone
+        // (keeping the line asked for).
+        if pc0 >= pc {
             return (pc0, sal);
         }
         let mut out = start_sal;
