@@ -48,8 +48,17 @@ impl Die {
         matches!(self.attr(at), Some(AttributeValue::Flag(true)))
     }
 
+    /// An unsigned constant (typed constants such as `DW_AT_encoding`, `DW_AT_language` and
+    /// file indices included).
     pub fn udata(&self, at: DwAt) -> Option<u64> {
-        self.attr(at).and_then(|v| v.udata_value())
+        match self.attr(at)? {
+            AttributeValue::Encoding(e) => Some(e.0 as u64),
+            AttributeValue::Language(l) => Some(l.0 as u64),
+            AttributeValue::FileIndex(i) => Some(*i),
+            AttributeValue::Accessibility(a) => Some(a.0 as u64),
+            AttributeValue::Inline(i) => Some(i.0 as u64),
+            v => v.udata_value(),
+        }
     }
 
     pub fn sdata(&self, at: DwAt) -> Option<i64> {
