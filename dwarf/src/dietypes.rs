@@ -1,1 +1,907 @@
-//! (being written)
+//! Types from DWARF DIEs: every C type the compilers write, built into the shared model of
+//! [`crate::types`], cached per DIE for the life of the binary, plus the small DIE helpers the
+//! scope and location code share.
+//!
+//! Entry points: [`types`] (the per-binary type builder, a [`TypeSource`]), [`type_of`] and
+//! [`lookup_type`] (a type as C spells it).
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, Weak};
+
+use gimli::{AttributeValue, DwAt, DwTag, UnitOffset, constants as dw};
+
+use crate::R;
+use crate::error::{DwarfError, Result};
+use crate::loader::DebugFile;
+use crate::types::{
+    AggregateKind, Bitfield, Bound, DieRef, DynamicBound, Encoding, EncodingInfo, LazyType,
+    Member, Type, TypeKind, TypeRef, TypeSource,
+};
+
+// ---------------------------------------------------------------------------------------------
+// DIE helpers (shared with `scopes` and `location`)
+// ---------------------------------------------------------------------------------------------
+
+/// One DIE read out of its unit: tag, attributes (owned: they borrow only `'static` section
+/// bytes) and, when read as a tree, its children.
+#[derive(Debug, Clone)]
+pub struct Die {
+    /// Index of the unit in [`DebugFile::units`].
+    pub unit: usize,
+    pub offset: UnitOffset<usize>,
+    pub tag: DwTag,
+    pub attrs: Vec<(DwAt, AttributeValue<R>)>,
+    pub children: Vec<Die>,
+}
+
+impl Die {
+    pub fn attr(&self, at: DwAt) -> Option<&AttributeValue<R>> {
+        self.attrs.iter().find(|(a, _)| *a == at).map(|(_, v)| v)
+    }
+
+    pub fn has(&self, at: DwAt) -> bool {
+        self.attr(at).is_some()
+    }
+
+    /// A flag attribute (`DW_AT_declaration`, `DW_AT_external`, …).
+    pub fn flag(&self, at: DwAt) -> bool {
+        matches!(self.attr(at), Some(AttributeValue::Flag(true)))
+    }
+
+    /// An unsigned constant (typed constants such as `DW_AT_encoding`, `DW_AT_language` and
+    /// file indices included).
+    pub fn udata(&self, at: DwAt) -> Option<u64> {
+        match self.attr(at)? {
+            AttributeValue::Encoding(e) => Some(e.0 as u64),
+            AttributeValue::Language(l) => Some(l.0 as u64),
+            AttributeValue::FileIndex(i) => Some(*i),
+            AttributeValue::Accessibility(a) => Some(a.0 as u64),
+            AttributeValue::Inline(i) => Some(i.0 as u64),
+            v => v.udata_value(),
+        }
+    }
+
+    pub fn sdata(&self, at: DwAt) -> Option<i64> {
+        self.attr(at).and_then(|v| v.sdata_value())
+    }
+
+    /// The DIE this one's reference attribute names.
+    pub fn reference(&self, file: &DebugFile, at: DwAt) -> Option<DieRef> {
+        let v = self.attr(at)?;
+        attr_die_ref(file, self.unit, v)
+    }
+
+    pub fn die_ref(&self, file: &DebugFile) -> Option<DieRef> {
+        let unit = file.unit(self.unit).ok()?;
+        self.offset
+            .to_debug_info_offset(&unit.header)
+            .map(DieRef)
+    }
+
+    /// `DW_AT_name` as a string.
+    pub fn name(&self, file: &DebugFile) -> Option<String> {
+        self.string(file, dw::DW_AT_name)
+    }
+
+    pub fn string(&self, file: &DebugFile, at: DwAt) -> Option<String> {
+        let v = self.attr(at)?;
+        let unit = file.unit(self.unit).ok()?;
+        let s = file.dwarf.attr_string(unit, v.clone()).ok()?;
+        Some(s.to_string_lossy().into_owned())
+    }
+
+    /// Encoding of this DIE's unit.
+    pub fn encoding(&self, file: &DebugFile) -> Option<gimli::Encoding> {
+        file.unit(self.unit).ok().map(|u| u.encoding())
+    }
+}
+
+/// A reference attribute as a `.debug_info` offset.
+pub fn attr_die_ref(file: &DebugFile, unit: usize, v: &AttributeValue<R>) -> Option<DieRef> {
+    match v {
+        AttributeValue::UnitRef(off) => {
+            let u = file.unit(unit).ok()?;
+            off.to_debug_info_offset(&u.header).map(DieRef)
+        }
+        AttributeValue::DebugInfoRef(off) => Some(DieRef(*off)),
+        _ => None,
+    }
+}
+
+/// Unit index and unit-relative offset of a DIE.
+pub fn locate(file: &DebugFile, die: DieRef) -> Result<(usize, UnitOffset<usize>)> {
+    let ui = file
+        .unit_index_for_offset(die.0)
+        .ok_or_else(|| DwarfError::Malformed(format!("no unit holds DIE {:#x}", die.0.0)))?;
+    let unit = file.unit(ui)?;
+    let off = die
+        .0
+        .to_unit_offset(&unit.header)
+        .ok_or_else(|| DwarfError::Malformed(format!("DIE {:#x} outside its unit", die.0.0)))?;
+    Ok((ui, off))
+}
+
+fn collect_attrs(
+    entry: &gimli::DebuggingInformationEntry<'_, '_, R>,
+) -> Result<Vec<(DwAt, AttributeValue<R>)>> {
+    let mut out = Vec::new();
+    let mut it = entry.attrs();
+    while let Some(a) = it.next()? {
+        out.push((a.name(), a.value()));
+    }
+    Ok(out)
+}
+
+/// The DIE at `die`, without children.
+pub fn read_die(file: &DebugFile, die: DieRef) -> Result<Die> {
+    let (ui, off) = locate(file, die)?;
+    read_die_at(file, ui, off)
+}
+
+pub fn read_die_at(file: &DebugFile, ui: usize, off: UnitOffset<usize>) -> Result<Die> {
+    let unit = file.unit(ui)?;
+    let entry = unit.entry(off)?;
+    Ok(Die {
+        unit: ui,
+        offset: off,
+        tag: entry.tag(),
+        attrs: collect_attrs(&entry)?,
+        children: Vec::new(),
+    })
+}
+
+/// The DIE at `die` with its children down to `depth` levels (1: direct children only).
+pub fn read_tree(file: &DebugFile, die: DieRef, depth: usize) -> Result<Die> {
+    let (ui, off) = locate(file, die)?;
+    read_tree_at(file, ui, Some(off), depth)
+}
+
+/// The tree at `off` of unit `ui` (`None`: the unit's root DIE).
+pub fn read_tree_at(
+    file: &DebugFile,
+    ui: usize,
+    off: Option<UnitOffset<usize>>,
+    depth: usize,
+) -> Result<Die> {
+    let unit = file.unit(ui)?;
+    let mut tree = unit.entries_tree(off)?;
+    let root = tree.root()?;
+    read_node(ui, root, depth)
+}
+
+fn read_node(
+    ui: usize,
+    node: gimli::EntriesTreeNode<'_, '_, '_, R>,
+    depth: usize,
+) -> Result<Die> {
+    let entry = node.entry();
+    let mut die = Die {
+        unit: ui,
+        offset: entry.offset(),
+        tag: entry.tag(),
+        attrs: collect_attrs(entry)?,
+        children: Vec::new(),
+    };
+    if depth > 0 {
+        let mut children = node.children();
+        while let Some(child) = children.next()? {
+            die.children.push(read_node(ui, child, depth - 1)?);
+        }
+    }
+    Ok(die)
+}
+
+/// `die` with the attributes of its `DW_AT_abstract_origin` / `DW_AT_specification` chain
+/// filled in where it has none of its own (name, type, declaration coordinates…).
+pub fn with_origin(file: &DebugFile, die: &Die) -> Die {
+    let mut out = die.clone();
+    let mut cur = die.clone();
+    for _ in 0..4 {
+        let next = cur
+            .reference(file, dw::DW_AT_abstract_origin)
+            .or_else(|| cur.reference(file, dw::DW_AT_specification));
+        let Some(r) = next else { break };
+        let Ok(origin) = read_die(file, r) else { break };
+        for (a, v) in &origin.attrs {
+            if *a == dw::DW_AT_sibling || *a == dw::DW_AT_declaration {
+                continue;
+            }
+            if !out.has(*a) {
+                // A reference in the origin is relative to the origin's unit: store it as a
+                // section offset so that it stays meaningful here.
+                let v = match v {
+                    AttributeValue::UnitRef(_) => match attr_die_ref(file, origin.unit, v) {
+                        Some(d) => AttributeValue::DebugInfoRef(d.0),
+                        None => continue,
+                    },
+                    other => other.clone(),
+                };
+                out.attrs.push((*a, v));
+            }
+        }
+        cur = origin;
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Name index of the top-level DIEs of every unit
+// ---------------------------------------------------------------------------------------------
+
+/// Which C name space a type name lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TypeNs {
+    Struct,
+    Union,
+    Class,
+    Enum,
+    /// typedefs and base types
+    Ordinary,
+}
+
+/// One named top-level DIE.
+#[derive(Debug, Clone, Copy)]
+pub struct Named {
+    pub die: DieRef,
+    pub unit: usize,
+    pub declaration: bool,
+    /// `DW_AT_external` (globals and global functions).
+    pub external: bool,
+}
+
+/// Names of the top-level DIEs of all units (built by walking each unit once).
+#[derive(Debug, Default)]
+pub struct TopIndex {
+    pub types: HashMap<(TypeNs, String), Vec<Named>>,
+    pub variables: HashMap<String, Vec<Named>>,
+    pub functions: HashMap<String, Vec<Named>>,
+}
+
+impl TopIndex {
+    fn build(file: &DebugFile) -> TopIndex {
+        let mut idx = TopIndex::default();
+        for ui in 0..file.units.len() {
+            let Ok(root) = read_tree_at(file, ui, None, 1) else {
+                continue;
+            };
+            for d in &root.children {
+                let ns = match d.tag {
+                    dw::DW_TAG_structure_type => Some(TypeNs::Struct),
+                    dw::DW_TAG_union_type => Some(TypeNs::Union),
+                    dw::DW_TAG_class_type => Some(TypeNs::Class),
+                    dw::DW_TAG_enumeration_type => Some(TypeNs::Enum),
+                    dw::DW_TAG_typedef | dw::DW_TAG_base_type => Some(TypeNs::Ordinary),
+                    _ => None,
+                };
+                let is_var = d.tag == dw::DW_TAG_variable;
+                let is_fn = d.tag == dw::DW_TAG_subprogram;
+                if ns.is_none() && !is_var && !is_fn {
+                    continue;
+                }
+                // Definitions of declared things (`int x;` completing `extern int x;`) carry
+                // their name on the declaration.
+                let full = with_origin(file, d);
+                let Some(name) = full.name(file) else {
+                    continue;
+                };
+                let Some(die) = d.die_ref(file) else { continue };
+                let named = Named {
+                    die,
+                    unit: ui,
+                    declaration: d.flag(dw::DW_AT_declaration),
+                    external: full.flag(dw::DW_AT_external),
+                };
+                if let Some(ns) = ns {
+                    idx.types.entry((ns, name)).or_default().push(named);
+                } else if is_var {
+                    idx.variables.entry(name).or_default().push(named);
+                } else {
+                    idx.functions.entry(name).or_default().push(named);
+                }
+            }
+        }
+        idx
+    }
+
+    /// The definition of a type named `name` (a declaration only when there is nothing else).
+    pub fn type_die(&self, ns: TypeNs, name: &str) -> Option<Named> {
+        let v = self.types.get(&(ns, name.to_string()))?;
+        v.iter().find(|n| !n.declaration).or(v.first()).copied()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The type builder
+// ---------------------------------------------------------------------------------------------
+
+/// Types of one binary, built from its DIEs on demand and cached per DIE.
+pub struct FileTypes {
+    pub file: Arc<DebugFile>,
+    cache: Mutex<HashMap<DieRef, TypeRef>>,
+    index: OnceLock<TopIndex>,
+    me: Weak<FileTypes>,
+}
+
+static REGISTRY: LazyLock<Mutex<HashMap<usize, Arc<FileTypes>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The type builder of `file` (one per binary for the whole run).
+pub fn types(file: &Arc<DebugFile>) -> Arc<FileTypes> {
+    let key = Arc::as_ptr(file) as usize;
+    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    reg.entry(key)
+        .or_insert_with(|| {
+            Arc::new_cyclic(|me| FileTypes {
+                file: file.clone(),
+                cache: Mutex::new(HashMap::new()),
+                index: OnceLock::new(),
+                me: me.clone(),
+            })
+        })
+        .clone()
+}
+
+/// The type of the DIE `die` of `file`.
+pub fn type_of(file: &Arc<DebugFile>, die: DieRef) -> TypeRef {
+    types(file).type_at(die)
+}
+
+/// The top-level name index of `file`.
+pub fn top_index(file: &Arc<DebugFile>) -> Arc<FileTypes> {
+    types(file)
+}
+
+/// A type as C spells it (`int`, `unsigned long`, `struct item`, `union u`, `enum color`,
+/// `item_t`, with trailing `*`s for pointers).
+pub fn lookup_type(file: &Arc<DebugFile>, name: &str) -> Option<TypeRef> {
+    types(file).lookup(name)
+}
+
+thread_local! {
+    static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+const MAX_DEPTH: u32 = 256;
+
+impl TypeSource for FileTypes {
+    fn type_at(&self, die: DieRef) -> TypeRef {
+        if let Some(t) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&die)
+        {
+            return t.clone();
+        }
+        let depth = DEPTH.with(|d| {
+            let v = d.get() + 1;
+            d.set(v);
+            v
+        });
+        let t = if depth > MAX_DEPTH {
+            Type::error("type nesting too deep")
+        } else {
+            match self.build(die) {
+                Ok(t) => t,
+                Err(e) => Type::error(e.to_string()),
+            }
+        };
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.entry(die).or_insert(t).clone()
+    }
+}
+
+fn base_encoding(ate: u64) -> Encoding {
+    match gimli::DwAte(ate as u8) {
+        dw::DW_ATE_signed => Encoding::Signed,
+        dw::DW_ATE_signed_char => Encoding::SignedChar,
+        dw::DW_ATE_unsigned_char => Encoding::UnsignedChar,
+        dw::DW_ATE_boolean => Encoding::Boolean,
+        dw::DW_ATE_float | dw::DW_ATE_decimal_float => Encoding::Float,
+        dw::DW_ATE_complex_float => Encoding::ComplexFloat,
+        dw::DW_ATE_UTF => Encoding::Utf,
+        _ => Encoding::Unsigned,
+    }
+}
+
+/// A constant attribute as a signed value: data forms are read as `signed` says.
+fn const_i64(v: &AttributeValue<R>, signed: bool) -> Option<i64> {
+    Some(match *v {
+        AttributeValue::Sdata(i) => i,
+        AttributeValue::Udata(u) => u as i64,
+        AttributeValue::Data1(b) if signed => b as i8 as i64,
+        AttributeValue::Data1(b) => b as i64,
+        AttributeValue::Data2(b) if signed => b as i16 as i64,
+        AttributeValue::Data2(b) => b as i64,
+        AttributeValue::Data4(b) if signed => b as i32 as i64,
+        AttributeValue::Data4(b) => b as i64,
+        AttributeValue::Data8(b) => b as i64,
+        _ => return None,
+    })
+}
+
+/// `DW_AT_data_member_location` as a byte offset (constant or `DW_OP_plus_uconst N`).
+fn member_location(v: &AttributeValue<R>, enc: gimli::Encoding) -> Option<u64> {
+    if let Some(u) = v.udata_value() {
+        return Some(u);
+    }
+    let expr = v.exprloc_value()?;
+    let mut eval = expr.evaluation(enc);
+    eval.set_initial_value(0);
+    match eval.evaluate().ok()? {
+        gimli::EvaluationResult::Complete => {}
+        _ => return None,
+    }
+    match eval.result().first()?.location {
+        gimli::Location::Address { address } => Some(address),
+        _ => None,
+    }
+}
+
+fn encoding_info(enc: gimli::Encoding) -> EncodingInfo {
+    EncodingInfo {
+        address_size: enc.address_size,
+        version: enc.version,
+        dwarf64: enc.format == gimli::Format::Dwarf64,
+    }
+}
+
+impl FileTypes {
+    fn source(&self) -> Option<Arc<dyn TypeSource>> {
+        self.me.upgrade().map(|a| a as Arc<dyn TypeSource>)
+    }
+
+    fn lazy(&self, die: Option<DieRef>) -> LazyType {
+        match (die, self.source()) {
+            (None, _) => LazyType::ready(Type::void()),
+            (Some(d), Some(src)) => LazyType::deferred(src, d),
+            (Some(d), None) => LazyType::ready(self.type_at(d)),
+        }
+    }
+
+    fn target(&self, die: &Die) -> TypeRef {
+        match die.reference(&self.file, dw::DW_AT_type) {
+            Some(d) => self.type_at(d),
+            None => Type::void(),
+        }
+    }
+
+    /// Index of the top-level names of the binary.
+    pub fn index(&self) -> &TopIndex {
+        self.index.get_or_init(|| TopIndex::build(&self.file))
+    }
+
+    fn build(&self, at: DieRef) -> Result<TypeRef> {
+        let file = &*self.file;
+        let die = read_tree(file, at, 1)?;
+        let enc = die
+            .encoding(file)
+            .ok_or_else(|| DwarfError::Malformed("unit without encoding".into()))?;
+        let name = die.name(file);
+        let size = die.udata(dw::DW_AT_byte_size);
+        let ptr_size = enc.address_size as u64;
+        let t = match die.tag {
+            dw::DW_TAG_base_type => {
+                let e = base_encoding(die.udata(dw::DW_AT_encoding).unwrap_or(0));
+                Type::new(name, size.unwrap_or(0), TypeKind::Base(e))
+            }
+            dw::DW_TAG_unspecified_type => Type::new(name, 0, TypeKind::Void),
+            dw::DW_TAG_pointer_type | dw::DW_TAG_ptr_to_member_type => {
+                let target = self.lazy(die.reference(file, dw::DW_AT_type));
+                Type::new(None, size.unwrap_or(ptr_size), TypeKind::Pointer(target))
+            }
+            dw::DW_TAG_reference_type => {
+                let target = self.lazy(die.reference(file, dw::DW_AT_type));
+                Type::new(None, size.unwrap_or(ptr_size), TypeKind::Reference(target))
+            }
+            dw::DW_TAG_rvalue_reference_type => {
+                let target = self.lazy(die.reference(file, dw::DW_AT_type));
+                Type::new(
+                    None,
+                    size.unwrap_or(ptr_size),
+                    TypeKind::RvalueReference(target),
+                )
+            }
+            dw::DW_TAG_const_type | dw::DW_TAG_volatile_type | dw::DW_TAG_restrict_type => {
+                let inner = self.target(&die);
+                let sz = inner.byte_size();
+                let l = LazyType::ready(inner);
+                let kind = match die.tag {
+                    dw::DW_TAG_const_type => TypeKind::Const(l),
+                    dw::DW_TAG_volatile_type => TypeKind::Volatile(l),
+                    _ => TypeKind::Restrict(l),
+                };
+                Type::new(None, sz, kind)
+            }
+            // `_Atomic T` and friends: what the bits are is T.
+            dw::DW_TAG_atomic_type | dw::DW_TAG_immutable_type | dw::DW_TAG_packed_type => {
+                self.target(&die)
+            }
+            dw::DW_TAG_typedef => {
+                let target = die.reference(file, dw::DW_AT_type);
+                // Size through the typedef when it is cheap and safe to know now: the target
+                // is built only on first use (it may be a struct still being built).
+                Type::new(name, 0, TypeKind::Typedef(self.lazy(target)))
+            }
+            dw::DW_TAG_structure_type | dw::DW_TAG_union_type | dw::DW_TAG_class_type => {
+                self.aggregate(&die, name, size, enc)?
+            }
+            dw::DW_TAG_enumeration_type => self.enumeration(&die, name, size)?,
+            dw::DW_TAG_array_type => self.array(&die, enc)?,
+            dw::DW_TAG_subroutine_type | dw::DW_TAG_subprogram => {
+                let full = with_origin(file, &die);
+                let ret = full.reference(file, dw::DW_AT_type).map(|d| self.lazy(Some(d)));
+                let mut params = Vec::new();
+                let mut varargs = false;
+                for c in &die.children {
+                    match c.tag {
+                        dw::DW_TAG_formal_parameter => {
+                            let c = with_origin(file, c);
+                            params.push(self.lazy(c.reference(file, dw::DW_AT_type)));
+                        }
+                        dw::DW_TAG_unspecified_parameters => varargs = true,
+                        _ => {}
+                    }
+                }
+                Type::new(
+                    None,
+                    0,
+                    TypeKind::Function {
+                        ret,
+                        params,
+                        varargs,
+                        prototyped: full.flag(dw::DW_AT_prototyped),
+                    },
+                )
+            }
+            // A variable, member or parameter: its type.
+            dw::DW_TAG_variable | dw::DW_TAG_formal_parameter | dw::DW_TAG_member => {
+                let full = with_origin(file, &die);
+                match full.reference(file, dw::DW_AT_type) {
+                    Some(d) => self.type_at(d),
+                    None => Type::error("variable without type"),
+                }
+            }
+            t => Type::error(format!("unsupported type DIE {t}")),
+        };
+        Ok(t)
+    }
+
+    fn aggregate(
+        &self,
+        die: &Die,
+        name: Option<String>,
+        size: Option<u64>,
+        enc: gimli::Encoding,
+    ) -> Result<TypeRef> {
+        let file = &*self.file;
+        let (kind, ns) = match die.tag {
+            dw::DW_TAG_structure_type => (AggregateKind::Struct, TypeNs::Struct),
+            dw::DW_TAG_union_type => (AggregateKind::Union, TypeNs::Union),
+            _ => (AggregateKind::Class, TypeNs::Class),
+        };
+        let declaration = die.flag(dw::DW_AT_declaration);
+        if declaration {
+            if let Some(n) = &name {
+                if let Some(def) = self.index().type_die(ns, n) {
+                    let here = die.die_ref(file);
+                    if !def.declaration && Some(def.die) != here {
+                        return Ok(self.type_at(def.die));
+                    }
+                }
+            }
+            return Ok(Type::new(
+                name,
+                0,
+                TypeKind::Aggregate {
+                    kind,
+                    members: Vec::new(),
+                    declaration: true,
+                },
+            ));
+        }
+        let mut members = Vec::new();
+        for c in &die.children {
+            let is_base = c.tag == dw::DW_TAG_inheritance;
+            let is_static_var = c.tag == dw::DW_TAG_variable;
+            if c.tag != dw::DW_TAG_member && !is_base && !is_static_var {
+                continue;
+            }
+            let ty_die = c.reference(file, dw::DW_AT_type);
+            let mty = match ty_die {
+                Some(d) => self.type_at(d),
+                None => Type::error("member without type"),
+            };
+            let is_static = is_static_var
+                || (c.flag(dw::DW_AT_declaration) && !c.has(dw::DW_AT_data_member_location));
+            let mut offset = c
+                .attr(dw::DW_AT_data_member_location)
+                .and_then(|v| member_location(v, enc))
+                .unwrap_or(0);
+            let bit_size = c.udata(dw::DW_AT_bit_size);
+            let mut bitfield = None;
+            if let Some(bits) = bit_size {
+                let bit_offset = if let Some(dbo) = c.udata(dw::DW_AT_data_bit_offset) {
+                    dbo
+                } else {
+                    // DWARF 2-4: DW_AT_bit_offset counts from the most significant bit of the
+                    // storage unit of DW_AT_byte_size bytes at the member location.
+                    let storage = c
+                        .udata(dw::DW_AT_byte_size)
+                        .unwrap_or_else(|| mty.byte_size());
+                    let bo = c.udata(dw::DW_AT_bit_offset).unwrap_or(0);
+                    (offset * 8 + storage * 8).saturating_sub(bo + bits)
+                };
+                let unit_bytes = mty.byte_size().max(1);
+                offset = bit_offset / 8 / unit_bytes * unit_bytes;
+                bitfield = Some(Bitfield {
+                    bit_offset,
+                    bit_size: bits,
+                });
+            }
+            members.push(Member {
+                name: c.name(file),
+                ty: LazyType::ready(mty),
+                offset,
+                bitfield,
+                is_static,
+                is_base,
+            });
+        }
+        Ok(Type::new(
+            name,
+            size.unwrap_or(0),
+            TypeKind::Aggregate {
+                kind,
+                members,
+                declaration: false,
+            },
+        ))
+    }
+
+    fn enumeration(&self, die: &Die, name: Option<String>, size: Option<u64>) -> Result<TypeRef> {
+        let file = &*self.file;
+        if die.flag(dw::DW_AT_declaration) {
+            if let Some(n) = &name {
+                if let Some(def) = self.index().type_die(TypeNs::Enum, n) {
+                    if !def.declaration && Some(def.die) != die.die_ref(file) {
+                        return Ok(self.type_at(def.die));
+                    }
+                }
+            }
+        }
+        let underlying = die
+            .reference(file, dw::DW_AT_type)
+            .map(|d| self.type_at(d));
+        let mut signed = match &underlying {
+            Some(u) => u.is_signed(),
+            None => die.udata(dw::DW_AT_encoding).is_some_and(|e| {
+                matches!(base_encoding(e), Encoding::Signed | Encoding::SignedChar)
+            }),
+        };
+        if underlying.is_none()
+            && die.children.iter().any(|c| {
+                matches!(c.attr(dw::DW_AT_const_value), Some(AttributeValue::Sdata(i)) if *i < 0)
+            })
+        {
+            signed = true;
+        }
+        let mut enumerators = Vec::new();
+        for c in &die.children {
+            if c.tag != dw::DW_TAG_enumerator {
+                continue;
+            }
+            let (Some(n), Some(v)) = (c.name(file), c.attr(dw::DW_AT_const_value)) else {
+                continue;
+            };
+            if let Some(v) = const_i64(v, signed) {
+                enumerators.push((n, v));
+            }
+        }
+        let size = size
+            .or_else(|| underlying.as_ref().map(|u| u.byte_size()))
+            .unwrap_or(4);
+        Ok(Type::new(
+            name,
+            size,
+            TypeKind::Enum {
+                underlying,
+                enumerators,
+                signed,
+                declaration: die.flag(dw::DW_AT_declaration),
+            },
+        ))
+    }
+
+    fn array(&self, die: &Die, enc: gimli::Encoding) -> Result<TypeRef> {
+        let file = &*self.file;
+        let element = self.target(die);
+        let lang_lower = default_lower_bound(file, die.unit);
+        let mut bounds = Vec::new();
+        for c in &die.children {
+            match c.tag {
+                dw::DW_TAG_subrange_type => bounds.push(self.bound(c, enc, lang_lower)),
+                dw::DW_TAG_enumeration_type => {
+                    let t = self.type_at(c.die_ref(file).ok_or_else(|| {
+                        DwarfError::Malformed("enumeration index outside its unit".into())
+                    })?);
+                    let n = match &t.kind {
+                        TypeKind::Enum { enumerators, .. } => enumerators.len() as u64,
+                        _ => 0,
+                    };
+                    bounds.push(Bound::Count(n));
+                }
+                _ => {}
+            }
+        }
+        if bounds.is_empty() {
+            bounds.push(Bound::Unknown);
+        }
+        let mut t = element;
+        for b in bounds.into_iter().rev() {
+            let size = match &b {
+                Bound::Count(n) => t.byte_size().saturating_mul(*n),
+                _ => 0,
+            };
+            t = Type::new(None, size, TypeKind::Array { element: t, bound: b });
+        }
+        Ok(t)
+    }
+
+    fn bound(&self, c: &Die, enc: gimli::Encoding, lang_lower: i64) -> Bound {
+        let file = &*self.file;
+        let lower = c
+            .attr(dw::DW_AT_lower_bound)
+            .and_then(|v| const_i64(v, true))
+            .unwrap_or(lang_lower);
+        let dynamic = |v: &AttributeValue<R>, is_count: bool| -> Option<Bound> {
+            if let Some(e) = v.exprloc_value() {
+                return Some(Bound::Dynamic(DynamicBound::Expr {
+                    expr: e.0.slice().to_vec(),
+                    encoding: encoding_info(enc),
+                    is_count,
+                }));
+            }
+            attr_die_ref(file, c.unit, v)
+                .map(|die| Bound::Dynamic(DynamicBound::Variable { die, is_count }))
+        };
+        if let Some(v) = c.attr(dw::DW_AT_count) {
+            if let Some(n) = const_i64(v, false) {
+                return Bound::Count(n.max(0) as u64);
+            }
+            return dynamic(v, true).unwrap_or(Bound::Unknown);
+        }
+        if let Some(v) = c.attr(dw::DW_AT_upper_bound) {
+            if let Some(u) = const_i64(v, true) {
+                // gcc writes `int a[0]` as upper bound -1 (data8 all ones).
+                let n = u.saturating_sub(lower).saturating_add(1);
+                return Bound::Count(n.max(0) as u64);
+            }
+            return dynamic(v, false).unwrap_or(Bound::Unknown);
+        }
+        Bound::Unknown
+    }
+
+    /// A type as C spells it; see [`lookup_type`].
+    pub fn lookup(&self, spelled: &str) -> Option<TypeRef> {
+        let s = spelled.trim();
+        if let Some(inner) = s.strip_suffix('*') {
+            let t = self.lookup(inner)?;
+            return Some(Type::pointer_to(t, 8));
+        }
+        let words: Vec<&str> = s.split_whitespace().collect();
+        let (ns, rest) = match words.first() {
+            Some(&"struct") => (TypeNs::Struct, &words[1..]),
+            Some(&"union") => (TypeNs::Union, &words[1..]),
+            Some(&"enum") => (TypeNs::Enum, &words[1..]),
+            Some(&"class") => (TypeNs::Class, &words[1..]),
+            _ => (TypeNs::Ordinary, &words[..]),
+        };
+        if ns == TypeNs::Ordinary {
+            if let Some(t) = c_base_type(rest) {
+                return Some(t);
+            }
+        }
+        let [name] = rest else { return None };
+        let named = self.index().type_die(ns, name).or_else(|| {
+            // C++ writes `struct x` as a class and vice versa.
+            match ns {
+                TypeNs::Struct => self.index().type_die(TypeNs::Class, name),
+                TypeNs::Class => self.index().type_die(TypeNs::Struct, name),
+                _ => None,
+            }
+        })?;
+        Some(self.type_at(named.die))
+    }
+}
+
+/// Lower bound of arrays in the unit's language (0 for C, 1 for Fortran).
+fn default_lower_bound(file: &DebugFile, ui: usize) -> i64 {
+    let Ok(root) = read_tree_at(file, ui, None, 0) else {
+        return 0;
+    };
+    match root.udata(dw::DW_AT_language).map(|l| gimli::DwLang(l as u16)) {
+        Some(
+            dw::DW_LANG_Fortran77
+            | dw::DW_LANG_Fortran90
+            | dw::DW_LANG_Fortran95
+            | dw::DW_LANG_Fortran03
+            | dw::DW_LANG_Fortran08
+            | dw::DW_LANG_Ada83
+            | dw::DW_LANG_Ada95
+            | dw::DW_LANG_Pascal83
+            | dw::DW_LANG_Modula2
+            | dw::DW_LANG_Cobol74
+            | dw::DW_LANG_Cobol85,
+        ) => 1,
+        _ => 0,
+    }
+}
+
+/// The builtin C type named by keywords (`unsigned long`, `short int`, `long double`…), named
+/// as gdb names it; `None` when the words are not such a spelling.
+pub fn c_base_type(words: &[&str]) -> Option<TypeRef> {
+    if words.is_empty() {
+        return None;
+    }
+    let (mut signed, mut unsigned, mut short, mut long) = (false, false, false, 0);
+    let mut base: Option<&str> = None;
+    for w in words {
+        match *w {
+            "signed" => signed = true,
+            "unsigned" => unsigned = true,
+            "short" => short = true,
+            "long" => long += 1,
+            "int" | "char" | "float" | "double" => {
+                if base.is_some() {
+                    return None;
+                }
+                base = Some(w);
+            }
+            _ => return None,
+        }
+    }
+    if signed && unsigned || short && long > 0 || long > 2 {
+        return None;
+    }
+    let t = match base {
+        Some("char") if !short && long == 0 => {
+            if unsigned {
+                Type::base("unsigned char", 1, Encoding::UnsignedChar)
+            } else if signed {
+                Type::base("signed char", 1, Encoding::SignedChar)
+            } else {
+                Type::base("char", 1, Encoding::SignedChar)
+            }
+        }
+        Some("float") if !short && long == 0 && !signed && !unsigned => {
+            Type::base("float", 4, Encoding::Float)
+        }
+        Some("double") if !short && !signed && !unsigned && long <= 1 => {
+            if long == 1 {
+                Type::base("long double", 16, Encoding::Float)
+            } else {
+                Type::base("double", 8, Encoding::Float)
+            }
+        }
+        None | Some("int") => {
+            let (n, size) = if short {
+                ("short", 2)
+            } else if long == 2 {
+                ("long long", 8)
+            } else if long == 1 {
+                ("long", 8)
+            } else {
+                ("int", 4)
+            };
+            if unsigned {
+                Type::base(&format!("unsigned {n}"), size, Encoding::Unsigned)
+            } else {
+                Type::base(n, size, Encoding::Signed)
+            }
+        }
+        _ => return None,
+    };
+    Some(t)
+}

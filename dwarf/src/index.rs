@@ -1,1 +1,750 @@
-//! (being written)
+//! The name index of one binary: functions, global variables and types by name, and the
+//! function containing a pc. Built on first query by walking only the top-level DIEs of each
+//! unit (children of the unit, and of namespaces and classes), skipping subtrees through
+//! `DW_AT_sibling`; types are not built.
+//!
+//! What needs a unit's whole DIE tree (inlined copies of functions, lexical blocks, whether the
+//! unit has location lists) is gathered per unit, once, the first time it is asked for
+//! ([`UnitFacts`]).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use gimli::{AttributeValue, DwTag, Unit, UnitOffset, constants};
+
+use crate::R;
+use crate::error::{DwarfError, Result};
+use crate::loader::DebugFile;
+
+/// One function: an out-of-line copy (`DW_TAG_subprogram` with code) or an inlined copy
+/// (`DW_TAG_inlined_subroutine`). All addresses are link-time addresses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionEntry {
+    pub name: String,
+    pub linkage_name: Option<String>,
+    pub unit: usize,
+    /// The DIE of this copy (the subprogram, or the inlined subroutine).
+    pub offset: UnitOffset,
+    /// The abstract DIE (`DW_AT_abstract_origin`) of a concrete or inlined copy.
+    pub origin: Option<UnitOffset>,
+    /// Code ranges in the order the DWARF lists them (the first one's start is the entry pc,
+    /// as gdb takes it). Empty for a function without code.
+    pub ranges: Vec<(u64, u64)>,
+    /// Declaration file (full path) and line.
+    pub decl_file: Option<PathBuf>,
+    pub decl_line: u32,
+    /// `DW_AT_external`: visible outside its unit.
+    pub external: bool,
+    /// `DW_AT_inline` on the function (or its abstract origin): the compiler inlined it
+    /// somewhere, or it was declared inline.
+    pub inline: bool,
+    /// This entry is an inlined copy (`DW_TAG_inlined_subroutine`).
+    pub inlined_copy: bool,
+}
+
+impl FunctionEntry {
+    /// Address gdb treats as the function's start (`BLOCK_ENTRY_PC`).
+    pub fn entry_pc(&self) -> Option<u64> {
+        self.ranges.first().map(|r| r.0)
+    }
+
+    /// Lowest address of the code.
+    pub fn low_pc(&self) -> Option<u64> {
+        self.ranges.iter().map(|r| r.0).min()
+    }
+
+    /// One past the highest address of the code.
+    pub fn high_pc(&self) -> Option<u64> {
+        self.ranges.iter().map(|r| r.1).max()
+    }
+
+    pub fn contains(&self, pc: u64) -> bool {
+        self.ranges.iter().any(|r| r.0 <= pc && pc < r.1)
+    }
+}
+
+/// A global or file-static variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariableEntry {
+    pub name: String,
+    pub linkage_name: Option<String>,
+    pub unit: usize,
+    pub offset: UnitOffset,
+    pub decl_file: Option<PathBuf>,
+    pub decl_line: u32,
+    pub external: bool,
+}
+
+/// A named type DIE at the top level of a unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeEntry {
+    pub name: String,
+    /// `DW_TAG_structure_type`, `union_type`, `enumeration_type`, `typedef` or `base_type`.
+    pub tag: DwTag,
+    pub unit: usize,
+    pub offset: UnitOffset,
+    pub decl_file: Option<PathBuf>,
+    pub decl_line: u32,
+}
+
+/// Entries of one source file for `info functions/variables/types`, as gdb groups them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileGroup<T> {
+    /// The file as gdb prints it in `File foo.c:` (the name the unit records).
+    pub file: String,
+    pub entries: Vec<T>,
+}
+
+/// The name index of a [`DebugFile`].
+#[derive(Default)]
+pub struct NameIndex {
+    functions: Vec<FunctionEntry>,
+    function_names: HashMap<String, Vec<usize>>,
+    /// Abstract functions (`DW_AT_inline`, no code) by name: (unit, DIE).
+    abstract_functions: HashMap<String, Vec<(usize, UnitOffset)>>,
+    variables: Vec<VariableEntry>,
+    variable_names: HashMap<String, Vec<usize>>,
+    types: Vec<TypeEntry>,
+    type_names: HashMap<String, Vec<usize>>,
+    /// (low, high, function) for every code range of every out-of-line function, by low.
+    by_address: Vec<(u64, u64, usize)>,
+}
+
+/// One block of a unit's code: a function, an inlined copy, or a lexical block that gdb keeps
+/// (one with symbols of its own).
+#[derive(Debug, Clone)]
+pub struct BlockInfo {
+    pub ranges: Vec<(u64, u64)>,
+    pub depth: u32,
+    pub kind: BlockKind,
+    /// The block's DIE.
+    pub offset: UnitOffset,
+    /// Index of the enclosing block in [`UnitFacts::blocks`].
+    pub parent: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockKind {
+    /// An out-of-line function.
+    Function,
+    /// An inlined copy of the function whose abstract DIE is `origin`.
+    Inlined { origin: UnitOffset, decl_line: u32, decl_file: Option<PathBuf> },
+    Lexical,
+}
+
+/// What one walk over a whole unit tells.
+#[derive(Debug, Default)]
+pub struct UnitFacts {
+    /// `DW_AT_producer` of the unit.
+    pub producer: String,
+    /// Some variable, parameter or frame base has a location list (gdb's `has_loclist`).
+    pub has_loclist: bool,
+    /// Blocks in DIE order (parents before children).
+    pub blocks: Vec<BlockInfo>,
+    /// The unit's error, when its DIEs could not be read.
+    pub error: Option<String>,
+}
+
+impl UnitFacts {
+    /// gdb's `locations_valid`: GCC ≥ 4.5 code with location lists, where gdb trusts the
+    /// function's first address and does not skip a prologue.
+    pub fn locations_valid(&self) -> bool {
+        self.has_loclist && producer_is_gcc_ge_4_5(&self.producer)
+    }
+
+    /// Innermost block containing `pc`.
+    pub fn block_for_pc(&self, pc: u64) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, b) in self.blocks.iter().enumerate() {
+            if b.ranges.iter().any(|r| r.0 <= pc && pc < r.1)
+                && best.is_none_or(|j| self.blocks.get(j).is_none_or(|bj| b.depth > bj.depth))
+            {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    /// Innermost function block (out-of-line or inlined) at or above block `b`.
+    pub fn containing_function(&self, mut b: usize) -> Option<usize> {
+        loop {
+            let blk = self.blocks.get(b)?;
+            if blk.kind != BlockKind::Lexical {
+                return Some(b);
+            }
+            b = blk.parent?;
+        }
+    }
+}
+
+/// GNU producers from 4.5 on (`GNU C17 12.2.0 …`); not clang.
+fn producer_is_gcc_ge_4_5(producer: &str) -> bool {
+    if !producer.starts_with("GNU ") || producer.contains("clang") {
+        return false;
+    }
+    // The version is the first word that starts with a digit.
+    let Some(ver) = producer
+        .split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+    else {
+        return false;
+    };
+    let mut it = ver.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let major = it.next().unwrap_or(0);
+    let minor = it.next().unwrap_or(0);
+    major > 4 || (major == 4 && minor >= 5)
+}
+
+/// Attributes of a DIE that the index reads, its origin and specification merged in.
+#[derive(Default)]
+struct DieFacts {
+    name: Option<String>,
+    linkage_name: Option<String>,
+    decl_file: Option<u64>,
+    decl_line: u32,
+    external: bool,
+    declaration: bool,
+    inline: bool,
+    origin: Option<UnitOffset>,
+}
+
+impl DebugFile {
+    fn attr_str(&self, unit: &Unit<R>, v: AttributeValue<R>) -> Option<String> {
+        self.dwarf
+            .attr_string(unit, v)
+            .ok()
+            .map(|s| String::from_utf8_lossy(s.slice()).into_owned())
+    }
+
+    /// Name, linkage name, declaration and flags of a DIE, following `DW_AT_abstract_origin`
+    /// and `DW_AT_specification` (within the unit) for what the DIE itself lacks.
+    fn die_facts(&self, unit: &Unit<R>, off: UnitOffset, depth: u32) -> DieFacts {
+        let mut f = DieFacts::default();
+        let Ok(entry) = unit.entry(off) else {
+            return f;
+        };
+        let mut follow = None;
+        let mut attrs = entry.attrs();
+        while let Ok(Some(a)) = attrs.next() {
+            match a.name() {
+                constants::DW_AT_name => f.name = self.attr_str(unit, a.value()),
+                constants::DW_AT_linkage_name | constants::DW_AT_MIPS_linkage_name => {
+                    f.linkage_name = self.attr_str(unit, a.value())
+                }
+                constants::DW_AT_decl_file => f.decl_file = a.udata_value(),
+                constants::DW_AT_decl_line => {
+                    f.decl_line = a.udata_value().unwrap_or(0).try_into().unwrap_or(0)
+                }
+                constants::DW_AT_external => f.external = flag(&a.value()),
+                constants::DW_AT_declaration => f.declaration = flag(&a.value()),
+                constants::DW_AT_inline => {
+                    f.inline = matches!(a.value(), AttributeValue::Inline(i)
+                        if i == constants::DW_INL_inlined || i == constants::DW_INL_declared_inlined)
+                }
+                constants::DW_AT_abstract_origin => {
+                    if let AttributeValue::UnitRef(o) = a.value() {
+                        f.origin = Some(o);
+                        follow = Some(o);
+                    }
+                }
+                constants::DW_AT_specification => {
+                    if let AttributeValue::UnitRef(o) = a.value() {
+                        follow = follow.or(Some(o));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(o) = follow
+            && depth < 4
+        {
+            let g = self.die_facts(unit, o, depth + 1);
+            f.name = f.name.or(g.name);
+            f.linkage_name = f.linkage_name.or(g.linkage_name);
+            if f.decl_file.is_none() {
+                f.decl_file = g.decl_file;
+                f.decl_line = g.decl_line;
+            }
+            f.external |= g.external;
+            f.inline |= g.inline;
+        }
+        f
+    }
+
+    /// Full path of file `index` of unit `ui`'s line program.
+    pub(crate) fn decl_path(&self, ui: usize, index: Option<u64>) -> Option<PathBuf> {
+        let lines = self.unit_lines(ui).ok()?;
+        lines.file_by_index(index?).map(|s| s.full.clone())
+    }
+
+    fn die_code_ranges(&self, unit: &Unit<R>, off: UnitOffset) -> Vec<(u64, u64)> {
+        let Ok(entry) = unit.entry(off) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if let Ok(mut rs) = self.dwarf.die_ranges(unit, &entry) {
+            while let Ok(Some(r)) = rs.next() {
+                if r.end > r.begin {
+                    out.push((r.begin, r.end));
+                }
+            }
+        }
+        out
+    }
+
+    /// The name index, built now if it was not yet.
+    pub fn name_index(&self) -> &NameIndex {
+        self.index.get_or_init(|| self.build_index())
+    }
+
+    fn build_index(&self) -> NameIndex {
+        let mut ix = NameIndex::default();
+        for ui in 0..self.units.len() {
+            let Ok(unit) = self.unit(ui) else { continue };
+            if let Err(e) = self.index_unit(&mut ix, ui, unit) {
+                tracing::warn!("{}: unit {ui}: {e}", self.dwarf_path.display());
+            }
+        }
+        for (i, f) in ix.functions.iter().enumerate() {
+            ix.function_names.entry(f.name.clone()).or_default().push(i);
+            if let Some(l) = &f.linkage_name
+                && l != &f.name
+            {
+                ix.function_names.entry(l.clone()).or_default().push(i);
+            }
+            for r in &f.ranges {
+                ix.by_address.push((r.0, r.1, i));
+            }
+        }
+        ix.by_address.sort_unstable();
+        for (i, v) in ix.variables.iter().enumerate() {
+            ix.variable_names.entry(v.name.clone()).or_default().push(i);
+        }
+        for (i, t) in ix.types.iter().enumerate() {
+            ix.type_names.entry(t.name.clone()).or_default().push(i);
+        }
+        ix
+    }
+
+    fn index_unit(&self, ix: &mut NameIndex, ui: usize, unit: &Unit<R>) -> Result<()> {
+        let mut tree = unit.entries_tree(None)?;
+        let root = tree.root()?;
+        self.index_children(ix, ui, unit, root, 0)
+    }
+
+    fn index_children(
+        &self,
+        ix: &mut NameIndex,
+        ui: usize,
+        unit: &Unit<R>,
+        node: gimli::EntriesTreeNode<'_, '_, '_, R>,
+        depth: u32,
+    ) -> Result<()> {
+        let mut children = node.children();
+        while let Some(child) = children.next()? {
+            let entry = child.entry();
+            let tag = entry.tag();
+            let off = entry.offset();
+            match tag {
+                constants::DW_TAG_subprogram => {
+                    let f = self.die_facts(unit, off, 0);
+                    let Some(name) = f.name.clone() else { continue };
+                    if f.declaration {
+                        continue;
+                    }
+                    let ranges = self.die_code_ranges(unit, off);
+                    if ranges.is_empty() {
+                        if f.inline {
+                            ix.abstract_functions
+                                .entry(name)
+                                .or_default()
+                                .push((ui, off));
+                        }
+                        continue;
+                    }
+                    ix.functions.push(FunctionEntry {
+                        name,
+                        linkage_name: f.linkage_name,
+                        unit: ui,
+                        offset: off,
+                        origin: f.origin,
+                        ranges,
+                        decl_file: self.decl_path(ui, f.decl_file),
+                        decl_line: f.decl_line,
+                        external: f.external,
+                        inline: f.inline,
+                        inlined_copy: false,
+                    });
+                }
+                constants::DW_TAG_variable => {
+                    let f = self.die_facts(unit, off, 0);
+                    let Some(name) = f.name else { continue };
+                    if f.declaration {
+                        continue;
+                    }
+                    ix.variables.push(VariableEntry {
+                        name,
+                        linkage_name: f.linkage_name,
+                        unit: ui,
+                        offset: off,
+                        decl_file: self.decl_path(ui, f.decl_file),
+                        decl_line: f.decl_line,
+                        external: f.external,
+                    });
+                }
+                constants::DW_TAG_structure_type
+                | constants::DW_TAG_union_type
+                | constants::DW_TAG_enumeration_type
+                | constants::DW_TAG_class_type
+                | constants::DW_TAG_typedef
+                | constants::DW_TAG_base_type => {
+                    let f = self.die_facts(unit, off, 0);
+                    if let Some(name) = f.name
+                        && !f.declaration
+                    {
+                        ix.types.push(TypeEntry {
+                            name,
+                            tag,
+                            unit: ui,
+                            offset: off,
+                            decl_file: self.decl_path(ui, f.decl_file),
+                            decl_line: f.decl_line,
+                        });
+                    }
+                    if matches!(
+                        tag,
+                        constants::DW_TAG_structure_type | constants::DW_TAG_class_type
+                    ) && depth < 16
+                    {
+                        self.index_children(ix, ui, unit, child, depth + 1)?;
+                    }
+                }
+                constants::DW_TAG_namespace if depth < 16 => {
+                    self.index_children(ix, ui, unit, child, depth + 1)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Out-of-line copies of functions called `name` (or with that linkage name), and every
+    /// inlined copy of a function of that name, sorted by entry address.
+    pub fn functions_named(&self, name: &str) -> Vec<FunctionEntry> {
+        let ix = self.name_index();
+        let mut out: Vec<FunctionEntry> = ix
+            .function_names
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| ix.functions.get(i).cloned())
+            .collect();
+        // Abstract DIEs with this name: their inlined copies.
+        let mut origins: Vec<(usize, UnitOffset)> =
+            ix.abstract_functions.get(name).cloned().unwrap_or_default();
+        for f in &out {
+            if f.inline {
+                origins.push((f.unit, f.origin.unwrap_or(f.offset)));
+            }
+        }
+        origins.sort_unstable_by_key(|o| (o.0, o.1.0));
+        origins.dedup();
+        for (ui, origin) in origins {
+            out.extend(self.inlined_copies(ui, origin, name));
+        }
+        out.sort_by_key(|f| (f.entry_pc(), f.inlined_copy));
+        out
+    }
+
+    /// Every inlined copy in unit `ui` of the abstract function `origin`.
+    fn inlined_copies(&self, ui: usize, origin: UnitOffset, name: &str) -> Vec<FunctionEntry> {
+        let facts = self.unit_facts(ui);
+        let Ok(unit) = self.unit(ui) else {
+            return Vec::new();
+        };
+        let f = self.die_facts(unit, origin, 0);
+        facts
+            .blocks
+            .iter()
+            .filter_map(|b| match &b.kind {
+                BlockKind::Inlined { origin: o, .. } if *o == origin => Some(FunctionEntry {
+                    name: name.to_string(),
+                    linkage_name: f.linkage_name.clone(),
+                    unit: ui,
+                    offset: b.offset,
+                    origin: Some(origin),
+                    ranges: b.ranges.clone(),
+                    decl_file: self.decl_path(ui, f.decl_file),
+                    decl_line: f.decl_line,
+                    external: f.external,
+                    inline: true,
+                    inlined_copy: true,
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Global and file-static variables called `name`.
+    pub fn variables_named(&self, name: &str) -> Vec<VariableEntry> {
+        let ix = self.name_index();
+        ix.variable_names
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| ix.variables.get(i).cloned())
+            .collect()
+    }
+
+    /// Type DIEs called `name` (struct/union/enum tags and typedef/base type names).
+    pub fn types_named(&self, name: &str) -> Vec<TypeEntry> {
+        let ix = self.name_index();
+        ix.type_names
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| ix.types.get(i).cloned())
+            .collect()
+    }
+
+    /// All out-of-line functions.
+    pub fn all_functions(&self) -> &[FunctionEntry] {
+        &self.name_index().functions
+    }
+
+    /// All global and file-static variables.
+    pub fn all_variables(&self) -> &[VariableEntry] {
+        &self.name_index().variables
+    }
+
+    /// All named top-level types.
+    pub fn all_types(&self) -> &[TypeEntry] {
+        &self.name_index().types
+    }
+
+    /// The out-of-line function whose code contains `pc` (never an inlined copy).
+    pub fn function_containing(&self, pc: u64) -> Option<FunctionEntry> {
+        let ix = self.name_index();
+        let i = ix.by_address.partition_point(|r| r.0 <= pc);
+        ix.by_address[..i]
+            .iter()
+            .rev()
+            .take(16)
+            .find(|r| pc < r.1)
+            .and_then(|r| ix.functions.get(r.2).cloned())
+    }
+
+    /// Functions whose name `matches`, grouped by file as `info functions REGEX` lists them:
+    /// files sorted by name, entries sorted by name within a file.
+    pub fn functions_by_file(&self, matches: impl Fn(&str) -> bool) -> Vec<FileGroup<FunctionEntry>> {
+        let items = self
+            .all_functions()
+            .iter()
+            .filter(|f| matches(&f.name))
+            .map(|f| (self.unit_display_name(f.unit), f.name.clone(), f.clone()));
+        group(items)
+    }
+
+    /// Variables grouped like `info variables REGEX`.
+    pub fn variables_by_file(&self, matches: impl Fn(&str) -> bool) -> Vec<FileGroup<VariableEntry>> {
+        let items = self
+            .all_variables()
+            .iter()
+            .filter(|v| matches(&v.name))
+            .map(|v| (self.unit_display_name(v.unit), v.name.clone(), v.clone()));
+        group(items)
+    }
+
+    /// Types grouped like `info types REGEX`.
+    pub fn types_by_file(&self, matches: impl Fn(&str) -> bool) -> Vec<FileGroup<TypeEntry>> {
+        let items = self
+            .all_types()
+            .iter()
+            .filter(|t| matches(&t.name))
+            .map(|t| (self.unit_display_name(t.unit), t.name.clone(), t.clone()));
+        group(items)
+    }
+
+    /// The unit's `DW_AT_name` as gdb prints it for the unit's primary file.
+    pub fn unit_display_name(&self, ui: usize) -> String {
+        self.unit_lines(ui)
+            .ok()
+            .and_then(|l| l.subfiles.first().map(|s| s.name.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Facts of unit `ui` that need its whole DIE tree, gathered once.
+    pub fn unit_facts(&self, ui: usize) -> &UnitFacts {
+        static EMPTY: std::sync::LazyLock<UnitFacts> = std::sync::LazyLock::new(UnitFacts::default);
+        match self.unit_facts.get(ui) {
+            Some(cell) => cell.get_or_init(|| {
+                let mut facts = UnitFacts::default();
+                match self.unit(ui) {
+                    Ok(unit) => {
+                        if let Err(e) = self.walk_unit(unit, &mut facts) {
+                            facts.error = Some(e.to_string());
+                        }
+                    }
+                    Err(e) => facts.error = Some(e.to_string()),
+                }
+                facts
+            }),
+            None => &EMPTY,
+        }
+    }
+
+    fn walk_unit(&self, unit: &Unit<R>, facts: &mut UnitFacts) -> Result<()> {
+        let ui = self
+            .units
+            .iter()
+            .position(|u| u.header.offset() == unit.header.offset())
+            .ok_or_else(|| DwarfError::Malformed("unit not found".into()))?;
+        let mut cursor = unit.entries();
+        let mut depth: isize = 0;
+        // Stack of (depth, block index) of open blocks.
+        let mut open: Vec<(isize, usize)> = Vec::new();
+        // Lexical blocks wait until a named child shows they have symbols: (depth, block).
+        let mut pending: Vec<(isize, BlockInfo)> = Vec::new();
+        while let Some((delta, entry)) = cursor.next_dfs()? {
+            depth += delta;
+            while open.last().is_some_and(|o| o.0 >= depth) {
+                open.pop();
+            }
+            pending.retain(|p| p.0 < depth);
+            let tag = entry.tag();
+            if depth == 0 {
+                if let Some(p) = entry.attr_value(constants::DW_AT_producer).ok().flatten() {
+                    facts.producer = self.attr_str(unit, p).unwrap_or_default();
+                }
+                continue;
+            }
+            let off = entry.offset();
+            match tag {
+                constants::DW_TAG_subprogram
+                | constants::DW_TAG_inlined_subroutine
+                | constants::DW_TAG_lexical_block => {
+                    let ranges = self.die_code_ranges(unit, off);
+                    if tag == constants::DW_TAG_subprogram
+                        && let Some(fb) = entry.attr(constants::DW_AT_frame_base).ok().flatten()
+                        && is_loclist(&fb.value())
+                    {
+                        facts.has_loclist = true;
+                    }
+                    if ranges.is_empty() {
+                        continue;
+                    }
+                    let kind = match tag {
+                        constants::DW_TAG_subprogram => BlockKind::Function,
+                        constants::DW_TAG_inlined_subroutine => {
+                            let origin = match entry.attr_value(constants::DW_AT_abstract_origin).ok().flatten()
+                            {
+                                Some(AttributeValue::UnitRef(o)) => o,
+                                _ => continue,
+                            };
+                            let f = self.die_facts(unit, origin, 0);
+                            BlockKind::Inlined {
+                                origin,
+                                decl_line: f.decl_line,
+                                decl_file: self.decl_path(ui, f.decl_file),
+                            }
+                        }
+                        _ => BlockKind::Lexical,
+                    };
+                    let block = BlockInfo {
+                        ranges,
+                        depth: depth as u32,
+                        kind,
+                        offset: off,
+                        parent: None,
+                    };
+                    if block.kind == BlockKind::Lexical {
+                        pending.push((depth, block));
+                    } else {
+                        self_push(facts, &mut open, &mut pending, depth, block);
+                    }
+                }
+                constants::DW_TAG_variable | constants::DW_TAG_formal_parameter => {
+                    if let Some(l) = entry.attr(constants::DW_AT_location).ok().flatten()
+                        && is_loclist(&l.value())
+                    {
+                        facts.has_loclist = true;
+                    }
+                    if entry.attr(constants::DW_AT_name).ok().flatten().is_some()
+                        || entry.attr(constants::DW_AT_abstract_origin).ok().flatten().is_some()
+                    {
+                        promote_pending(facts, &mut open, &mut pending, depth);
+                    }
+                }
+                _ => {
+                    if entry.attr(constants::DW_AT_name).ok().flatten().is_some() {
+                        promote_pending(facts, &mut open, &mut pending, depth);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Push a kept block, its parent being the innermost open block.
+fn self_push(
+    facts: &mut UnitFacts,
+    open: &mut Vec<(isize, usize)>,
+    pending: &mut Vec<(isize, BlockInfo)>,
+    depth: isize,
+    mut block: BlockInfo,
+) {
+    // Lexical blocks still pending above this one are kept only if they get symbols; an inlined
+    // copy or function inside one does not make gdb keep it.
+    let _ = pending;
+    block.parent = open.last().map(|o| o.1);
+    facts.blocks.push(block);
+    open.push((depth, facts.blocks.len() - 1));
+}
+
+/// A named DIE at `depth`: the pending lexical block directly containing it has symbols, so
+/// gdb keeps it (and the pending blocks around it are kept as parents only when they have
+/// symbols of their own).
+fn promote_pending(
+    facts: &mut UnitFacts,
+    open: &mut Vec<(isize, usize)>,
+    pending: &mut Vec<(isize, BlockInfo)>,
+    depth: isize,
+) {
+    if let Some(pos) = pending.iter().rposition(|p| p.0 == depth - 1) {
+        let (d, block) = pending.remove(pos);
+        // Children of this block seen before (nested kept blocks) keep their parent; gdb's
+        // blocks nest by address, which is what matters for the lookups here.
+        self_push(facts, open, pending, d, block);
+        open.sort_by_key(|o| o.0);
+    }
+}
+
+fn flag(v: &AttributeValue<R>) -> bool {
+    matches!(v, AttributeValue::Flag(true))
+}
+
+fn is_loclist(v: &AttributeValue<R>) -> bool {
+    matches!(
+        v,
+        AttributeValue::LocationListsRef(_)
+            | AttributeValue::DebugLocListsIndex(_)
+            | AttributeValue::SecOffset(_)
+    )
+}
+
+fn group<T: Clone>(items: impl Iterator<Item = (String, String, T)>) -> Vec<FileGroup<T>> {
+    let mut v: Vec<(String, String, T)> = items.collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    let mut out: Vec<FileGroup<T>> = Vec::new();
+    for (file, _, e) in v {
+        match out.last_mut() {
+            Some(g) if g.file == file => g.entries.push(e),
+            _ => out.push(FileGroup {
+                file,
+                entries: vec![e],
+            }),
+        }
+    }
+    out
+}

@@ -30,8 +30,19 @@ pub struct DebugFile {
     pub dwarf: gimli::Dwarf<R>,
     pub endian: RunTimeEndian,
     pub units: Vec<UnitEntry>,
+    /// The dwz supplementary file (`.gnu_debugaltlink`) the DWARF refers to, when loaded.
+    pub sup_path: Option<PathBuf>,
     /// Address ranges of units, sorted by start: built on first address lookup.
     ranges: OnceLock<Vec<(u64, u64, usize)>>,
+    /// Executable sections of the binary itself (address, bytes), for prologue analysis: a
+    /// separate debug file has no code.
+    pub(crate) code: Vec<(u64, &'static [u8])>,
+    /// The name index, built on first query (see `index`).
+    pub(crate) index: OnceLock<crate::index::NameIndex>,
+    /// Per unit: its line table as gdb builds it, on first use (see `lines`).
+    pub(crate) lines: Vec<OnceLock<std::result::Result<crate::lines::UnitLines, String>>>,
+    /// Per unit: facts gathered by one walk of its DIEs on first use (see `index`).
+    pub(crate) unit_facts: Vec<OnceLock<crate::index::UnitFacts>>,
 }
 
 static CACHE: LazyLock<Mutex<HashMap<PathBuf, Arc<DebugFile>>>> =
@@ -78,7 +89,26 @@ impl DebugFile {
 
     fn open(path: &Path) -> Result<DebugFile> {
         let data = map_static(path)?;
-        Self::from_bytes(path, path, data)
+        let obj = object::File::parse(data).map_err(|_| DwarfError::NotElf(path.to_path_buf()))?;
+        let code = code_sections(&obj);
+        let has_dwarf = obj
+            .section_by_name(".debug_info")
+            .is_some_and(|s| s.size() > 0);
+        let mut file = None;
+        if !has_dwarf {
+            if let Some(dbg) = find_separate_debug(path, &obj) {
+                match map_static(&dbg).and_then(|d| Self::from_bytes(path, &dbg, d)) {
+                    Ok(f) => file = Some(f),
+                    Err(e) => tracing::warn!("{}: {e}", dbg.display()),
+                }
+            }
+        }
+        let mut file = match file {
+            Some(f) => f,
+            None => Self::from_bytes(path, path, data)?,
+        };
+        file.code = code;
+        Ok(file)
     }
 
     /// Build from an ELF image (`dwarf_path` names where the bytes came from).
@@ -90,17 +120,24 @@ impl DebugFile {
             RunTimeEndian::Big
         };
         let load = |id: gimli::SectionId| -> std::result::Result<R, gimli::Error> {
-            let bytes: &'static [u8] = match obj.section_by_name(id.name()) {
-                Some(s) => match s.uncompressed_data() {
-                    Ok(std::borrow::Cow::Borrowed(b)) => b,
-                    Ok(std::borrow::Cow::Owned(v)) => Vec::leak(v),
-                    Err(_) => &[],
-                },
-                None => &[],
-            };
-            Ok(gimli::EndianSlice::new(bytes, endian))
+            Ok(gimli::EndianSlice::new(section_bytes(&obj, id.name()), endian))
         };
-        let dwarf = gimli::Dwarf::load(load)?;
+        let mut dwarf = gimli::Dwarf::load(load)?;
+        let mut sup_path = None;
+        if let Some(sup) = find_sup_file(dwarf_path, &obj) {
+            match map_static(&sup).and_then(|d| {
+                object::File::parse(d).map_err(|_| DwarfError::NotElf(sup.clone()))
+            }) {
+                Ok(sobj) => {
+                    let sload = |id: gimli::SectionId| -> std::result::Result<R, gimli::Error> {
+                        Ok(gimli::EndianSlice::new(section_bytes(&sobj, id.name()), endian))
+                    };
+                    dwarf.load_sup(sload)?;
+                    sup_path = Some(sup);
+                }
+                Err(e) => tracing::warn!("{}: {e}", sup.display()),
+            }
+        }
         let mut units = Vec::new();
         let mut headers = dwarf.units();
         loop {
@@ -117,13 +154,19 @@ impl DebugFile {
                 }
             }
         }
+        let n = units.len();
         Ok(DebugFile {
             path: path.to_path_buf(),
             dwarf_path: dwarf_path.to_path_buf(),
             dwarf,
             endian,
             units,
+            sup_path,
             ranges: OnceLock::new(),
+            code: code_sections(&obj),
+            index: OnceLock::new(),
+            lines: (0..n).map(|_| OnceLock::new()).collect(),
+            unit_facts: (0..n).map(|_| OnceLock::new()).collect(),
         })
     }
 
@@ -206,4 +249,134 @@ impl DebugFile {
         out.sort_unstable();
         out
     }
+}
+
+impl DebugFile {
+    /// Up to `len` bytes of the binary's code at link-time address `addr` (fewer at the end of
+    /// a section; empty when `addr` is not in code).
+    pub fn code_at(&self, addr: u64, len: usize) -> &[u8] {
+        for &(start, bytes) in &self.code {
+            if addr >= start {
+                let off = (addr - start) as usize;
+                if off < bytes.len() {
+                    let end = off.saturating_add(len).min(bytes.len());
+                    return bytes.get(off..end).unwrap_or(&[]);
+                }
+            }
+        }
+        &[]
+    }
+}
+
+/// Bytes of section `name` (decompressed when SHF_COMPRESSED or `.zdebug_*`); empty when
+/// absent or undecodable.
+fn section_bytes(obj: &object::File<'static>, name: &str) -> &'static [u8] {
+    match obj.section_by_name(name) {
+        Some(s) => match s.uncompressed_data() {
+            Ok(std::borrow::Cow::Borrowed(b)) => b,
+            Ok(std::borrow::Cow::Owned(v)) => Vec::leak(v),
+            Err(e) => {
+                tracing::warn!("section {name}: {e}");
+                &[]
+            }
+        },
+        None => &[],
+    }
+}
+
+fn code_sections(obj: &object::File<'static>) -> Vec<(u64, &'static [u8])> {
+    obj.sections()
+        .filter(|s| s.kind() == object::SectionKind::Text)
+        .filter_map(|s| s.data().ok().map(|d| (s.address(), d)))
+        .filter(|(_, d)| !d.is_empty())
+        .collect()
+}
+
+/// Where gdb keeps global debug files.
+const DEBUG_DIR: &str = "/usr/lib/debug";
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `/usr/lib/debug/.build-id/ab/cdef….debug` for a build id.
+fn build_id_path(id: &[u8]) -> Option<PathBuf> {
+    let (first, rest) = id.split_first()?;
+    if rest.is_empty() {
+        return None;
+    }
+    Some(
+        Path::new(DEBUG_DIR)
+            .join(".build-id")
+            .join(format!("{first:02x}"))
+            .join(format!("{}.debug", hex(rest))),
+    )
+}
+
+/// The separate debug file of a binary without DWARF, as gdb looks for it: by build id, then
+/// by `.gnu_debuglink` (next to the binary, in its `.debug/`, under `/usr/lib/debug/<dir>/`)
+/// with the link's CRC checked.
+fn find_separate_debug(path: &Path, obj: &object::File<'static>) -> Option<PathBuf> {
+    if let Ok(Some(id)) = obj.build_id()
+        && let Some(p) = build_id_path(id)
+        && p.is_file()
+    {
+        return Some(p);
+    }
+    let Ok(Some((name, crc))) = obj.gnu_debuglink() else {
+        return None;
+    };
+    let name = Path::new(std::str::from_utf8(name).ok()?);
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let dir = real.parent()?.to_path_buf();
+    let mut candidates = vec![dir.join(name), dir.join(".debug").join(name)];
+    let rel = dir.strip_prefix("/").unwrap_or(&dir);
+    candidates.push(Path::new(DEBUG_DIR).join(rel).join(name));
+    candidates
+        .into_iter()
+        .filter(|c| c.as_path() != real.as_path() && c.is_file())
+        .find(|c| file_crc32(c) == Some(crc))
+}
+
+/// The dwz supplementary file named by `.gnu_debugaltlink` (relative to the debug file's
+/// folder, or by its build id under `/usr/lib/debug/.build-id`).
+fn find_sup_file(dwarf_path: &Path, obj: &object::File<'static>) -> Option<PathBuf> {
+    let Ok(Some((name, id))) = obj.gnu_debugaltlink() else {
+        return None;
+    };
+    let name = Path::new(std::str::from_utf8(name).ok()?);
+    let direct = if name.is_absolute() {
+        name.to_path_buf()
+    } else {
+        dwarf_path.parent().unwrap_or(Path::new(".")).join(name)
+    };
+    if direct.is_file() {
+        return Some(direct);
+    }
+    build_id_path(id).filter(|p| p.is_file())
+}
+
+/// CRC-32 (IEEE, as `.gnu_debuglink` uses) of a whole file.
+fn file_crc32(path: &Path) -> Option<u32> {
+    let data = std::fs::read(path).ok()?;
+    Some(crc32(&data))
+}
+
+pub(crate) fn crc32(data: &[u8]) -> u32 {
+    static TABLE: LazyLock<[u32; 256]> = LazyLock::new(|| {
+        let mut t = [0u32; 256];
+        for (i, e) in t.iter_mut().enumerate() {
+            let mut c = i as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+            }
+            *e = c;
+        }
+        t
+    });
+    let mut c = !0u32;
+    for &b in data {
+        c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+    }
+    !c
 }

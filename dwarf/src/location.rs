@@ -1,1 +1,558 @@
-//! (being written)
+//! DWARF location expressions: where a variable lives at a frame, and its value.
+//!
+//! [`variable_value`] is the entry point: it picks the expression for the frame's pc (a single
+//! expression, a DWARF 4 `.debug_loc` or DWARF 5 `.debug_loclists` list, or
+//! `DW_AT_const_value`), evaluates it with `gimli::Evaluation` against a [`FrameContext`], and
+//! makes a [`Value`] of the variable's type (VLA bounds resolved) that lives in memory, in a
+//! register, or nowhere (computed, composite or constant).
+//!
+//! DWARF addresses are link-time; the frame supplies the load bias.
+
+use std::sync::Arc;
+
+use gimli::{AttributeValue, EvaluationResult, Location, Piece, RunTimeEndian, constants as dw};
+
+use crate::R;
+use crate::context::Target;
+use crate::dietypes::{self, read_die};
+use crate::error::{DwarfError, Result};
+use crate::loader::DebugFile;
+use crate::scopes::{self, VarKind, Variable};
+use crate::types::{Bound, DynamicBound, Type, TypeKind, TypeRef};
+use crate::value::{Lval, Value};
+
+/// What location evaluation needs from one frame of a live (or dumped) program.
+pub trait FrameContext: Target {
+    /// Runtime pc used for lookup (already pc-1 for caller frames).
+    fn pc(&self) -> u64;
+    /// Load bias of the object the frame's code belongs to.
+    fn bias(&self) -> u64;
+    /// A register of this frame by DWARF number (low 64 bits); `None`: not recoverable here.
+    fn reg(&self, dwarf_regno: u16) -> Option<u64>;
+    /// A register's full contents in target byte order (vector and x87 registers are wider
+    /// than 64 bits); the default gives the 8 bytes of [`FrameContext::reg`].
+    fn reg_bytes(&self, dwarf_regno: u16) -> Option<Vec<u8>> {
+        self.reg(dwarf_regno).map(|v| v.to_le_bytes().to_vec())
+    }
+    /// Canonical frame address of this frame.
+    fn cfa(&self) -> Option<u64>;
+    /// Address of `offset` in this object's thread-local storage block, for this thread.
+    fn tls_address(&self, offset: u64) -> Option<u64>;
+    /// The calling frame (for `DW_OP_entry_value` through call-site parameters).
+    fn caller(&self) -> Option<&dyn FrameContext>;
+}
+
+/// The value of `var` in `frame`. A variable with no location at the frame's pc is
+/// [`Value::optimized_out`]; an error is about this variable only.
+pub fn variable_value(
+    file: &Arc<DebugFile>,
+    var: &Variable,
+    frame: &dyn FrameContext,
+) -> Result<Value> {
+    let ty = resolve_type(file, &var.ty, var, frame)?;
+    let size = ty.byte_size();
+    let Some(loc) = &var.location else {
+        if let Some(cv) = &var.const_value {
+            return Ok(Value::new(ty, const_bytes(file, var.unit, cv, size)?, Lval::None));
+        }
+        return Ok(Value::optimized_out(ty));
+    };
+    let Some(expr) = expression_at(file, var.unit, loc, frame)? else {
+        return Ok(Value::optimized_out(ty));
+    };
+    let ev = Evaluator {
+        file,
+        unit: var.unit,
+        frame,
+        frame_base: var.frame_base.as_ref(),
+        depth: 0,
+    };
+    let pieces = ev.run(expr.0, None)?;
+    ev.value_from_pieces(ty, size, &pieces)
+}
+
+/// The address of a global or static variable (link-time address + bias), without reading it.
+pub fn variable_address(
+    file: &Arc<DebugFile>,
+    var: &Variable,
+    frame: &dyn FrameContext,
+) -> Result<Option<u64>> {
+    let Some(loc) = &var.location else {
+        return Ok(None);
+    };
+    let Some(expr) = expression_at(file, var.unit, loc, frame)? else {
+        return Ok(None);
+    };
+    let ev = Evaluator {
+        file,
+        unit: var.unit,
+        frame,
+        frame_base: var.frame_base.as_ref(),
+        depth: 0,
+    };
+    let pieces = ev.run(expr.0, None)?;
+    Ok(match pieces.as_slice() {
+        [
+            Piece {
+                location: Location::Address { address },
+                size_in_bits: None,
+                ..
+            },
+        ] => Some(*address),
+        _ => None,
+    })
+}
+
+/// The expression of a location attribute that applies at the frame's pc: `Ok(None)` when a
+/// location list has no entry for it.
+pub fn expression_at(
+    file: &DebugFile,
+    ui: usize,
+    loc: &AttributeValue<R>,
+    frame: &dyn FrameContext,
+) -> Result<Option<gimli::Expression<R>>> {
+    if let Some(e) = loc.exprloc_value() {
+        return Ok(Some(e));
+    }
+    let unit = file.unit(ui)?;
+    let Some(mut list) = file.dwarf.attr_locations(unit, loc.clone())? else {
+        return Err(DwarfError::Malformed(format!(
+            "unsupported location attribute {loc:?}"
+        )));
+    };
+    let pc = frame.pc().wrapping_sub(frame.bias());
+    while let Some(entry) = list.next()? {
+        if entry.range.begin <= pc && pc < entry.range.end {
+            return Ok(Some(entry.data));
+        }
+    }
+    Ok(None)
+}
+
+/// Bytes of a `DW_AT_const_value` for an object of `size` bytes.
+fn const_bytes(file: &DebugFile, ui: usize, v: &AttributeValue<R>, size: u64) -> Result<Vec<u8>> {
+    let size = size as usize;
+    let mut out = match v {
+        AttributeValue::Block(b) => b.slice().to_vec(),
+        AttributeValue::Sdata(i) => i.to_le_bytes().to_vec(),
+        AttributeValue::Udata(u) => u.to_le_bytes().to_vec(),
+        AttributeValue::Data1(b) => vec![*b],
+        AttributeValue::Data2(b) => b.to_le_bytes().to_vec(),
+        AttributeValue::Data4(b) => b.to_le_bytes().to_vec(),
+        AttributeValue::Data8(b) => b.to_le_bytes().to_vec(),
+        other => {
+            let unit = file.unit(ui)?;
+            match file.dwarf.attr_string(unit, other.clone()) {
+                Ok(s) => {
+                    let mut v = s.slice().to_vec();
+                    v.push(0);
+                    v
+                }
+                Err(_) => {
+                    return Err(DwarfError::Malformed(format!(
+                        "unsupported DW_AT_const_value {other:?}"
+                    )));
+                }
+            }
+        }
+    };
+    // Sign-extend small signed forms to the object's size.
+    let fill = match v {
+        AttributeValue::Sdata(i) if *i < 0 => 0xff,
+        _ => 0,
+    };
+    out.resize(size.max(out.len().min(size)), fill);
+    out.truncate(size);
+    Ok(out)
+}
+
+fn gimli_value_bytes(v: gimli::Value) -> Vec<u8> {
+    match v {
+        gimli::Value::Generic(u) => u.to_le_bytes().to_vec(),
+        gimli::Value::I8(x) => x.to_le_bytes().to_vec(),
+        gimli::Value::U8(x) => x.to_le_bytes().to_vec(),
+        gimli::Value::I16(x) => x.to_le_bytes().to_vec(),
+        gimli::Value::U16(x) => x.to_le_bytes().to_vec(),
+        gimli::Value::I32(x) => x.to_le_bytes().to_vec(),
+        gimli::Value::U32(x) => x.to_le_bytes().to_vec(),
+        gimli::Value::I64(x) => x.to_le_bytes().to_vec(),
+        gimli::Value::U64(x) => x.to_le_bytes().to_vec(),
+        gimli::Value::F32(x) => x.to_le_bytes().to_vec(),
+        gimli::Value::F64(x) => x.to_le_bytes().to_vec(),
+    }
+}
+
+fn gimli_value_u64(v: gimli::Value) -> u64 {
+    let b = gimli_value_bytes(v);
+    let mut a = [0u8; 8];
+    let n = b.len().min(8);
+    a[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(a)
+}
+
+/// What a location evaluation needs, for one variable.
+struct Evaluator<'a> {
+    file: &'a Arc<DebugFile>,
+    unit: usize,
+    frame: &'a dyn FrameContext,
+    frame_base: Option<&'a AttributeValue<R>>,
+    /// Nesting of frame-base / entry-value evaluations (guards against loops in bad DWARF).
+    depth: u32,
+}
+
+const MAX_EVAL_DEPTH: u32 = 8;
+
+impl<'a> Evaluator<'a> {
+    fn encoding(&self) -> Result<gimli::Encoding> {
+        Ok(self.file.unit(self.unit)?.encoding())
+    }
+
+    /// Evaluate `bytes` (an expression of this unit) to its pieces. `push` is an initial stack
+    /// value (e.g. the object address).
+    fn run<RR: gimli::Reader<Offset = usize>>(
+        &self,
+        bytes: RR,
+        push: Option<u64>,
+    ) -> Result<Vec<Piece<RR>>> {
+        if self.depth > MAX_EVAL_DEPTH {
+            return Err(DwarfError::Malformed("DWARF expression nests too deep".into()));
+        }
+        let enc = self.encoding()?;
+        let mut eval = gimli::Evaluation::new(bytes, enc);
+        if let Some(v) = push {
+            eval.set_initial_value(v);
+        }
+        let frame = self.frame;
+        let unit = self.file.unit(self.unit)?;
+        let mut state = eval.evaluate()?;
+        loop {
+            state = match state {
+                EvaluationResult::Complete => break,
+                EvaluationResult::RequiresMemory {
+                    address,
+                    size,
+                    base_type,
+                    ..
+                } => {
+                    let mut buf = vec![0u8; size as usize];
+                    frame.read_memory(address, &mut buf)?;
+                    let v = if base_type.0 == 0 {
+                        let mut a = [0u8; 8];
+                        let n = buf.len().min(8);
+                        a[..n].copy_from_slice(&buf[..n]);
+                        gimli::Value::Generic(u64::from_le_bytes(a))
+                    } else {
+                        let vt = self.base_type(base_type)?;
+                        gimli::Value::parse(vt, gimli::EndianSlice::new(&buf, RunTimeEndian::Little))?
+                    };
+                    eval.resume_with_memory(v)?
+                }
+                EvaluationResult::RequiresRegister {
+                    register,
+                    base_type,
+                } => {
+                    let bytes = frame.reg_bytes(register.0).ok_or(DwarfError::OptimizedOut)?;
+                    let v = if base_type.0 == 0 {
+                        let mut a = [0u8; 8];
+                        let n = bytes.len().min(8);
+                        a[..n].copy_from_slice(&bytes[..n]);
+                        gimli::Value::Generic(u64::from_le_bytes(a))
+                    } else {
+                        let vt = self.base_type(base_type)?;
+                        gimli::Value::parse(vt, gimli::EndianSlice::new(&bytes, RunTimeEndian::Little))?
+                    };
+                    eval.resume_with_register(v)?
+                }
+                EvaluationResult::RequiresFrameBase => {
+                    let fb = self.frame_base_value()?;
+                    eval.resume_with_frame_base(fb)?
+                }
+                EvaluationResult::RequiresTls(off) => {
+                    let a = frame.tls_address(off).ok_or_else(|| {
+                        DwarfError::user("Cannot access thread-local variables in this context")
+                    })?;
+                    eval.resume_with_tls(a)?
+                }
+                EvaluationResult::RequiresCallFrameCfa => {
+                    let cfa = frame.cfa().ok_or(DwarfError::OptimizedOut)?;
+                    eval.resume_with_call_frame_cfa(cfa)?
+                }
+                EvaluationResult::RequiresRelocatedAddress(a) => {
+                    eval.resume_with_relocated_address(a.wrapping_add(frame.bias()))?
+                }
+                EvaluationResult::RequiresIndexedAddress { index, relocate } => {
+                    let a = self.file.dwarf.address(unit, index)?;
+                    let a = if relocate {
+                        a.wrapping_add(frame.bias())
+                    } else {
+                        a
+                    };
+                    eval.resume_with_indexed_address(a)?
+                }
+                EvaluationResult::RequiresBaseType(off) => {
+                    let vt = self.base_type(off)?;
+                    eval.resume_with_base_type(vt)?
+                }
+                EvaluationResult::RequiresEntryValue(expr) => {
+                    let v = self.entry_value(expr.0)?;
+                    eval.resume_with_entry_value(gimli::Value::Generic(v))?
+                }
+                EvaluationResult::RequiresAtLocation(_) => {
+                    return Err(DwarfError::Malformed(
+                        "DW_OP_call* is not supported".into(),
+                    ));
+                }
+                EvaluationResult::RequiresParameterRef(_) => {
+                    return Err(DwarfError::OptimizedOut);
+                }
+            };
+        }
+        Ok(eval.result())
+    }
+
+    fn base_type(&self, off: gimli::UnitOffset<usize>) -> Result<gimli::ValueType> {
+        let d = dietypes::read_die_at(self.file, self.unit, off)?;
+        let enc = d.udata(dw::DW_AT_encoding).unwrap_or(0);
+        let size = d.udata(dw::DW_AT_byte_size).unwrap_or(0);
+        gimli::ValueType::from_encoding(gimli::DwAte(enc as u8), size)
+            .ok_or_else(|| DwarfError::Malformed(format!("unsupported base type at {off:?}")))
+    }
+
+    /// The frame base: `DW_AT_frame_base` of the function, evaluated in this frame.
+    fn frame_base_value(&self) -> Result<u64> {
+        let attr = self
+            .frame_base
+            .ok_or_else(|| DwarfError::Malformed("function has no frame base".into()))?;
+        let expr = expression_at(self.file, self.unit, attr, self.frame)?
+            .ok_or(DwarfError::OptimizedOut)?;
+        let sub = Evaluator {
+            frame_base: None,
+            depth: self.depth + 1,
+            ..*self
+        };
+        let pieces = sub.run(expr.0, None)?;
+        match pieces.first().map(|p| &p.location) {
+            Some(Location::Address { address }) => Ok(*address),
+            Some(Location::Register { register }) => {
+                self.frame.reg(register.0).ok_or(DwarfError::OptimizedOut)
+            }
+            Some(Location::Value { value }) => Ok(gimli_value_u64(*value)),
+            _ => Err(DwarfError::Malformed("unusable frame base".into())),
+        }
+    }
+
+    /// `DW_OP_entry_value(DW_OP_regN)`: the value register N had on entry to this frame's
+    /// function, from the caller's call-site parameter `DW_AT_call_value`.
+    fn entry_value<RR: gimli::Reader<Offset = usize>>(&self, expr: RR) -> Result<u64> {
+        let enc = self.encoding()?;
+        let mut ops = gimli::Expression(expr).operations(enc);
+        let reg = match (ops.next()?, ops.next()?) {
+            (Some(gimli::Operation::Register { register }), None) => register,
+            (Some(gimli::Operation::RegisterOffset { register, offset: 0, .. }), None) => register,
+            _ => return Err(DwarfError::OptimizedOut),
+        };
+        let caller = self.frame.caller().ok_or(DwarfError::OptimizedOut)?;
+        let return_pc = caller
+            .pc()
+            .wrapping_add(1)
+            .wrapping_sub(caller.bias());
+        let site = scopes::call_site(self.file, return_pc)?.ok_or(DwarfError::OptimizedOut)?;
+        for (loc, val) in &site.params {
+            let mut lops = loc.clone().operations(enc);
+            let matches = matches!(
+                (lops.next(), lops.next()),
+                (Ok(Some(gimli::Operation::Register { register })), Ok(None)) if register == reg
+            );
+            if !matches {
+                continue;
+            }
+            let sub = Evaluator {
+                file: self.file,
+                unit: site.unit,
+                frame: caller,
+                frame_base: site.frame_base.as_ref(),
+                depth: self.depth + 1,
+            };
+            let pieces = sub.run(val.0, None)?;
+            return match pieces.first().map(|p| &p.location) {
+                Some(Location::Address { address }) => Ok(*address),
+                Some(Location::Value { value }) => Ok(gimli_value_u64(*value)),
+                Some(Location::Register { register }) => {
+                    caller.reg(register.0).ok_or(DwarfError::OptimizedOut)
+                }
+                _ => Err(DwarfError::OptimizedOut),
+            };
+        }
+        Err(DwarfError::OptimizedOut)
+    }
+
+    /// A value of type `ty` (`size` bytes) from the pieces of a location.
+    fn value_from_pieces<RR: gimli::Reader<Offset = usize>>(
+        &self,
+        ty: TypeRef,
+        size: u64,
+        pieces: &[Piece<RR>],
+    ) -> Result<Value> {
+        let frame = self.frame;
+        let size_us = size as usize;
+        if let [p] = pieces {
+            if p.size_in_bits.is_none() {
+                return match &p.location {
+                    Location::Empty => Ok(Value::optimized_out(ty)),
+                    Location::Address { address } => {
+                        let mut buf = vec![0u8; size_us];
+                        frame.read_memory(*address, &mut buf)?;
+                        Ok(Value::new(ty, buf, Lval::Memory(*address)))
+                    }
+                    Location::Register { register } => {
+                        let mut b = frame.reg_bytes(register.0).ok_or(DwarfError::OptimizedOut);
+                        match &mut b {
+                            Ok(b) => {
+                                b.resize(size_us, 0);
+                                Ok(Value::new(ty, b.clone(), Lval::Register(register.0)))
+                            }
+                            Err(_) => Ok(Value::optimized_out(ty)),
+                        }
+                    }
+                    Location::Value { value } => {
+                        let mut b = gimli_value_bytes(*value);
+                        b.resize(size_us, 0);
+                        Ok(Value::new(ty, b, Lval::None))
+                    }
+                    Location::Bytes { value } => {
+                        let mut b = value.to_slice()?.to_vec();
+                        b.resize(size_us, 0);
+                        Ok(Value::new(ty, b, Lval::None))
+                    }
+                    Location::ImplicitPointer { .. } => {
+                        Err(DwarfError::user("<synthetic pointer>"))
+                    }
+                };
+            }
+        }
+        // A composite: assemble the bits piece by piece.
+        let mut buf = vec![0u8; size_us];
+        let mut bit = 0u64;
+        let mut any = false;
+        for p in pieces {
+            let bits = p.size_in_bits.unwrap_or(size * 8 - bit.min(size * 8));
+            let src: Option<Vec<u8>> = match &p.location {
+                Location::Empty => None,
+                Location::Address { address } => {
+                    let n = (p.bit_offset.unwrap_or(0) + bits).div_ceil(8) as usize;
+                    let mut b = vec![0u8; n];
+                    frame.read_memory(*address, &mut b)?;
+                    Some(b)
+                }
+                Location::Register { register } => frame.reg_bytes(register.0),
+                Location::Value { value } => Some(gimli_value_bytes(*value)),
+                Location::Bytes { value } => Some(value.to_slice()?.to_vec()),
+                Location::ImplicitPointer { .. } => None,
+            };
+            if let Some(src) = src {
+                any = true;
+                copy_bits(&src, p.bit_offset.unwrap_or(0), &mut buf, bit, bits);
+            }
+            bit += bits;
+        }
+        if !any {
+            return Ok(Value::optimized_out(ty));
+        }
+        Ok(Value::new(ty, buf, Lval::None))
+    }
+}
+
+/// Copy `n` bits from `src` starting at bit `from` to `dst` at bit `to` (little-endian bit
+/// numbering); bits beyond either buffer are dropped.
+fn copy_bits(src: &[u8], from: u64, dst: &mut [u8], to: u64, n: u64) {
+    for i in 0..n {
+        let s = from + i;
+        let d = to + i;
+        let Some(sb) = src.get((s / 8) as usize) else {
+            return;
+        };
+        let bitv = (sb >> (s % 8)) & 1;
+        let Some(db) = dst.get_mut((d / 8) as usize) else {
+            return;
+        };
+        if bitv != 0 {
+            *db |= 1 << (d % 8);
+        } else {
+            *db &= !(1 << (d % 8));
+        }
+    }
+}
+
+/// `ty` with variable-length array bounds computed in `frame` (other types as they are).
+pub fn resolve_type(
+    file: &Arc<DebugFile>,
+    ty: &TypeRef,
+    var: &Variable,
+    frame: &dyn FrameContext,
+) -> Result<TypeRef> {
+    let TypeKind::Array { element, bound } = &ty.kind else {
+        return Ok(ty.clone());
+    };
+    let resolved = resolve_type(file, element, var, frame)?;
+    let count = match bound {
+        Bound::Dynamic(d) => Some(dynamic_count(file, d, var, frame)?),
+        Bound::Count(n) => Some(*n),
+        Bound::Unknown => None,
+    };
+    if !matches!(bound, Bound::Dynamic(_)) && Arc::ptr_eq(&resolved, element) {
+        return Ok(ty.clone());
+    }
+    let element = resolved;
+    Ok(match count {
+        Some(n) => Type::array_of(element, n),
+        None => Type::new(
+            None,
+            0,
+            TypeKind::Array {
+                element,
+                bound: Bound::Unknown,
+            },
+        ),
+    })
+}
+
+fn dynamic_count(
+    file: &Arc<DebugFile>,
+    d: &DynamicBound,
+    var: &Variable,
+    frame: &dyn FrameContext,
+) -> Result<u64> {
+    let (v, is_count) = match d {
+        DynamicBound::Variable { die, is_count } => {
+            let bd = read_die(file, *die)?;
+            let bv = scopes::make_variable(file, &bd, VarKind::Local, var.frame_base.clone())
+                .ok_or_else(|| DwarfError::Malformed("bad VLA bound variable".into()))?;
+            let val = variable_value(file, &bv, frame)?;
+            if val.optimized_out {
+                return Err(DwarfError::OptimizedOut);
+            }
+            (val.as_i64(), *is_count)
+        }
+        DynamicBound::Expr { expr, is_count, .. } => {
+            let ev = Evaluator {
+                file,
+                unit: var.unit,
+                frame,
+                frame_base: var.frame_base.as_ref(),
+                depth: 0,
+            };
+            let pieces = ev.run(gimli::EndianSlice::new(expr, file.endian), None)?;
+            let v = match pieces.first().map(|p| &p.location) {
+                Some(Location::Address { address }) => *address,
+                Some(Location::Value { value }) => gimli_value_u64(*value),
+                Some(Location::Register { register }) => {
+                    frame.reg(register.0).ok_or(DwarfError::OptimizedOut)?
+                }
+                _ => return Err(DwarfError::OptimizedOut),
+            };
+            (v as i64, *is_count)
+        }
+    };
+    let n = if is_count { v } else { v.saturating_add(1) };
+    Ok(n.max(0) as u64)
+}

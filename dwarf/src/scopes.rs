@@ -1,1 +1,660 @@
-//! (being written)
+//! Scopes and variables: which function (and which inlined calls and lexical blocks) contain a
+//! pc, their parameters and locals in gdb's order, and variables by name as C scoping finds
+//! them (block locals, parameters, file statics, globals, `'file.c'::x`, `function::x`).
+//!
+//! All addresses here are link-time; callers subtract the load bias first.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use gimli::{AttributeValue, constants as dw};
+
+use crate::R;
+use crate::dietypes::{self, Die, read_tree, read_tree_at, with_origin};
+use crate::error::Result;
+use crate::loader::DebugFile;
+use crate::types::{DieRef, Type, TypeRef};
+
+/// What kind of variable a [`Variable`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarKind {
+    /// A formal parameter of a function.
+    Param,
+    /// An automatic local (of a function or one of its blocks).
+    Local,
+    /// A `static` local of a function (lives at a fixed address).
+    StaticLocal,
+    /// An external (global) variable.
+    Global,
+    /// A file-level `static`.
+    FileStatic,
+}
+
+/// A variable as the debugger sees it: enough to make its value at a frame.
+#[derive(Debug, Clone)]
+pub struct Variable {
+    pub name: String,
+    pub ty: TypeRef,
+    /// The DIE of this variable (the concrete one, for inlined and out-of-line instances).
+    pub die: DieRef,
+    /// Unit index of the DIE in the `DebugFile`.
+    pub unit: usize,
+    pub kind: VarKind,
+    /// `DW_AT_location` (an expression or a location list), as read.
+    pub location: Option<AttributeValue<R>>,
+    /// `DW_AT_const_value`, when the compiler gave the value instead of a location.
+    pub const_value: Option<AttributeValue<R>>,
+    /// `DW_AT_frame_base` of the function whose frame holds this variable.
+    pub frame_base: Option<AttributeValue<R>>,
+    pub decl_line: Option<u64>,
+    pub artificial: bool,
+}
+
+/// A function (a `DW_TAG_subprogram` or, for inlined frames, a `DW_TAG_inlined_subroutine`).
+#[derive(Debug, Clone)]
+pub struct Function {
+    pub name: String,
+    pub linkage_name: Option<String>,
+    /// The concrete DIE (subprogram or inlined subroutine).
+    pub die: DieRef,
+    pub unit: usize,
+    /// Lowest address of the code (the entry pc for a contiguous function).
+    pub low_pc: u64,
+    /// One past the highest address.
+    pub high_pc: u64,
+    /// Entry pc (`DW_AT_entry_pc`, else `low_pc`).
+    pub entry_pc: u64,
+    /// All code ranges (a function split in hot/cold parts has several).
+    pub ranges: Vec<Range<u64>>,
+    pub decl_file: Option<String>,
+    pub decl_line: Option<u64>,
+    /// `None` for a `void` function.
+    pub ret: Option<TypeRef>,
+    pub external: bool,
+    pub frame_base: Option<AttributeValue<R>>,
+}
+
+impl Function {
+    pub fn contains(&self, pc: u64) -> bool {
+        self.ranges.iter().any(|r| r.contains(&pc))
+    }
+}
+
+/// A lexical block containing the pc, with its own variables (declaration order).
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub die: DieRef,
+    pub ranges: Vec<Range<u64>>,
+    pub variables: Vec<Variable>,
+}
+
+/// One frame as gdb shows it: a real function or one inlined call inside it.
+#[derive(Debug, Clone)]
+pub struct FrameScope {
+    pub function: Function,
+    /// An inlined call (gdb shows it as a frame of its own).
+    pub inlined: bool,
+    /// For an inlined call: where it was called from (file and line in the caller).
+    pub call_file: Option<String>,
+    pub call_line: Option<u64>,
+    pub params: Vec<Variable>,
+    /// The function's own top-level locals (declaration order).
+    pub body_locals: Vec<Variable>,
+    /// Lexical blocks containing the pc, outermost first.
+    pub blocks: Vec<Block>,
+}
+
+impl FrameScope {
+    /// Locals in gdb's `info locals` order: the innermost block's variables in declaration
+    /// order, then each enclosing block's, then the function body's; static locals included.
+    pub fn locals(&self) -> Vec<&Variable> {
+        let mut out: Vec<&Variable> = Vec::new();
+        for b in self.blocks.iter().rev() {
+            out.extend(b.variables.iter());
+        }
+        out.extend(self.body_locals.iter());
+        out
+    }
+
+    /// A name as C scoping sees it inside this frame: block locals innermost first, then the
+    /// function's locals, then its parameters.
+    pub fn lookup(&self, name: &str) -> Option<&Variable> {
+        for b in self.blocks.iter().rev() {
+            if let Some(v) = b.variables.iter().find(|v| v.name == name) {
+                return Some(v);
+            }
+        }
+        self.body_locals
+            .iter()
+            .find(|v| v.name == name)
+            .or_else(|| self.params.iter().find(|v| v.name == name))
+    }
+}
+
+/// Everything that contains a pc: frames innermost first (`frames[0]` is the innermost inlined
+/// call, the last is the real function).
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub frames: Vec<FrameScope>,
+}
+
+impl Scope {
+    /// The real (out-of-line) function.
+    pub fn function(&self) -> Option<&Function> {
+        self.frames.last().map(|f| &f.function)
+    }
+
+    pub fn innermost(&self) -> Option<&FrameScope> {
+        self.frames.first()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-unit function lists
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+struct FuncEntry {
+    die: DieRef,
+    ranges: Vec<Range<u64>>,
+}
+
+type FuncCache = HashMap<(usize, usize), Arc<Vec<FuncEntry>>>;
+
+static FUNCS: LazyLock<Mutex<FuncCache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Code ranges of a DIE (low/high pc or `DW_AT_ranges`), link-time.
+pub fn die_ranges(file: &DebugFile, die: &Die) -> Vec<Range<u64>> {
+    let Ok(unit) = file.unit(die.unit) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(v) = die.attr(dw::DW_AT_ranges) {
+        if let Ok(Some(mut it)) = file.dwarf.attr_ranges(unit, v.clone()) {
+            while let Ok(Some(r)) = it.next() {
+                if r.end > r.begin {
+                    out.push(r.begin..r.end);
+                }
+            }
+        }
+        return out;
+    }
+    let low = die
+        .attr(dw::DW_AT_low_pc)
+        .and_then(|v| file.dwarf.attr_address(unit, v.clone()).ok().flatten());
+    let Some(low) = low else { return out };
+    let high = match die.attr(dw::DW_AT_high_pc) {
+        Some(AttributeValue::Udata(n)) => Some(low.saturating_add(*n)),
+        Some(v) => match file.dwarf.attr_address(unit, v.clone()) {
+            Ok(Some(a)) => Some(a),
+            _ => v.udata_value().map(|n| low.saturating_add(n)),
+        },
+        None => Some(low.saturating_add(1)),
+    };
+    if let Some(high) = high {
+        if high > low {
+            out.push(low..high);
+        }
+    }
+    out
+}
+
+fn unit_functions(file: &Arc<DebugFile>, ui: usize) -> Arc<Vec<FuncEntry>> {
+    let key = (Arc::as_ptr(file) as usize, ui);
+    if let Some(v) = FUNCS.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return v.clone();
+    }
+    let mut out = Vec::new();
+    if let Ok(root) = read_tree_at(file, ui, None, 3) {
+        collect_functions(file, &root.children, &mut out);
+    }
+    let v = Arc::new(out);
+    FUNCS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, v.clone());
+    v
+}
+
+fn collect_functions(file: &DebugFile, dies: &[Die], out: &mut Vec<FuncEntry>) {
+    for d in dies {
+        match d.tag {
+            dw::DW_TAG_subprogram => {
+                if d.flag(dw::DW_AT_declaration) {
+                    continue;
+                }
+                let ranges = die_ranges(file, d);
+                let Some(die) = d.die_ref(file) else { continue };
+                out.push(FuncEntry { die, ranges });
+            }
+            dw::DW_TAG_namespace | dw::DW_TAG_structure_type | dw::DW_TAG_class_type => {
+                collect_functions(file, &d.children, out)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Name of entry `index` of the unit's line-table file list (as the compiler wrote it).
+pub fn file_name(file: &DebugFile, ui: usize, index: u64) -> Option<String> {
+    let unit = file.unit(ui).ok()?;
+    let lp = unit.line_program.as_ref()?;
+    let header = lp.header();
+    let entry = header.file(index)?;
+    let name = file.dwarf.attr_string(unit, entry.path_name()).ok()?;
+    Some(name.to_string_lossy().into_owned())
+}
+
+/// Name of a unit (its `DW_AT_name`, usually the source file as given to the compiler).
+pub fn unit_name(file: &DebugFile, ui: usize) -> Option<String> {
+    read_tree_at(file, ui, None, 0).ok()?.name(file)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building functions, frames and variables
+// ---------------------------------------------------------------------------------------------
+
+fn make_function(file: &Arc<DebugFile>, d: &Die, frame_base: Option<AttributeValue<R>>) -> Function {
+    let full = with_origin(file, d);
+    let ranges = die_ranges(file, d);
+    let low_pc = ranges.iter().map(|r| r.start).min().unwrap_or(0);
+    let high_pc = ranges.iter().map(|r| r.end).max().unwrap_or(0);
+    let entry_pc = d
+        .attr(dw::DW_AT_entry_pc)
+        .and_then(|v| match v {
+            // DWARF 5 allows the entry pc as an offset from low_pc.
+            AttributeValue::Udata(n) => Some(low_pc.saturating_add(*n)),
+            v => file
+                .unit(d.unit)
+                .ok()
+                .and_then(|u| file.dwarf.attr_address(u, v.clone()).ok().flatten()),
+        })
+        .unwrap_or(low_pc);
+    let ret = full
+        .reference(file, dw::DW_AT_type)
+        .map(|t| dietypes::type_of(file, t));
+    let decl_file = full
+        .udata(dw::DW_AT_decl_file)
+        .and_then(|i| file_name(file, d.unit, i));
+    Function {
+        name: full.name(file).unwrap_or_else(|| "??".into()),
+        linkage_name: full
+            .string(file, dw::DW_AT_linkage_name)
+            .or_else(|| full.string(file, dw::DW_AT_MIPS_linkage_name)),
+        die: d.die_ref(file).unwrap_or(DieRef(gimli::DebugInfoOffset(0))),
+        unit: d.unit,
+        low_pc,
+        high_pc,
+        entry_pc,
+        ranges,
+        decl_file,
+        decl_line: full.udata(dw::DW_AT_decl_line),
+        ret,
+        external: full.flag(dw::DW_AT_external),
+        frame_base,
+    }
+}
+
+fn is_static_location(v: Option<&AttributeValue<R>>) -> bool {
+    match v.and_then(|v| v.exprloc_value()) {
+        Some(e) => matches!(
+            e.0.slice().first(),
+            Some(&0x03) | Some(&0xa1) | Some(&0xfb) // DW_OP_addr, DW_OP_addrx, GNU_addr_index
+        ),
+        None => false,
+    }
+}
+
+/// A variable from its DIE (`kind` is refined: a local with a fixed address is a static local).
+pub fn make_variable(
+    file: &Arc<DebugFile>,
+    d: &Die,
+    kind: VarKind,
+    frame_base: Option<AttributeValue<R>>,
+) -> Option<Variable> {
+    let full = with_origin(file, d);
+    let name = full.name(file)?;
+    let ty = match full.reference(file, dw::DW_AT_type) {
+        Some(t) => dietypes::type_of(file, t),
+        None => Type::error("variable without type"),
+    };
+    let location = d.attr(dw::DW_AT_location).cloned();
+    let kind = match kind {
+        VarKind::Local if is_static_location(location.as_ref()) => VarKind::StaticLocal,
+        k => k,
+    };
+    Some(Variable {
+        name,
+        ty,
+        die: d.die_ref(file)?,
+        unit: d.unit,
+        kind,
+        location,
+        const_value: d.attr(dw::DW_AT_const_value).cloned(),
+        frame_base,
+        decl_line: full.udata(dw::DW_AT_decl_line),
+        artificial: full.flag(dw::DW_AT_artificial),
+    })
+}
+
+/// Variables declared directly in `d` (not in nested blocks), declaration order.
+fn own_variables(
+    file: &Arc<DebugFile>,
+    d: &Die,
+    fb: &Option<AttributeValue<R>>,
+) -> (Vec<Variable>, Vec<Variable>) {
+    let mut params = Vec::new();
+    let mut locals = Vec::new();
+    for c in &d.children {
+        match c.tag {
+            dw::DW_TAG_formal_parameter => {
+                if let Some(v) = make_variable(file, c, VarKind::Param, fb.clone()) {
+                    params.push(v);
+                }
+            }
+            dw::DW_TAG_variable => {
+                // `extern int x;` inside a function names a global, not a local.
+                if c.flag(dw::DW_AT_declaration) && !c.has(dw::DW_AT_location) {
+                    continue;
+                }
+                if let Some(v) = make_variable(file, c, VarKind::Local, fb.clone()) {
+                    locals.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    (params, locals)
+}
+
+/// Walk down from the function DIE `d` toward `pc`, pushing frames (outermost first) into
+/// `frames`.
+fn descend(
+    file: &Arc<DebugFile>,
+    d: &Die,
+    pc: u64,
+    fb: &Option<AttributeValue<R>>,
+    frames: &mut Vec<FrameScope>,
+) {
+    let (params, body_locals) = own_variables(file, d, fb);
+    frames.push(FrameScope {
+        function: make_function(file, d, fb.clone()),
+        inlined: d.tag == dw::DW_TAG_inlined_subroutine,
+        call_file: d
+            .udata(dw::DW_AT_call_file)
+            .and_then(|i| file_name(file, d.unit, i)),
+        call_line: d.udata(dw::DW_AT_call_line),
+        params,
+        body_locals,
+        blocks: Vec::new(),
+    });
+    let frame_idx = frames.len() - 1;
+    let mut cur = d;
+    loop {
+        let next = cur.children.iter().find(|c| {
+            matches!(
+                c.tag,
+                dw::DW_TAG_lexical_block | dw::DW_TAG_inlined_subroutine
+            ) && die_ranges(file, c).iter().any(|r| r.contains(&pc))
+        });
+        let Some(next) = next else { break };
+        if next.tag == dw::DW_TAG_inlined_subroutine {
+            descend(file, next, pc, fb, frames);
+            return;
+        }
+        let (_, vars) = own_variables(file, next, fb);
+        if let (Some(f), Some(die)) = (frames.get_mut(frame_idx), next.die_ref(file)) {
+            f.blocks.push(Block {
+                die,
+                ranges: die_ranges(file, next),
+                variables: vars,
+            });
+        }
+        cur = next;
+    }
+}
+
+/// The function containing the link-time `pc`, with its inlined calls and lexical blocks.
+/// `Ok(None)` when no DWARF function covers `pc`.
+pub fn scope_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Scope>> {
+    let Some((ui, f)) = function_entry_at(file, pc) else {
+        return Ok(None);
+    };
+    let _ = ui;
+    let d = read_tree(file, f.die, usize::MAX)?;
+    let fb = d.attr(dw::DW_AT_frame_base).cloned();
+    let mut frames = Vec::new();
+    descend(file, &d, pc, &fb, &mut frames);
+    frames.reverse();
+    Ok(Some(Scope { frames }))
+}
+
+fn function_entry_at(file: &Arc<DebugFile>, pc: u64) -> Option<(usize, FuncEntry)> {
+    let mut candidates: Vec<usize> = Vec::new();
+    if let Some(ui) = file.unit_for_pc(pc) {
+        candidates.push(ui);
+    }
+    // Fall back to every unit when the range tables do not say (rare; small binaries).
+    for ui in 0..file.units.len() {
+        if !candidates.contains(&ui) {
+            candidates.push(ui);
+        }
+    }
+    for ui in candidates {
+        let fs = unit_functions(file, ui);
+        if let Some(f) = fs.iter().find(|f| f.ranges.iter().any(|r| r.contains(&pc))) {
+            return Some((ui, f.clone()));
+        }
+    }
+    None
+}
+
+/// The real function containing `pc` (no inlined frames), cheaply.
+pub fn function_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Function>> {
+    let Some((_, f)) = function_entry_at(file, pc) else {
+        return Ok(None);
+    };
+    let d = read_tree(file, f.die, 1)?;
+    let fb = d.attr(dw::DW_AT_frame_base).cloned();
+    Ok(Some(make_function(file, &d, fb)))
+}
+
+/// A function by name (a global definition first, then a file-static one).
+pub fn function_by_name(file: &Arc<DebugFile>, name: &str) -> Result<Option<Function>> {
+    let types = dietypes::types(file);
+    let idx = types.index();
+    let Some(list) = idx.functions.get(name) else {
+        return Ok(None);
+    };
+    let pick = list
+        .iter()
+        .filter(|n| !n.declaration)
+        .max_by_key(|n| n.external);
+    let Some(n) = pick else { return Ok(None) };
+    let d = read_tree(file, n.die, 1)?;
+    let fb = d.attr(dw::DW_AT_frame_base).cloned();
+    Ok(Some(make_function(file, &d, fb)))
+}
+
+/// The parameters of `function` (declaration order), e.g. for `bt` lines.
+pub fn function_params(file: &Arc<DebugFile>, function: &Function) -> Result<Vec<Variable>> {
+    let d = read_tree(file, function.die, 1)?;
+    Ok(own_variables(file, &d, &function.frame_base).0)
+}
+
+/// A global or file-static variable by name. File statics of unit `prefer_unit` (the unit of
+/// the selected frame) come first, then external definitions, then any other unit's statics.
+pub fn lookup_global(
+    file: &Arc<DebugFile>,
+    name: &str,
+    prefer_unit: Option<usize>,
+) -> Result<Option<Variable>> {
+    let types = dietypes::types(file);
+    let idx = types.index();
+    let Some(list) = idx.variables.get(name) else {
+        return Ok(None);
+    };
+    // A definition has a location (or a constant); a declaration does not.
+    let defs: Vec<_> = list.iter().filter(|n| !n.declaration).collect();
+    let pick = defs
+        .iter()
+        .find(|n| Some(n.unit) == prefer_unit && !n.external)
+        .or_else(|| defs.iter().find(|n| n.external))
+        .or_else(|| defs.first());
+    let Some(n) = pick else { return Ok(None) };
+    let d = dietypes::read_die(file, n.die)?;
+    let kind = if n.external {
+        VarKind::Global
+    } else {
+        VarKind::FileStatic
+    };
+    Ok(make_variable(file, &d, kind, None))
+}
+
+/// `'file.c'::name`: a global or static of the unit whose source file is `source` (matched on
+/// the whole name or its last path components).
+pub fn lookup_in_file(
+    file: &Arc<DebugFile>,
+    source: &str,
+    name: &str,
+) -> Result<Option<Variable>> {
+    for ui in 0..file.units.len() {
+        let Some(uname) = unit_name(file, ui) else {
+            continue;
+        };
+        if !path_matches(&uname, source) {
+            continue;
+        }
+        let root = read_tree_at(file, ui, None, 1)?;
+        for d in &root.children {
+            if d.tag != dw::DW_TAG_variable || d.flag(dw::DW_AT_declaration) {
+                continue;
+            }
+            let full = with_origin(file, d);
+            if full.name(file).as_deref() == Some(name) {
+                let kind = if full.flag(dw::DW_AT_external) {
+                    VarKind::Global
+                } else {
+                    VarKind::FileStatic
+                };
+                return Ok(make_variable(file, d, kind, None));
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn path_matches(unit_name: &str, wanted: &str) -> bool {
+    unit_name == wanted
+        || unit_name
+            .strip_suffix(wanted)
+            .is_some_and(|p| p.ends_with('/'))
+}
+
+/// `function::name`: a variable of `function` by name, at any block depth (a static local
+/// usually; gdb also accepts others and then needs the frame).
+pub fn lookup_in_function(
+    file: &Arc<DebugFile>,
+    function: &str,
+    name: &str,
+) -> Result<Option<Variable>> {
+    let Some(f) = function_by_name(file, function)? else {
+        return Ok(None);
+    };
+    let d = read_tree(file, f.die, usize::MAX)?;
+    Ok(find_nested(file, &d, name, &f.frame_base))
+}
+
+fn find_nested(
+    file: &Arc<DebugFile>,
+    d: &Die,
+    name: &str,
+    fb: &Option<AttributeValue<R>>,
+) -> Option<Variable> {
+    let (params, locals) = own_variables(file, d, fb);
+    if let Some(v) = locals
+        .into_iter()
+        .chain(params)
+        .find(|v| v.name == name)
+    {
+        return Some(v);
+    }
+    d.children
+        .iter()
+        .filter(|c| c.tag == dw::DW_TAG_lexical_block)
+        .find_map(|c| find_nested(file, c, name, fb))
+}
+
+/// A call site in the function containing `return_pc` (link-time): the `DW_TAG_call_site` whose
+/// return address is `return_pc`, with its parameters (`DW_AT_location` register expression →
+/// `DW_AT_call_value` expression). Used for `DW_OP_entry_value`.
+#[derive(Debug, Clone)]
+pub struct CallSite {
+    pub unit: usize,
+    pub return_pc: u64,
+    /// (location expression of the parameter at the call, value expression in the caller)
+    pub params: Vec<(gimli::Expression<R>, gimli::Expression<R>)>,
+    /// The caller's frame base (the value expressions may use `DW_OP_fbreg`).
+    pub frame_base: Option<AttributeValue<R>>,
+}
+
+pub fn call_site(file: &Arc<DebugFile>, return_pc: u64) -> Result<Option<CallSite>> {
+    let Some((_, f)) = function_entry_at(file, return_pc.saturating_sub(1)) else {
+        return Ok(None);
+    };
+    let d = read_tree(file, f.die, usize::MAX)?;
+    let fb = d.attr(dw::DW_AT_frame_base).cloned();
+    Ok(find_call_site(file, &d, return_pc, &fb))
+}
+
+fn find_call_site(
+    file: &Arc<DebugFile>,
+    d: &Die,
+    return_pc: u64,
+    fb: &Option<AttributeValue<R>>,
+) -> Option<CallSite> {
+    let unit = file.unit(d.unit).ok()?;
+    for c in &d.children {
+        match c.tag {
+            dw::DW_TAG_call_site | dw::DW_TAG_GNU_call_site => {
+                let ret = c
+                    .attr(dw::DW_AT_call_return_pc)
+                    .or_else(|| c.attr(dw::DW_AT_low_pc))
+                    .and_then(|v| file.dwarf.attr_address(unit, v.clone()).ok().flatten());
+                if ret != Some(return_pc) {
+                    continue;
+                }
+                let mut params = Vec::new();
+                for p in &c.children {
+                    if p.tag != dw::DW_TAG_call_site_parameter
+                        && p.tag != dw::DW_TAG_GNU_call_site_parameter
+                    {
+                        continue;
+                    }
+                    let loc = p.attr(dw::DW_AT_location).and_then(|v| v.exprloc_value());
+                    let val = p
+                        .attr(dw::DW_AT_call_value)
+                        .or_else(|| p.attr(dw::DW_AT_GNU_call_site_value))
+                        .and_then(|v| v.exprloc_value());
+                    if let (Some(l), Some(v)) = (loc, val) {
+                        params.push((l, v));
+                    }
+                }
+                return Some(CallSite {
+                    unit: d.unit,
+                    return_pc,
+                    params,
+                    frame_base: fb.clone(),
+                });
+            }
+            dw::DW_TAG_lexical_block | dw::DW_TAG_inlined_subroutine => {
+                if let Some(cs) = find_call_site(file, c, return_pc, fb) {
+                    return Some(cs);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}

@@ -224,7 +224,48 @@ impl ObjectFile {
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| open_error(path, e))?;
             Backing::Map(map)
         };
-        Self::parse(path.to_path_buf(), data, Some(FileStamp::of(&meta))).map(Arc::new)
+        let mut obj = Self::parse(path.to_path_buf(), data, Some(FileStamp::of(&meta)))?;
+        obj.add_separate_debug_symbols();
+        Ok(Arc::new(obj))
+    }
+
+    /// A stripped file (no `.symtab`) whose separate debug file is installed gets that file's
+    /// `.symtab` too, as gdb reads it: library code is then named by its local symbols
+    /// (`__libc_start_call_main`) instead of the nearest exported one.
+    fn add_separate_debug_symbols(&mut self) {
+        if self
+            .info
+            .sections
+            .iter()
+            .any(|s| s.sh_type == elf::SHT_SYMTAB)
+        {
+            return;
+        }
+        let Some(path) = self.separate_debug_file() else {
+            return;
+        };
+        let Ok(bytes) = std::fs::read(&path) else {
+            return;
+        };
+        let extra = match FileKind::parse(&bytes[..]) {
+            Ok(FileKind::Elf64) => ElfFile::<elf::FileHeader64<Endianness>>::parse(&bytes[..])
+                .map(|f| debug_file_symbols(&f, &self.info.sections))
+                .unwrap_or_default(),
+            Ok(FileKind::Elf32) => ElfFile::<elf::FileHeader32<Endianness>>::parse(&bytes[..])
+                .map(|f| debug_file_symbols(&f, &self.info.sections))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        if extra.is_empty() {
+            return;
+        }
+        let mut symbols = std::mem::take(&mut self.info.symbols);
+        symbols.extend(extra);
+        self.info.symbols = sort_and_merge(symbols);
+        self.by_name.clear();
+        for (i, s) in self.info.symbols.iter().enumerate() {
+            self.by_name.entry(s.name.clone()).or_default().push(i);
+        }
     }
 
     /// Like [`ObjectFile::load`], but each path is parsed once while anyone holds the result
@@ -659,24 +700,7 @@ impl Parsed {
         synthesize_plt(data, machine, &sections, &relocs, &mut symbols);
         synthesize_got_plt(&sections, &relocs, header.is_type_64(), &mut symbols);
 
-        // gdb's order: address, then name; then merge duplicates (same address, section, name).
-        symbols.sort_by(|a, b| a.addr.cmp(&b.addr).then_with(|| a.name.cmp(&b.name)));
-        let mut merged: Vec<Symbol> = Vec::with_capacity(symbols.len());
-        for s in symbols {
-            if let Some(last) = merged.last_mut()
-                && last.addr == s.addr
-                && last.name == s.name
-                && last.section == s.section
-            {
-                last.default_version &= s.default_version;
-                last.global |= s.global;
-                if last.kind == SymKind::Other {
-                    last.kind = s.kind;
-                }
-                continue;
-            }
-            merged.push(s);
-        }
+        let merged = sort_and_merge(symbols);
 
         Ok(Parsed {
             e_type: header.e_type(endian),
@@ -692,6 +716,75 @@ impl Parsed {
             build_id,
         })
     }
+}
+
+/// gdb's order: address, then name; then merge duplicates (same address, section, name).
+fn sort_and_merge(mut symbols: Vec<Symbol>) -> Vec<Symbol> {
+    symbols.sort_by(|a, b| a.addr.cmp(&b.addr).then_with(|| a.name.cmp(&b.name)));
+    let mut merged: Vec<Symbol> = Vec::with_capacity(symbols.len());
+    for s in symbols {
+        if let Some(last) = merged.last_mut()
+            && last.addr == s.addr
+            && last.name == s.name
+            && last.section == s.section
+        {
+            last.default_version &= s.default_version;
+            last.global |= s.global;
+            if last.kind == SymKind::Other {
+                last.kind = s.kind;
+            }
+            continue;
+        }
+        merged.push(s);
+    }
+    merged
+}
+
+/// The `.symtab` symbols of a separate debug file, with their sections mapped onto the
+/// stripped file's `main_sections` (same name and address); symbols of sections the stripped
+/// file lacks are left out.
+fn debug_file_symbols<Elf: FileHeader<Endian = Endianness>>(
+    f: &ElfFile<'_, Elf>,
+    main_sections: &[Section],
+) -> Vec<Symbol> {
+    let endian = f.endian();
+    let table = f.elf_section_table();
+    let mut map: Vec<Option<usize>> = Vec::new();
+    // The debug file's section list, each replaced by the matching stripped-file section (so
+    // that classification uses the real section's type); unmatched ones are made unallocated.
+    let mut sections = Vec::new();
+    for sh in table.iter() {
+        let name = String::from_utf8_lossy(table.section_name(endian, sh).unwrap_or(b""));
+        let addr: u64 = sh.sh_addr(endian).into();
+        let found = main_sections
+            .iter()
+            .position(|m| m.name == name && m.addr == addr && m.is_alloc());
+        map.push(found);
+        sections.push(match found.and_then(|i| main_sections.get(i)) {
+            Some(m) => m.clone(),
+            None => Section {
+                name: name.into_owned(),
+                addr,
+                size: sh.sh_size(endian).into(),
+                offset: 0,
+                sh_type: elf::SHT_NULL,
+                flags: 0,
+            },
+        });
+    }
+    let mut out = Vec::new();
+    read_symbols(f, f.elf_symbol_table(), None, &sections, &mut out);
+    out.retain_mut(|s| match s.section {
+        Some(i) => match map.get(i).copied().flatten() {
+            Some(j) => {
+                s.section = Some(j);
+                true
+            }
+            None => false,
+        },
+        None => true,
+    });
+    out
 }
 
 /// ARM / AArch64 mapping symbols (`$x`, `$d`, `$a`, `$t`, optionally `.suffix`).

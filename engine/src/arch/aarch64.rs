@@ -234,6 +234,73 @@ pub static ARCH: ArchInfo = ArchInfo {
     skip_prologue,
 };
 
+/// Unwinding facts (AAPCS64 §6.1.1; Linux `struct rt_sigframe` = siginfo (128 bytes) then
+/// ucontext, whose uc_mcontext is at 176 and starts with fault_address).
+pub static UNWIND: super::UnwindInfo = super::UnwindInfo {
+    return_address_column: 30,
+    preserved: &[
+        19,
+        20,
+        21,
+        22,
+        23,
+        24,
+        25,
+        26,
+        27,
+        28,
+        idx::X29,
+        idx::SP,
+        idx::FPCR,
+    ],
+    fp_cfa_offset: 16,
+    fp_ra_offset: 8,
+    fp_saved_fp_offset: 0,
+    entry_cfa_offset: 0,
+    entry_ra_register: Some(idx::X30),
+    signal_frame: super::SignalFrameLayout {
+        // __kernel_rt_sigreturn (vDSO): mov x8, #139; svc #0
+        trampoline: &[0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4],
+        context_offset: 128 + 176 + 8,
+        regs: &[
+            (0, 0, 8),
+            (1, 8, 8),
+            (2, 16, 8),
+            (3, 24, 8),
+            (4, 32, 8),
+            (5, 40, 8),
+            (6, 48, 8),
+            (7, 56, 8),
+            (8, 64, 8),
+            (9, 72, 8),
+            (10, 80, 8),
+            (11, 88, 8),
+            (12, 96, 8),
+            (13, 104, 8),
+            (14, 112, 8),
+            (15, 120, 8),
+            (16, 128, 8),
+            (17, 136, 8),
+            (18, 144, 8),
+            (19, 152, 8),
+            (20, 160, 8),
+            (21, 168, 8),
+            (22, 176, 8),
+            (23, 184, 8),
+            (24, 192, 8),
+            (25, 200, 8),
+            (26, 208, 8),
+            (27, 216, 8),
+            (28, 224, 8),
+            (29, 232, 8),
+            (30, 240, 8),
+            (idx::SP, 248, 8),
+            (idx::PC, 256, 8),
+            (idx::CPSR, 264, 4),
+        ],
+    },
+};
+
 // ---------------------------------------------------------------------------------------------
 // Instruction decoding
 // ---------------------------------------------------------------------------------------------

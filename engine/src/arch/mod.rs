@@ -146,3 +146,47 @@ pub fn native() -> &'static ArchInfo {
         &aarch64::ARCH
     }
 }
+
+/// How a signal handler's return trampoline looks and where the interrupted registers lie.
+#[derive(Debug)]
+pub struct SignalFrameLayout {
+    /// The code at the trampoline's entry (`rt_sigreturn` system call), as bytes in memory.
+    pub trampoline: &'static [u8],
+    /// Offset from the trampoline frame's stack pointer to the saved register block
+    /// (`uc_mcontext` of the `ucontext_t` the kernel pushed).
+    pub context_offset: u64,
+    /// `(register index, offset in the register block, size in bytes)` of each saved register.
+    pub regs: &'static [(usize, u64, usize)],
+}
+
+/// Architecture facts a stack unwinder needs (psABI and kernel signal-frame layout).
+#[derive(Debug)]
+pub struct UnwindInfo {
+    /// DWARF column of the return address when a CIE does not say (x86-64: 16, rip;
+    /// aarch64: 30, x30).
+    pub return_address_column: u16,
+    /// Registers a callee preserves (the caller sees the callee's value when CFI gives no
+    /// rule): callee-saved integer registers and per-thread control/segment state.
+    pub preserved: &'static [usize],
+    /// Frame-pointer chain: CFA = fp + `fp_cfa_offset`; the return address is at
+    /// fp + `fp_ra_offset` and the caller's fp at fp + `fp_saved_fp_offset`.
+    pub fp_cfa_offset: u64,
+    pub fp_ra_offset: u64,
+    pub fp_saved_fp_offset: u64,
+    /// At a function's first instruction: CFA = sp + `entry_cfa_offset`; the return address
+    /// is in `entry_ra_register` if set, else at CFA - pointer size.
+    pub entry_cfa_offset: u64,
+    pub entry_ra_register: Option<usize>,
+    /// Linux signal frames.
+    pub signal_frame: SignalFrameLayout,
+}
+
+impl ArchInfo {
+    /// The unwinder's facts for this architecture.
+    pub fn unwind(&self) -> &'static UnwindInfo {
+        match self.disasm {
+            DisasmKind::X86_64 => &x86_64::UNWIND,
+            DisasmKind::Aarch64 => &aarch64::UNWIND,
+        }
+    }
+}

@@ -186,6 +186,63 @@ pub static ARCH: ArchInfo = ArchInfo {
     skip_prologue,
 };
 
+/// Unwinding facts (SysV psABI §3.2.1 and 3.6; Linux `struct rt_sigframe`).
+pub static UNWIND: super::UnwindInfo = super::UnwindInfo {
+    return_address_column: 16,
+    preserved: &[
+        idx::RBX,
+        idx::RBP,
+        12, // r12
+        13, // r13
+        14, // r14
+        15, // r15
+        idx::CS,
+        19, // ss
+        20, // ds
+        21, // es
+        22, // fs
+        23, // gs
+        idx::FS_BASE,
+        idx::GS_BASE,
+        idx::FCTRL,
+        idx::MXCSR,
+    ],
+    fp_cfa_offset: 16,
+    fp_ra_offset: 8,
+    fp_saved_fp_offset: 0,
+    entry_cfa_offset: 8,
+    entry_ra_register: None,
+    signal_frame: super::SignalFrameLayout {
+        // __restore_rt: mov $0xf,%rax; syscall
+        trampoline: &[0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05],
+        // The handler's `ret` popped `pretcode`: sp is at the ucontext_t, whose uc_mcontext
+        // follows uc_flags, uc_link and uc_stack (8 + 8 + 24 bytes).
+        context_offset: 40,
+        // struct sigcontext: r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags, cs.
+        regs: &[
+            (idx::R8, 0, 8),
+            (idx::R9, 8, 8),
+            (idx::R10, 16, 8),
+            (11, 24, 8),
+            (12, 32, 8),
+            (13, 40, 8),
+            (14, 48, 8),
+            (15, 56, 8),
+            (idx::RDI, 64, 8),
+            (idx::RSI, 72, 8),
+            (idx::RBP, 80, 8),
+            (idx::RBX, 88, 8),
+            (idx::RDX, 96, 8),
+            (idx::RAX, 104, 8),
+            (idx::RCX, 112, 8),
+            (idx::RSP, 120, 8),
+            (idx::RIP, 128, 8),
+            (idx::EFLAGS, 136, 8),
+            (idx::CS, 144, 2),
+        ],
+    },
+};
+
 /// gdb's amd64 prologue analysis for code without line info: `[endbr64] push %rbp;
 /// mov %rsp,%rbp` is skipped; anything else leaves the breakpoint at the entry.
 pub fn skip_prologue(code: &[u8]) -> usize {
