@@ -1,0 +1,1393 @@
+//! Evaluation of parsed expressions with gdb's C semantics.
+//!
+//! Values are kept lazy while they are being computed: a value in memory carries its address
+//! and is read only when its bytes are needed, so `arr[5]`, `&big`, `p->next->kind` read only
+//! what they use. Without side effects (`whatis`, `ptype`, `sizeof`) nothing is read or
+//! written: memory reads as zeros.
+
+use std::sync::{Arc, OnceLock};
+
+use super::parser::{BaseType, BinOp, Declarator, Dollar, Expr, TypeName, UnOp};
+use super::lexer::{FloatLit, IntLit};
+use crate::context::EvalContext;
+use crate::error::{DwarfError, Result};
+use crate::types::{Bound, Encoding, LazyType, Type, TypeKind, TypeRef};
+use crate::value::{Lval, Value};
+
+/// The types gdb gives literals and C keyword types (LP64).
+pub(crate) struct Builtins {
+    pub int: TypeRef,
+    pub uint: TypeRef,
+    pub long: TypeRef,
+    pub ulong: TypeRef,
+    pub llong: TypeRef,
+    pub ullong: TypeRef,
+    pub short: TypeRef,
+    pub ushort: TypeRef,
+    pub char: TypeRef,
+    pub schar: TypeRef,
+    pub uchar: TypeRef,
+    pub float: TypeRef,
+    pub double: TypeRef,
+    pub ldouble: TypeRef,
+    pub bool_: TypeRef,
+    pub void: TypeRef,
+    pub wchar: TypeRef,
+}
+
+pub(crate) fn builtins() -> &'static Builtins {
+    static B: OnceLock<Builtins> = OnceLock::new();
+    B.get_or_init(|| Builtins {
+        int: Type::base("int", 4, Encoding::Signed),
+        uint: Type::base("unsigned int", 4, Encoding::Unsigned),
+        long: Type::base("long", 8, Encoding::Signed),
+        ulong: Type::base("unsigned long", 8, Encoding::Unsigned),
+        llong: Type::base("long long", 8, Encoding::Signed),
+        ullong: Type::base("unsigned long long", 8, Encoding::Unsigned),
+        short: Type::base("short", 2, Encoding::Signed),
+        ushort: Type::base("unsigned short", 2, Encoding::Unsigned),
+        char: Type::base("char", 1, Encoding::SignedChar),
+        schar: Type::base("signed char", 1, Encoding::SignedChar),
+        uchar: Type::base("unsigned char", 1, Encoding::UnsignedChar),
+        float: Type::base("float", 4, Encoding::Float),
+        double: Type::base("double", 8, Encoding::Float),
+        ldouble: Type::base("long double", 16, Encoding::Float),
+        bool_: Type::base("_Bool", 1, Encoding::Boolean),
+        void: Type::void(),
+        wchar: Type::base("wchar_t", 4, Encoding::Signed),
+    })
+}
+
+fn builtin_named(name: &str) -> TypeRef {
+    let b = builtins();
+    match name {
+        "int" => &b.int,
+        "unsigned int" => &b.uint,
+        "long" => &b.long,
+        "unsigned long" => &b.ulong,
+        "long long" => &b.llong,
+        "unsigned long long" => &b.ullong,
+        "short" => &b.short,
+        "unsigned short" => &b.ushort,
+        "char" => &b.char,
+        "signed char" => &b.schar,
+        "unsigned char" => &b.uchar,
+        "float" => &b.float,
+        "double" => &b.double,
+        "long double" => &b.ldouble,
+        "_Bool" => &b.bool_,
+        _ => &b.void,
+    }
+    .clone()
+}
+
+fn user(msg: impl Into<String>) -> DwarfError {
+    DwarfError::user(msg)
+}
+
+/// A value under evaluation.
+#[derive(Debug, Clone)]
+pub(crate) struct V {
+    pub ty: TypeRef,
+    /// Empty while `lazy`.
+    pub bytes: Vec<u8>,
+    /// In memory at `lval`'s address and not read yet.
+    pub lazy: bool,
+    pub lval: Lval,
+    pub optimized_out: bool,
+    /// A type name in expression position (`sizeof(item_t)`, `whatis struct item`).
+    pub is_type: bool,
+}
+
+impl V {
+    fn new(ty: TypeRef, bytes: Vec<u8>) -> V {
+        V {
+            ty,
+            bytes,
+            lazy: false,
+            lval: Lval::None,
+            optimized_out: false,
+            is_type: false,
+        }
+    }
+
+    fn lazy_at(ty: TypeRef, addr: u64) -> V {
+        V {
+            ty,
+            bytes: Vec::new(),
+            lazy: true,
+            lval: Lval::Memory(addr),
+            optimized_out: false,
+            is_type: false,
+        }
+    }
+
+    fn of_type(ty: TypeRef) -> V {
+        V {
+            is_type: true,
+            ..V::new(ty, Vec::new())
+        }
+    }
+
+    pub fn from_value(v: Value) -> V {
+        let size = v.ty.byte_size() as usize;
+        let lazy = !v.optimized_out && v.bytes.len() < size && matches!(v.lval, Lval::Memory(_));
+        V {
+            ty: v.ty,
+            bytes: if lazy { Vec::new() } else { v.bytes },
+            lazy,
+            lval: v.lval,
+            optimized_out: v.optimized_out,
+            is_type: false,
+        }
+    }
+
+    fn address(&self) -> Option<u64> {
+        match self.lval {
+            Lval::Memory(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// What a type is, for arithmetic.
+#[derive(Debug)]
+enum Cls {
+    Int { size: u64, signed: bool },
+    Float(u64),
+    Ptr(TypeRef),
+    Array(TypeRef),
+    Func,
+    Agg,
+    Void,
+    Other,
+}
+
+fn classify(ty: &TypeRef) -> Cls {
+    let s = ty.strip();
+    match &s.kind {
+        TypeKind::Base(Encoding::Float) => Cls::Float(s.size),
+        TypeKind::Base(Encoding::ComplexFloat) => Cls::Other,
+        TypeKind::Base(e) => Cls::Int {
+            size: s.size,
+            signed: matches!(e, Encoding::Signed | Encoding::SignedChar),
+        },
+        TypeKind::Enum {
+            underlying, signed, ..
+        } => {
+            let size = if s.size > 0 {
+                s.size
+            } else {
+                underlying.as_ref().map_or(4, |u| u.byte_size())
+            };
+            Cls::Int {
+                size,
+                signed: *signed,
+            }
+        }
+        TypeKind::Pointer(t) | TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
+            Cls::Ptr(t.get().clone())
+        }
+        TypeKind::Array { element, .. } => Cls::Array(element.clone()),
+        TypeKind::Function { .. } => Cls::Func,
+        TypeKind::Aggregate { .. } => Cls::Agg,
+        TypeKind::Void => Cls::Void,
+        _ => Cls::Other,
+    }
+}
+
+fn le_int(bytes: &[u8], signed: bool) -> i128 {
+    let n = bytes.len().min(16);
+    if n == 0 {
+        return 0;
+    }
+    let mut b = [0u8; 16];
+    b[..n].copy_from_slice(&bytes[..n]);
+    let v = u128::from_le_bytes(b);
+    if signed && n < 16 {
+        let shift = 128 - 8 * n as u32;
+        ((v << shift) as i128) >> shift
+    } else {
+        v as i128
+    }
+}
+
+fn int_bytes(v: i128, size: u64) -> Vec<u8> {
+    let n = (size as usize).min(16);
+    let mut out = v.to_le_bytes()[..n].to_vec();
+    out.resize(size as usize, if v < 0 { 0xff } else { 0 });
+    out
+}
+
+/// Wrap `v` to `size` bytes and read it back with the given signedness.
+fn wrap(v: i128, size: u64, signed: bool) -> i128 {
+    if size >= 16 {
+        return v;
+    }
+    let bits = 8 * size as u32;
+    let m = (v as u128) & ((1u128 << bits) - 1);
+    if signed && bits > 0 && m >> (bits - 1) == 1 {
+        (m | !((1u128 << bits) - 1)) as i128
+    } else {
+        m as i128
+    }
+}
+
+fn f80_to_f64(b: &[u8]) -> f64 {
+    if b.len() < 10 {
+        return 0.0;
+    }
+    let mant = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    let se = u16::from_le_bytes([b[8], b[9]]);
+    let sign = if se & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = (se & 0x7fff) as i32;
+    if exp == 0 && mant == 0 {
+        return sign * 0.0;
+    }
+    if exp == 0x7fff {
+        return if mant << 1 == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    sign * (mant as f64) * 2f64.powi(exp - 16383 - 63)
+}
+
+fn f64_to_f80(v: f64) -> Vec<u8> {
+    let mut out = vec![0u8; 16];
+    let bits = v.to_bits();
+    let sign = ((bits >> 63) as u16) << 15;
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (e, m): (u16, u64) = if exp == 0 && frac == 0 {
+        (0, 0)
+    } else if exp == 0x7ff {
+        (0x7fff, (1u64 << 63) | (frac << 11))
+    } else if exp == 0 {
+        // Subnormal double: normalize.
+        let lz = frac.leading_zeros() as i32; // >= 12
+        let m = frac << lz;
+        ((-1022 - (lz - 11) + 16383) as u16, m)
+    } else {
+        ((exp - 1023 + 16383) as u16, (1u64 << 63) | (frac << 11))
+    };
+    out[..8].copy_from_slice(&m.to_le_bytes());
+    out[8..10].copy_from_slice(&(e | sign).to_le_bytes());
+    out
+}
+
+fn float_from(bytes: &[u8], size: u64) -> f64 {
+    match size {
+        4 if bytes.len() >= 4 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f64,
+        8 if bytes.len() >= 8 => f64::from_le_bytes([
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+        ]),
+        _ => f80_to_f64(bytes),
+    }
+}
+
+fn float_bytes(v: f64, size: u64) -> Vec<u8> {
+    match size {
+        4 => (v as f32).to_le_bytes().to_vec(),
+        8 => v.to_le_bytes().to_vec(),
+        n => {
+            let mut b = f64_to_f80(v);
+            b.resize(n as usize, 0);
+            b
+        }
+    }
+}
+
+/// A short C spelling of a type for error messages (`int`, `struct item`, `char *`).
+pub(crate) fn type_name(ty: &TypeRef) -> String {
+    if let Some(n) = &ty.name {
+        return match &ty.kind {
+            TypeKind::Aggregate { kind, .. } => format!("{} {n}", kind.keyword()),
+            TypeKind::Enum { .. } => format!("enum {n}"),
+            _ => n.clone(),
+        };
+    }
+    match &ty.kind {
+        TypeKind::Pointer(t) => {
+            let inner = type_name(t.get());
+            if inner.ends_with('*') {
+                format!("{inner}*")
+            } else {
+                format!("{inner} *")
+            }
+        }
+        TypeKind::Const(t) => format!("const {}", type_name(t.get())),
+        TypeKind::Volatile(t) => format!("volatile {}", type_name(t.get())),
+        TypeKind::Array { element, bound } => match bound {
+            Bound::Count(n) => format!("{} [{n}]", type_name(element)),
+            _ => format!("{} []", type_name(element)),
+        },
+        TypeKind::Aggregate { kind, .. } => format!("{} {{...}}", kind.keyword()),
+        TypeKind::Enum { .. } => "enum {...}".into(),
+        _ => "?".into(),
+    }
+}
+
+/// Where an assignment goes.
+enum Place {
+    Value(V),
+    Convenience(String),
+}
+
+pub(crate) struct Ev<'a> {
+    pub ctx: &'a dyn EvalContext,
+    /// Side effects (reads of memory, writes, errors that need values) allowed.
+    pub side: bool,
+}
+
+impl<'a> Ev<'a> {
+    fn ptr_size(&self) -> u64 {
+        self.ctx.ptr_size()
+    }
+
+    /// Read a lazy value's bytes (zeros without side effects).
+    pub fn fetch(&self, v: &mut V) -> Result<()> {
+        if v.lazy {
+            let size = v.ty.byte_size() as usize;
+            let mut buf = vec![0u8; size];
+            if self.side
+                && let Some(a) = v.address()
+            {
+                self.ctx.read_memory(a, &mut buf)?;
+            }
+            v.bytes = buf;
+            v.lazy = false;
+        }
+        Ok(())
+    }
+
+    fn bytes<'v>(&self, v: &'v mut V) -> Result<&'v [u8]> {
+        if v.optimized_out {
+            return Err(DwarfError::OptimizedOut);
+        }
+        self.fetch(v)?;
+        Ok(&v.bytes)
+    }
+
+    fn int_of(&self, v: &mut V) -> Result<i128> {
+        let signed = match classify(&v.ty) {
+            Cls::Int { signed, .. } => signed,
+            _ => false,
+        };
+        let size = v.ty.byte_size() as usize;
+        let b = self.bytes(v)?;
+        Ok(le_int(&b[..size.min(b.len())], signed))
+    }
+
+    fn float_of(&self, v: &mut V) -> Result<f64> {
+        match classify(&v.ty) {
+            Cls::Float(size) => {
+                let b = self.bytes(v)?;
+                Ok(float_from(b, size))
+            }
+            Cls::Int { signed: false, .. } => Ok(self.int_of(v)? as u128 as f64),
+            _ => Ok(self.int_of(v)? as f64),
+        }
+    }
+
+    fn int_value(&self, ty: &TypeRef, v: i128) -> V {
+        V::new(ty.clone(), int_bytes(v, ty.byte_size()))
+    }
+
+    fn int(&self, v: i128) -> V {
+        self.int_value(&builtins().int, v)
+    }
+
+    fn pointer(&self, target: TypeRef, addr: u64) -> V {
+        let ty = Type::pointer_to(target, self.ptr_size());
+        self.int_value(&ty, addr as i128)
+    }
+
+    pub fn eval(&self, e: &Expr) -> Result<V> {
+        match e {
+            Expr::Int(v, k) => {
+                let b = builtins();
+                let ty = match k {
+                    IntLit::Int => &b.int,
+                    IntLit::UInt => &b.uint,
+                    IntLit::Long => &b.long,
+                    IntLit::ULong => &b.ulong,
+                    IntLit::LongLong => &b.llong,
+                    IntLit::ULongLong => &b.ullong,
+                };
+                Ok(self.int_value(ty, *v as i128))
+            }
+            Expr::Float(v, k) => {
+                let b = builtins();
+                let ty = match k {
+                    FloatLit::Float => &b.float,
+                    FloatLit::Double => &b.double,
+                    FloatLit::LongDouble => &b.ldouble,
+                };
+                Ok(V::new(ty.clone(), float_bytes(*v, ty.size)))
+            }
+            Expr::Char(c, wide) => {
+                let b = builtins();
+                let ty = if *wide { &b.wchar } else { &b.char };
+                Ok(self.int_value(ty, *c as i128))
+            }
+            Expr::Str(s) => {
+                let mut bytes = s.clone();
+                bytes.push(0);
+                let ty = Type::array_of(builtins().char.clone(), bytes.len() as u64);
+                Ok(V::new(ty, bytes))
+            }
+            Expr::Name(n) => self.name(n),
+            Expr::Scoped(scope, n) => self.scoped(scope, n),
+            Expr::Dollar(d) => self.dollar(d),
+            Expr::Type(t) => {
+                let ty = self.resolve(t)?;
+                if self.side {
+                    return Err(user("Attempt to use a type name as an expression"));
+                }
+                Ok(V::of_type(ty))
+            }
+            Expr::Unary(op, x) => self.unary(*op, x),
+            Expr::Binary(op, l, r) => {
+                let a = self.eval(l)?;
+                let b = self.eval(r)?;
+                self.binop(*op, a, b)
+            }
+            Expr::Logical(and, l, r) => {
+                let a = self.eval(l)?;
+                let ta = self.truth(a, if *and { "&&" } else { "||" })?;
+                if *and != ta {
+                    return Ok(self.int(ta as i128));
+                }
+                let b = self.eval(r)?;
+                let tb = self.truth(b, if *and { "&&" } else { "||" })?;
+                Ok(self.int(tb as i128))
+            }
+            Expr::Ternary(c, t, f) => {
+                let cv = self.eval(c)?;
+                if self.truth(cv, "?")? {
+                    self.eval(t)
+                } else {
+                    self.eval(f)
+                }
+            }
+            Expr::Assign(op, l, r) => self.assign(*op, l, r),
+            Expr::Comma(l, r) => {
+                self.eval(l)?;
+                self.eval(r)
+            }
+            Expr::Index(a, i) => {
+                let a = self.eval(a)?;
+                let i = self.eval(i)?;
+                self.index(a, i)
+            }
+            Expr::Member(x, name, arrow) => {
+                let v = self.eval(x)?;
+                self.member(v, name, *arrow)
+            }
+            Expr::Call(f, args) => self.call(f, args),
+            Expr::Cast(t, x) => {
+                let ty = self.resolve(t)?;
+                let v = self.eval(x)?;
+                self.cast(v, &ty)
+            }
+            Expr::At(l, r) => self.at(l, r),
+            Expr::SizeOf(x) => {
+                let ty = self.type_of(x)?;
+                let size = match classify(&ty) {
+                    Cls::Func | Cls::Void => 1,
+                    _ => ty.byte_size(),
+                };
+                Ok(self.int(size as i128))
+            }
+            Expr::AlignOf(x) => {
+                let ty = self.type_of(x)?;
+                Ok(self.int(align_of(&ty, self.ptr_size()) as i128))
+            }
+        }
+    }
+
+    /// The type of `e`, evaluated without side effects.
+    fn type_of(&self, e: &Expr) -> Result<TypeRef> {
+        let ev = Ev {
+            ctx: self.ctx,
+            side: false,
+        };
+        Ok(ev.eval(e)?.ty)
+    }
+
+    fn name(&self, n: &str) -> Result<V> {
+        if let Some(v) = self.ctx.lookup_variable(n)? {
+            return Ok(V::from_value(v));
+        }
+        if let Some(t) = self.ctx.lookup_type(n) {
+            if self.side {
+                return Err(user("Attempt to use a type name as an expression"));
+            }
+            return Ok(V::of_type(t));
+        }
+        Err(user(format!("No symbol \"{n}\" in current context.")))
+    }
+
+    fn scoped(&self, scope: &str, n: &str) -> Result<V> {
+        if let Some(v) = self.ctx.lookup_scoped(scope, n)? {
+            return Ok(V::from_value(v));
+        }
+        if scope.contains('.') || self.ctx.lookup_variable(scope)?.is_some() {
+            Err(user(format!("No symbol \"{n}\" in specified context.")))
+        } else {
+            Err(user(format!("No symbol \"{scope}\" in current context.")))
+        }
+    }
+
+    fn dollar(&self, d: &Dollar) -> Result<V> {
+        match d {
+            Dollar::History(h) => Ok(V::from_value(self.ctx.history(*h)?)),
+            Dollar::Var(n) => {
+                if let Some(v) = self.ctx.register(n)? {
+                    return Ok(V::from_value(v));
+                }
+                Ok(match self.ctx.convenience(n) {
+                    Some(v) => V::from_value(v),
+                    None => V::new(builtins().void.clone(), Vec::new()),
+                })
+            }
+        }
+    }
+
+    pub fn resolve(&self, t: &TypeName) -> Result<TypeRef> {
+        resolve_type(t, self.ctx)
+    }
+
+    /// A truth value for `&&`, `||`, `?:`, `!` and conditions.
+    fn truth(&self, mut v: V, op: &str) -> Result<bool> {
+        match classify(&v.ty) {
+            Cls::Agg => Err(user(format!(
+                "Structure has no component named operator{op}."
+            ))),
+            Cls::Float(_) => Ok(self.float_of(&mut v)? != 0.0),
+            _ => Ok(self.bytes(&mut v)?.iter().any(|&b| b != 0)),
+        }
+    }
+
+    /// Arrays (in memory) and functions become pointers, as C operands do.
+    fn decay(&self, v: V) -> Result<V> {
+        match classify(&v.ty) {
+            Cls::Array(elem) => match v.lval {
+                Lval::Memory(a) => Ok(self.pointer(elem, a)),
+                _ => Err(user(
+                    "Attempt to take address of value not located in memory.",
+                )),
+            },
+            Cls::Func => match v.lval {
+                Lval::Memory(a) => Ok(self.pointer(v.ty.clone(), a)),
+                _ => Ok(v),
+            },
+            _ => Ok(v),
+        }
+    }
+
+    fn unary(&self, op: UnOp, x: &Expr) -> Result<V> {
+        match op {
+            UnOp::Addr => {
+                let v = self.eval(x)?;
+                if v.is_type {
+                    return Err(user("Attempt to take address of value not located in memory."));
+                }
+                match v.lval {
+                    Lval::Memory(a) => Ok(self.pointer(v.ty.clone(), a)),
+                    Lval::Bitfield { addr, .. } => Ok(self.pointer(v.ty.clone(), addr)),
+                    _ => Err(user(
+                        "Attempt to take address of value not located in memory.",
+                    )),
+                }
+            }
+            UnOp::Deref => {
+                let v = self.eval(x)?;
+                self.deref(v)
+            }
+            UnOp::Neg | UnOp::Plus | UnOp::Compl => {
+                let mut v = self.eval(x)?;
+                let (name, sym) = match op {
+                    UnOp::Neg => ("negate", "-"),
+                    UnOp::Plus => ("positive", "+"),
+                    _ => ("complement", "~"),
+                };
+                match classify(&v.ty) {
+                    Cls::Int { size, signed } => {
+                        let (ty, s) = promote_one(size, signed);
+                        let i = wrap(self.int_of(&mut v)?, size, signed);
+                        let r = match op {
+                            UnOp::Neg => i.wrapping_neg(),
+                            UnOp::Plus => i,
+                            _ => !i,
+                        };
+                        Ok(self.int_value(&ty, wrap(r, s, true)))
+                    }
+                    Cls::Float(size) if op != UnOp::Compl => {
+                        let f = self.float_of(&mut v)?;
+                        let r = if op == UnOp::Neg { -f } else { f };
+                        Ok(V::new(v.ty.clone(), float_bytes(r, size)))
+                    }
+                    Cls::Agg => Err(user(format!(
+                        "Structure has no component named operator{sym}."
+                    ))),
+                    _ if op == UnOp::Compl => Err(user(
+                        "Argument to complement operation not an integer, boolean.",
+                    )),
+                    _ => Err(user(format!("Argument to {name} operation not a number."))),
+                }
+            }
+            UnOp::Not => {
+                let v = self.eval(x)?;
+                let t = self.truth(v, "!")?;
+                Ok(self.int(!t as i128))
+            }
+            UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
+                let place = self.place(x)?;
+                let mut old = self.place_value(&place)?;
+                if !old.optimized_out {
+                    self.fetch(&mut old)?;
+                }
+                let bin = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
+                let new = self.binop(bin, old.clone(), self.int(1))?;
+                let stored = self.store(place, new)?;
+                if matches!(op, UnOp::PostInc | UnOp::PostDec) {
+                    old.lval = Lval::None;
+                    Ok(old)
+                } else {
+                    Ok(stored)
+                }
+            }
+        }
+    }
+
+    fn deref(&self, mut v: V) -> Result<V> {
+        match classify(&v.ty) {
+            Cls::Ptr(target) => {
+                if matches!(target.strip().kind, TypeKind::Void) {
+                    return Err(user("Attempt to take contents of a non-pointer value."));
+                }
+                let a = self.int_of(&mut v)? as u64;
+                Ok(V::lazy_at(target, a))
+            }
+            Cls::Array(elem) => match v.lval {
+                Lval::Memory(a) if v.lazy => Ok(V::lazy_at(elem, a)),
+                _ => self.index(v, self.int(0)),
+            },
+            Cls::Func => Ok(v),
+            Cls::Int { .. } => {
+                let a = self.int_of(&mut v)? as u64;
+                Ok(V::lazy_at(builtins().int.clone(), a))
+            }
+            Cls::Agg => Err(user("Structure has no component named operator*.")),
+            _ => Err(user("Attempt to take contents of a non-pointer value.")),
+        }
+    }
+
+    /// A part of `v` of type `ty` at `offset` bytes: lazy when `v` is, a slice otherwise.
+    fn component(&self, v: &V, offset: i64, ty: TypeRef) -> Result<V> {
+        let size = ty.byte_size();
+        let lval = match v.lval {
+            Lval::Memory(a) => Lval::Memory(a.wrapping_add(offset as u64)),
+            _ => Lval::None,
+        };
+        if v.optimized_out {
+            let mut o = V::new(ty, Vec::new());
+            o.optimized_out = true;
+            o.lval = lval;
+            return Ok(o);
+        }
+        let end = offset.checked_add(size as i64);
+        let inside = offset >= 0 && end.is_some_and(|e| e as usize <= v.bytes.len());
+        if !v.lazy && inside {
+            let bytes = v.bytes[offset as usize..offset as usize + size as usize].to_vec();
+            let mut out = V::new(ty, bytes);
+            out.lval = lval;
+            return Ok(out);
+        }
+        match lval {
+            Lval::Memory(a) => Ok(V::lazy_at(ty, a)),
+            _ if !self.side => Ok(V::new(ty, vec![0; size as usize])),
+            _ => Err(user("no such vector element")),
+        }
+    }
+
+    fn index(&self, a: V, i: V) -> Result<V> {
+        let mut i = i;
+        let idx = match classify(&i.ty) {
+            Cls::Int { .. } => self.int_of(&mut i)? as i64,
+            _ => {
+                return Err(user(
+                    "Argument to arithmetic operation not a number or boolean.",
+                ));
+            }
+        };
+        match classify(&a.ty) {
+            Cls::Array(elem) => {
+                let esize = elem.byte_size() as i64;
+                self.component(&a, idx.wrapping_mul(esize), elem)
+            }
+            Cls::Ptr(target) => {
+                let mut a = a;
+                let base = self.int_of(&mut a)? as u64;
+                let esize = target.byte_size().max(1) as i64;
+                Ok(V::lazy_at(
+                    target,
+                    base.wrapping_add(idx.wrapping_mul(esize) as u64),
+                ))
+            }
+            _ => Err(user(format!(
+                "cannot subscript something of type `{}'",
+                type_name(&a.ty)
+            ))),
+        }
+    }
+
+    fn member(&self, v: V, name: &str, arrow: bool) -> Result<V> {
+        let v = match classify(&v.ty) {
+            Cls::Ptr(target) if matches!(target.strip().kind, TypeKind::Aggregate { .. }) => {
+                self.deref(v)?
+            }
+            Cls::Agg => v,
+            _ => {
+                return Err(user(if arrow {
+                    "Attempt to extract a component of a value that is not a structure pointer."
+                } else {
+                    "Attempt to extract a component of a value that is not a structure."
+                }));
+            }
+        };
+        let ty = v.ty.strip();
+        match find_member(&ty, name, 0) {
+            Some((offset, mty, bitfield)) => match bitfield {
+                None => self.component(&v, offset as i64, mty),
+                Some(bf) => self.bitfield(&v, bf.bit_offset, bf.bit_size, mty),
+            },
+            None => Err(user(format!("There is no member named {name}."))),
+        }
+    }
+
+    /// A bitfield of `bit_size` bits at `bit_offset` bits from the start of `v`.
+    fn bitfield(&self, v: &V, bit_offset: u64, bit_size: u64, ty: TypeRef) -> Result<V> {
+        let first = bit_offset / 8;
+        let shift = bit_offset % 8;
+        let nbytes = (shift + bit_size).div_ceil(8) as usize;
+        let lval = match v.lval {
+            Lval::Memory(a) => Lval::Bitfield {
+                addr: a + first,
+                bit_offset: shift,
+                bit_size,
+            },
+            _ => Lval::None,
+        };
+        if v.optimized_out {
+            let mut o = V::new(ty, Vec::new());
+            o.optimized_out = true;
+            return Ok(o);
+        }
+        let mut raw = vec![0u8; nbytes];
+        if v.lazy {
+            if self.side
+                && let Lval::Memory(a) = v.lval
+            {
+                self.ctx.read_memory(a + first, &mut raw)?;
+            }
+        } else if let Some(src) = v.bytes.get(first as usize..first as usize + nbytes) {
+            raw.copy_from_slice(src);
+        }
+        let signed = matches!(classify(&ty), Cls::Int { signed: true, .. });
+        let x = (le_int(&raw, false) as u128 >> shift) as i128;
+        let val = bits_extend(x, bit_size, signed);
+        let mut out = self.int_value(&ty, val);
+        out.lval = lval;
+        Ok(out)
+    }
+
+    fn at(&self, l: &Expr, r: &Expr) -> Result<V> {
+        let left = self.eval(l)?;
+        let mut rv = self.eval(r)?;
+        let n = match classify(&rv.ty) {
+            Cls::Int { .. } => self.int_of(&mut rv)?,
+            _ => return Err(user("Argument to arithmetic operation not a number or boolean.")),
+        };
+        if self.side {
+            if n <= 0 {
+                return Err(user(format!("Invalid number {n} of repetitions.")));
+            }
+            if left.address().is_none() {
+                return Err(user("Only values in memory can be extended with '@'."));
+            }
+        }
+        let ty = Type::array_of(left.ty.clone(), n.max(0) as u64);
+        Ok(V::lazy_at(ty, left.address().unwrap_or(0)))
+    }
+
+    fn call(&self, f: &Expr, args: &[Expr]) -> Result<V> {
+        // `(item_t)(x)` parsed without knowing `item_t`: a cast after all.
+        if let (Expr::Name(n), [arg]) = (f, args)
+            && self.ctx.lookup_variable(n)?.is_none()
+            && let Some(ty) = self.ctx.lookup_type(n)
+        {
+            let v = self.eval(arg)?;
+            return self.cast(v, &ty);
+        }
+        let fv = self.eval(f)?;
+        let fty = match classify(&fv.ty) {
+            Cls::Func => fv.ty.strip(),
+            Cls::Ptr(t) if matches!(t.strip().kind, TypeKind::Function { .. }) => t.strip(),
+            _ => {
+                return Err(user(
+                    "Expression of type other than \"Function returning ...\" used as function",
+                ));
+            }
+        };
+        if self.side {
+            return Err(user("You can't do that without a process to debug."));
+        }
+        let ret = match &fty.kind {
+            TypeKind::Function { ret: Some(r), .. } => r.get().clone(),
+            _ => builtins().void.clone(),
+        };
+        let size = ret.byte_size() as usize;
+        Ok(V::new(ret, vec![0; size]))
+    }
+
+    pub fn binop(&self, op: BinOp, a: V, b: V) -> Result<V> {
+        let (ca, cb) = (classify(&a.ty), classify(&b.ty));
+        if matches!(ca, Cls::Agg) || matches!(cb, Cls::Agg) {
+            return Err(user(format!(
+                "Structure has no component named operator{}.",
+                op.symbol()
+            )));
+        }
+        let not_number = || user("Argument to arithmetic operation not a number or boolean.");
+        let is_cmp = matches!(
+            op,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        );
+        let pointerish =
+            |c: &Cls| matches!(c, Cls::Ptr(_) | Cls::Array(_) | Cls::Func);
+        if pointerish(&ca) || pointerish(&cb) {
+            let mut a = self.decay(a)?;
+            let mut b = self.decay(b)?;
+            let (ca, cb) = (classify(&a.ty), classify(&b.ty));
+            match (&ca, &cb) {
+                (Cls::Ptr(_), Cls::Ptr(_)) if is_cmp => {
+                    let x = self.int_of(&mut a)? as u64;
+                    let y = self.int_of(&mut b)? as u64;
+                    return Ok(self.int(compare(op, x.cmp(&y)) as i128));
+                }
+                (Cls::Ptr(_), Cls::Int { .. }) | (Cls::Int { .. }, Cls::Ptr(_)) if is_cmp => {
+                    let x = self.int_of(&mut a)? as u64;
+                    let y = self.int_of(&mut b)? as u64;
+                    return Ok(self.int(compare(op, x.cmp(&y)) as i128));
+                }
+                (Cls::Ptr(t), Cls::Int { .. }) if matches!(op, BinOp::Add | BinOp::Sub) => {
+                    let p = self.int_of(&mut a)? as u64;
+                    let i = self.int_of(&mut b)? as i64;
+                    let step = pointee_size(t) as i64;
+                    let d = i.wrapping_mul(step) as u64;
+                    let r = if op == BinOp::Add {
+                        p.wrapping_add(d)
+                    } else {
+                        p.wrapping_sub(d)
+                    };
+                    return Ok(self.int_value(&a.ty, r as i128));
+                }
+                (Cls::Int { .. }, Cls::Ptr(t)) if op == BinOp::Add => {
+                    let i = self.int_of(&mut a)? as i64;
+                    let p = self.int_of(&mut b)? as u64;
+                    let step = pointee_size(t) as i64;
+                    let r = p.wrapping_add(i.wrapping_mul(step) as u64);
+                    return Ok(self.int_value(&b.ty, r as i128));
+                }
+                (Cls::Ptr(t1), Cls::Ptr(t2)) if op == BinOp::Sub => {
+                    let (s1, s2) = (pointee_size(t1), pointee_size(t2));
+                    if s1 != s2 {
+                        return Err(user(
+                            "First argument of `-' is a pointer and second argument is neither\nan integer nor a pointer of the same type.",
+                        ));
+                    }
+                    let x = self.int_of(&mut a)? as i64;
+                    let y = self.int_of(&mut b)? as i64;
+                    let d = x.wrapping_sub(y) / s1.max(1) as i64;
+                    return Ok(self.int_value(&builtins().long, d as i128));
+                }
+                _ => return Err(not_number()),
+            }
+        }
+        let (mut a, mut b) = (a, b);
+        match (&ca, &cb) {
+            (Cls::Float(_), Cls::Float(_) | Cls::Int { .. })
+            | (Cls::Int { .. }, Cls::Float(_)) => {
+                if matches!(
+                    op,
+                    BinOp::Rem | BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
+                ) {
+                    return Err(user("Integer-only operation on floating point number."));
+                }
+                let ty = match (&ca, &cb) {
+                    (Cls::Float(x), Cls::Float(y)) => {
+                        if y > x {
+                            b.ty.clone()
+                        } else {
+                            a.ty.clone()
+                        }
+                    }
+                    (Cls::Float(_), _) => a.ty.clone(),
+                    _ => b.ty.clone(),
+                };
+                let x = self.float_of(&mut a)?;
+                let y = self.float_of(&mut b)?;
+                if is_cmp {
+                    let r = match x.partial_cmp(&y) {
+                        Some(o) => compare(op, o),
+                        None => op == BinOp::Ne,
+                    };
+                    return Ok(self.int(r as i128));
+                }
+                let r = match op {
+                    BinOp::Add => x + y,
+                    BinOp::Sub => x - y,
+                    BinOp::Mul => x * y,
+                    _ => x / y,
+                };
+                let size = ty.byte_size();
+                Ok(V::new(ty.strip(), float_bytes(r, size)))
+            }
+            (Cls::Int { size: s1, signed: g1 }, Cls::Int { size: s2, signed: g2 }) => {
+                let (l1, u1) = if *s1 < 4 { (4, false) } else { (*s1, !g1) };
+                let (l2, u2) = if *s2 < 4 { (4, false) } else { (*s2, !g2) };
+                let unsigned = if l1 > l2 {
+                    u1
+                } else if l2 > l1 {
+                    u2
+                } else {
+                    u1 || u2
+                };
+                let len = l1.max(l2);
+                let x = wrap(self.int_of(&mut a)?, len, !unsigned);
+                let y = wrap(self.int_of(&mut b)?, len, !unsigned);
+                if is_cmp {
+                    return Ok(self.int(compare(op, x.cmp(&y)) as i128));
+                }
+                let ty = result_int_type(len, unsigned);
+                let r = match op {
+                    BinOp::Add => x.wrapping_add(y),
+                    BinOp::Sub => x.wrapping_sub(y),
+                    BinOp::Mul => x.wrapping_mul(y),
+                    BinOp::Div | BinOp::Rem => {
+                        if y == 0 {
+                            if self.side {
+                                return Err(user("Division by zero"));
+                            }
+                            0
+                        } else if op == BinOp::Div {
+                            x.wrapping_div(y)
+                        } else {
+                            x.wrapping_rem(y)
+                        }
+                    }
+                    BinOp::Shl | BinOp::Shr => {
+                        let bits = 8 * len as i128;
+                        if y < 0 || y >= bits {
+                            0
+                        } else if op == BinOp::Shl {
+                            x << y
+                        } else {
+                            x >> y
+                        }
+                    }
+                    BinOp::BitAnd => x & y,
+                    BinOp::BitOr => x | y,
+                    BinOp::BitXor => x ^ y,
+                    _ => 0,
+                };
+                Ok(self.int_value(&ty, wrap(r, len, !unsigned)))
+            }
+            _ => Err(not_number()),
+        }
+    }
+
+    /// C conversion of `v` to `to` (casts and assignments).
+    pub fn cast(&self, v: V, to: &TypeRef) -> Result<V> {
+        let ts = to.strip();
+        let from = classify(&v.ty);
+        let reinterpret = |v: &V| -> Result<V> {
+            match v.address() {
+                Some(a) => Ok(V::lazy_at(to.clone(), a)),
+                None => Err(user("Invalid cast.")),
+            }
+        };
+        match (&ts.kind, &from) {
+            (TypeKind::Void, _) => Ok(V::new(to.clone(), Vec::new())),
+            (_, Cls::Array(_)) if !matches!(ts.kind, TypeKind::Array { .. }) => {
+                if matches!(ts.kind, TypeKind::Aggregate { .. }) {
+                    return reinterpret(&v);
+                }
+                let d = self.decay(v)?;
+                self.cast(d, to)
+            }
+            (_, Cls::Func) if matches!(ts.kind, TypeKind::Pointer(_) | TypeKind::Base(_)) => {
+                let d = self.decay(v)?;
+                self.cast(d, to)
+            }
+            (TypeKind::Base(Encoding::Float), Cls::Int { .. }) | (TypeKind::Base(Encoding::Float), Cls::Float(_)) => {
+                let mut v = v;
+                let f = self.float_of(&mut v)?;
+                Ok(V::new(to.clone(), float_bytes(f, ts.size)))
+            }
+            (TypeKind::Base(Encoding::Boolean), Cls::Int { .. } | Cls::Ptr(_) | Cls::Float(_)) => {
+                let t = self.truth(v, "")?;
+                Ok(self.int_value(to, t as i128))
+            }
+            (TypeKind::Base(Encoding::Float), Cls::Ptr(_)) if ts.size == v.ty.byte_size() => {
+                let mut v = v;
+                let bytes = self.bytes(&mut v)?.to_vec();
+                Ok(V::new(to.clone(), bytes))
+            }
+            (TypeKind::Base(_) | TypeKind::Enum { .. } | TypeKind::Pointer(_), Cls::Int { .. } | Cls::Ptr(_)) => {
+                let mut v = v;
+                let i = self.int_of(&mut v)?;
+                Ok(self.int_value(to, i))
+            }
+            (TypeKind::Base(_) | TypeKind::Enum { .. }, Cls::Float(_)) => {
+                let mut v = v;
+                let f = self.float_of(&mut v)?;
+                let i = if f < 0.0 {
+                    f as i64 as i128
+                } else {
+                    f as u64 as i128
+                };
+                Ok(self.int_value(to, i))
+            }
+            (TypeKind::Pointer(_), Cls::Float(_)) if ts.size == v.ty.byte_size() => {
+                let mut v = v;
+                let f = self.float_of(&mut v)?;
+                Ok(self.int_value(to, f as i64 as i128))
+            }
+            (TypeKind::Aggregate { .. } | TypeKind::Array { .. }, _) => {
+                if same_type(&v.ty, to) {
+                    let mut v = v;
+                    v.ty = to.clone();
+                    return Ok(v);
+                }
+                reinterpret(&v)
+            }
+            _ => {
+                if v.ty.byte_size() == ts.size && !matches!(from, Cls::Void) {
+                    let mut v = v;
+                    let bytes = self.bytes(&mut v)?.to_vec();
+                    return Ok(V::new(to.clone(), bytes));
+                }
+                reinterpret(&v)
+            }
+        }
+    }
+
+    fn place(&self, e: &Expr) -> Result<Place> {
+        if let Expr::Dollar(Dollar::Var(n)) = e
+            && self.ctx.register(n)?.is_none()
+        {
+            return Ok(Place::Convenience(n.clone()));
+        }
+        Ok(Place::Value(self.eval(e)?))
+    }
+
+    fn place_value(&self, p: &Place) -> Result<V> {
+        match p {
+            Place::Value(v) => Ok(v.clone()),
+            Place::Convenience(n) => Ok(match self.ctx.convenience(n) {
+                Some(v) => V::from_value(v),
+                None => V::new(builtins().void.clone(), Vec::new()),
+            }),
+        }
+    }
+
+    /// Store `new` into `place`, converting to the place's type; returns the stored value.
+    fn store(&self, place: Place, new: V) -> Result<V> {
+        match place {
+            Place::Convenience(n) => {
+                let mut new = new;
+                if !new.optimized_out {
+                    self.fetch(&mut new)?;
+                }
+                new.lval = Lval::None;
+                if self.side {
+                    self.ctx.set_convenience(&n, to_value(new.clone()));
+                }
+                Ok(new)
+            }
+            Place::Value(target) => {
+                if self.side && matches!(target.lval, Lval::None) {
+                    return Err(user("Left operand of assignment is not an lvalue."));
+                }
+                if matches!(classify(&target.ty), Cls::Array(_)) && !same_type(&target.ty, &new.ty)
+                {
+                    return Err(user("Invalid cast."));
+                }
+                let new = if matches!(classify(&new.ty), Cls::Array(_))
+                    && !matches!(classify(&target.ty), Cls::Array(_))
+                {
+                    self.decay(new)?
+                } else {
+                    new
+                };
+                let mut conv = self.cast(new, &target.ty)?;
+                let bytes = self.bytes(&mut conv)?.to_vec();
+                let mut bytes = bytes;
+                if let Lval::Bitfield { bit_size, .. } = target.lval {
+                    let signed = matches!(classify(&target.ty), Cls::Int { signed: true, .. });
+                    let v = bits_extend(le_int(&bytes, false), bit_size, signed);
+                    bytes = int_bytes(v, target.ty.byte_size());
+                }
+                if self.side {
+                    self.ctx.write(&target.lval, &bytes)?;
+                }
+                Ok(V {
+                    ty: target.ty,
+                    bytes,
+                    lazy: false,
+                    lval: target.lval,
+                    optimized_out: false,
+                    is_type: false,
+                })
+            }
+        }
+    }
+
+    fn assign(&self, op: Option<BinOp>, l: &Expr, r: &Expr) -> Result<V> {
+        let place = self.place(l)?;
+        let rv = self.eval(r)?;
+        let new = match op {
+            None => rv,
+            Some(op) => {
+                let cur = self.place_value(&place)?;
+                self.binop(op, cur, rv)?
+            }
+        };
+        self.store(place, new)
+    }
+}
+
+/// Keep the low `bits` bits of `v`, sign-extended when `signed`.
+fn bits_extend(v: i128, bits: u64, signed: bool) -> i128 {
+    if bits == 0 || bits >= 128 {
+        return v;
+    }
+    let m = (v as u128) & ((1u128 << bits) - 1);
+    if signed && m >> (bits - 1) == 1 {
+        (m | !((1u128 << bits) - 1)) as i128
+    } else {
+        m as i128
+    }
+}
+
+fn compare(op: BinOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        BinOp::Lt => o == Less,
+        BinOp::Le => o != Greater,
+        BinOp::Gt => o == Greater,
+        BinOp::Ge => o != Less,
+        BinOp::Eq => o == Equal,
+        _ => o != Equal,
+    }
+}
+
+fn pointee_size(t: &TypeRef) -> u64 {
+    match classify(t) {
+        Cls::Void | Cls::Func => 1,
+        _ => t.byte_size().max(1),
+    }
+}
+
+/// The type of a unary-promoted integer of `size` bytes.
+fn promote_one(size: u64, signed: bool) -> (TypeRef, u64) {
+    if size < 4 {
+        (builtins().int.clone(), 4)
+    } else {
+        (result_int_type(size, !signed), size)
+    }
+}
+
+fn result_int_type(len: u64, unsigned: bool) -> TypeRef {
+    let b = builtins();
+    match (len <= 4, len <= 8, unsigned) {
+        (true, _, false) => b.int.clone(),
+        (true, _, true) => b.uint.clone(),
+        (_, true, false) => b.long.clone(),
+        (_, true, true) => b.ulong.clone(),
+        (_, _, false) => b.llong.clone(),
+        (_, _, true) => b.ullong.clone(),
+    }
+}
+
+fn same_type(a: &TypeRef, b: &TypeRef) -> bool {
+    let (a, b) = (a.strip(), b.strip());
+    if Arc::ptr_eq(&a, &b) {
+        return true;
+    }
+    match (&a.kind, &b.kind) {
+        (TypeKind::Aggregate { kind: k1, .. }, TypeKind::Aggregate { kind: k2, .. }) => {
+            k1 == k2 && a.name.is_some() && a.name == b.name && a.size == b.size
+        }
+        (TypeKind::Array { element: e1, .. }, TypeKind::Array { element: e2, .. }) => {
+            a.byte_size() == b.byte_size() && same_type(e1, e2)
+        }
+        (TypeKind::Base(x), TypeKind::Base(y)) => x == y && a.size == b.size,
+        _ => false,
+    }
+}
+
+/// Find a member (through anonymous struct/union members): its byte offset from the start of
+/// `ty`, its type and its bitfield (bit offset from the start of `ty`).
+fn find_member(
+    ty: &TypeRef,
+    name: &str,
+    base: u64,
+) -> Option<(u64, TypeRef, Option<crate::types::Bitfield>)> {
+    let TypeKind::Aggregate { members, .. } = &ty.kind else {
+        return None;
+    };
+    for m in members {
+        if m.is_static {
+            continue;
+        }
+        match &m.name {
+            Some(n) if n == name => {
+                let bf = m.bitfield.map(|b| crate::types::Bitfield {
+                    bit_offset: b.bit_offset + 8 * base,
+                    bit_size: b.bit_size,
+                });
+                return Some((base + m.offset, m.ty.get().clone(), bf));
+            }
+            None => {
+                let inner = m.ty.get().strip();
+                if let Some(found) = find_member(&inner, name, base + m.offset) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn align_of(ty: &TypeRef, ptr: u64) -> u64 {
+    let s = ty.strip();
+    match &s.kind {
+        TypeKind::Pointer(_) | TypeKind::Reference(_) | TypeKind::RvalueReference(_) => ptr,
+        TypeKind::Array { element, .. } => align_of(element, ptr),
+        TypeKind::Aggregate { members, .. } => members
+            .iter()
+            .filter(|m| !m.is_static)
+            .map(|m| align_of(m.ty.get(), ptr))
+            .max()
+            .unwrap_or(1),
+        TypeKind::Void | TypeKind::Function { .. } => 1,
+        _ => s.size.clamp(1, 16),
+    }
+}
+
+/// Build the type a [`TypeName`] names.
+pub(crate) fn resolve_type(t: &TypeName, ctx: &dyn EvalContext) -> Result<TypeRef> {
+    let mut ty = match &t.base {
+        BaseType::Builtin(k) => builtin_named(k),
+        BaseType::Struct(tag) => ctx
+            .lookup_type(&format!("struct {tag}"))
+            .ok_or_else(|| user(format!("No struct type named {tag}.")))?,
+        BaseType::Union(tag) => ctx
+            .lookup_type(&format!("union {tag}"))
+            .ok_or_else(|| user(format!("No union type named {tag}.")))?,
+        BaseType::Enum(tag) => ctx
+            .lookup_type(&format!("enum {tag}"))
+            .ok_or_else(|| user(format!("No enum type named {tag}.")))?,
+        BaseType::Named(n) => ctx
+            .lookup_type(n)
+            .ok_or_else(|| user(format!("No symbol \"{n}\" in current context.")))?,
+    };
+    if t.base_const {
+        ty = qualified(ty, true);
+    }
+    if t.base_volatile {
+        ty = qualified(ty, false);
+    }
+    for d in &t.decl {
+        ty = match d {
+            Declarator::Pointer => Type::pointer_to(ty, ctx.ptr_size()),
+            Declarator::Const => qualified(ty, true),
+            Declarator::Volatile => qualified(ty, false),
+            Declarator::Array(Some(n)) => Type::array_of(ty, *n),
+            Declarator::Array(None) => Type::new(
+                None,
+                0,
+                TypeKind::Array {
+                    element: ty,
+                    bound: Bound::Unknown,
+                },
+            ),
+            Declarator::Function(params) => {
+                let ps = match params {
+                    Some(ps) => ps
+                        .iter()
+                        .map(|p| resolve_type(p, ctx).map(LazyType::ready))
+                        .collect::<Result<Vec<_>>>()?,
+                    None => Vec::new(),
+                };
+                Type::new(
+                    None,
+                    0,
+                    TypeKind::Function {
+                        ret: Some(LazyType::ready(ty)),
+                        params: ps,
+                        varargs: false,
+                        prototyped: params.is_some(),
+                    },
+                )
+            }
+        };
+    }
+    Ok(ty)
+}
+
+fn qualified(ty: TypeRef, is_const: bool) -> TypeRef {
+    let size = ty.byte_size();
+    let l = LazyType::ready(ty);
+    Type::new(
+        None,
+        size,
+        if is_const {
+            TypeKind::Const(l)
+        } else {
+            TypeKind::Volatile(l)
+        },
+    )
+}
+
+pub(crate) fn to_value(v: V) -> Value {
+    Value {
+        ty: v.ty,
+        bytes: v.bytes,
+        lval: v.lval,
+        optimized_out: v.optimized_out,
+    }
+}
+
+/// Truth of a finished value (conditions).
+pub(crate) fn truthy(v: &Value) -> Result<bool> {
+    if v.optimized_out {
+        return Err(DwarfError::OptimizedOut);
+    }
+    match classify(&v.ty) {
+        Cls::Agg => Err(user("Structure has no component named operator!.")),
+        Cls::Float(size) => Ok(float_from(&v.bytes, size) != 0.0),
+        _ => Ok(v.bytes.iter().any(|&b| b != 0)),
+    }
+}

@@ -1,0 +1,662 @@
+//! gdb-exact printing of values (`print`, `output`) and types (`whatis`, `ptype`).
+//!
+//! [`format_value`] writes what follows `$1 = `; [`type_name`] what follows `type = ` for
+//! `whatis`, [`ptype`] for `ptype`. Each rule below was checked against gdb 13
+//! (`gdb -nx -batch -ex 'print VAR' prog`, `LANG=C.UTF-8`); `dwarf/tests/format_gdb.rs`
+//! compares with gdb's own output.
+//!
+//! Values (gdb's `c_value_print`, `generic_val_print_*`, `value_print_array_elements`,
+//! `cp_print_value_fields`):
+//! - Top-level pointers get a `(type) ` prefix (`(int *) 0x4020 <counter>`) except an unnamed
+//!   pointer to a type named `char` (`const char *` too): `0x2008 "hello"`. Inside
+//!   aggregates and arrays there is no prefix. A format other than `/s` drops the prefix.
+//! - A pointer is `0x…` plus ` <sym+off>` when the target names the address; a pointer to a
+//!   one-byte character type (not null) adds the string read from memory (at most
+//!   `print_elements` characters, `...` when no NUL follows them, `<error: Cannot access
+//!   memory at address 0x…>` where reading stops).
+//! - Function: `{int (int)} 0x1129 <square>`; function pointer `(int (*)(int)) 0x1129 <square>`.
+//! - C++ reference: `(int &) @0x4010: 5` at the top, `@0x4010` inside an aggregate.
+//! - `char`/`signed char`/`unsigned char`: `65 'A'`; `_Bool`: `true`/`false` (else the number).
+//! - Structs `{x = 1, y = 2}`, anonymous members `{a = 1, {b = 2, c = 3}}`, base classes
+//!   `{<B> = {b = 0}, x = 0}`, no members `{<No data fields>}`.
+//! - Arrays `{1, 2, 3}`; a run of more than `repeat_threshold` (10) equal elements is
+//!   `0 <repeats 11 times>` (`p g_r10` with ten zeros prints them all); after
+//!   `print_elements` (200) elements, a run counting as `repeat_threshold`, `...` ends the
+//!   list: `{1, 2, …, 200...}`. Arrays of one-byte characters print as strings (see
+//!   [`text`]). An array of unknown or zero length prints its address, like a pointer.
+//! - Enums: the enumerator (`GREEN`); a "flag enum" (every value ≥ 0 with at most one bit
+//!   set; duplicates allowed) decomposes: `(FA | FB)`, `(FA | unknown: 0x8)`, `(unknown:
+//!   0x4)`, `0`; any other value prints as a number (`p g_e2` → `7`).
+//! - Floats: see [`float`]; `_Complex`: `1 + 2i`, `1.5 + -2i`.
+//!
+//! Formats (`print_scalar_formatted`), applied to every scalar inside aggregates and arrays:
+//! - `/x` hex without leading zeros, `/z` zero-padded to the type's size, `/o` octal with a
+//!   `0` prefix (`0` alone for zero), `/t` binary without prefix, `/d` signed and `/u`
+//!   unsigned decimal, all of the bytes at the type's own width (`p/x -42` → `0xffffffd6`,
+//!   `p/d` of an `unsigned char` 255 → `-1`, a bitfield at its declared type's width:
+//!   `int sval:4 = -3` → `0xfffffffd`).
+//! - On floats these reinterpret the bits (gdb 13: `p/x 3.5` → `0x400c000000000000`,
+//!   `p/x` of a 16-byte `long double` 1.0 → `0x3fff8000000000000000`); `/c` and `/a`
+//!   convert the value (`p/c 3.7` → `3 '\003'`, `p/a 2.5` → `0x2`).
+//! - `/c`: the value truncated to a `char` (unsigned for unsigned types): `p/c 300` →
+//!   `44 ','`. `/a`: `0x… <sym+off>`. `/f` on an integer of a float's size reinterprets the
+//!   bits as that float (`p/f 7` → `9.80908925e-45`), else prints it as an integer.
+//!   `/s` is the plain format except that any one-byte integer is a character.
+//! - Arrays of characters with a format other than `/s` print element by element
+//!   (`p/x "abc"` → `{0x61, 0x62, 0x63, 0x0}`); `/x` on a `_Complex` is the whole value.
+
+mod float;
+mod num;
+pub mod text;
+mod typeprint;
+
+pub use float::FloatFormat;
+pub use typeprint::{declaration, ptype, type_name};
+
+use crate::context::Target;
+use crate::types::{AggregateKind, Bound, Encoding, Member, TypeKind, TypeRef};
+use crate::value::Value;
+use typeprint::view;
+
+/// gdb's print settings that change how a value looks.
+#[derive(Debug, Clone)]
+pub struct FormatOptions {
+    /// The `/FMT` letter: `x d u o t c f a s z` (anything else prints as without one).
+    pub format: Option<char>,
+    /// `set print repeats`: runs longer than this collapse to `<repeats N times>`.
+    pub repeat_threshold: usize,
+    /// `set print elements`: array elements and string characters printed at most.
+    pub print_elements: usize,
+    /// `set print null-stop`: a char array stops at its first NUL.
+    pub stop_at_null: bool,
+    /// How a 16-byte `long double` is stored (an architecture fact: x87 extended on x86-64,
+    /// IEEE binary128 on AArch64).
+    pub long_double: FloatFormat,
+}
+
+impl Default for FormatOptions {
+    fn default() -> Self {
+        FormatOptions {
+            format: None,
+            repeat_threshold: 10,
+            print_elements: 200,
+            stop_at_null: false,
+            long_double: FloatFormat::X87Extended,
+        }
+    }
+}
+
+impl FormatOptions {
+    /// The defaults with a `/FMT` letter.
+    pub fn with_format(format: char) -> Self {
+        FormatOptions {
+            format: Some(format),
+            ..FormatOptions::default()
+        }
+    }
+}
+
+/// What follows `$N = ` when gdb prints `v`.
+pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> String {
+    if v.optimized_out {
+        return "<optimized out>".into();
+    }
+    let p = Printer { target, opts };
+    let mut out = String::new();
+    let plain = matches!(opts.format, None | Some('s'));
+    let st = v.ty.strip();
+    let addr = v.address();
+    match &st.kind {
+        TypeKind::Pointer(_) if plain => {
+            if !is_char_string_pointer(&v.ty) {
+                out.push('(');
+                out.push_str(&type_name(&v.ty));
+                out.push_str(") ");
+            }
+            p.value(&mut out, &v.ty, &v.bytes, addr);
+        }
+        TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
+            out.push('(');
+            out.push_str(&type_name(&v.ty));
+            out.push_str(") ");
+            match p.pointer_value(&v.bytes) {
+                Some(a) => {
+                    out.push_str(&format!("@{a:#x}: "));
+                    let ty = t.get().clone();
+                    let mut buf = vec![0u8; usize::try_from(ty.byte_size()).unwrap_or(0)];
+                    match target.read_memory(a, &mut buf) {
+                        Ok(()) => p.value(&mut out, &ty, &buf, Some(a)),
+                        Err(e) => out.push_str(&format!("<error: {e}>")),
+                    }
+                }
+                None => out.push_str("<unavailable>"),
+            }
+        }
+        _ => p.value(&mut out, &v.ty, &v.bytes, addr),
+    }
+    out
+}
+
+/// gdb drops the `(type)` prefix only for an unnamed pointer whose target is named `char`.
+fn is_char_string_pointer(ty: &TypeRef) -> bool {
+    let tv = view(ty);
+    match &tv.t.kind {
+        TypeKind::Pointer(l) => view(l.get()).name() == Some("char"),
+        _ => false,
+    }
+}
+
+struct Printer<'a> {
+    target: &'a dyn Target,
+    opts: &'a FormatOptions,
+}
+
+/// What a base-like scalar is, for formatting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scalar {
+    Int { signed: bool },
+    Bool,
+    Float(FloatFormat),
+    Complex(FloatFormat),
+    Pointer,
+}
+
+impl<'a> Printer<'a> {
+    fn float_format(&self, size: u64) -> Option<FloatFormat> {
+        match size {
+            2 => Some(FloatFormat::Half),
+            4 => Some(FloatFormat::Single),
+            8 => Some(FloatFormat::Double),
+            10 | 12 => Some(FloatFormat::X87Extended),
+            16 => Some(self.opts.long_double),
+            _ => None,
+        }
+    }
+
+    fn pointer_value(&self, bytes: &[u8]) -> Option<u64> {
+        let n = usize::try_from(self.target.ptr_size()).unwrap_or(8).min(8);
+        let b = bytes.get(..n)?;
+        Some(num::to_i128(b, false) as u64)
+    }
+
+    /// `0x… <sym+off>`.
+    fn address(&self, out: &mut String, addr: u64) {
+        out.push_str(&format!("{addr:#x}"));
+        if let Some(sym) = self.target.symbol_for(addr) {
+            out.push_str(&format!(" <{sym}>"));
+        }
+    }
+
+    fn format(&self) -> Option<char> {
+        match self.opts.format {
+            Some(c @ ('x' | 'd' | 'u' | 'o' | 't' | 'c' | 'f' | 'a' | 'z')) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Prints a value of type `ty` whose bytes are `bytes`, at `addr` when in memory.
+    fn value(&self, out: &mut String, ty: &TypeRef, bytes: &[u8], addr: Option<u64>) {
+        let st = ty.strip();
+        let size = usize::try_from(ty.byte_size()).unwrap_or(usize::MAX);
+        let needs_bytes = !matches!(
+            st.kind,
+            TypeKind::Function { .. }
+                | TypeKind::Void
+                | TypeKind::Error(_)
+                | TypeKind::Array { .. }
+                | TypeKind::Aggregate { .. }
+        );
+        if needs_bytes && bytes.len() < size {
+            out.push_str("<unavailable>");
+            return;
+        }
+        let bytes = if needs_bytes { &bytes[..size] } else { bytes };
+        match &st.kind {
+            TypeKind::Void => out.push_str("void"),
+            TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
+            TypeKind::Base(enc) => self.base(out, *enc, st.size, bytes),
+            TypeKind::Enum {
+                enumerators,
+                signed,
+                ..
+            } => match self.format() {
+                Some(f) => self.scalar(out, f, Scalar::Int { signed: *signed }, bytes),
+                None => enum_text(out, enumerators, num::to_i128(bytes, *signed)),
+            },
+            TypeKind::Pointer(target) => match self.format() {
+                Some(f) => self.scalar(out, f, Scalar::Pointer, bytes),
+                None => {
+                    let a = self.pointer_value(bytes).unwrap_or(0);
+                    let target = target.get().clone();
+                    self.pointer(out, &target, a);
+                }
+            },
+            TypeKind::Reference(_) | TypeKind::RvalueReference(_) => {
+                let a = self.pointer_value(bytes).unwrap_or(0);
+                out.push_str(&format!("@{a:#x}"));
+            }
+            TypeKind::Function { .. } => match self.format() {
+                // gdb formats the function's first byte (its type's length is 1).
+                Some(f) => {
+                    let mut b = [0u8; 1];
+                    let r = match (bytes.first(), addr) {
+                        (Some(v), _) => {
+                            b[0] = *v;
+                            Ok(())
+                        }
+                        (None, Some(a)) => self.target.read_memory(a, &mut b),
+                        (None, None) => Err(crate::DwarfError::user("value is not available")),
+                    };
+                    match r {
+                        Ok(()) => self.scalar(out, f, Scalar::Int { signed: false }, &b),
+                        Err(e) => out.push_str(&format!("<error: {e}>")),
+                    }
+                }
+                None => {
+                    out.push('{');
+                    out.push_str(&type_name(ty));
+                    out.push_str("} ");
+                    match addr {
+                        Some(a) => self.address(out, a),
+                        None => out.push_str("<unavailable>"),
+                    }
+                }
+            },
+            TypeKind::Aggregate {
+                kind,
+                members,
+                declaration,
+            } => self.aggregate(out, *kind, members, *declaration, bytes, addr),
+            TypeKind::Array { element, bound } => self.array(out, element, bound, bytes, addr),
+            // strip() removed these.
+            TypeKind::Typedef(_)
+            | TypeKind::Const(_)
+            | TypeKind::Volatile(_)
+            | TypeKind::Restrict(_) => out.push_str("<unavailable>"),
+        }
+    }
+
+    fn base(&self, out: &mut String, enc: Encoding, size: u64, bytes: &[u8]) {
+        let kind = match enc {
+            Encoding::Signed | Encoding::SignedChar => Scalar::Int { signed: true },
+            Encoding::Unsigned | Encoding::UnsignedChar | Encoding::Utf => {
+                Scalar::Int { signed: false }
+            }
+            Encoding::Boolean => Scalar::Bool,
+            Encoding::Float => match self.float_format(size) {
+                Some(f) => Scalar::Float(f),
+                None => Scalar::Int { signed: false },
+            },
+            Encoding::ComplexFloat => match self.float_format(size / 2) {
+                Some(f) => Scalar::Complex(f),
+                None => Scalar::Int { signed: false },
+            },
+        };
+        if let Some(f) = self.format() {
+            self.scalar(out, f, kind, bytes);
+            return;
+        }
+        match kind {
+            Scalar::Bool => match num::to_i128(bytes, false) {
+                0 => out.push_str("false"),
+                1 => out.push_str("true"),
+                v => out.push_str(&v.to_string()),
+            },
+            Scalar::Float(f) => out.push_str(&float::format_float(bytes, f)),
+            Scalar::Complex(f) => {
+                let half = bytes.len() / 2;
+                out.push_str(&float::format_float(&bytes[..half], f));
+                out.push_str(" + ");
+                out.push_str(&float::format_float(&bytes[half..], f));
+                out.push('i');
+            }
+            Scalar::Int { signed } => {
+                out.push_str(&num::decimal(bytes, signed));
+                let textual = matches!(enc, Encoding::SignedChar | Encoding::UnsignedChar)
+                    || (self.opts.format == Some('s')
+                        && matches!(enc, Encoding::Signed | Encoding::Unsigned));
+                if textual && bytes.len() == 1 {
+                    out.push(' ');
+                    out.push_str(&text::char_literal(bytes[0]));
+                }
+            }
+            Scalar::Pointer => out.push_str(&num::hex(bytes, false)),
+        }
+    }
+
+    /// gdb's `print_scalar_formatted`.
+    fn scalar(&self, out: &mut String, f: char, kind: Scalar, bytes: &[u8]) {
+        let signed = matches!(kind, Scalar::Int { signed: true } | Scalar::Float(_));
+        match f {
+            'x' => out.push_str(&num::hex(bytes, false)),
+            'z' => out.push_str(&num::hex(bytes, true)),
+            'o' => out.push_str(&num::octal(bytes)),
+            't' => out.push_str(&num::binary(bytes)),
+            'd' => out.push_str(&num::decimal(bytes, true)),
+            'u' => out.push_str(&num::decimal(bytes, false)),
+            'c' => {
+                let v = self.as_long(kind, bytes);
+                let b = v as u8;
+                let unsigned = matches!(kind, Scalar::Int { signed: false } | Scalar::Pointer);
+                if unsigned {
+                    out.push_str(&b.to_string());
+                } else {
+                    out.push_str(&(b as i8).to_string());
+                }
+                out.push(' ');
+                out.push_str(&text::char_literal(b));
+            }
+            'a' => {
+                let v = self.as_long(kind, bytes) as u64;
+                self.address(out, v);
+            }
+            'f' => {
+                let ff = match kind {
+                    Scalar::Float(ff) => Some(ff),
+                    _ => match bytes.len() {
+                        4 => Some(FloatFormat::Single),
+                        8 => Some(FloatFormat::Double),
+                        16 => Some(self.opts.long_double),
+                        _ => None,
+                    },
+                };
+                match ff {
+                    Some(ff) => out.push_str(&float::format_float(bytes, ff)),
+                    None => {
+                        let unsigned = matches!(
+                            kind,
+                            Scalar::Int { signed: false } | Scalar::Pointer | Scalar::Bool
+                        );
+                        out.push_str(&num::decimal(bytes, !unsigned))
+                    }
+                }
+            }
+            _ => out.push_str(&num::decimal(bytes, signed)),
+        }
+    }
+
+    /// gdb's `unpack_long`: floats converted, integers extended by their signedness.
+    fn as_long(&self, kind: Scalar, bytes: &[u8]) -> i64 {
+        match kind {
+            Scalar::Float(f) => float::to_i64(bytes, f),
+            Scalar::Complex(f) => float::to_i64(&bytes[..bytes.len() / 2], f),
+            Scalar::Int { signed } => num::to_i128(bytes, signed) as i64,
+            Scalar::Bool | Scalar::Pointer => num::to_i128(bytes, false) as i64,
+        }
+    }
+
+    /// A pointer's value without a type prefix.
+    fn pointer(&self, out: &mut String, target: &TypeRef, a: u64) {
+        self.address(out, a);
+        let t = target.strip();
+        if matches!(t.kind, TypeKind::Function { .. }) || a == 0 {
+            return;
+        }
+        if self.textual(target) {
+            out.push(' ');
+            self.string_at(out, a);
+        }
+    }
+
+    /// A one-byte character type (gdb's `c_textual_element_type`); `/s` makes any one-byte
+    /// integer one.
+    fn textual(&self, ty: &TypeRef) -> bool {
+        if !matches!(self.opts.format, None | Some('s')) {
+            return false;
+        }
+        let t = ty.strip();
+        match &t.kind {
+            TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar) => t.size == 1,
+            TypeKind::Base(Encoding::Signed | Encoding::Unsigned) => {
+                t.size == 1 && self.opts.format == Some('s')
+            }
+            _ => false,
+        }
+    }
+
+    /// gdb's `val_print_string` for a `char *`.
+    fn string_at(&self, out: &mut String, addr: u64) {
+        let limit = self.opts.print_elements;
+        let mut buf = Vec::new();
+        let mut err_at = None;
+        let mut found_nul = false;
+        let mut cur = addr;
+        'read: while buf.len() < limit {
+            // Read up to the end of a 64-byte block so a read never crosses a page boundary.
+            let n = ((64 - (cur % 64)) as usize).min(limit - buf.len());
+            let mut chunk = vec![0u8; n];
+            let got: Vec<u8> = if self.target.read_memory(cur, &mut chunk).is_ok() {
+                chunk
+            } else {
+                let mut ok = Vec::new();
+                for i in 0..n {
+                    let mut b = [0u8; 1];
+                    if self.target.read_memory(cur + i as u64, &mut b).is_err() {
+                        break;
+                    }
+                    ok.push(b[0]);
+                }
+                ok
+            };
+            let complete = got.len() == n;
+            for b in got {
+                buf.push(b);
+                cur += 1;
+                if b == 0 {
+                    found_nul = true;
+                    break 'read;
+                }
+            }
+            if !complete {
+                err_at = Some(cur);
+                break;
+            }
+        }
+        let mut force_ellipsis = false;
+        if !found_nul && err_at.is_none() {
+            let mut peek = [0u8; 1];
+            if self.target.read_memory(cur, &mut peek).is_ok() && peek[0] != 0 {
+                force_ellipsis = true;
+            }
+        }
+        if err_at.is_none() || !buf.is_empty() {
+            out.push_str(&text::print_string(
+                &buf,
+                force_ellipsis,
+                self.opts.repeat_threshold,
+                self.opts.print_elements,
+            ));
+        }
+        if let Some(a) = err_at {
+            out.push_str(&format!("<error: Cannot access memory at address {a:#x}>"));
+        }
+    }
+
+    fn aggregate(
+        &self,
+        out: &mut String,
+        _kind: AggregateKind,
+        members: &[Member],
+        declaration: bool,
+        bytes: &[u8],
+        addr: Option<u64>,
+    ) {
+        if declaration && members.is_empty() {
+            out.push_str("<incomplete type>");
+            return;
+        }
+        out.push('{');
+        let mut first = true;
+        for m in members.iter().filter(|m| !m.is_static) {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            let mty = m.ty.get().clone();
+            if m.is_base {
+                out.push('<');
+                out.push_str(view(&mty).name().unwrap_or(""));
+                out.push_str("> = ");
+            } else if let Some(name) = &m.name {
+                out.push_str(name);
+                out.push_str(" = ");
+            }
+            let maddr = addr.map(|a| a.wrapping_add(m.offset));
+            match m.bitfield {
+                Some(bf) => {
+                    let b = extract_bits(bytes, bf.bit_offset, bf.bit_size, &mty);
+                    match b {
+                        Some(b) => self.value(out, &mty, &b, None),
+                        None => out.push_str("<unavailable>"),
+                    }
+                }
+                None => {
+                    let size = usize::try_from(mty.byte_size()).unwrap_or(usize::MAX);
+                    let start = usize::try_from(m.offset).unwrap_or(usize::MAX);
+                    match bytes.get(start..start.saturating_add(size)) {
+                        Some(b) => self.value(out, &mty, b, maddr),
+                        None => out.push_str("<unavailable>"),
+                    }
+                }
+            }
+        }
+        if first {
+            out.push_str("<No data fields>");
+        }
+        out.push('}');
+    }
+
+    fn array(
+        &self,
+        out: &mut String,
+        element: &TypeRef,
+        bound: &Bound,
+        bytes: &[u8],
+        addr: Option<u64>,
+    ) {
+        let eltlen = usize::try_from(element.byte_size()).unwrap_or(0);
+        let len = match bound {
+            Bound::Count(n) => usize::try_from(*n).unwrap_or(usize::MAX),
+            _ => 0,
+        };
+        if len == 0 || eltlen == 0 {
+            // gdb prints an array of unknown length like a pointer to its first element.
+            match addr {
+                Some(a) => self.pointer(out, element, a),
+                None => out.push_str("{}"),
+            }
+            return;
+        }
+        let total = len.saturating_mul(eltlen);
+        let Some(bytes) = bytes.get(..total) else {
+            out.push_str("<unavailable>");
+            return;
+        };
+        if self.textual(element) && eltlen == 1 {
+            let mut n = len;
+            let mut force = false;
+            if self.opts.stop_at_null {
+                let max = self.opts.print_elements;
+                let mut t = 0;
+                while t < n && t < max && bytes[t] != 0 {
+                    t += 1;
+                }
+                if t == max && t < n && bytes[t] != 0 {
+                    force = true;
+                }
+                n = t;
+            }
+            out.push_str(&text::print_string(
+                &bytes[..n],
+                force,
+                self.opts.repeat_threshold,
+                self.opts.print_elements,
+            ));
+            return;
+        }
+        out.push('{');
+        let mut printed = 0;
+        let mut i = 0;
+        while i < len && printed < self.opts.print_elements {
+            if i != 0 {
+                out.push_str(", ");
+            }
+            let elt = &bytes[i * eltlen..(i + 1) * eltlen];
+            let mut reps = 1;
+            while i + reps < len && &bytes[(i + reps) * eltlen..(i + reps + 1) * eltlen] == elt {
+                reps += 1;
+            }
+            let eaddr = addr.map(|a| a.wrapping_add((i * eltlen) as u64));
+            self.value(out, element, elt, eaddr);
+            if reps > self.opts.repeat_threshold {
+                out.push_str(&format!(" <repeats {reps} times>"));
+                i += reps;
+                printed += self.opts.repeat_threshold;
+            } else {
+                i += 1;
+                printed += 1;
+            }
+        }
+        if i < len {
+            out.push_str("...");
+        }
+        out.push('}');
+    }
+}
+
+/// gdb's `generic_val_print_enum_1`.
+fn enum_text(out: &mut String, enumerators: &[(String, i64)], val: i128) {
+    if let Some((name, _)) = enumerators.iter().find(|(_, v)| *v as i128 == val) {
+        out.push_str(name);
+        return;
+    }
+    let flag_enum = enumerators
+        .iter()
+        .all(|(_, v)| *v >= 0 && v.count_ones() <= 1);
+    if !flag_enum {
+        out.push_str(&val.to_string());
+        return;
+    }
+    let mut rest = val;
+    let mut first = true;
+    for (name, v) in enumerators {
+        let v = *v as i128;
+        if rest & v != 0 {
+            out.push_str(if first { "(" } else { " | " });
+            first = false;
+            rest &= !v;
+            out.push_str(name);
+        }
+    }
+    if rest != 0 {
+        out.push_str(if first { "(unknown: " } else { " | unknown: " });
+        out.push_str(&format!("{:#x})", rest as i64));
+    } else if first {
+        out.push('0');
+    } else {
+        out.push(')');
+    }
+}
+
+/// A bitfield's bits, sign- or zero-extended to its type's size.
+fn extract_bits(bytes: &[u8], bit_offset: u64, bit_size: u64, ty: &TypeRef) -> Option<Vec<u8>> {
+    if bit_size == 0 || bit_size > 128 {
+        return None;
+    }
+    let mut v: u128 = 0;
+    for i in 0..bit_size {
+        let bit = bit_offset.checked_add(i)?;
+        let byte = *bytes.get(usize::try_from(bit / 8).ok()?)?;
+        if (byte >> (bit % 8)) & 1 == 1 {
+            v |= 1u128 << i;
+        }
+    }
+    if ty.is_signed() && bit_size < 128 && (v >> (bit_size - 1)) & 1 == 1 {
+        v |= !0u128 << bit_size;
+    }
+    let size = usize::try_from(ty.byte_size())
+        .unwrap_or(16)
+        .max(bit_size.div_ceil(8) as usize)
+        .min(16);
+    Some(v.to_le_bytes()[..size].to_vec())
+}

@@ -1,0 +1,415 @@
+//! Type names as gdb's C type printer writes them (`c_print_type`, `c_type_print_base`,
+//! `c_type_print_varspec_prefix`/`_suffix`, `c_type_print_modifier`, `c_type_print_args`).
+//!
+//! `show` follows gdb: `-1` for `whatis` and the `(type)` prefix of printed values (names
+//! only, `struct {...}` for an unnamed struct), `1` for `ptype` (typedefs resolved at the top,
+//! one level of struct/union/enum expanded, members printed with `show - 1`).
+//!
+//! Rules checked against gdb 13:
+//! - `whatis g_sz3` → `size_t3` (one typedef level), `ptype g_sz3` → `unsigned long`.
+//! - Declarator syntax: `int (*)(int)`, `int (*)[4]`, `int (*[2])(int)`,
+//!   `char (*(*)(void))[3]`, `char *[3]`, `int [3][4]`.
+//! - Qualifiers: before a named base (`const volatile int`, `const char *`), after the star of
+//!   a pointer (`char * const`, `int * volatile`, `int * restrict`, `const int * const`).
+//! - `ptype` of a pointer to a struct expands the struct: `struct point {\n    int x;\n...} *`.
+//! - Members are indented 4 spaces per level, bitfields get ` : N`, an empty struct shows
+//!   `    <no data fields>`, an anonymous struct member is expanded in place.
+//! - Enums list enumerators with `= value` only where the value is not the previous plus one
+//!   (`enum flags {FA = 1, FB, FC = 4}`, `enum e3 {N1 = -1, N2 = 5}`).
+//! - C++ (`class`): the keyword is left out of names (`whatis gc` → `C`), `ptype` shows
+//!   base classes (`class C : public B {`) and a `  public:` label.
+
+use crate::types::{AggregateKind, Bound, TypeKind, TypeRef};
+
+/// const / volatile / restrict, which gdb keeps as flags on a type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Quals {
+    pub c: bool,
+    pub v: bool,
+    pub r: bool,
+}
+
+/// A type as gdb sees it: qualifiers peeled into flags.
+#[derive(Debug, Clone)]
+pub(crate) struct TV {
+    pub q: Quals,
+    pub t: TypeRef,
+}
+
+pub(crate) fn view(ty: &TypeRef) -> TV {
+    view_with(Quals::default(), ty)
+}
+
+fn view_with(mut q: Quals, ty: &TypeRef) -> TV {
+    let mut t = ty.clone();
+    loop {
+        let next = match &t.kind {
+            TypeKind::Const(i) => {
+                q.c = true;
+                i.get().clone()
+            }
+            TypeKind::Volatile(i) => {
+                q.v = true;
+                i.get().clone()
+            }
+            TypeKind::Restrict(i) => {
+                q.r = true;
+                i.get().clone()
+            }
+            _ => return TV { q, t },
+        };
+        t = next;
+    }
+}
+
+impl TV {
+    /// The name gdb's `type->name ()` gives: none for derived types.
+    pub(crate) fn name(&self) -> Option<&str> {
+        match &self.t.kind {
+            TypeKind::Pointer(_)
+            | TypeKind::Reference(_)
+            | TypeKind::RvalueReference(_)
+            | TypeKind::Array { .. }
+            | TypeKind::Function { .. } => None,
+            TypeKind::Void => Some(self.t.name.as_deref().unwrap_or("void")),
+            _ => self.t.name.as_deref(),
+        }
+    }
+
+    /// The target type of a pointer, reference, typedef, array (qualifiers of a qualified
+    /// array apply to its elements, as in C) or function (its return type).
+    pub(crate) fn target(&self) -> Option<TV> {
+        match &self.t.kind {
+            TypeKind::Pointer(l)
+            | TypeKind::Reference(l)
+            | TypeKind::RvalueReference(l)
+            | TypeKind::Typedef(l) => Some(view(l.get())),
+            TypeKind::Array { element, .. } => Some(view_with(self.q, element)),
+            TypeKind::Function { ret, .. } => Some(match ret {
+                Some(r) => view(r.get()),
+                None => view(&crate::types::Type::void()),
+            }),
+            _ => None,
+        }
+    }
+
+    /// gdb's `check_typedef`: typedefs resolved, qualifiers kept.
+    pub(crate) fn check_typedef(&self) -> TV {
+        let mut tv = self.clone();
+        let mut depth = 0;
+        while let TypeKind::Typedef(l) = &tv.t.kind {
+            tv = view_with(tv.q, l.get());
+            depth += 1;
+            if depth > 64 {
+                break;
+            }
+        }
+        tv
+    }
+
+    fn is_derived(&self) -> bool {
+        matches!(
+            self.t.kind,
+            TypeKind::Pointer(_)
+                | TypeKind::Reference(_)
+                | TypeKind::RvalueReference(_)
+                | TypeKind::Array { .. }
+                | TypeKind::Function { .. }
+        )
+    }
+}
+
+/// `c_type_print_modifier`.
+fn modifiers(out: &mut String, q: Quals, pre_space: bool, post_space: bool) {
+    let mut did = false;
+    for (on, word) in [(q.c, "const"), (q.v, "volatile"), (q.r, "restrict")] {
+        if on {
+            if did || pre_space {
+                out.push(' ');
+            }
+            out.push_str(word);
+            did = true;
+        }
+    }
+    if did && post_space {
+        out.push(' ');
+    }
+}
+
+/// `c_print_type`: `varstring` is the declared name (a member name in `ptype`), or empty.
+pub(crate) fn print_type(out: &mut String, tv: &TV, varstring: &str, show: i32, level: usize) {
+    let tv = if show > 0 { tv.check_typedef() } else { tv.clone() };
+    print_base(out, &tv, show, level);
+    if !varstring.is_empty() || ((show > 0 || tv.name().is_none()) && tv.is_derived()) {
+        out.push(' ');
+    }
+    prefix(out, &tv, show, false, !varstring.is_empty());
+    out.push_str(varstring);
+    suffix(out, &tv, show, false);
+}
+
+fn keyword(kind: AggregateKind) -> &'static str {
+    match kind {
+        AggregateKind::Struct => "struct ",
+        AggregateKind::Union => "union ",
+        AggregateKind::Class => "class ",
+    }
+}
+
+fn print_base(out: &mut String, tv: &TV, show: i32, level: usize) {
+    if show <= 0
+        && let Some(name) = tv.name()
+    {
+        modifiers(out, tv.q, false, true);
+        match &tv.t.kind {
+            // C++ names classes without the keyword.
+            TypeKind::Aggregate { kind, .. } if *kind != AggregateKind::Class => {
+                out.push_str(keyword(*kind))
+            }
+            TypeKind::Enum { .. } => out.push_str("enum "),
+            _ => {}
+        }
+        out.push_str(name);
+        return;
+    }
+    let tv = tv.check_typedef();
+    match &tv.t.kind {
+        TypeKind::Pointer(_)
+        | TypeKind::Reference(_)
+        | TypeKind::RvalueReference(_)
+        | TypeKind::Array { .. }
+        | TypeKind::Function { .. } => {
+            if let Some(t) = tv.target() {
+                print_base(out, &t, show, level);
+            }
+        }
+        TypeKind::Aggregate {
+            kind,
+            members,
+            declaration,
+        } => {
+            modifiers(out, tv.q, false, true);
+            out.push_str(keyword(*kind));
+            if let Some(name) = tv.name() {
+                out.push_str(name);
+                if show > 0 {
+                    out.push(' ');
+                }
+            }
+            if show < 0 {
+                if tv.name().is_none() {
+                    out.push_str("{...}");
+                }
+            } else if show > 0 || tv.name().is_none() {
+                let bases: Vec<_> = members.iter().filter(|m| m.is_base).collect();
+                for (i, b) in bases.iter().enumerate() {
+                    out.push_str(if i == 0 { ": " } else { ", " });
+                    out.push_str("public ");
+                    out.push_str(view(b.ty.get()).name().unwrap_or("(null)"));
+                }
+                if !bases.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str("{\n");
+                if members.is_empty() {
+                    out.push_str(&" ".repeat(level + 4));
+                    out.push_str(if *declaration {
+                        "<incomplete type>\n"
+                    } else {
+                        "<no data fields>\n"
+                    });
+                }
+                let mut labelled = false;
+                for m in members.iter().filter(|m| !m.is_base) {
+                    // The model has no access flags: class members are taken as public.
+                    if *kind == AggregateKind::Class && !labelled {
+                        out.push_str(&" ".repeat(level + 2));
+                        out.push_str("public:\n");
+                        labelled = true;
+                    }
+                    out.push_str(&" ".repeat(level + 4));
+                    if m.is_static {
+                        out.push_str("static ");
+                    }
+                    let name = m.name.as_deref().unwrap_or("");
+                    print_type(out, &view(m.ty.get()), name, show - 1, level + 4);
+                    if let Some(bf) = m.bitfield
+                        && !m.is_static
+                    {
+                        out.push_str(&format!(" : {}", bf.bit_size));
+                    }
+                    out.push_str(";\n");
+                }
+                out.push_str(&" ".repeat(level));
+                out.push('}');
+            }
+        }
+        TypeKind::Enum { enumerators, .. } => {
+            modifiers(out, tv.q, false, true);
+            out.push_str("enum ");
+            if let Some(name) = tv.name() {
+                out.push_str(name);
+                if show > 0 {
+                    out.push(' ');
+                }
+            }
+            if show < 0 {
+                if tv.name().is_none() {
+                    out.push_str("{...}");
+                }
+            } else if show > 0 || tv.name().is_none() {
+                out.push('{');
+                let mut last: i64 = 0;
+                for (i, (name, val)) in enumerators.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(name);
+                    if *val != last {
+                        out.push_str(&format!(" = {val}"));
+                        last = *val;
+                    }
+                    last = last.wrapping_add(1);
+                }
+                out.push('}');
+            }
+        }
+        TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
+        _ => {
+            modifiers(out, tv.q, false, true);
+            out.push_str(tv.name().unwrap_or("<unnamed type>"));
+        }
+    }
+}
+
+fn prefix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool, need_post_space: bool) {
+    if tv.name().is_some() && show <= 0 {
+        return;
+    }
+    let target = tv.target();
+    match &tv.t.kind {
+        TypeKind::Pointer(_) => {
+            if let Some(t) = &target {
+                prefix(out, t, show, true, true);
+            }
+            out.push('*');
+            modifiers(out, tv.q, true, need_post_space);
+        }
+        TypeKind::Reference(_) | TypeKind::RvalueReference(_) => {
+            if let Some(t) = &target {
+                prefix(out, t, show, true, false);
+            }
+            out.push_str(if matches!(tv.t.kind, TypeKind::Reference(_)) {
+                "&"
+            } else {
+                "&&"
+            });
+            modifiers(out, tv.q, true, need_post_space);
+        }
+        TypeKind::Function { .. } => {
+            if let Some(t) = &target {
+                prefix(out, t, show, false, false);
+            }
+            if passed_a_ptr {
+                out.push('(');
+            }
+        }
+        TypeKind::Array { .. } => {
+            if let Some(t) = &target {
+                prefix(out, t, show, false, need_post_space);
+            }
+            if passed_a_ptr {
+                out.push('(');
+            }
+        }
+        TypeKind::Typedef(_) => {
+            if let Some(t) = &target {
+                prefix(out, t, show, passed_a_ptr, false);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn suffix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool) {
+    if tv.name().is_some() && show <= 0 {
+        return;
+    }
+    let target = tv.target();
+    match &tv.t.kind {
+        TypeKind::Array { bound, .. } => {
+            if passed_a_ptr {
+                out.push(')');
+            }
+            out.push('[');
+            match bound {
+                Bound::Count(n) => out.push_str(&n.to_string()),
+                Bound::Dynamic(_) => out.push_str("variable length"),
+                Bound::Unknown => {}
+            }
+            out.push(']');
+            if let Some(t) = &target {
+                suffix(out, t, show, false);
+            }
+        }
+        TypeKind::Pointer(_) | TypeKind::Reference(_) | TypeKind::RvalueReference(_) => {
+            if let Some(t) = &target {
+                suffix(out, t, show, true);
+            }
+        }
+        TypeKind::Function {
+            params,
+            varargs,
+            prototyped,
+            ..
+        } => {
+            if passed_a_ptr {
+                out.push(')');
+            }
+            out.push('(');
+            for (i, p) in params.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                print_type(out, &view(p.get()), "", 0, 0);
+            }
+            if !params.is_empty() && *varargs {
+                out.push_str(", ...");
+            } else if params.is_empty() && *prototyped {
+                out.push_str("void");
+            }
+            out.push(')');
+            if let Some(t) = &target {
+                suffix(out, t, show, passed_a_ptr);
+            }
+        }
+        TypeKind::Typedef(_) => {
+            if let Some(t) = &target {
+                suffix(out, t, show, passed_a_ptr);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `whatis`: the type's name as C spells it.
+pub fn type_name(ty: &TypeRef) -> String {
+    let mut s = String::new();
+    print_type(&mut s, &view(ty), "", -1, 0);
+    s
+}
+
+/// `ptype`: typedefs resolved and one level of struct/union/enum expanded.
+pub fn ptype(ty: &TypeRef) -> String {
+    let mut s = String::new();
+    print_type(&mut s, &view(ty), "", 1, 0);
+    s
+}
+
+/// A declaration of `name` with this type, as in a `ptype` member line: `int (*fp)(int)`,
+/// `char name[8]`.
+pub fn declaration(ty: &TypeRef, name: &str) -> String {
+    let mut s = String::new();
+    print_type(&mut s, &view(ty), name, 0, 0);
+    s
+}
