@@ -535,13 +535,16 @@ impl DebugFile {
     }
 
     /// Functions whose name `matches`, grouped by file as `info functions REGEX` lists them:
-    /// files sorted by name, entries sorted by name within a file.
+    /// files sorted by name; within a file, external ones first, each part sorted by name.
     pub fn functions_by_file(&self, matches: impl Fn(&str) -> bool) -> Vec<FileGroup<FunctionEntry>> {
         let items = self
             .all_functions()
             .iter()
             .filter(|f| matches(&f.name))
-            .map(|f| (self.unit_display_name(f.unit), f.name.clone(), f.clone()));
+            .map(|f| {
+                let key = (!f.external, f.name.clone());
+                (self.unit_display_name(f.unit), key, f.clone())
+            });
         group(items)
     }
 
@@ -551,7 +554,10 @@ impl DebugFile {
             .all_variables()
             .iter()
             .filter(|v| matches(&v.name))
-            .map(|v| (self.unit_display_name(v.unit), v.name.clone(), v.clone()));
+            .map(|v| {
+                let key = (!v.external, v.name.clone());
+                (self.unit_display_name(v.unit), key, v.clone())
+            });
         group(items)
     }
 
@@ -561,7 +567,7 @@ impl DebugFile {
             .all_types()
             .iter()
             .filter(|t| matches(&t.name))
-            .map(|t| (self.unit_display_name(t.unit), t.name.clone(), t.clone()));
+            .map(|t| (self.unit_display_name(t.unit), (false, t.name.clone()), t.clone()));
         group(items)
     }
 
@@ -733,8 +739,9 @@ fn is_loclist(v: &AttributeValue<R>) -> bool {
     )
 }
 
-fn group<T: Clone>(items: impl Iterator<Item = (String, String, T)>) -> Vec<FileGroup<T>> {
-    let mut v: Vec<(String, String, T)> = items.collect();
+/// Group by file (sorted), entries sorted by `key` (static-ness, name) within a file.
+fn group<T: Clone>(items: impl Iterator<Item = (String, (bool, String), T)>) -> Vec<FileGroup<T>> {
+    let mut v: Vec<(String, (bool, String), T)> = items.collect();
     v.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
     let mut out: Vec<FileGroup<T>> = Vec::new();
     for (file, _, e) in v {
