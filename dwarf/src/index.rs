@@ -40,6 +40,9 @@ pub struct FunctionEntry {
     pub inline: bool,
     /// This entry is an inlined copy (`DW_TAG_inlined_subroutine`).
     pub inlined_copy: bool,
+    /// For an inlined copy: where it was inlined (file, line); 0 / `None` otherwise.
+    pub call_file: Option<PathBuf>,
+    pub call_line: u32,
 }
 
 impl FunctionEntry {
@@ -128,7 +131,13 @@ pub enum BlockKind {
     /// An out-of-line function.
     Function,
     /// An inlined copy of the function whose abstract DIE is `origin`.
-    Inlined { origin: UnitOffset, decl_line: u32, decl_file: Option<PathBuf> },
+    Inlined {
+        origin: UnitOffset,
+        /// The call site (`DW_AT_call_file`/`DW_AT_call_line`): gdb's line for the inlined
+        /// function's symbol.
+        call_line: u32,
+        call_file: Option<PathBuf>,
+    },
     Lexical,
 }
 
@@ -374,6 +383,8 @@ impl DebugFile {
                         external: f.external,
                         inline: f.inline,
                         inlined_copy: false,
+                        call_file: None,
+                        call_line: 0,
                     });
                 }
                 constants::DW_TAG_variable => {
@@ -467,7 +478,11 @@ impl DebugFile {
             .blocks
             .iter()
             .filter_map(|b| match &b.kind {
-                BlockKind::Inlined { origin: o, .. } if *o == origin => Some(FunctionEntry {
+                BlockKind::Inlined {
+                    origin: o,
+                    call_line,
+                    call_file,
+                } if *o == origin => Some(FunctionEntry {
                     name: name.to_string(),
                     linkage_name: f.linkage_name.clone(),
                     unit: ui,
@@ -479,6 +494,8 @@ impl DebugFile {
                     external: f.external,
                     inline: true,
                     inlined_copy: true,
+                    call_file: call_file.clone(),
+                    call_line: *call_line,
                 }),
                 _ => None,
             })
@@ -647,11 +664,19 @@ impl DebugFile {
                                 Some(AttributeValue::UnitRef(o)) => o,
                                 _ => continue,
                             };
-                            let f = self.die_facts(unit, origin, 0);
+                            let udata = |at| {
+                                entry
+                                    .attr(at)
+                                    .ok()
+                                    .flatten()
+                                    .and_then(|a: gimli::Attribute<R>| a.udata_value())
+                            };
                             BlockKind::Inlined {
                                 origin,
-                                decl_line: f.decl_line,
-                                decl_file: self.decl_path(ui, f.decl_file),
+                                call_line: udata(constants::DW_AT_call_line)
+                                    .and_then(|l| u32::try_from(l).ok())
+                                    .unwrap_or(0),
+                                call_file: self.decl_path(ui, udata(constants::DW_AT_call_file)),
                             }
                         }
                         _ => BlockKind::Lexical,

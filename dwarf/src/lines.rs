@@ -468,7 +468,7 @@ impl DebugFile {
             return (pc0, sal);
         }
         let mut out = start_sal;
-        // Just after an inlined function's entry: gdb reports the inlined function's line.
+        // Inside inlined code: gdb reports the line of the outermost inlined call.
         let facts = self.unit_facts(func.unit);
         let mut b = facts.block_for_pc(pc);
         let mut inl: Option<(u32, Option<PathBuf>)> = None;
@@ -476,10 +476,10 @@ impl DebugFile {
             let Some(blk) = facts.blocks.get(bi) else { break };
             match &blk.kind {
                 BlockKind::Inlined {
-                    decl_line,
-                    decl_file,
+                    call_line,
+                    call_file,
                     ..
-                } => inl = Some((*decl_line, decl_file.clone())),
+                } => inl = Some((*call_line, call_file.clone())),
                 BlockKind::Function => break,
                 BlockKind::Lexical => {}
             }

@@ -44,7 +44,12 @@ fn build(variant: &str, flags: &[&str]) -> PathBuf {
     let out = dir.join(format!("where-{variant}"));
     // Sources are compiled from the fixtures folder by bare name, so the units record
     // `where_a.c` as gdb's tests see it.
-    run(Command::new("cc")
+    let cc = if variant.starts_with("clang") {
+        "clang"
+    } else {
+        "cc"
+    };
+    run(Command::new(cc)
         .current_dir(fixtures())
         .arg("-g")
         .args(flags)
@@ -554,4 +559,35 @@ fn malformed_unit_is_an_error_for_that_unit_only() {
     assert_eq!(l.name, "where_a.c");
     assert!(df.addresses_for_line("where_a.c", 50).is_ok());
     assert!(df.addresses_for_line("where_b.c", 17).is_err());
+}
+
+fn have_clang() -> bool {
+    Command::new("clang")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn clang_o0() {
+    if !have_clang() {
+        return;
+    }
+    let p = build("clang-O0", &["-O0"]);
+    let mut specs = function_specs();
+    specs.extend(line_specs());
+    check_breaks(&p, &specs);
+    check_info_line(&p);
+}
+
+#[test]
+fn clang_o2() {
+    if !have_clang() {
+        return;
+    }
+    let p = build("clang-O2", &["-O2"]);
+    let mut specs = function_specs();
+    specs.extend(line_specs());
+    check_breaks(&p, &specs);
+    check_info_line(&p);
 }
