@@ -553,7 +553,10 @@ impl DebugFile {
 
     /// Functions whose name `matches`, grouped by file as `info functions REGEX` lists them:
     /// files sorted by name; within a file, external ones first, each part sorted by name.
-    pub fn functions_by_file(&self, matches: impl Fn(&str) -> bool) -> Vec<FileGroup<FunctionEntry>> {
+    pub fn functions_by_file(
+        &self,
+        matches: impl Fn(&str) -> bool,
+    ) -> Vec<FileGroup<FunctionEntry>> {
         let items = self
             .all_functions()
             .iter()
@@ -566,7 +569,10 @@ impl DebugFile {
     }
 
     /// Variables grouped like `info variables REGEX`.
-    pub fn variables_by_file(&self, matches: impl Fn(&str) -> bool) -> Vec<FileGroup<VariableEntry>> {
+    pub fn variables_by_file(
+        &self,
+        matches: impl Fn(&str) -> bool,
+    ) -> Vec<FileGroup<VariableEntry>> {
         let items = self
             .all_variables()
             .iter()
@@ -584,7 +590,13 @@ impl DebugFile {
             .all_types()
             .iter()
             .filter(|t| matches(&t.name))
-            .map(|t| (self.unit_display_name(t.unit), (false, t.name.clone()), t.clone()));
+            .map(|t| {
+                (
+                    self.unit_display_name(t.unit),
+                    (false, t.name.clone()),
+                    t.clone(),
+                )
+            });
         group(items)
     }
 
@@ -659,7 +671,10 @@ impl DebugFile {
                     let kind = match tag {
                         constants::DW_TAG_subprogram => BlockKind::Function,
                         constants::DW_TAG_inlined_subroutine => {
-                            let origin = match entry.attr_value(constants::DW_AT_abstract_origin).ok().flatten()
+                            let origin = match entry
+                                .attr_value(constants::DW_AT_abstract_origin)
+                                .ok()
+                                .flatten()
                             {
                                 Some(AttributeValue::UnitRef(o)) => o,
                                 _ => continue,
@@ -691,7 +706,7 @@ impl DebugFile {
                     if block.kind == BlockKind::Lexical {
                         pending.push((depth, block));
                     } else {
-                        self_push(facts, &mut open, &mut pending, depth, block);
+                        self_push(facts, &mut open, depth, block);
                     }
                 }
                 constants::DW_TAG_variable | constants::DW_TAG_formal_parameter => {
@@ -701,7 +716,11 @@ impl DebugFile {
                         facts.has_loclist = true;
                     }
                     if entry.attr(constants::DW_AT_name).ok().flatten().is_some()
-                        || entry.attr(constants::DW_AT_abstract_origin).ok().flatten().is_some()
+                        || entry
+                            .attr(constants::DW_AT_abstract_origin)
+                            .ok()
+                            .flatten()
+                            .is_some()
                     {
                         promote_pending(facts, &mut open, &mut pending, depth);
                     }
@@ -721,13 +740,11 @@ impl DebugFile {
 fn self_push(
     facts: &mut UnitFacts,
     open: &mut Vec<(isize, usize)>,
-    pending: &mut Vec<(isize, BlockInfo)>,
     depth: isize,
     mut block: BlockInfo,
 ) {
     // Lexical blocks still pending above this one are kept only if they get symbols; an inlined
     // copy or function inside one does not make gdb keep it.
-    let _ = pending;
     block.parent = open.last().map(|o| o.1);
     facts.blocks.push(block);
     open.push((depth, facts.blocks.len() - 1));
@@ -746,7 +763,7 @@ fn promote_pending(
         let (d, block) = pending.remove(pos);
         // Children of this block seen before (nested kept blocks) keep their parent; gdb's
         // blocks nest by address, which is what matters for the lookups here.
-        self_push(facts, open, pending, d, block);
+        self_push(facts, open, d, block);
         open.sort_by_key(|o| o.0);
     }
 }

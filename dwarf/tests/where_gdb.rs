@@ -141,7 +141,10 @@ fn check_breaks(prog: &Path, specs: &[String]) {
     let df = DebugFile::load(prog).unwrap();
     let want = gdb(
         prog,
-        &specs.iter().map(|s| format!("break {s}")).collect::<Vec<_>>(),
+        &specs
+            .iter()
+            .map(|s| format!("break {s}"))
+            .collect::<Vec<_>>(),
     );
     let mut n = 1;
     let mut got = Vec::new();
@@ -349,11 +352,17 @@ fn libc_through_build_id() {
     assert!(df.has_debug_info());
     assert!(df.dwarf_path.starts_with("/usr/lib/debug/.build-id"));
     let fs = df.functions_named("__libc_start_call_main");
-    let f = fs.iter().find(|f| !f.inlined_copy).expect("out-of-line copy");
+    let f = fs
+        .iter()
+        .find(|f| !f.inlined_copy)
+        .expect("out-of-line copy");
     let entry = f.entry_pc().unwrap();
     let l = df.find_line(entry).unwrap();
     let want = gdb(libc, &["info line __libc_start_call_main".to_string()]);
-    let prefix = format!("Line {} of \"{}\" starts at address {entry:#x}", l.line, l.name);
+    let prefix = format!(
+        "Line {} of \"{}\" starts at address {entry:#x}",
+        l.line, l.name
+    );
     assert!(
         want.iter().any(|w| w.starts_with(&prefix)),
         "gdb: {want:?}\ncohort: {prefix}"
@@ -376,7 +385,9 @@ fn gdb_info_listing(prog: &Path, what: &str) -> Vec<(String, u32, String)> {
         let Some((num, decl)) = l.split_once(":\t") else {
             continue;
         };
-        let Ok(num) = num.parse::<u32>() else { continue };
+        let Ok(num) = num.parse::<u32>() else {
+            continue;
+        };
         let decl = decl.split('(').next().unwrap().trim_end_matches(';');
         let name = decl
             .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -442,7 +453,11 @@ fn name_index() {
     assert!(!v[0].external);
     assert_eq!(v[0].decl_line, 14);
     let v = df.variables_named("b_total");
-    assert_eq!(v.len(), 1, "the extern declaration in where_a.c is not a definition");
+    assert_eq!(
+        v.len(),
+        1,
+        "the extern declaration in where_a.c is not a definition"
+    );
     assert!(v[0].external);
     assert_eq!(df.unit_display_name(v[0].unit), "where_b.c");
     assert!(df.variables_named("nope").is_empty());
@@ -451,7 +466,10 @@ fn name_index() {
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].tag, gimli::DW_TAG_structure_type);
     assert_eq!(df.types_named("point_t")[0].tag, gimli::DW_TAG_typedef);
-    assert_eq!(df.types_named("color")[0].tag, gimli::DW_TAG_enumeration_type);
+    assert_eq!(
+        df.types_named("color")[0].tag,
+        gimli::DW_TAG_enumeration_type
+    );
     assert_eq!(df.types_named("int").len(), 2, "one base type per unit");
 
     // square is only inlined at -O2: every copy is an inlined_subroutine.
@@ -590,4 +608,39 @@ fn clang_o2() {
     specs.extend(line_specs());
     check_breaks(&p, &specs);
     check_info_line(&p);
+}
+
+#[test]
+fn dwz_supplementary_file() {
+    if !Command::new("dwz")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        return;
+    }
+    let dir = out_dir().join("dwz");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("where-dwz1"), dir.join("where-dwz2"));
+    std::fs::copy(build("O2", &["-O2"]), &a).unwrap();
+    std::fs::copy(build("O0", &["-O0"]), &b).unwrap();
+    run(Command::new("dwz").current_dir(&dir).args([
+        "-m",
+        "where.alt",
+        "-M",
+        "where.alt",
+        "where-dwz1",
+        "where-dwz2",
+    ]));
+    let df = DebugFile::load(&a).unwrap();
+    assert_eq!(
+        df.sup_path.as_deref(),
+        Some(dir.join("where.alt").as_path())
+    );
+    // `counter`'s name lives in the supplementary file's strings.
+    assert_eq!(df.variables_named("counter").len(), 1);
+    let mut specs = function_specs();
+    specs.extend(line_specs());
+    check_breaks(&a, &specs);
+    check_breaks(&b, &specs);
 }
