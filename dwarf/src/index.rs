@@ -40,6 +40,9 @@ pub struct FunctionEntry {
     pub inline: bool,
     /// This entry is an inlined copy (`DW_TAG_inlined_subroutine`).
     pub inlined_copy: bool,
+    /// For an inlined copy: where it was inlined (file, line); 0 / `None` otherwise.
+    pub call_file: Option<PathBuf>,
+    pub call_line: u32,
 }
 
 impl FunctionEntry {
@@ -128,7 +131,13 @@ pub enum BlockKind {
     /// An out-of-line function.
     Function,
     /// An inlined copy of the function whose abstract DIE is `origin`.
-    Inlined { origin: UnitOffset, decl_line: u32, decl_file: Option<PathBuf> },
+    Inlined {
+        origin: UnitOffset,
+        /// The call site (`DW_AT_call_file`/`DW_AT_call_line`): gdb's line for the inlined
+        /// function's symbol.
+        call_line: u32,
+        call_file: Option<PathBuf>,
+    },
     Lexical,
 }
 
@@ -374,6 +383,8 @@ impl DebugFile {
                         external: f.external,
                         inline: f.inline,
                         inlined_copy: false,
+                        call_file: None,
+                        call_line: 0,
                     });
                 }
                 constants::DW_TAG_variable => {
@@ -467,7 +478,11 @@ impl DebugFile {
             .blocks
             .iter()
             .filter_map(|b| match &b.kind {
-                BlockKind::Inlined { origin: o, .. } if *o == origin => Some(FunctionEntry {
+                BlockKind::Inlined {
+                    origin: o,
+                    call_line,
+                    call_file,
+                } if *o == origin => Some(FunctionEntry {
                     name: name.to_string(),
                     linkage_name: f.linkage_name.clone(),
                     unit: ui,
@@ -479,6 +494,8 @@ impl DebugFile {
                     external: f.external,
                     inline: true,
                     inlined_copy: true,
+                    call_file: call_file.clone(),
+                    call_line: *call_line,
                 }),
                 _ => None,
             })
@@ -535,23 +552,35 @@ impl DebugFile {
     }
 
     /// Functions whose name `matches`, grouped by file as `info functions REGEX` lists them:
-    /// files sorted by name, entries sorted by name within a file.
-    pub fn functions_by_file(&self, matches: impl Fn(&str) -> bool) -> Vec<FileGroup<FunctionEntry>> {
+    /// files sorted by name; within a file, external ones first, each part sorted by name.
+    pub fn functions_by_file(
+        &self,
+        matches: impl Fn(&str) -> bool,
+    ) -> Vec<FileGroup<FunctionEntry>> {
         let items = self
             .all_functions()
             .iter()
             .filter(|f| matches(&f.name))
-            .map(|f| (self.unit_display_name(f.unit), f.name.clone(), f.clone()));
+            .map(|f| {
+                let key = (!f.external, f.name.clone());
+                (self.unit_display_name(f.unit), key, f.clone())
+            });
         group(items)
     }
 
     /// Variables grouped like `info variables REGEX`.
-    pub fn variables_by_file(&self, matches: impl Fn(&str) -> bool) -> Vec<FileGroup<VariableEntry>> {
+    pub fn variables_by_file(
+        &self,
+        matches: impl Fn(&str) -> bool,
+    ) -> Vec<FileGroup<VariableEntry>> {
         let items = self
             .all_variables()
             .iter()
             .filter(|v| matches(&v.name))
-            .map(|v| (self.unit_display_name(v.unit), v.name.clone(), v.clone()));
+            .map(|v| {
+                let key = (!v.external, v.name.clone());
+                (self.unit_display_name(v.unit), key, v.clone())
+            });
         group(items)
     }
 
@@ -561,7 +590,13 @@ impl DebugFile {
             .all_types()
             .iter()
             .filter(|t| matches(&t.name))
-            .map(|t| (self.unit_display_name(t.unit), t.name.clone(), t.clone()));
+            .map(|t| {
+                (
+                    self.unit_display_name(t.unit),
+                    (false, t.name.clone()),
+                    t.clone(),
+                )
+            });
         group(items)
     }
 
@@ -636,16 +671,27 @@ impl DebugFile {
                     let kind = match tag {
                         constants::DW_TAG_subprogram => BlockKind::Function,
                         constants::DW_TAG_inlined_subroutine => {
-                            let origin = match entry.attr_value(constants::DW_AT_abstract_origin).ok().flatten()
+                            let origin = match entry
+                                .attr_value(constants::DW_AT_abstract_origin)
+                                .ok()
+                                .flatten()
                             {
                                 Some(AttributeValue::UnitRef(o)) => o,
                                 _ => continue,
                             };
-                            let f = self.die_facts(unit, origin, 0);
+                            let udata = |at| {
+                                entry
+                                    .attr(at)
+                                    .ok()
+                                    .flatten()
+                                    .and_then(|a: gimli::Attribute<R>| a.udata_value())
+                            };
                             BlockKind::Inlined {
                                 origin,
-                                decl_line: f.decl_line,
-                                decl_file: self.decl_path(ui, f.decl_file),
+                                call_line: udata(constants::DW_AT_call_line)
+                                    .and_then(|l| u32::try_from(l).ok())
+                                    .unwrap_or(0),
+                                call_file: self.decl_path(ui, udata(constants::DW_AT_call_file)),
                             }
                         }
                         _ => BlockKind::Lexical,
@@ -660,7 +706,7 @@ impl DebugFile {
                     if block.kind == BlockKind::Lexical {
                         pending.push((depth, block));
                     } else {
-                        self_push(facts, &mut open, &mut pending, depth, block);
+                        self_push(facts, &mut open, depth, block);
                     }
                 }
                 constants::DW_TAG_variable | constants::DW_TAG_formal_parameter => {
@@ -670,7 +716,11 @@ impl DebugFile {
                         facts.has_loclist = true;
                     }
                     if entry.attr(constants::DW_AT_name).ok().flatten().is_some()
-                        || entry.attr(constants::DW_AT_abstract_origin).ok().flatten().is_some()
+                        || entry
+                            .attr(constants::DW_AT_abstract_origin)
+                            .ok()
+                            .flatten()
+                            .is_some()
                     {
                         promote_pending(facts, &mut open, &mut pending, depth);
                     }
@@ -690,13 +740,11 @@ impl DebugFile {
 fn self_push(
     facts: &mut UnitFacts,
     open: &mut Vec<(isize, usize)>,
-    pending: &mut Vec<(isize, BlockInfo)>,
     depth: isize,
     mut block: BlockInfo,
 ) {
     // Lexical blocks still pending above this one are kept only if they get symbols; an inlined
     // copy or function inside one does not make gdb keep it.
-    let _ = pending;
     block.parent = open.last().map(|o| o.1);
     facts.blocks.push(block);
     open.push((depth, facts.blocks.len() - 1));
@@ -715,7 +763,7 @@ fn promote_pending(
         let (d, block) = pending.remove(pos);
         // Children of this block seen before (nested kept blocks) keep their parent; gdb's
         // blocks nest by address, which is what matters for the lookups here.
-        self_push(facts, open, pending, d, block);
+        self_push(facts, open, d, block);
         open.sort_by_key(|o| o.0);
     }
 }
@@ -733,8 +781,9 @@ fn is_loclist(v: &AttributeValue<R>) -> bool {
     )
 }
 
-fn group<T: Clone>(items: impl Iterator<Item = (String, String, T)>) -> Vec<FileGroup<T>> {
-    let mut v: Vec<(String, String, T)> = items.collect();
+/// Group by file (sorted), entries sorted by `key` (static-ness, name) within a file.
+fn group<T: Clone>(items: impl Iterator<Item = (String, (bool, String), T)>) -> Vec<FileGroup<T>> {
+    let mut v: Vec<(String, (bool, String), T)> = items.collect();
     v.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
     let mut out: Vec<FileGroup<T>> = Vec::new();
     for (file, _, e) in v {

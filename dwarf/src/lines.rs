@@ -161,9 +161,7 @@ impl DebugFile {
             };
             let di = fe.directory_index();
             let dir = if version >= 5 || di != 0 {
-                header
-                    .directory(di)
-                    .and_then(|d| self.attr_path(unit, d))
+                header.directory(di).and_then(|d| self.attr_path(unit, d))
             } else {
                 None
             };
@@ -230,20 +228,15 @@ impl DebugFile {
             }
             row_line_prev = line;
             let end_sequence = row.end_sequence();
-            let cur = file_map
-                .get(row.file_index() as usize)
-                .copied()
-                .flatten();
+            let cur = file_map.get(row.file_index() as usize).copied().flatten();
             if let Some(cur) = cur
                 && recording
             {
                 let file_changed = last_subfile != Some(cur);
                 let is_stmt = row.is_stmt();
-                let ignore = (file_changed
-                    && !end_sequence
-                    && last_address == Some(addr)
-                    && !is_stmt)
-                    || (!end_sequence && line == 0);
+                let ignore =
+                    (file_changed && !end_sequence && last_address == Some(addr) && !is_stmt)
+                        || (!end_sequence && line == 0);
                 if (file_changed && !ignore) || end_sequence {
                     if let Some(ls) = last_subfile {
                         finish_line(&mut out.subfiles, ls, addr);
@@ -468,18 +461,20 @@ impl DebugFile {
             return (pc0, sal);
         }
         let mut out = start_sal;
-        // Just after an inlined function's entry: gdb reports the inlined function's line.
+        // Inside inlined code: gdb reports the line of the outermost inlined call.
         let facts = self.unit_facts(func.unit);
         let mut b = facts.block_for_pc(pc);
         let mut inl: Option<(u32, Option<PathBuf>)> = None;
         while let Some(bi) = b {
-            let Some(blk) = facts.blocks.get(bi) else { break };
+            let Some(blk) = facts.blocks.get(bi) else {
+                break;
+            };
             match &blk.kind {
                 BlockKind::Inlined {
-                    decl_line,
-                    decl_file,
+                    call_line,
+                    call_file,
                     ..
-                } => inl = Some((*decl_line, decl_file.clone())),
+                } => inl = Some((*call_line, call_file.clone())),
                 BlockKind::Function => break,
                 BlockKind::Lexical => {}
             }
@@ -566,7 +561,10 @@ impl DebugFile {
                 return self.attr_path(unit, n);
             }
             match e
-                .attr_value(gimli::DW_AT_abstract_origin).ok().flatten().or_else(|| e.attr_value(gimli::DW_AT_specification).ok().flatten())
+                .attr_value(gimli::DW_AT_abstract_origin)
+                .ok()
+                .flatten()
+                .or_else(|| e.attr_value(gimli::DW_AT_specification).ok().flatten())
             {
                 Some(gimli::AttributeValue::UnitRef(o)) => off = o,
                 _ => return None,

@@ -95,12 +95,10 @@ impl DebugFile {
             .section_by_name(".debug_info")
             .is_some_and(|s| s.size() > 0);
         let mut file = None;
-        if !has_dwarf {
-            if let Some(dbg) = find_separate_debug(path, &obj) {
-                match map_static(&dbg).and_then(|d| Self::from_bytes(path, &dbg, d)) {
-                    Ok(f) => file = Some(f),
-                    Err(e) => tracing::warn!("{}: {e}", dbg.display()),
-                }
+        if !has_dwarf && let Some(dbg) = find_separate_debug(path, &obj) {
+            match map_static(&dbg).and_then(|d| Self::from_bytes(path, &dbg, d)) {
+                Ok(f) => file = Some(f),
+                Err(e) => tracing::warn!("{}: {e}", dbg.display()),
             }
         }
         let mut file = match file {
@@ -120,17 +118,23 @@ impl DebugFile {
             RunTimeEndian::Big
         };
         let load = |id: gimli::SectionId| -> std::result::Result<R, gimli::Error> {
-            Ok(gimli::EndianSlice::new(section_bytes(&obj, id.name()), endian))
+            Ok(gimli::EndianSlice::new(
+                section_bytes(&obj, id.name()),
+                endian,
+            ))
         };
         let mut dwarf = gimli::Dwarf::load(load)?;
         let mut sup_path = None;
         if let Some(sup) = find_sup_file(dwarf_path, &obj) {
-            match map_static(&sup).and_then(|d| {
-                object::File::parse(d).map_err(|_| DwarfError::NotElf(sup.clone()))
-            }) {
+            match map_static(&sup)
+                .and_then(|d| object::File::parse(d).map_err(|_| DwarfError::NotElf(sup.clone())))
+            {
                 Ok(sobj) => {
                     let sload = |id: gimli::SectionId| -> std::result::Result<R, gimli::Error> {
-                        Ok(gimli::EndianSlice::new(section_bytes(&sobj, id.name()), endian))
+                        Ok(gimli::EndianSlice::new(
+                            section_bytes(&sobj, id.name()),
+                            endian,
+                        ))
                     };
                     dwarf.load_sup(sload)?;
                     sup_path = Some(sup);
@@ -368,7 +372,11 @@ pub(crate) fn crc32(data: &[u8]) -> u32 {
         for (i, e) in t.iter_mut().enumerate() {
             let mut c = i as u32;
             for _ in 0..8 {
-                c = if c & 1 != 0 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+                c = if c & 1 != 0 {
+                    0xedb8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
             }
             *e = c;
         }

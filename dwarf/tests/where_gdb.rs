@@ -44,7 +44,12 @@ fn build(variant: &str, flags: &[&str]) -> PathBuf {
     let out = dir.join(format!("where-{variant}"));
     // Sources are compiled from the fixtures folder by bare name, so the units record
     // `where_a.c` as gdb's tests see it.
-    run(Command::new("cc")
+    let cc = if variant.starts_with("clang") {
+        "clang"
+    } else {
+        "cc"
+    };
+    run(Command::new(cc)
         .current_dir(fixtures())
         .arg("-g")
         .args(flags)
@@ -136,7 +141,10 @@ fn check_breaks(prog: &Path, specs: &[String]) {
     let df = DebugFile::load(prog).unwrap();
     let want = gdb(
         prog,
-        &specs.iter().map(|s| format!("break {s}")).collect::<Vec<_>>(),
+        &specs
+            .iter()
+            .map(|s| format!("break {s}"))
+            .collect::<Vec<_>>(),
     );
     let mut n = 1;
     let mut got = Vec::new();
@@ -344,13 +352,295 @@ fn libc_through_build_id() {
     assert!(df.has_debug_info());
     assert!(df.dwarf_path.starts_with("/usr/lib/debug/.build-id"));
     let fs = df.functions_named("__libc_start_call_main");
-    let f = fs.iter().find(|f| !f.inlined_copy).expect("out-of-line copy");
+    let f = fs
+        .iter()
+        .find(|f| !f.inlined_copy)
+        .expect("out-of-line copy");
     let entry = f.entry_pc().unwrap();
     let l = df.find_line(entry).unwrap();
     let want = gdb(libc, &["info line __libc_start_call_main".to_string()]);
-    let prefix = format!("Line {} of \"{}\" starts at address {entry:#x}", l.line, l.name);
+    let prefix = format!(
+        "Line {} of \"{}\" starts at address {entry:#x}",
+        l.line, l.name
+    );
     assert!(
         want.iter().any(|w| w.starts_with(&prefix)),
         "gdb: {want:?}\ncohort: {prefix}"
     );
+}
+
+/// (file, line, name) triples of gdb's `info functions/variables/types .` debugging section.
+fn gdb_info_listing(prog: &Path, what: &str) -> Vec<(String, u32, String)> {
+    let out = gdb(prog, &[format!("info {what} .")]);
+    let mut file = String::new();
+    let mut v = Vec::new();
+    for l in out {
+        if l.starts_with("Non-debugging symbols:") {
+            break;
+        }
+        if let Some(f) = l.strip_prefix("File ").and_then(|f| f.strip_suffix(':')) {
+            file = f.to_string();
+            continue;
+        }
+        let Some((num, decl)) = l.split_once(":\t") else {
+            continue;
+        };
+        let Ok(num) = num.parse::<u32>() else {
+            continue;
+        };
+        let decl = decl.split('(').next().unwrap().trim_end_matches(';');
+        let name = decl
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .find(|w| !w.is_empty())
+            .unwrap()
+            .to_string();
+        v.push((file.clone(), num, name));
+    }
+    v
+}
+
+fn check_listings(prog: &Path) {
+    let df = DebugFile::load(prog).unwrap();
+    let funcs: Vec<(String, u32, String)> = df
+        .functions_by_file(|_| true)
+        .into_iter()
+        .flat_map(|g| {
+            g.entries
+                .into_iter()
+                .map(move |f| (g.file.clone(), f.decl_line, f.name))
+        })
+        .collect();
+    assert_eq!(funcs, gdb_info_listing(prog, "functions"));
+    let vars: Vec<(String, u32, String)> = df
+        .variables_by_file(|_| true)
+        .into_iter()
+        .flat_map(|g| {
+            g.entries
+                .into_iter()
+                .map(move |v| (g.file.clone(), v.decl_line, v.name))
+        })
+        .collect();
+    assert_eq!(vars, gdb_info_listing(prog, "variables"));
+    let types: Vec<(String, u32, String)> = df
+        .types_by_file(|_| true)
+        .into_iter()
+        .flat_map(|g| {
+            g.entries
+                .into_iter()
+                .filter(|t| t.decl_line != 0)
+                .map(move |t| (g.file.clone(), t.decl_line, t.name))
+        })
+        .collect();
+    assert_eq!(types, gdb_info_listing(prog, "types"));
+}
+
+#[test]
+fn info_listings_o0() {
+    check_listings(&build("O0", &["-O0"]));
+}
+
+#[test]
+fn info_listings_o2() {
+    check_listings(&build("O2", &["-O2"]));
+}
+
+#[test]
+fn name_index() {
+    let p = build("O2", &["-O2"]);
+    let df = DebugFile::load(&p).unwrap();
+    let v = df.variables_named("hidden");
+    assert_eq!(v.len(), 1);
+    assert!(!v[0].external);
+    assert_eq!(v[0].decl_line, 14);
+    let v = df.variables_named("b_total");
+    assert_eq!(
+        v.len(),
+        1,
+        "the extern declaration in where_a.c is not a definition"
+    );
+    assert!(v[0].external);
+    assert_eq!(df.unit_display_name(v[0].unit), "where_b.c");
+    assert!(df.variables_named("nope").is_empty());
+
+    let t = df.types_named("point");
+    assert_eq!(t.len(), 1);
+    assert_eq!(t[0].tag, gimli::DW_TAG_structure_type);
+    assert_eq!(df.types_named("point_t")[0].tag, gimli::DW_TAG_typedef);
+    assert_eq!(
+        df.types_named("color")[0].tag,
+        gimli::DW_TAG_enumeration_type
+    );
+    assert_eq!(df.types_named("int").len(), 2, "one base type per unit");
+
+    // square is only inlined at -O2: every copy is an inlined_subroutine.
+    let sq = df.functions_named("square");
+    assert!(sq.len() >= 2);
+    assert!(sq.iter().all(|f| f.inlined_copy && f.inline));
+    assert!(sq.iter().all(|f| f.decl_line == 20 && !f.external));
+    // clamp (static, not declared inline) was folded into b_compute without an inlined copy
+    // left: no function of that name (gdb: `Function "clamp" not defined.`).
+    assert!(df.functions_named("clamp").is_empty());
+
+    // function_containing: the out-of-line function, never the inlined copy.
+    for f in &sq {
+        let pc = f.entry_pc().unwrap();
+        let outer = df.function_containing(pc).unwrap();
+        assert_ne!(outer.name, "square");
+        assert!(outer.contains(pc));
+    }
+    let main = df.functions_named("main");
+    let main = main.iter().find(|f| !f.inlined_copy).unwrap();
+    assert!(main.external);
+    assert_eq!(main.decl_line, 48);
+    for pc in main.low_pc().unwrap()..main.high_pc().unwrap() {
+        assert_eq!(df.function_containing(pc).unwrap().name, "main");
+    }
+    assert!(df.function_containing(0).is_none());
+}
+
+#[test]
+fn source_files_and_function_lines() {
+    let p = build("O0", &["-O0"]);
+    let df = DebugFile::load(&p).unwrap();
+    let files = df.source_files();
+    let dir = std::fs::canonicalize(fixtures()).unwrap();
+    assert!(files.contains(&("where_a.c".to_string(), dir.join("where_a.c"))));
+    assert!(files.contains(&("where_b.c".to_string(), dir.join("where_b.c"))));
+    let f = &df.functions_named("loop_sum")[0];
+    let l = df.function_start_line(f).unwrap();
+    assert_eq!((l.name.as_str(), l.line), ("where_a.c", 33));
+    assert_eq!(l.file, dir.join("where_a.c"));
+}
+
+#[test]
+fn no_debug_info() {
+    let out = out_dir().join("where-g0");
+    run(Command::new("cc")
+        .current_dir(fixtures())
+        .args(["-g0", "-O0", "-o"])
+        .arg(&out)
+        .args(["where_a.c", "where_b.c"]));
+    let df = DebugFile::load(&out).unwrap();
+    assert!(!df.has_debug_info());
+    assert!(df.functions_named("main").is_empty());
+    assert!(df.find_line(0x1139).is_none());
+    assert!(df.addresses_for_line("where_a.c", 10).is_err());
+}
+
+#[test]
+fn debuglink_crc_mismatch_is_not_used() {
+    // A stripped copy whose debuglink names a debug file of another build: the CRC differs,
+    // so there is no debug information (gdb ignores it too).
+    let split = build("split", &["-O0"]);
+    let dir = out_dir().join("crc");
+    std::fs::create_dir_all(&dir).unwrap();
+    let prog = dir.join("where-split");
+    std::fs::copy(&split, &prog).unwrap();
+    let other = build("O2", &["-O2"]);
+    run(Command::new("objcopy")
+        .arg("--only-keep-debug")
+        .arg(&other)
+        .arg(dir.join("where-split.debug")));
+    let df = DebugFile::load(&prog).unwrap();
+    assert!(!df.has_debug_info());
+}
+
+#[test]
+fn malformed_unit_is_an_error_for_that_unit_only() {
+    let p = build("O0", &["-O0"]);
+    let mut data = std::fs::read(&p).unwrap();
+    let (off, size) = {
+        let obj = object::File::parse(&*data).unwrap();
+        use object::ObjectSection;
+        let s = obj.section_by_name(".debug_info").unwrap();
+        let (o, z) = s.file_range().unwrap();
+        (o as usize, z as usize)
+    };
+    // Second unit: skip the first (4-byte length), then garble its DIEs after the DWARF 5
+    // header (12 bytes).
+    let len0 = u32::from_le_bytes(data[off..off + 4].try_into().unwrap()) as usize;
+    let u1 = off + 4 + len0;
+    let len1 = u32::from_le_bytes(data[u1..u1 + 4].try_into().unwrap()) as usize;
+    assert!(u1 + 4 + len1 <= off + size);
+    for b in &mut data[u1 + 12..u1 + 4 + len1] {
+        *b = 0x7f;
+    }
+    let data: &'static [u8] = Vec::leak(data);
+    let df = DebugFile::from_bytes(&p, &p, data).unwrap();
+    assert_eq!(df.units.len(), 2);
+    assert!(df.unit(0).is_ok());
+    assert!(df.unit(1).is_err());
+    let main = df.functions_named("main");
+    assert_eq!(main.len(), 1);
+    assert!(df.functions_named("b_compute").is_empty());
+    let l = df.find_line(main[0].entry_pc().unwrap()).unwrap();
+    assert_eq!(l.name, "where_a.c");
+    assert!(df.addresses_for_line("where_a.c", 50).is_ok());
+    assert!(df.addresses_for_line("where_b.c", 17).is_err());
+}
+
+fn have_clang() -> bool {
+    Command::new("clang")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn clang_o0() {
+    if !have_clang() {
+        return;
+    }
+    let p = build("clang-O0", &["-O0"]);
+    let mut specs = function_specs();
+    specs.extend(line_specs());
+    check_breaks(&p, &specs);
+    check_info_line(&p);
+}
+
+#[test]
+fn clang_o2() {
+    if !have_clang() {
+        return;
+    }
+    let p = build("clang-O2", &["-O2"]);
+    let mut specs = function_specs();
+    specs.extend(line_specs());
+    check_breaks(&p, &specs);
+    check_info_line(&p);
+}
+
+#[test]
+fn dwz_supplementary_file() {
+    if !Command::new("dwz")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        return;
+    }
+    let dir = out_dir().join("dwz");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("where-dwz1"), dir.join("where-dwz2"));
+    std::fs::copy(build("O2", &["-O2"]), &a).unwrap();
+    std::fs::copy(build("O0", &["-O0"]), &b).unwrap();
+    run(Command::new("dwz").current_dir(&dir).args([
+        "-m",
+        "where.alt",
+        "-M",
+        "where.alt",
+        "where-dwz1",
+        "where-dwz2",
+    ]));
+    let df = DebugFile::load(&a).unwrap();
+    assert_eq!(
+        df.sup_path.as_deref(),
+        Some(dir.join("where.alt").as_path())
+    );
+    // `counter`'s name lives in the supplementary file's strings.
+    assert_eq!(df.variables_named("counter").len(), 1);
+    let mut specs = function_specs();
+    specs.extend(line_specs());
+    check_breaks(&a, &specs);
+    check_breaks(&b, &specs);
 }

@@ -44,7 +44,8 @@ const O2: (&str, &[&str]) = ("O2", &["-O2", "-fomit-frame-pointer"]);
 /// and whether gdb named it from DWARF (`… at file:line`, libc with libc6-dbg installed).
 #[derive(Debug, Clone)]
 struct Line {
-    pc: u64,
+    /// `None` where gdb prints no address (frame 0 at the start of a source line).
+    pc: Option<u64>,
     name: Option<String>,
     dwarf: bool,
 }
@@ -66,13 +67,21 @@ fn gdb_bt(prog: &Path, bp: &str, conts: usize, extra: &[&str]) -> (Vec<Line>, Ve
     c.env_remove("LINES").env_remove("COLUMNS");
     let out = c.output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let mut frames: Vec<Line> = Vec::new();
     let mut values = Vec::new();
     for line in text.lines() {
         if let Some(v) = line.strip_prefix('$') {
             values.push(v.split_once(" = ").map(|x| x.1).unwrap_or("").to_string());
-            continue;
         }
+    }
+    let frames = parse_bt(&text);
+    assert!(!frames.is_empty(), "gdb gave no backtrace:\n{text}");
+    (frames, values)
+}
+
+/// The physical frames of the `#N …` lines of `text`.
+fn parse_bt(text: &str) -> Vec<Line> {
+    let mut frames: Vec<Line> = Vec::new();
+    for line in text.lines() {
         let Some(rest) = line.strip_prefix('#') else {
             continue;
         };
@@ -82,7 +91,7 @@ fn gdb_bt(prog: &Path, bp: &str, conts: usize, extra: &[&str]) -> (Vec<Line>, Ve
         let dwarf = rest.contains(") at ");
         if rest.starts_with("<signal handler called>") {
             frames.push(Line {
-                pc: 0, // a trampoline's pc is not printed
+                pc: Some(0), // a trampoline's pc is not printed
                 name: None,
                 dwarf,
             });
@@ -92,21 +101,26 @@ fn gdb_bt(prog: &Path, bp: &str, conts: usize, extra: &[&str]) -> (Vec<Line>, Ve
             let (addr, tail) = hex.split_once(" in ").unwrap();
             let name = tail.split([' ', '(']).next().unwrap().to_string();
             frames.push(Line {
-                pc: u64::from_str_radix(addr, 16).unwrap(),
+                pc: Some(u64::from_str_radix(addr, 16).unwrap()),
                 name: Some(name),
                 dwarf,
             });
         } else {
-            // An inlined frame at the pc of the frame before it: the code belongs to the
-            // outermost function of the chain.
             let name = rest.split([' ', '(']).next().unwrap().to_string();
-            if let Some(last) = frames.last_mut() {
-                last.name = Some(name);
+            match frames.last_mut() {
+                // An inlined frame at the pc of the frame before it: the code belongs to
+                // the outermost function of the chain.
+                Some(last) => last.name = Some(name),
+                // Frame 0 at the start of a line: gdb shows no address.
+                None => frames.push(Line {
+                    pc: None,
+                    name: Some(name),
+                    dwarf,
+                }),
             }
         }
     }
-    assert!(!frames.is_empty(), "gdb gave no backtrace:\n{text}");
-    (frames, values)
+    frames
 }
 
 /// Start `prog` under a session, stop at the first hit of `bp` (delivering the signals
@@ -155,28 +169,17 @@ fn show(lines: &[(u64, Option<String>)]) -> String {
         .collect()
 }
 
-/// `name.part.0`, `name.constprop.1`, `name.cold`, `name.isra.0` → `name`.
-fn base_name(n: &str) -> &str {
-    n.split_once('.').map(|x| x.0).unwrap_or(n)
-}
-
-/// The whole backtrace at the first stop at `bp` is gdb's: every pc, and every function as
-/// gdb names it from the ELF symbols. Frames gdb names from DWARF (libc, whose debug file is
-/// installed) are named by the minimal symbol here: the DWARF name must be that symbol,
-/// without the compiler's clone suffix, or another symbol at the same address
-/// (`__GI___qsort_r` for `qsort_r`).
-fn same_bt(name: &str, opt: (&str, &[&str]), bp: &str, conts: usize) -> (Session, Vec<Frame>) {
-    let prog = build(name, opt.0, opt.1);
-    let (want, _) = gdb_bt(&prog, bp, conts, &[]);
-    let (s, frames) = cohort_bt(&prog, bp);
+/// Compare cohort's frames with gdb's lines (see [`same_bt`] for how functions are named).
+fn assert_same(s: &Session, frames: &[Frame], want: &[Line], what: &str) {
     let syms = s.symbols();
+    let none = Line {
+        pc: Some(0),
+        name: None,
+        dwarf: false,
+    };
     let got: Vec<(u64, Option<String>)> = frames
         .iter()
-        .zip(want.iter().chain(std::iter::repeat(&Line {
-            pc: 0,
-            name: None,
-            dwarf: false,
-        })))
+        .zip(want.iter().chain(std::iter::repeat(&none)))
         .map(|(f, w)| match f.kind {
             FrameKind::SignalHandler => (0, None),
             FrameKind::Normal => {
@@ -197,13 +200,33 @@ fn same_bt(name: &str, opt: (&str, &[&str]), bp: &str, conts: usize) -> (Session
             }
         })
         .collect();
-    let want: Vec<(u64, Option<String>)> = want.into_iter().map(|l| (l.pc, l.name)).collect();
+    let want: Vec<(u64, Option<String>)> = want
+        .iter()
+        .zip(frames.iter().map(|f| f.pc()).chain(std::iter::repeat(0)))
+        .map(|(l, ours)| (l.pc.unwrap_or(ours), l.name.clone()))
+        .collect();
     assert_eq!(
         show(&got),
         show(&want),
-        "{name} {}: cohort's backtrace (left) differs from gdb's",
-        opt.0
+        "{what}: cohort's backtrace (left) differs from gdb's"
     );
+}
+
+/// `name.part.0`, `name.constprop.1`, `name.cold`, `name.isra.0` → `name`.
+fn base_name(n: &str) -> &str {
+    n.split_once('.').map(|x| x.0).unwrap_or(n)
+}
+
+/// The whole backtrace at the first stop at `bp` is gdb's: every pc, and every function as
+/// gdb names it from the ELF symbols. Frames gdb names from DWARF (libc, whose debug file is
+/// installed) are named by the minimal symbol here: the DWARF name must be that symbol,
+/// without the compiler's clone suffix, or another symbol at the same address
+/// (`__GI___qsort_r` for `qsort_r`).
+fn same_bt(name: &str, opt: (&str, &[&str]), bp: &str, conts: usize) -> (Session, Vec<Frame>) {
+    let prog = build(name, opt.0, opt.1);
+    let (want, _) = gdb_bt(&prog, bp, conts, &[]);
+    let (s, frames) = cohort_bt(&prog, bp);
+    assert_same(&s, &frames, &want, &format!("{name} {}", opt.0));
     (s, frames)
 }
 
