@@ -49,16 +49,43 @@ pub fn variable_value(
     var: &Variable,
     frame: &dyn FrameContext,
 ) -> Result<Value> {
+    Ok(variable_value_parts(file, var, frame)?.value)
+}
+
+/// A value some of whose bits the compiler did not keep (a struct split into pieces, some of
+/// them empty): gdb prints the members inside those bits as `<optimized out>`.
+#[derive(Debug, Clone)]
+pub struct PartialValue {
+    pub value: Value,
+    /// Bit ranges (from the start of the object) that are optimized out; empty when the value
+    /// is whole (or wholly optimized out, which `value.optimized_out` says).
+    pub optimized_out_bits: Vec<std::ops::Range<u64>>,
+}
+
+/// Like [`variable_value`], also saying which bits of a composite are optimized out.
+pub fn variable_value_parts(
+    file: &Arc<DebugFile>,
+    var: &Variable,
+    frame: &dyn FrameContext,
+) -> Result<PartialValue> {
+    let whole = |value| PartialValue {
+        value,
+        optimized_out_bits: Vec::new(),
+    };
     let ty = resolve_type(file, &var.ty, var, frame)?;
     let size = ty.byte_size();
     let Some(loc) = &var.location else {
         if let Some(cv) = &var.const_value {
-            return Ok(Value::new(ty, const_bytes(file, var.unit, cv, size)?, Lval::None));
+            return Ok(whole(Value::new(
+                ty,
+                const_bytes(file, var.unit, cv, size)?,
+                Lval::None,
+            )));
         }
-        return Ok(Value::optimized_out(ty));
+        return Ok(whole(Value::optimized_out(ty)));
     };
     let Some(expr) = expression_at(file, var.unit, loc, frame)? else {
-        return Ok(Value::optimized_out(ty));
+        return Ok(whole(Value::optimized_out(ty)));
     };
     let ev = Evaluator {
         file,
@@ -67,8 +94,15 @@ pub fn variable_value(
         frame_base: var.frame_base.as_ref(),
         depth: 0,
     };
-    let pieces = ev.run(expr.0, None)?;
-    ev.value_from_pieces(ty, size, &pieces)
+    // A register or entry value that cannot be recovered in this frame: gdb says
+    // `<optimized out>` for the variable.
+    let r = ev
+        .run(expr.0, None)
+        .and_then(|pieces| ev.value_from_pieces(ty.clone(), size, &pieces));
+    match r {
+        Err(DwarfError::OptimizedOut) => Ok(whole(Value::optimized_out(ty))),
+        other => other,
+    }
 }
 
 /// The address of a global or static variable (link-time address + bias), without reading it.
@@ -392,48 +426,50 @@ impl<'a> Evaluator<'a> {
         ty: TypeRef,
         size: u64,
         pieces: &[Piece<RR>],
-    ) -> Result<Value> {
+    ) -> Result<PartialValue> {
+        let whole = |value| PartialValue {
+            value,
+            optimized_out_bits: Vec::new(),
+        };
         let frame = self.frame;
         let size_us = size as usize;
         if let [p] = pieces {
             if p.size_in_bits.is_none() {
-                return match &p.location {
-                    Location::Empty => Ok(Value::optimized_out(ty)),
+                return Ok(whole(match &p.location {
+                    Location::Empty => Value::optimized_out(ty),
                     Location::Address { address } => {
                         let mut buf = vec![0u8; size_us];
                         frame.read_memory(*address, &mut buf)?;
-                        Ok(Value::new(ty, buf, Lval::Memory(*address)))
+                        Value::new(ty, buf, Lval::Memory(*address))
                     }
-                    Location::Register { register } => {
-                        let mut b = frame.reg_bytes(register.0).ok_or(DwarfError::OptimizedOut);
-                        match &mut b {
-                            Ok(b) => {
-                                b.resize(size_us, 0);
-                                Ok(Value::new(ty, b.clone(), Lval::Register(register.0)))
-                            }
-                            Err(_) => Ok(Value::optimized_out(ty)),
+                    Location::Register { register } => match frame.reg_bytes(register.0) {
+                        Some(mut b) => {
+                            b.resize(size_us, 0);
+                            Value::new(ty, b, Lval::Register(register.0))
                         }
-                    }
+                        None => Value::optimized_out(ty),
+                    },
                     Location::Value { value } => {
                         let mut b = gimli_value_bytes(*value);
                         b.resize(size_us, 0);
-                        Ok(Value::new(ty, b, Lval::None))
+                        Value::new(ty, b, Lval::None)
                     }
                     Location::Bytes { value } => {
                         let mut b = value.to_slice()?.to_vec();
                         b.resize(size_us, 0);
-                        Ok(Value::new(ty, b, Lval::None))
+                        Value::new(ty, b, Lval::None)
                     }
                     Location::ImplicitPointer { .. } => {
-                        Err(DwarfError::user("<synthetic pointer>"))
+                        return Err(DwarfError::user("<synthetic pointer>"));
                     }
-                };
+                }));
             }
         }
         // A composite: assemble the bits piece by piece.
         let mut buf = vec![0u8; size_us];
         let mut bit = 0u64;
         let mut any = false;
+        let mut missing: Vec<std::ops::Range<u64>> = Vec::new();
         for p in pieces {
             let bits = p.size_in_bits.unwrap_or(size * 8 - bit.min(size * 8));
             let src: Option<Vec<u8>> = match &p.location {
@@ -452,13 +488,21 @@ impl<'a> Evaluator<'a> {
             if let Some(src) = src {
                 any = true;
                 copy_bits(&src, p.bit_offset.unwrap_or(0), &mut buf, bit, bits);
+            } else {
+                missing.push(bit..bit + bits);
             }
             bit += bits;
         }
-        if !any {
-            return Ok(Value::optimized_out(ty));
+        if bit < size * 8 {
+            missing.push(bit..size * 8);
         }
-        Ok(Value::new(ty, buf, Lval::None))
+        if !any {
+            return Ok(whole(Value::optimized_out(ty)));
+        }
+        Ok(PartialValue {
+            value: Value::new(ty, buf, Lval::None),
+            optimized_out_bits: missing,
+        })
     }
 }
 

@@ -365,6 +365,36 @@ fn own_variables(
             _ => {}
         }
     }
+    // As gdb does: variables of the abstract instance (an inlined or out-of-line copy's
+    // DW_AT_abstract_origin) that no direct child of the concrete DIE stands for are variables
+    // of this scope too, without a location (`<optimized out>`).
+    if let Some(origin) = d.reference(file, dw::DW_AT_abstract_origin) {
+        if let Ok(abs) = read_tree(file, origin, 1) {
+            let covered: Vec<DieRef> = d
+                .children
+                .iter()
+                .filter_map(|c| c.reference(file, dw::DW_AT_abstract_origin))
+                .collect();
+            for c in &abs.children {
+                let Some(r) = c.die_ref(file) else { continue };
+                if covered.contains(&r) {
+                    continue;
+                }
+                let kind = match c.tag {
+                    dw::DW_TAG_formal_parameter => VarKind::Param,
+                    dw::DW_TAG_variable if !c.flag(dw::DW_AT_declaration) => VarKind::Local,
+                    _ => continue,
+                };
+                if let Some(v) = make_variable(file, c, kind, fb.clone()) {
+                    if kind == VarKind::Param {
+                        params.push(v);
+                    } else {
+                        locals.push(v);
+                    }
+                }
+            }
+        }
+    }
     (params, locals)
 }
 
