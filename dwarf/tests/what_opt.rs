@@ -55,7 +55,13 @@ fn gdb_view(prog: &Path, addr: u64) -> (String, Vec<String>, Vec<String>) {
             out.lines()
                 .find(|l| l.starts_with(" rip = "))
                 .and_then(|l| l.split(" in ").nth(1))
-                .map(|s| s.split(' ').next().unwrap_or("").trim_end_matches(';').to_string())
+                .map(|s| {
+                    s.split(' ')
+                        .next()
+                        .unwrap_or("")
+                        .trim_end_matches(';')
+                        .to_string()
+                })
         })
         .unwrap_or_default();
     let a = out.find("@@ARGS\n").unwrap() + 7;
@@ -98,7 +104,11 @@ fn check_lines(prog: &Path, from: usize, to: usize) -> usize {
 }
 
 fn check_program(prog: &Path) {
-    let n = check_lines(prog, line_of("long acc = 0;"), line_of("return u + consume(n);"));
+    let n = check_lines(
+        prog,
+        line_of("long acc = 0;"),
+        line_of("return u + consume(n);"),
+    );
     assert!(n >= 4, "only {n} lines had code");
     let n = check_lines(prog, line_of("long n = argc"), line_of("printf(\"%ld"));
     assert!(n >= 2, "only {n} lines had code");
@@ -122,9 +132,19 @@ fn inlined_call_is_its_own_frame() {
     let file = DebugFile::load(&prog).unwrap();
     let addr = line_address(&prog, line_of("int k = w + 2;")).unwrap();
     let scope = scopes::scope_at(&file, addr).unwrap().unwrap();
-    let names: Vec<_> = scope.frames.iter().map(|f| (f.function.name.clone(), f.inlined)).collect();
-    assert_eq!(names, [("inlined".to_string(), true), ("main".to_string(), false)]);
-    assert_eq!(scope.frames[0].call_line, Some(line_of("r += inlined(") as u64));
+    let names: Vec<_> = scope
+        .frames
+        .iter()
+        .map(|f| (f.function.name.clone(), f.inlined))
+        .collect();
+    assert_eq!(
+        names,
+        [("inlined".to_string(), true), ("main".to_string(), false)]
+    );
+    assert_eq!(
+        scope.frames[0].call_line,
+        Some(line_of("r += inlined(") as u64)
+    );
     let (gfunc, gargs, _) = gdb_view(&prog, addr);
     assert_eq!(gfunc, "inlined");
     assert_eq!(gargs.len(), 1);

@@ -218,10 +218,7 @@ fn unwind(f: &mut TestFrame<'_>, exe: &[u8], depth: usize) {
     for &(reg, ref rule) in row.registers() {
         if let gimli::RegisterRule::Offset(o) = rule {
             let mut b = [0u8; 8];
-            if f.proc
-                .read_memory((cfa as i64 + o) as u64, &mut b)
-                .is_ok()
-            {
+            if f.proc.read_memory((cfa as i64 + o) as u64, &mut b).is_ok() {
                 regs.insert(reg.0, b.to_vec());
             }
         }
@@ -249,8 +246,9 @@ fn unwind(f: &mut TestFrame<'_>, exe: &[u8], depth: usize) {
 /// where the value holds something this small printer does not do (floats, strings).
 pub fn gdb_line(file: &Arc<DebugFile>, v: &Variable, frame: &dyn FrameContext) -> Option<String> {
     match variable_value_parts(file, v, frame) {
-        Ok(val) => fmt_partial(&val.value, &val.optimized_out_bits)
-            .map(|s| format!("{} = {s}", v.name)),
+        Ok(val) => {
+            fmt_partial(&val.value, &val.optimized_out_bits).map(|s| format!("{} = {s}", v.name))
+        }
         Err(e) => Some(format!("{} = <error: {e}>", v.name)),
     }
 }
@@ -306,8 +304,16 @@ fn fmt_bytes(
             Some(format!("{:#x}", uint(bytes.get(..size)?)))
         }
         TypeKind::Enum { enumerators, .. } => {
-            let v = Value::new(ty.clone(), bytes.get(..size)?.to_vec(), cohort_dwarf::value::Lval::None);
-            let x = if t.is_signed() { v.as_i64() } else { v.as_u64() as i64 };
+            let v = Value::new(
+                ty.clone(),
+                bytes.get(..size)?.to_vec(),
+                cohort_dwarf::value::Lval::None,
+            );
+            let x = if t.is_signed() {
+                v.as_i64()
+            } else {
+                v.as_u64() as i64
+            };
             enumerators
                 .iter()
                 .find(|(_, e)| *e == x)
@@ -339,7 +345,12 @@ fn fmt_bytes(
                 } else {
                     let start = m.offset as usize;
                     let end = start + mty.byte_size() as usize;
-                    fmt_bytes(mty, bytes.get(start..end)?, base_bit + m.offset * 8, missing)?
+                    fmt_bytes(
+                        mty,
+                        bytes.get(start..end)?,
+                        base_bit + m.offset * 8,
+                        missing,
+                    )?
                 };
                 match &m.name {
                     Some(n) => parts.push(format!("{n} = {s}")),
@@ -350,7 +361,10 @@ fn fmt_bytes(
         }
         TypeKind::Array { element, bound } => {
             let Bound::Count(n) = bound else { return None };
-            if matches!(element.strip().kind, TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar)) {
+            if matches!(
+                element.strip().kind,
+                TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar)
+            ) {
                 return None;
             }
             let es = element.byte_size() as usize;
