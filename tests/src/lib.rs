@@ -224,13 +224,15 @@ fn compile(compiler: &str, dir: &Path, flags: &[String], units: &[String], out: 
     // Build under a unique name, then rename: other test binaries may build concurrently.
     let tmp = out.with_extension(format!("tmp{}", std::process::id()));
     let mut c = Command::new(compiler);
-    c.current_dir(dir).args(flags).arg("-o").arg(&tmp).args(units);
+    c.current_dir(dir)
+        .args(flags)
+        .arg("-o")
+        .arg(&tmp)
+        .args(units);
     if !flags.iter().any(|f| f == "-c") {
         c.args(["-lpthread", "-ldl"]);
     }
-    let st = c
-        .status()
-        .unwrap_or_else(|e| panic!("run {compiler}: {e}"));
+    let st = c.status().unwrap_or_else(|e| panic!("run {compiler}: {e}"));
     assert!(st.success(), "compiling {units:?} failed");
     std::fs::rename(&tmp, out).expect("rename built program");
 }
