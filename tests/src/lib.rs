@@ -146,7 +146,9 @@ pub fn source_case(name: &str) -> SourceCase {
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fixtures/source");
     std::fs::create_dir_all(&out).expect("create target/fixtures/source");
     // A path without `..`: gdb prints it in some answers (`info symbol`, `info source`).
-    let out = out.canonicalize().expect("canonical target/fixtures/source");
+    let out = out
+        .canonicalize()
+        .expect("canonical target/fixtures/source");
     let cxx = dir.join(format!("{name}.cc")).exists();
     let main_src = if cxx {
         format!("{name}.cc")
