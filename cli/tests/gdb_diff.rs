@@ -5,37 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use cohort_fixtures::{program_nodebug, shared_library_nodebug, source_dir};
-
-fn normalize(s: &str) -> String {
-    let mut out = String::new();
-    for line in s.lines() {
-        if line.starts_with("[Thread debugging using libthread_db")
-            || line.starts_with("Using host libthread_db library")
-        {
-            continue;
-        }
-        let mut l = line.to_string();
-        for key in ["process ", "LWP "] {
-            let mut res = String::new();
-            let mut rest = l.as_str();
-            while let Some(i) = rest.find(key) {
-                res.push_str(&rest[..i + key.len()]);
-                rest = &rest[i + key.len()..];
-                let n = rest.chars().take_while(|c| c.is_ascii_digit()).count();
-                if n > 0 {
-                    res.push('N');
-                }
-                rest = &rest[n..];
-            }
-            res.push_str(rest);
-            l = res;
-        }
-        out.push_str(&l);
-        out.push('\n');
-    }
-    out
-}
+use cohort_fixtures::{
+    normalize_gdb_output as normalize, program_nodebug, shared_library_nodebug, source_dir,
+};
 
 fn run(tool: &str, cmds: &[&str], prog: &Path, args: &[&str]) -> (String, String) {
     let mut c = Command::new(tool);

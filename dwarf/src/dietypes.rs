@@ -14,8 +14,8 @@ use crate::R;
 use crate::error::{DwarfError, Result};
 use crate::loader::DebugFile;
 use crate::types::{
-    AggregateKind, Bitfield, Bound, DieRef, DynamicBound, Encoding, EncodingInfo, LazyType,
-    Member, Type, TypeKind, TypeRef, TypeSource,
+    AggregateKind, Bitfield, Bound, DieRef, DynamicBound, Encoding, EncodingInfo, LazyType, Member,
+    Type, TypeKind, TypeRef, TypeSource,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -73,9 +73,7 @@ impl Die {
 
     pub fn die_ref(&self, file: &DebugFile) -> Option<DieRef> {
         let unit = file.unit(self.unit).ok()?;
-        self.offset
-            .to_debug_info_offset(&unit.header)
-            .map(DieRef)
+        self.offset.to_debug_info_offset(&unit.header).map(DieRef)
     }
 
     /// `DW_AT_name` as a string.
@@ -86,7 +84,7 @@ impl Die {
     pub fn string(&self, file: &DebugFile, at: DwAt) -> Option<String> {
         let v = self.attr(at)?;
         let unit = file.unit(self.unit).ok()?;
-        let s = file.dwarf.attr_string(unit, v.clone()).ok()?;
+        let s = file.dwarf.attr_string(unit, *v).ok()?;
         Some(s.to_string_lossy().into_owned())
     }
 
@@ -169,11 +167,7 @@ pub fn read_tree_at(
     read_node(ui, root, depth)
 }
 
-fn read_node(
-    ui: usize,
-    node: gimli::EntriesTreeNode<'_, '_, '_, R>,
-    depth: usize,
-) -> Result<Die> {
+fn read_node(ui: usize, node: gimli::EntriesTreeNode<'_, '_, '_, R>, depth: usize) -> Result<Die> {
     let entry = node.entry();
     let mut die = Die {
         unit: ui,
@@ -214,7 +208,7 @@ pub fn with_origin(file: &DebugFile, die: &Die) -> Die {
                         Some(d) => AttributeValue::DebugInfoRef(d.0),
                         None => continue,
                     },
-                    other => other.clone(),
+                    other => *other,
                 };
                 out.attrs.push((*a, v));
             }
@@ -531,7 +525,9 @@ impl FileTypes {
             dw::DW_TAG_array_type => self.array(&die, enc)?,
             dw::DW_TAG_subroutine_type | dw::DW_TAG_subprogram => {
                 let full = with_origin(file, &die);
-                let ret = full.reference(file, dw::DW_AT_type).map(|d| self.lazy(Some(d)));
+                let ret = full
+                    .reference(file, dw::DW_AT_type)
+                    .map(|d| self.lazy(Some(d)));
                 let mut params = Vec::new();
                 let mut varargs = false;
                 for c in &die.children {
@@ -583,12 +579,12 @@ impl FileTypes {
         };
         let declaration = die.flag(dw::DW_AT_declaration);
         if declaration {
-            if let Some(n) = &name {
-                if let Some(def) = self.index().type_die(ns, n) {
-                    let here = die.die_ref(file);
-                    if !def.declaration && Some(def.die) != here {
-                        return Ok(self.type_at(def.die));
-                    }
+            if let Some(n) = &name
+                && let Some(def) = self.index().type_die(ns, n)
+            {
+                let here = die.die_ref(file);
+                if !def.declaration && Some(def.die) != here {
+                    return Ok(self.type_at(def.die));
                 }
             }
             return Ok(Type::new(
@@ -662,18 +658,15 @@ impl FileTypes {
 
     fn enumeration(&self, die: &Die, name: Option<String>, size: Option<u64>) -> Result<TypeRef> {
         let file = &*self.file;
-        if die.flag(dw::DW_AT_declaration) {
-            if let Some(n) = &name {
-                if let Some(def) = self.index().type_die(TypeNs::Enum, n) {
-                    if !def.declaration && Some(def.die) != die.die_ref(file) {
-                        return Ok(self.type_at(def.die));
-                    }
-                }
-            }
+        if die.flag(dw::DW_AT_declaration)
+            && let Some(n) = &name
+            && let Some(def) = self.index().type_die(TypeNs::Enum, n)
+            && !def.declaration
+            && Some(def.die) != die.die_ref(file)
+        {
+            return Ok(self.type_at(def.die));
         }
-        let underlying = die
-            .reference(file, dw::DW_AT_type)
-            .map(|d| self.type_at(d));
+        let underlying = die.reference(file, dw::DW_AT_type).map(|d| self.type_at(d));
         let mut signed = match &underlying {
             Some(u) => u.is_signed(),
             None => die.udata(dw::DW_AT_encoding).is_some_and(|e| {
@@ -744,7 +737,14 @@ impl FileTypes {
                 Bound::Count(n) => t.byte_size().saturating_mul(*n),
                 _ => 0,
             };
-            t = Type::new(None, size, TypeKind::Array { element: t, bound: b });
+            t = Type::new(
+                None,
+                size,
+                TypeKind::Array {
+                    element: t,
+                    bound: b,
+                },
+            );
         }
         Ok(t)
     }
@@ -798,10 +798,10 @@ impl FileTypes {
             Some(&"class") => (TypeNs::Class, &words[1..]),
             _ => (TypeNs::Ordinary, &words[..]),
         };
-        if ns == TypeNs::Ordinary {
-            if let Some(t) = c_base_type(rest) {
-                return Some(t);
-            }
+        if ns == TypeNs::Ordinary
+            && let Some(t) = c_base_type(rest)
+        {
+            return Some(t);
         }
         let [name] = rest else { return None };
         let named = self.index().type_die(ns, name).or_else(|| {
@@ -821,7 +821,10 @@ fn default_lower_bound(file: &DebugFile, ui: usize) -> i64 {
     let Ok(root) = read_tree_at(file, ui, None, 0) else {
         return 0;
     };
-    match root.udata(dw::DW_AT_language).map(|l| gimli::DwLang(l as u16)) {
+    match root
+        .udata(dw::DW_AT_language)
+        .map(|l| gimli::DwLang(l as u16))
+    {
         Some(
             dw::DW_LANG_Fortran77
             | dw::DW_LANG_Fortran90

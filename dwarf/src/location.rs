@@ -49,16 +49,43 @@ pub fn variable_value(
     var: &Variable,
     frame: &dyn FrameContext,
 ) -> Result<Value> {
+    Ok(variable_value_parts(file, var, frame)?.value)
+}
+
+/// A value some of whose bits the compiler did not keep (a struct split into pieces, some of
+/// them empty): gdb prints the members inside those bits as `<optimized out>`.
+#[derive(Debug, Clone)]
+pub struct PartialValue {
+    pub value: Value,
+    /// Bit ranges (from the start of the object) that are optimized out; empty when the value
+    /// is whole (or wholly optimized out, which `value.optimized_out` says).
+    pub optimized_out_bits: Vec<std::ops::Range<u64>>,
+}
+
+/// Like [`variable_value`], also saying which bits of a composite are optimized out.
+pub fn variable_value_parts(
+    file: &Arc<DebugFile>,
+    var: &Variable,
+    frame: &dyn FrameContext,
+) -> Result<PartialValue> {
+    let whole = |value| PartialValue {
+        value,
+        optimized_out_bits: Vec::new(),
+    };
     let ty = resolve_type(file, &var.ty, var, frame)?;
     let size = ty.byte_size();
     let Some(loc) = &var.location else {
         if let Some(cv) = &var.const_value {
-            return Ok(Value::new(ty, const_bytes(file, var.unit, cv, size)?, Lval::None));
+            return Ok(whole(Value::new(
+                ty,
+                const_bytes(file, var.unit, cv, size)?,
+                Lval::None,
+            )));
         }
-        return Ok(Value::optimized_out(ty));
+        return Ok(whole(Value::optimized_out(ty)));
     };
     let Some(expr) = expression_at(file, var.unit, loc, frame)? else {
-        return Ok(Value::optimized_out(ty));
+        return Ok(whole(Value::optimized_out(ty)));
     };
     let ev = Evaluator {
         file,
@@ -67,8 +94,15 @@ pub fn variable_value(
         frame_base: var.frame_base.as_ref(),
         depth: 0,
     };
-    let pieces = ev.run(expr.0, None)?;
-    ev.value_from_pieces(ty, size, &pieces)
+    // A register or entry value that cannot be recovered in this frame: gdb says
+    // `<optimized out>` for the variable.
+    let r = ev
+        .run(expr.0, None)
+        .and_then(|pieces| ev.value_from_pieces(ty.clone(), size, &pieces));
+    match r {
+        Err(DwarfError::OptimizedOut) => Ok(whole(Value::optimized_out(ty))),
+        other => other,
+    }
 }
 
 /// The address of a global or static variable (link-time address + bias), without reading it.
@@ -115,7 +149,7 @@ pub fn expression_at(
         return Ok(Some(e));
     }
     let unit = file.unit(ui)?;
-    let Some(mut list) = file.dwarf.attr_locations(unit, loc.clone())? else {
+    let Some(mut list) = file.dwarf.attr_locations(unit, *loc)? else {
         return Err(DwarfError::Malformed(format!(
             "unsupported location attribute {loc:?}"
         )));
@@ -142,7 +176,7 @@ fn const_bytes(file: &DebugFile, ui: usize, v: &AttributeValue<R>, size: u64) ->
         AttributeValue::Data8(b) => b.to_le_bytes().to_vec(),
         other => {
             let unit = file.unit(ui)?;
-            match file.dwarf.attr_string(unit, other.clone()) {
+            match file.dwarf.attr_string(unit, *other) {
                 Ok(s) => {
                     let mut v = s.slice().to_vec();
                     v.push(0);
@@ -215,7 +249,9 @@ impl<'a> Evaluator<'a> {
         push: Option<u64>,
     ) -> Result<Vec<Piece<RR>>> {
         if self.depth > MAX_EVAL_DEPTH {
-            return Err(DwarfError::Malformed("DWARF expression nests too deep".into()));
+            return Err(DwarfError::Malformed(
+                "DWARF expression nests too deep".into(),
+            ));
         }
         let enc = self.encoding()?;
         let mut eval = gimli::Evaluation::new(bytes, enc);
@@ -243,7 +279,10 @@ impl<'a> Evaluator<'a> {
                         gimli::Value::Generic(u64::from_le_bytes(a))
                     } else {
                         let vt = self.base_type(base_type)?;
-                        gimli::Value::parse(vt, gimli::EndianSlice::new(&buf, RunTimeEndian::Little))?
+                        gimli::Value::parse(
+                            vt,
+                            gimli::EndianSlice::new(&buf, RunTimeEndian::Little),
+                        )?
                     };
                     eval.resume_with_memory(v)?
                 }
@@ -251,7 +290,9 @@ impl<'a> Evaluator<'a> {
                     register,
                     base_type,
                 } => {
-                    let bytes = frame.reg_bytes(register.0).ok_or(DwarfError::OptimizedOut)?;
+                    let bytes = frame
+                        .reg_bytes(register.0)
+                        .ok_or(DwarfError::OptimizedOut)?;
                     let v = if base_type.0 == 0 {
                         let mut a = [0u8; 8];
                         let n = bytes.len().min(8);
@@ -259,7 +300,10 @@ impl<'a> Evaluator<'a> {
                         gimli::Value::Generic(u64::from_le_bytes(a))
                     } else {
                         let vt = self.base_type(base_type)?;
-                        gimli::Value::parse(vt, gimli::EndianSlice::new(&bytes, RunTimeEndian::Little))?
+                        gimli::Value::parse(
+                            vt,
+                            gimli::EndianSlice::new(&bytes, RunTimeEndian::Little),
+                        )?
                     };
                     eval.resume_with_register(v)?
                 }
@@ -298,9 +342,7 @@ impl<'a> Evaluator<'a> {
                     eval.resume_with_entry_value(gimli::Value::Generic(v))?
                 }
                 EvaluationResult::RequiresAtLocation(_) => {
-                    return Err(DwarfError::Malformed(
-                        "DW_OP_call* is not supported".into(),
-                    ));
+                    return Err(DwarfError::Malformed("DW_OP_call* is not supported".into()));
                 }
                 EvaluationResult::RequiresParameterRef(_) => {
                     return Err(DwarfError::OptimizedOut);
@@ -348,17 +390,21 @@ impl<'a> Evaluator<'a> {
         let mut ops = gimli::Expression(expr).operations(enc);
         let reg = match (ops.next()?, ops.next()?) {
             (Some(gimli::Operation::Register { register }), None) => register,
-            (Some(gimli::Operation::RegisterOffset { register, offset: 0, .. }), None) => register,
+            (
+                Some(gimli::Operation::RegisterOffset {
+                    register,
+                    offset: 0,
+                    ..
+                }),
+                None,
+            ) => register,
             _ => return Err(DwarfError::OptimizedOut),
         };
         let caller = self.frame.caller().ok_or(DwarfError::OptimizedOut)?;
-        let return_pc = caller
-            .pc()
-            .wrapping_add(1)
-            .wrapping_sub(caller.bias());
+        let return_pc = caller.pc().wrapping_add(1).wrapping_sub(caller.bias());
         let site = scopes::call_site(self.file, return_pc)?.ok_or(DwarfError::OptimizedOut)?;
         for (loc, val) in &site.params {
-            let mut lops = loc.clone().operations(enc);
+            let mut lops = (*loc).operations(enc);
             let matches = matches!(
                 (lops.next(), lops.next()),
                 (Ok(Some(gimli::Operation::Register { register })), Ok(None)) if register == reg
@@ -392,48 +438,50 @@ impl<'a> Evaluator<'a> {
         ty: TypeRef,
         size: u64,
         pieces: &[Piece<RR>],
-    ) -> Result<Value> {
+    ) -> Result<PartialValue> {
+        let whole = |value| PartialValue {
+            value,
+            optimized_out_bits: Vec::new(),
+        };
         let frame = self.frame;
         let size_us = size as usize;
-        if let [p] = pieces {
-            if p.size_in_bits.is_none() {
-                return match &p.location {
-                    Location::Empty => Ok(Value::optimized_out(ty)),
-                    Location::Address { address } => {
-                        let mut buf = vec![0u8; size_us];
-                        frame.read_memory(*address, &mut buf)?;
-                        Ok(Value::new(ty, buf, Lval::Memory(*address)))
-                    }
-                    Location::Register { register } => {
-                        let mut b = frame.reg_bytes(register.0).ok_or(DwarfError::OptimizedOut);
-                        match &mut b {
-                            Ok(b) => {
-                                b.resize(size_us, 0);
-                                Ok(Value::new(ty, b.clone(), Lval::Register(register.0)))
-                            }
-                            Err(_) => Ok(Value::optimized_out(ty)),
-                        }
-                    }
-                    Location::Value { value } => {
-                        let mut b = gimli_value_bytes(*value);
+        if let [p] = pieces
+            && p.size_in_bits.is_none()
+        {
+            return Ok(whole(match &p.location {
+                Location::Empty => Value::optimized_out(ty),
+                Location::Address { address } => {
+                    let mut buf = vec![0u8; size_us];
+                    frame.read_memory(*address, &mut buf)?;
+                    Value::new(ty, buf, Lval::Memory(*address))
+                }
+                Location::Register { register } => match frame.reg_bytes(register.0) {
+                    Some(mut b) => {
                         b.resize(size_us, 0);
-                        Ok(Value::new(ty, b, Lval::None))
+                        Value::new(ty, b, Lval::Register(register.0))
                     }
-                    Location::Bytes { value } => {
-                        let mut b = value.to_slice()?.to_vec();
-                        b.resize(size_us, 0);
-                        Ok(Value::new(ty, b, Lval::None))
-                    }
-                    Location::ImplicitPointer { .. } => {
-                        Err(DwarfError::user("<synthetic pointer>"))
-                    }
-                };
-            }
+                    None => Value::optimized_out(ty),
+                },
+                Location::Value { value } => {
+                    let mut b = gimli_value_bytes(*value);
+                    b.resize(size_us, 0);
+                    Value::new(ty, b, Lval::None)
+                }
+                Location::Bytes { value } => {
+                    let mut b = value.to_slice()?.to_vec();
+                    b.resize(size_us, 0);
+                    Value::new(ty, b, Lval::None)
+                }
+                Location::ImplicitPointer { .. } => {
+                    return Err(DwarfError::user("<synthetic pointer>"));
+                }
+            }));
         }
         // A composite: assemble the bits piece by piece.
         let mut buf = vec![0u8; size_us];
         let mut bit = 0u64;
         let mut any = false;
+        let mut missing: Vec<std::ops::Range<u64>> = Vec::new();
         for p in pieces {
             let bits = p.size_in_bits.unwrap_or(size * 8 - bit.min(size * 8));
             let src: Option<Vec<u8>> = match &p.location {
@@ -452,13 +500,21 @@ impl<'a> Evaluator<'a> {
             if let Some(src) = src {
                 any = true;
                 copy_bits(&src, p.bit_offset.unwrap_or(0), &mut buf, bit, bits);
+            } else {
+                missing.push(bit..bit + bits);
             }
             bit += bits;
         }
-        if !any {
-            return Ok(Value::optimized_out(ty));
+        if bit < size * 8 {
+            missing.push(bit..size * 8);
         }
-        Ok(Value::new(ty, buf, Lval::None))
+        if !any {
+            return Ok(whole(Value::optimized_out(ty)));
+        }
+        Ok(PartialValue {
+            value: Value::new(ty, buf, Lval::None),
+            optimized_out_bits: missing,
+        })
     }
 }
 
@@ -525,7 +581,7 @@ fn dynamic_count(
     let (v, is_count) = match d {
         DynamicBound::Variable { die, is_count } => {
             let bd = read_die(file, *die)?;
-            let bv = scopes::make_variable(file, &bd, VarKind::Local, var.frame_base.clone())
+            let bv = scopes::make_variable(file, &bd, VarKind::Local, var.frame_base)
                 .ok_or_else(|| DwarfError::Malformed("bad VLA bound variable".into()))?;
             let val = variable_value(file, &bv, frame)?;
             if val.optimized_out {

@@ -171,7 +171,7 @@ pub fn die_ranges(file: &DebugFile, die: &Die) -> Vec<Range<u64>> {
     };
     let mut out = Vec::new();
     if let Some(v) = die.attr(dw::DW_AT_ranges) {
-        if let Ok(Some(mut it)) = file.dwarf.attr_ranges(unit, v.clone()) {
+        if let Ok(Some(mut it)) = file.dwarf.attr_ranges(unit, *v) {
             while let Ok(Some(r)) = it.next() {
                 if r.end > r.begin {
                     out.push(r.begin..r.end);
@@ -182,20 +182,20 @@ pub fn die_ranges(file: &DebugFile, die: &Die) -> Vec<Range<u64>> {
     }
     let low = die
         .attr(dw::DW_AT_low_pc)
-        .and_then(|v| file.dwarf.attr_address(unit, v.clone()).ok().flatten());
+        .and_then(|v| file.dwarf.attr_address(unit, *v).ok().flatten());
     let Some(low) = low else { return out };
     let high = match die.attr(dw::DW_AT_high_pc) {
         Some(AttributeValue::Udata(n)) => Some(low.saturating_add(*n)),
-        Some(v) => match file.dwarf.attr_address(unit, v.clone()) {
+        Some(v) => match file.dwarf.attr_address(unit, *v) {
             Ok(Some(a)) => Some(a),
             _ => v.udata_value().map(|n| low.saturating_add(n)),
         },
         None => Some(low.saturating_add(1)),
     };
-    if let Some(high) = high {
-        if high > low {
-            out.push(low..high);
-        }
+    if let Some(high) = high
+        && high > low
+    {
+        out.push(low..high);
     }
     out
 }
@@ -255,7 +255,11 @@ pub fn unit_name(file: &DebugFile, ui: usize) -> Option<String> {
 // Building functions, frames and variables
 // ---------------------------------------------------------------------------------------------
 
-fn make_function(file: &Arc<DebugFile>, d: &Die, frame_base: Option<AttributeValue<R>>) -> Function {
+fn make_function(
+    file: &Arc<DebugFile>,
+    d: &Die,
+    frame_base: Option<AttributeValue<R>>,
+) -> Function {
     let full = with_origin(file, d);
     let ranges = die_ranges(file, d);
     let low_pc = ranges.iter().map(|r| r.start).min().unwrap_or(0);
@@ -268,7 +272,7 @@ fn make_function(file: &Arc<DebugFile>, d: &Die, frame_base: Option<AttributeVal
             v => file
                 .unit(d.unit)
                 .ok()
-                .and_then(|u| file.dwarf.attr_address(u, v.clone()).ok().flatten()),
+                .and_then(|u| file.dwarf.attr_address(u, *v).ok().flatten()),
         })
         .unwrap_or(low_pc);
     let ret = full
@@ -349,7 +353,7 @@ fn own_variables(
     for c in &d.children {
         match c.tag {
             dw::DW_TAG_formal_parameter => {
-                if let Some(v) = make_variable(file, c, VarKind::Param, fb.clone()) {
+                if let Some(v) = make_variable(file, c, VarKind::Param, *fb) {
                     params.push(v);
                 }
             }
@@ -358,11 +362,41 @@ fn own_variables(
                 if c.flag(dw::DW_AT_declaration) && !c.has(dw::DW_AT_location) {
                     continue;
                 }
-                if let Some(v) = make_variable(file, c, VarKind::Local, fb.clone()) {
+                if let Some(v) = make_variable(file, c, VarKind::Local, *fb) {
                     locals.push(v);
                 }
             }
             _ => {}
+        }
+    }
+    // As gdb does: variables of the abstract instance (an inlined or out-of-line copy's
+    // DW_AT_abstract_origin) that no direct child of the concrete DIE stands for are variables
+    // of this scope too, without a location (`<optimized out>`).
+    if let Some(origin) = d.reference(file, dw::DW_AT_abstract_origin)
+        && let Ok(abs) = read_tree(file, origin, 1)
+    {
+        let covered: Vec<DieRef> = d
+            .children
+            .iter()
+            .filter_map(|c| c.reference(file, dw::DW_AT_abstract_origin))
+            .collect();
+        for c in &abs.children {
+            let Some(r) = c.die_ref(file) else { continue };
+            if covered.contains(&r) {
+                continue;
+            }
+            let kind = match c.tag {
+                dw::DW_TAG_formal_parameter => VarKind::Param,
+                dw::DW_TAG_variable if !c.flag(dw::DW_AT_declaration) => VarKind::Local,
+                _ => continue,
+            };
+            if let Some(v) = make_variable(file, c, kind, *fb) {
+                if kind == VarKind::Param {
+                    params.push(v);
+                } else {
+                    locals.push(v);
+                }
+            }
         }
     }
     (params, locals)
@@ -379,7 +413,7 @@ fn descend(
 ) {
     let (params, body_locals) = own_variables(file, d, fb);
     frames.push(FrameScope {
-        function: make_function(file, d, fb.clone()),
+        function: make_function(file, d, *fb),
         inlined: d.tag == dw::DW_TAG_inlined_subroutine,
         call_file: d
             .udata(dw::DW_AT_call_file)
@@ -514,11 +548,7 @@ pub fn lookup_global(
 
 /// `'file.c'::name`: a global or static of the unit whose source file is `source` (matched on
 /// the whole name or its last path components).
-pub fn lookup_in_file(
-    file: &Arc<DebugFile>,
-    source: &str,
-    name: &str,
-) -> Result<Option<Variable>> {
+pub fn lookup_in_file(file: &Arc<DebugFile>, source: &str, name: &str) -> Result<Option<Variable>> {
     for ui in 0..file.units.len() {
         let Some(uname) = unit_name(file, ui) else {
             continue;
@@ -573,11 +603,7 @@ fn find_nested(
     fb: &Option<AttributeValue<R>>,
 ) -> Option<Variable> {
     let (params, locals) = own_variables(file, d, fb);
-    if let Some(v) = locals
-        .into_iter()
-        .chain(params)
-        .find(|v| v.name == name)
-    {
+    if let Some(v) = locals.into_iter().chain(params).find(|v| v.name == name) {
         return Some(v);
     }
     d.children
@@ -621,7 +647,7 @@ fn find_call_site(
                 let ret = c
                     .attr(dw::DW_AT_call_return_pc)
                     .or_else(|| c.attr(dw::DW_AT_low_pc))
-                    .and_then(|v| file.dwarf.attr_address(unit, v.clone()).ok().flatten());
+                    .and_then(|v| file.dwarf.attr_address(unit, *v).ok().flatten());
                 if ret != Some(return_pc) {
                     continue;
                 }
@@ -645,7 +671,7 @@ fn find_call_site(
                     unit: d.unit,
                     return_pc,
                     params,
-                    frame_base: fb.clone(),
+                    frame_base: *fb,
                 });
             }
             dw::DW_TAG_lexical_block | dw::DW_TAG_inlined_subroutine => {

@@ -10,7 +10,11 @@ use cohort_dwarf::scopes::{self, VarKind};
 use what_support::*;
 
 fn main_prog() -> PathBuf {
-    build("what_main", &["what_main.c", "what_unit2.c"], &["-g", "-O0"])
+    build(
+        "what_main",
+        &["what_main.c", "what_unit2.c"],
+        &["-g", "-O0"],
+    )
 }
 
 /// Line number of the source line of `src` containing `marker`.
@@ -48,13 +52,21 @@ fn gdb_args_locals(prog: &Path, addr: u64) -> (Vec<String>, Vec<String>) {
 }
 
 /// Our `info args` and `info locals` at the same place, as (rendered line or None, name).
-fn ours(prog: &Path, addr: u64) -> (Vec<(Option<String>, String)>, Vec<(Option<String>, String)>) {
+/// (rendered line or None, name) per variable.
+type Rendered = Vec<(Option<String>, String)>;
+
+fn ours(prog: &Path, addr: u64) -> (Rendered, Rendered) {
     let file = DebugFile::load(prog).unwrap();
     let (p, tid) = run_to(prog, addr, 1);
     let frame = frame0(&p, tid, prog);
     let scope = scopes::scope_at(&file, addr).unwrap().unwrap();
     let f = scope.innermost().unwrap();
-    let render = |v: &scopes::Variable| (gdb_line(&file, v, &frame).map(|s| hide_stack(&s)), v.name.clone());
+    let render = |v: &scopes::Variable| {
+        (
+            gdb_line(&file, v, &frame).map(|s| hide_stack(&s)),
+            v.name.clone(),
+        )
+    };
     let args = f.params.iter().map(render).collect();
     let locals = f.locals().into_iter().map(render).collect();
     (args, locals)
@@ -84,13 +96,20 @@ fn check_at(prog: &Path, addr: u64) {
 #[test]
 fn inner_block_locals_and_args_match_gdb() {
     let prog = main_prog();
-    let addr = gdb_break_address(&prog, &format!("what_main.c:{}", line_of("what_main.c", "/* inner */")));
+    let addr = gdb_break_address(
+        &prog,
+        &format!("what_main.c:{}", line_of("what_main.c", "/* inner */")),
+    );
     check_at(&prog, addr);
     // Block order: z (innermost), then y and the static hidden, then x.
     let file = DebugFile::load(&prog).unwrap();
     let scope = scopes::scope_at(&file, addr).unwrap().unwrap();
     let f = scope.innermost().unwrap();
-    let names: Vec<_> = f.locals().iter().map(|v| (v.name.clone(), v.kind)).collect();
+    let names: Vec<_> = f
+        .locals()
+        .iter()
+        .map(|v| (v.name.clone(), v.kind))
+        .collect();
     assert_eq!(
         names,
         [
@@ -101,9 +120,21 @@ fn inner_block_locals_and_args_match_gdb() {
         ]
     );
     assert_eq!(f.function.name, "scopes");
-    assert_eq!(f.function.decl_line, Some(line_of("what_main.c", "int scopes(") as u64));
-    assert_eq!(f.function.ret.as_ref().unwrap().name.as_deref(), Some("int"));
-    assert!(f.function.decl_file.as_deref().unwrap().ends_with("what_main.c"));
+    assert_eq!(
+        f.function.decl_line,
+        Some(line_of("what_main.c", "int scopes(") as u64)
+    );
+    assert_eq!(
+        f.function.ret.as_ref().unwrap().name.as_deref(),
+        Some("int")
+    );
+    assert!(
+        f.function
+            .decl_file
+            .as_deref()
+            .unwrap()
+            .ends_with("what_main.c")
+    );
     assert_eq!(scope.frames.len(), 1);
     assert_eq!(f.lookup("y").unwrap().name, "y");
     assert_eq!(f.lookup("a").unwrap().kind, VarKind::Param);
@@ -113,14 +144,20 @@ fn inner_block_locals_and_args_match_gdb() {
 #[test]
 fn main_locals_with_structs_bitfields_enums_match_gdb() {
     let prog = main_prog();
-    let addr = gdb_break_address(&prog, &format!("what_main.c:{}", line_of("what_main.c", "printf(")));
+    let addr = gdb_break_address(
+        &prog,
+        &format!("what_main.c:{}", line_of("what_main.c", "printf(")),
+    );
     check_at(&prog, addr);
 }
 
 #[test]
 fn vla_bounds_resolved_at_run_time() {
     let prog = main_prog();
-    let addr = gdb_break_address(&prog, &format!("what_main.c:{}", line_of("what_main.c", "/* vla */")));
+    let addr = gdb_break_address(
+        &prog,
+        &format!("what_main.c:{}", line_of("what_main.c", "/* vla */")),
+    );
     check_at(&prog, addr);
     let file = DebugFile::load(&prog).unwrap();
     let (p, tid) = run_to(&prog, addr, 1);
@@ -152,7 +189,10 @@ fn gdb_px(prog: &Path, addr: u64, exprs: &[&str]) -> Vec<String> {
 #[test]
 fn globals_statics_tls_and_second_unit_match_gdb() {
     let prog = main_prog();
-    let addr = gdb_break_address(&prog, &format!("what_main.c:{}", line_of("what_main.c", "/* inner */")));
+    let addr = gdb_break_address(
+        &prog,
+        &format!("what_main.c:{}", line_of("what_main.c", "/* inner */")),
+    );
     let exprs = [
         "shared_counter",
         "file_static",
@@ -172,24 +212,37 @@ fn globals_statics_tls_and_second_unit_match_gdb() {
     let file = DebugFile::load(&prog).unwrap();
     let (p, tid) = run_to(&prog, addr, 1);
     let frame = frame0(&p, tid, &prog);
-    let main_unit = scopes::function_by_name(&file, "main").unwrap().unwrap().unit;
+    let main_unit = scopes::function_by_name(&file, "main")
+        .unwrap()
+        .unwrap()
+        .unit;
     let value_of = |e: &str| -> String {
         let var = if let Some(rest) = e.strip_prefix("'what_unit2.c'::") {
-            scopes::lookup_in_file(&file, "what_unit2.c", rest).unwrap().unwrap()
+            scopes::lookup_in_file(&file, "what_unit2.c", rest)
+                .unwrap()
+                .unwrap()
         } else if let Some((f, n)) = e.split_once("::") {
             scopes::lookup_in_function(&file, f, n).unwrap().unwrap()
         } else if e == "*fwd_ptr" {
             // Through the pointer: the declared `struct fwd` resolves to unit 2's definition.
-            let ptr = scopes::lookup_global(&file, "fwd_ptr", Some(main_unit)).unwrap().unwrap();
+            let ptr = scopes::lookup_global(&file, "fwd_ptr", Some(main_unit))
+                .unwrap()
+                .unwrap();
             let pv = variable_value(&file, &ptr, &frame).unwrap();
             let target = pv.ty.pointee().unwrap();
             let mut buf = vec![0u8; target.byte_size() as usize];
             use cohort_dwarf::context::Target;
             frame.read_memory(pv.as_u64(), &mut buf).unwrap();
-            let v = cohort_dwarf::value::Value::new(target, buf, cohort_dwarf::value::Lval::Memory(pv.as_u64()));
+            let v = cohort_dwarf::value::Value::new(
+                target,
+                buf,
+                cohort_dwarf::value::Lval::Memory(pv.as_u64()),
+            );
             return fmt_value(&v).unwrap();
         } else {
-            scopes::lookup_global(&file, e, Some(main_unit)).unwrap().unwrap()
+            scopes::lookup_global(&file, e, Some(main_unit))
+                .unwrap()
+                .unwrap()
         };
         let v = variable_value(&file, &var, &frame).unwrap();
         fmt_value(&v).unwrap()
@@ -197,24 +250,52 @@ fn globals_statics_tls_and_second_unit_match_gdb() {
     let got: Vec<String> = exprs.iter().map(|e| value_of(e)).collect();
     assert_eq!(got, want);
     // The static of the other unit is found when that unit is preferred.
-    let u2 = scopes::function_by_name(&file, "unit2_func").unwrap().unwrap().unit;
-    let fs2 = scopes::lookup_global(&file, "file_static", Some(u2)).unwrap().unwrap();
-    assert_eq!(fmt_value(&variable_value(&file, &fs2, &frame).unwrap()).unwrap(), "0x16");
+    let u2 = scopes::function_by_name(&file, "unit2_func")
+        .unwrap()
+        .unwrap()
+        .unit;
+    let fs2 = scopes::lookup_global(&file, "file_static", Some(u2))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        fmt_value(&variable_value(&file, &fs2, &frame).unwrap()).unwrap(),
+        "0x16"
+    );
     assert_eq!(fs2.kind, VarKind::FileStatic);
-    let hidden = scopes::lookup_in_function(&file, "scopes", "hidden").unwrap().unwrap();
+    let hidden = scopes::lookup_in_function(&file, "scopes", "hidden")
+        .unwrap()
+        .unwrap();
     assert_eq!(hidden.kind, VarKind::StaticLocal);
-    assert_eq!(fmt_value(&variable_value(&file, &hidden, &frame).unwrap()).unwrap(), "0x2b");
+    assert_eq!(
+        fmt_value(&variable_value(&file, &hidden, &frame).unwrap()).unwrap(),
+        "0x2b"
+    );
 }
 
 #[test]
 fn struct_bytes_match_gdb_memory() {
     let prog = main_prog();
-    let addr = gdb_break_address(&prog, &format!("what_main.c:{}", line_of("what_main.c", "printf(")));
-    let out = gdb(&prog, &[&format!("break *{:#x}", PIE_BASE + addr), "run", "x/32xb &it1"]);
+    let addr = gdb_break_address(
+        &prog,
+        &format!("what_main.c:{}", line_of("what_main.c", "printf(")),
+    );
+    let out = gdb(
+        &prog,
+        &[
+            &format!("break *{:#x}", PIE_BASE + addr),
+            "run",
+            "x/32xb &it1",
+        ],
+    );
     let want: Vec<u8> = out
         .lines()
         .filter(|l| l.starts_with("0x7ff"))
-        .flat_map(|l| l.split('\t').skip(1).map(|b| u8::from_str_radix(&b[2..], 16).unwrap()).collect::<Vec<_>>())
+        .flat_map(|l| {
+            l.split('\t')
+                .skip(1)
+                .map(|b| u8::from_str_radix(&b[2..], 16).unwrap())
+                .collect::<Vec<_>>()
+        })
         .collect();
     let file = DebugFile::load(&prog).unwrap();
     let (p, tid) = run_to(&prog, addr, 1);

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use cohort_dwarf::context::Target;
 use cohort_dwarf::loader::DebugFile;
-use cohort_dwarf::location::{FrameContext, variable_value};
+use cohort_dwarf::location::{FrameContext, variable_value_parts};
 use cohort_dwarf::scopes::Variable;
 use cohort_dwarf::types::{AggregateKind, Bound, Encoding, TypeKind, TypeRef};
 use cohort_dwarf::value::Value;
@@ -218,10 +218,7 @@ fn unwind(f: &mut TestFrame<'_>, exe: &[u8], depth: usize) {
     for &(reg, ref rule) in row.registers() {
         if let gimli::RegisterRule::Offset(o) = rule {
             let mut b = [0u8; 8];
-            if f.proc
-                .read_memory((cfa as i64 + o) as u64, &mut b)
-                .is_ok()
-            {
+            if f.proc.read_memory((cfa as i64 + o) as u64, &mut b).is_ok() {
                 regs.insert(reg.0, b.to_vec());
             }
         }
@@ -248,17 +245,31 @@ fn unwind(f: &mut TestFrame<'_>, exe: &[u8], depth: usize) {
 /// `name = value` as gdb's `info locals` prints it under `set output-radix 16`, or `None`
 /// where the value holds something this small printer does not do (floats, strings).
 pub fn gdb_line(file: &Arc<DebugFile>, v: &Variable, frame: &dyn FrameContext) -> Option<String> {
-    match variable_value(file, v, frame) {
-        Ok(val) => fmt_value(&val).map(|s| format!("{} = {s}", v.name)),
+    match variable_value_parts(file, v, frame) {
+        Ok(val) => {
+            fmt_partial(&val.value, &val.optimized_out_bits).map(|s| format!("{} = {s}", v.name))
+        }
         Err(e) => Some(format!("{} = <error: {e}>", v.name)),
     }
 }
 
 pub fn fmt_value(v: &Value) -> Option<String> {
+    fmt_partial(v, &[])
+}
+
+/// Like [`fmt_value`], members lying wholly in `missing` bits printed `<optimized out>`.
+pub fn fmt_partial(v: &Value, missing: &[std::ops::Range<u64>]) -> Option<String> {
     if v.optimized_out {
         return Some("<optimized out>".into());
     }
-    fmt_bytes(&v.ty, &v.bytes)
+    fmt_bytes(&v.ty, &v.bytes, 0, missing)
+}
+
+fn gone(base_bit: u64, bits: u64, missing: &[std::ops::Range<u64>]) -> bool {
+    bits > 0
+        && missing
+            .iter()
+            .any(|r| r.start <= base_bit && base_bit + bits <= r.end)
 }
 
 fn uint(bytes: &[u8]) -> u128 {
@@ -268,9 +279,17 @@ fn uint(bytes: &[u8]) -> u128 {
     u128::from_le_bytes(a)
 }
 
-fn fmt_bytes(ty: &TypeRef, bytes: &[u8]) -> Option<String> {
+fn fmt_bytes(
+    ty: &TypeRef,
+    bytes: &[u8],
+    base_bit: u64,
+    missing: &[std::ops::Range<u64>],
+) -> Option<String> {
     let t = ty.strip();
     let size = t.byte_size() as usize;
+    if gone(base_bit, size as u64 * 8, missing) {
+        return Some("<optimized out>".into());
+    }
     match &t.kind {
         TypeKind::Base(Encoding::Float | Encoding::ComplexFloat) => {
             if size == 8 {
@@ -285,8 +304,16 @@ fn fmt_bytes(ty: &TypeRef, bytes: &[u8]) -> Option<String> {
             Some(format!("{:#x}", uint(bytes.get(..size)?)))
         }
         TypeKind::Enum { enumerators, .. } => {
-            let v = Value::new(ty.clone(), bytes.get(..size)?.to_vec(), cohort_dwarf::value::Lval::None);
-            let x = if t.is_signed() { v.as_i64() } else { v.as_u64() as i64 };
+            let v = Value::new(
+                ty.clone(),
+                bytes.get(..size)?.to_vec(),
+                cohort_dwarf::value::Lval::None,
+            );
+            let x = if t.is_signed() {
+                v.as_i64()
+            } else {
+                v.as_u64() as i64
+            };
             enumerators
                 .iter()
                 .find(|(_, e)| *e == x)
@@ -318,7 +345,12 @@ fn fmt_bytes(ty: &TypeRef, bytes: &[u8]) -> Option<String> {
                 } else {
                     let start = m.offset as usize;
                     let end = start + mty.byte_size() as usize;
-                    fmt_bytes(mty, bytes.get(start..end)?)?
+                    fmt_bytes(
+                        mty,
+                        bytes.get(start..end)?,
+                        base_bit + m.offset * 8,
+                        missing,
+                    )?
                 };
                 match &m.name {
                     Some(n) => parts.push(format!("{n} = {s}")),
@@ -329,13 +361,21 @@ fn fmt_bytes(ty: &TypeRef, bytes: &[u8]) -> Option<String> {
         }
         TypeKind::Array { element, bound } => {
             let Bound::Count(n) = bound else { return None };
-            if matches!(element.strip().kind, TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar)) {
+            if matches!(
+                element.strip().kind,
+                TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar)
+            ) {
                 return None;
             }
             let es = element.byte_size() as usize;
             let mut items: Vec<String> = Vec::new();
             for i in 0..*n as usize {
-                items.push(fmt_bytes(element, bytes.get(i * es..(i + 1) * es)?)?);
+                items.push(fmt_bytes(
+                    element,
+                    bytes.get(i * es..(i + 1) * es)?,
+                    base_bit + (i * es * 8) as u64,
+                    missing,
+                )?);
             }
             // gdb folds runs of 10 or more equal elements.
             let mut out = Vec::new();
