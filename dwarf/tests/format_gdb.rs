@@ -152,6 +152,16 @@ fn floats() {
     p(&mut c, "g_darr", &arr(double(), 3));
     p(&mut c, "g_farr", &arr(float(), 3));
     p(&mut c, "g_ldarr", &arr(long_double(), 2));
+    p(&mut c, "g_dmany", &arr(double(), 71));
+    p(&mut c, "g_fmany", &arr(float(), 46));
+    p(&mut c, "g_ldmany", &arr(long_double(), 34));
+    let half = Type::base("_Float16", 2, Encoding::Float);
+    pwt(&mut c, "g_h", &half);
+    pwt(&mut c, "g_h2", &half);
+    let quad = Type::base("_Float128", 16, Encoding::Float);
+    pwt(&mut c, "g_q", &quad);
+    pwt(&mut c, "g_q2", &quad);
+    pf(&mut c, "g_q", &quad, "x");
     c.check();
 }
 

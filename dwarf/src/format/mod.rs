@@ -162,8 +162,11 @@ enum Scalar {
 }
 
 impl<'a> Printer<'a> {
-    fn float_format(&self, size: u64) -> Option<FloatFormat> {
+    /// The storage format of a float type: by size, a 16-byte type being the target's
+    /// `long double` unless its name says binary128 (`_Float128`, `__float128`).
+    fn float_format(&self, size: u64, name: Option<&str>) -> Option<FloatFormat> {
         match size {
+            16 if name.is_some_and(|n| n.contains("128")) => Some(FloatFormat::Quad),
             2 => Some(FloatFormat::Half),
             4 => Some(FloatFormat::Single),
             8 => Some(FloatFormat::Double),
@@ -214,7 +217,7 @@ impl<'a> Printer<'a> {
         match &st.kind {
             TypeKind::Void => out.push_str("void"),
             TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
-            TypeKind::Base(enc) => self.base(out, *enc, st.size, bytes),
+            TypeKind::Base(enc) => self.base(out, *enc, &st, bytes),
             TypeKind::Enum {
                 enumerators,
                 signed,
@@ -276,18 +279,19 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn base(&self, out: &mut String, enc: Encoding, size: u64, bytes: &[u8]) {
+    fn base(&self, out: &mut String, enc: Encoding, ty: &TypeRef, bytes: &[u8]) {
+        let (size, name) = (ty.size, ty.name.as_deref());
         let kind = match enc {
             Encoding::Signed | Encoding::SignedChar => Scalar::Int { signed: true },
             Encoding::Unsigned | Encoding::UnsignedChar | Encoding::Utf => {
                 Scalar::Int { signed: false }
             }
             Encoding::Boolean => Scalar::Bool,
-            Encoding::Float => match self.float_format(size) {
+            Encoding::Float => match self.float_format(size, name) {
                 Some(f) => Scalar::Float(f),
                 None => Scalar::Int { signed: false },
             },
-            Encoding::ComplexFloat => match self.float_format(size / 2) {
+            Encoding::ComplexFloat => match self.float_format(size / 2, name) {
                 Some(f) => Scalar::Complex(f),
                 None => Scalar::Int { signed: false },
             },
