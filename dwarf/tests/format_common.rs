@@ -259,22 +259,29 @@ impl Target for ElfTarget {
 
 // ---- gdb ----
 
-/// `format_gdb.c` compiled once per test binary.
+/// `dwarf/tests/SRC` compiled with `compiler -g -O0` under the test's scratch folder.
+pub fn build(src: &str, compiler: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(src);
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{src}-{}", std::process::id()));
+    let st = Command::new(compiler)
+        .args(["-g", "-O0", "-o"])
+        .arg(&out)
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(st.success(), "compiling {src}");
+    out
+}
+
+static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+
+/// Which program this test binary prints from (`format_gdb.c` unless set first).
+pub fn use_program(src: &str, compiler: &str) {
+    PROGRAM.get_or_init(|| build(src, compiler));
+}
+
 pub fn program() -> &'static PathBuf {
-    static P: OnceLock<PathBuf> = OnceLock::new();
-    P.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/format_gdb.c");
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("format_gdb-{}", std::process::id()));
-        let st = Command::new("cc")
-            .args(["-g", "-O0", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .status()
-            .unwrap();
-        assert!(st.success(), "compiling format_gdb.c");
-        out
-    })
+    PROGRAM.get_or_init(|| build("format_gdb.c", "cc"))
 }
 
 pub fn target() -> &'static ElfTarget {

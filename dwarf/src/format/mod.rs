@@ -51,7 +51,7 @@ pub mod text;
 mod typeprint;
 
 pub use float::FloatFormat;
-pub use typeprint::{declaration, ptype, type_name};
+pub use typeprint::{Language, declaration, ptype, ptype_in, type_name, type_name_in};
 
 use crate::context::Target;
 use crate::types::{AggregateKind, Bound, Encoding, Member, TypeKind, TypeRef};
@@ -72,6 +72,8 @@ pub struct FormatOptions {
     /// How a 16-byte `long double` is stored (an architecture fact: x87 extended on x86-64,
     /// IEEE binary128 on AArch64).
     pub long_double: FloatFormat,
+    /// The syntax of type names inside values (`(struct point *)` vs `(point *)`).
+    pub language: Language,
 }
 
 impl Default for FormatOptions {
@@ -82,6 +84,7 @@ impl Default for FormatOptions {
             print_elements: 200,
             stop_at_null: false,
             long_double: FloatFormat::X87Extended,
+            language: Language::C,
         }
     }
 }
@@ -110,14 +113,14 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
         TypeKind::Pointer(_) if plain => {
             if !is_char_string_pointer(&v.ty) {
                 out.push('(');
-                out.push_str(&type_name(&v.ty));
+                out.push_str(&type_name_in(&v.ty, opts.language));
                 out.push_str(") ");
             }
             p.value(&mut out, &v.ty, &v.bytes, addr);
         }
         TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
             out.push('(');
-            out.push_str(&type_name(&v.ty));
+            out.push_str(&type_name_in(&v.ty, opts.language));
             out.push_str(") ");
             match p.pointer_value(&v.bytes) {
                 Some(a) => {
@@ -257,7 +260,7 @@ impl<'a> Printer<'a> {
                 }
                 None => {
                     out.push('{');
-                    out.push_str(&type_name(ty));
+                    out.push_str(&type_name_in(ty, self.opts.language));
                     out.push_str("} ");
                     match addr {
                         Some(a) => self.address(out, a),
