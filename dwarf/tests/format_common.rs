@@ -261,7 +261,9 @@ impl Target for ElfTarget {
 
 /// `dwarf/tests/SRC` compiled with `compiler -g -O0` under the test's scratch folder.
 pub fn build(src: &str, compiler: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(src);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(src);
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{src}-{}", std::process::id()));
     let st = Command::new(compiler)
         .args(["-g", "-O0", "-o"])
@@ -301,7 +303,8 @@ pub fn gdb(cmds: &[String]) -> Vec<String> {
     c.arg("-ex").arg(format!("echo <<<{}>>>\\n", cmds.len()));
     c.arg(program());
     let out = c.output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     let mut res = Vec::new();
     for i in 0..cmds.len() {
         let start = text.find(&format!("<<<{i}>>>\n")).unwrap() + format!("<<<{i}>>>\n").len();
@@ -337,7 +340,12 @@ impl Cases {
                 bad.push(format!("{cmd}\n   gdb: {want}\n  ours: {ours}"));
             }
         }
-        assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
+        assert!(
+            bad.is_empty(),
+            "{} mismatches:\n{}",
+            bad.len(),
+            bad.join("\n")
+        );
     }
 }
 

@@ -3,10 +3,10 @@
 #[path = "format_common.rs"]
 mod common;
 
-use common::*;
 use cohort_dwarf::format::{FormatOptions, Language, format_value, ptype_in, type_name_in};
-use cohort_dwarf::value::{Lval, Value};
 use cohort_dwarf::types::{AggregateKind, LazyType, Member, Type, TypeKind};
+use cohort_dwarf::value::{Lval, Value};
+use common::*;
 
 fn setup() {
     use_program("format_gdb_cpp.cc", "g++");
@@ -23,7 +23,12 @@ fn references_and_classes() {
     };
     let type_name = |t: &cohort_dwarf::types::TypeRef| type_name_in(t, Language::Cplus);
     let ptype = |t: &cohort_dwarf::types::TypeRef| ptype_in(t, Language::Cplus);
-    let b = aggregate(AggregateKind::Struct, Some("B"), 4, vec![mem("b", int(), 0)]);
+    let b = aggregate(
+        AggregateKind::Struct,
+        Some("B"),
+        4,
+        vec![mem("b", int(), 0)],
+    );
     let base = Member {
         is_base: true,
         ..anon_mem(b.clone(), 0)
@@ -42,11 +47,17 @@ fn references_and_classes() {
             Type::new(None, 8, TypeKind::RvalueReference(LazyType::ready(int()))),
         ),
     ] {
-        c.add(&format!("print {var}"), format_value(&t.value(var, ty.clone()), t, &opts));
+        c.add(
+            &format!("print {var}"),
+            format_value(&t.value(var, ty.clone()), t, &opts),
+        );
         c.add(&format!("whatis {var}"), type_name(&ty));
         c.add(&format!("ptype {var}"), ptype(&ty));
     }
-    c.add("print gc", format_value(&t.value("gc", class_c.clone()), t, &opts));
+    c.add(
+        "print gc",
+        format_value(&t.value("gc", class_c.clone()), t, &opts),
+    );
     c.add("whatis gc", type_name(&class_c));
     c.add("ptype gc", ptype(&class_c));
     c.add("whatis &gc", type_name(&ptr(class_c.clone())));
@@ -56,7 +67,10 @@ fn references_and_classes() {
         16,
         vec![mem("a", int(), 0), mem("r", reference(int()), 8)],
     );
-    c.add("print gs", format_value(&t.value("gs", s.clone()), t, &opts));
+    c.add(
+        "print gs",
+        format_value(&t.value("gs", s.clone()), t, &opts),
+    );
     c.add("whatis gs", type_name(&s));
     c.add("ptype gs", ptype(&s));
     let (a, _) = t.symbol("gs");
@@ -66,7 +80,11 @@ fn references_and_classes() {
     c.add("ptype main", ptype(&f));
     c.add(
         "print/x gs",
-        format_value(&t.value("gs", s.clone()), t, &FormatOptions::with_format('x')),
+        format_value(
+            &t.value("gs", s.clone()),
+            t,
+            &FormatOptions::with_format('x'),
+        ),
     );
     c.check();
 }

@@ -5,9 +5,9 @@
 #[path = "format_common.rs"]
 mod common;
 
-use common::*;
 use cohort_dwarf::format::{FormatOptions, format_value, ptype, type_name};
-use cohort_dwarf::types::{AggregateKind, Encoding, Type, TypeRef};
+use cohort_dwarf::types::{Encoding, Type, TypeRef};
+use common::*;
 
 /// `print VAR`, `whatis VAR`, `ptype VAR`.
 fn pwt(c: &mut Cases, var: &str, ty: &TypeRef) {
@@ -104,7 +104,11 @@ fn integers_chars_bools() {
     pwt(&mut c, "g_ui", &uint());
     pwt(&mut c, "g_l", &long());
     pwt(&mut c, "g_ul", &ulong());
-    pwt(&mut c, "g_ll", &Type::base("long long", 8, Encoding::Signed));
+    pwt(
+        &mut c,
+        "g_ll",
+        &Type::base("long long", 8, Encoding::Signed),
+    );
     pwt(&mut c, "g_ull", &ulonglong());
     for v in [
         "g_cA", "g_cm1", "g_c0", "g_cnl", "g_ctab", "g_cbs", "g_cq", "g_c1", "g_c127", "g_cdq",
@@ -114,7 +118,11 @@ fn integers_chars_bools() {
     }
     pwt(&mut c, "g_bt", &bool_t());
     pwt(&mut c, "g_bf", &bool_t());
-    pwt(&mut c, "g_i128", &Type::base("__int128", 16, Encoding::Signed));
+    pwt(
+        &mut c,
+        "g_i128",
+        &Type::base("__int128", 16, Encoding::Signed),
+    );
     pwt(
         &mut c,
         "g_u128",
@@ -130,8 +138,24 @@ fn floats() {
         pwt(&mut c, v, &float());
     }
     for v in [
-        "g_d", "g_d01", "g_d1", "g_dm25", "g_dbig", "g_dinf", "g_dninf", "g_dsmall", "g_d123",
-        "g_d1e16", "g_d1e17", "g_negzero", "g_dnorm", "g_dmax", "g_d6", "g_d7", "g_d4", "g_nan1",
+        "g_d",
+        "g_d01",
+        "g_d1",
+        "g_dm25",
+        "g_dbig",
+        "g_dinf",
+        "g_dninf",
+        "g_dsmall",
+        "g_d123",
+        "g_d1e16",
+        "g_d1e17",
+        "g_negzero",
+        "g_dnorm",
+        "g_dmax",
+        "g_d6",
+        "g_d7",
+        "g_d4",
+        "g_nan1",
         "g_nan2",
     ] {
         pwt(&mut c, v, &double());
@@ -191,7 +215,10 @@ fn pointers_and_functions() {
         &ptr(func(Some(int()), vec![ptr(cnst(char_t()))], true)),
     );
     let v = t.function("square", sq.clone());
-    c.add("print square", format_value(&v, t, &FormatOptions::default()));
+    c.add(
+        "print square",
+        format_value(&v, t, &FormatOptions::default()),
+    );
     c.add("whatis square", type_name(&sq));
     c.add("ptype square", ptype(&sq));
     let mainf = func(Some(int()), vec![], false);
@@ -205,6 +232,21 @@ fn pointers_and_functions() {
     let weird = ptr(func(Some(ptr(arr(char_t(), 3))), vec![], false));
     pwt(&mut c, "g_weird", &weird);
     pwt(&mut c, "g_ppt", &ptr(point()));
+    pwt(&mut c, "g_ts", &typedef("str_t", ptr(char_t())));
+    pwt(&mut c, "g_mcp", &ptr(typedef("mychar", char_t())));
+    let v = t.function("main", mainf.clone());
+    c.add(
+        "print/x main",
+        format_value(&v, t, &FormatOptions::with_format('x')),
+    );
+    let mp = func(Some(point()), vec![int(), int()], false);
+    let v = t.function("make_point", mp.clone());
+    c.add(
+        "print make_point",
+        format_value(&v, t, &FormatOptions::default()),
+    );
+    c.add("whatis make_point", type_name(&mp));
+    c.add("ptype make_point", ptype(&mp));
     c.check();
 }
 
@@ -267,10 +309,7 @@ fn aggregates() {
     pwt(&mut c, "g_ptarr", &arr(point(), 12));
     let unnamed = strukt(None, 4, vec![mem("q", int(), 0)]);
     pwt(&mut c, "g_unnamed", &unnamed);
-    let anon_t = typedef(
-        "anon_t",
-        strukt(None, 4, vec![mem("a", int(), 0)]),
-    );
+    let anon_t = typedef("anon_t", strukt(None, 4, vec![mem("a", int(), 0)]));
     pwt(&mut c, "g_anon_t", &anon_t);
     pwt(&mut c, "g_panon_t", &ptr(anon_t.clone()));
     pwt(&mut c, "g_pptt", &ptr(typedef("pt_t", point())));
@@ -279,6 +318,30 @@ fn aggregates() {
     pwt(&mut c, "g_un", &un);
     pwt(&mut c, "g_wb", &withbits());
     pf(&mut c, "g_wb", &withbits(), "xzotducf");
+    let color = enm("color", &[("RED", 0), ("GREEN", 1), ("BLUE", 2)]);
+    let flags = enm("flags", &[("FA", 1), ("FB", 2), ("FC", 4)]);
+    let u = union(
+        Some("u"),
+        4,
+        vec![
+            mem("i", int(), 0),
+            mem("f", float(), 0),
+            mem("c", arr(char_t(), 4), 0),
+        ],
+    );
+    let holder = strukt(
+        Some("holder"),
+        40,
+        vec![
+            bitf("col", color, 0, 2),
+            mem("fl", flags, 4),
+            mem("pts", arr(point(), 2), 8),
+            mem("un", u, 24),
+            mem("cb", ptr(func(None, vec![int(), ptr(char_t())], false)), 32),
+        ],
+    );
+    pwt(&mut c, "g_holder", &holder);
+    pf(&mut c, "g_holder", &holder, "xd");
     c.check();
 }
 

@@ -6,12 +6,12 @@
 #[path = "format_common.rs"]
 mod common;
 
-use common::*;
 use cohort_dwarf::context::Target;
 use cohort_dwarf::format::{FormatOptions, format_value, ptype, text, type_name};
 use cohort_dwarf::types::{Bound, DynamicBound, EncodingInfo, Type, TypeKind};
 use cohort_dwarf::value::{Lval, Value};
 use cohort_dwarf::{DwarfError, Result};
+use common::*;
 
 /// One readable page at 0x700000000000: 4093 'x' then "abc"; nothing after it.
 struct Page {
@@ -32,7 +32,7 @@ impl Target for Page {
     fn read_memory(&self, addr: u64, buf: &mut [u8]) -> Result<()> {
         for (i, b) in buf.iter_mut().enumerate() {
             let a = addr + i as u64;
-            if a < BASE || a >= BASE + 4096 {
+            if !(BASE..BASE + 4096).contains(&a) {
                 return Err(DwarfError::Memory(a));
             }
             *b = self.mem[(a - BASE) as usize];
@@ -119,11 +119,7 @@ fn optimized_out_and_errors() {
     let v = Value::new(st, vec![1, 0, 0, 0], Lval::None);
     assert_eq!(format_value(&v, &t, &o), "{x = 1, y = <unavailable>}");
     // A reference to unreadable memory.
-    let r = Value::new(
-        reference(int()),
-        0x10u64.to_le_bytes().to_vec(),
-        Lval::None,
-    );
+    let r = Value::new(reference(int()), 0x10u64.to_le_bytes().to_vec(), Lval::None);
     assert_eq!(
         format_value(&r, &t, &o),
         "(int &) @0x10: <error: Cannot access memory at address 0x10>"
@@ -173,7 +169,10 @@ fn null_stop_and_unknown_bounds() {
 fn string_escapes() {
     // gdb: p "a\001b" → "a\001b"; a run of quotes inside a repeat block keeps the string quote
     // escaped (print_wchar with quoter '"').
-    assert_eq!(text::print_string(b"a\x01b\0", false, 10, 200), "\"a\\001b\"");
+    assert_eq!(
+        text::print_string(b"a\x01b\0", false, 10, 200),
+        "\"a\\001b\""
+    );
     assert_eq!(
         text::print_string(&[b'"'; 12], false, 10, 200),
         "'\\\"' <repeats 12 times>"

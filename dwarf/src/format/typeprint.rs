@@ -149,7 +149,11 @@ pub(crate) fn print_type(
     level: usize,
     lang: Language,
 ) {
-    let tv = if show > 0 { tv.check_typedef() } else { tv.clone() };
+    let tv = if show > 0 {
+        tv.check_typedef()
+    } else {
+        tv.clone()
+    };
     print_base(out, &tv, show, level, lang);
     if !varstring.is_empty() || ((show > 0 || tv.name().is_none()) && tv.is_derived()) {
         out.push(' ');
