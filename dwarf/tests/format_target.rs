@@ -127,6 +127,16 @@ fn optimized_out_and_errors() {
 }
 
 #[test]
+fn strings_near_the_top_of_the_address_space() {
+    let t = Page::new();
+    // Never an overflow panic, whatever the pointer.
+    assert_eq!(
+        format_value(&charp(u64::MAX), &t, &FormatOptions::default()),
+        "0xffffffffffffffff <error: Cannot access memory at address 0xffffffffffffffff>"
+    );
+}
+
+#[test]
 fn null_stop_and_unknown_bounds() {
     let t = Page::new();
     // set print null-stop on / print g_ab32 → "ab"

@@ -99,6 +99,9 @@ impl FormatOptions {
     }
 }
 
+/// gdb's default `max-value-size`: the most bytes read for a value printing fetches itself.
+const MAX_VALUE_SIZE: u64 = 65536;
+
 /// What follows `$N = ` when gdb prints `v`.
 pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> String {
     if v.optimized_out {
@@ -126,7 +129,14 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
                 Some(a) => {
                     out.push_str(&format!("@{a:#x}: "));
                     let ty = t.get().clone();
-                    let mut buf = vec![0u8; usize::try_from(ty.byte_size()).unwrap_or(0)];
+                    let size = ty.byte_size();
+                    if size > MAX_VALUE_SIZE {
+                        out.push_str(&format!(
+                            "<error: value requires {size} bytes, which is more than max-value-size>"
+                        ));
+                        return out;
+                    }
+                    let mut buf = vec![0u8; size as usize];
                     match target.read_memory(a, &mut buf) {
                         Ok(()) => p.value(&mut out, &ty, &buf, Some(a)),
                         Err(e) => out.push_str(&format!("<error: {e}>")),
@@ -438,7 +448,11 @@ impl<'a> Printer<'a> {
                 let mut ok = Vec::new();
                 for i in 0..n {
                     let mut b = [0u8; 1];
-                    if self.target.read_memory(cur + i as u64, &mut b).is_err() {
+                    if self
+                        .target
+                        .read_memory(cur.wrapping_add(i as u64), &mut b)
+                        .is_err()
+                    {
                         break;
                     }
                     ok.push(b[0]);
@@ -448,7 +462,7 @@ impl<'a> Printer<'a> {
             let complete = got.len() == n;
             for b in got {
                 buf.push(b);
-                cur += 1;
+                cur = cur.wrapping_add(1);
                 if b == 0 {
                     found_nul = true;
                     break 'read;
