@@ -45,7 +45,7 @@ impl FloatFormat {
 
     /// gdb's DECIMAL_DIG: `ceil(1 + p * log10(2))`.
     pub fn digits(self) -> usize {
-        let d = 1.0 + self.precision() as f64 * 0.301_029_995_663_981_2_f64;
+        let d = 1.0 + self.precision() as f64 * std::f64::consts::LOG10_2;
         d.ceil() as usize
     }
 
@@ -65,10 +65,19 @@ impl FloatFormat {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Decoded {
     /// `(-1)^neg * mant * 2^exp`.
-    Finite { neg: bool, mant: u128, exp: i32 },
-    Inf { neg: bool },
+    Finite {
+        neg: bool,
+        mant: u128,
+        exp: i32,
+    },
+    Inf {
+        neg: bool,
+    },
     /// The mantissa as gdb prints it in `nan(0x…)`.
-    Nan { neg: bool, mantissa: String },
+    Nan {
+        neg: bool,
+        mantissa: String,
+    },
     Invalid,
 }
 
@@ -82,7 +91,11 @@ fn bits_le(bytes: &[u8]) -> u128 {
 /// gdb's `floatformat_mantissa`: the top `man_len % 32` bits (or 32) with `%lx`, then each
 /// further 32 bits with `%08lx`.
 fn mantissa_text(mant: u128, man_len: u32) -> String {
-    let first = if man_len % 32 == 0 { 32 } else { man_len % 32 };
+    let first = if man_len.is_multiple_of(32) {
+        32
+    } else {
+        man_len % 32
+    };
     let mut left = man_len - first;
     let mut s = format!("{:x}", (mant >> left) & ((1u128 << first) - 1));
     while left > 0 {
@@ -262,7 +275,10 @@ pub(crate) fn format_g(mant: u128, exp: i32, prec: usize) -> String {
         // Fixed notation with prec - 1 - x decimals, trailing zeros removed.
         let (int_part, frac_part): (String, Vec<u8>) = if x >= 0 {
             let n = x as usize + 1;
-            (text(&kept[..n.min(kept.len())]), kept[n.min(kept.len())..].to_vec())
+            (
+                text(&kept[..n.min(kept.len())]),
+                kept[n.min(kept.len())..].to_vec(),
+            )
         } else {
             let mut f = vec![0u8; (-x - 1) as usize];
             f.extend_from_slice(&kept);

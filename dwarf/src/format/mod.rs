@@ -51,7 +51,7 @@ pub mod text;
 mod typeprint;
 
 pub use float::FloatFormat;
-pub use typeprint::{declaration, ptype, type_name};
+pub use typeprint::{Language, declaration, ptype, ptype_in, type_name, type_name_in};
 
 use crate::context::Target;
 use crate::types::{AggregateKind, Bound, Encoding, Member, TypeKind, TypeRef};
@@ -72,6 +72,8 @@ pub struct FormatOptions {
     /// How a 16-byte `long double` is stored (an architecture fact: x87 extended on x86-64,
     /// IEEE binary128 on AArch64).
     pub long_double: FloatFormat,
+    /// The syntax of type names inside values (`(struct point *)` vs `(point *)`).
+    pub language: Language,
 }
 
 impl Default for FormatOptions {
@@ -82,6 +84,7 @@ impl Default for FormatOptions {
             print_elements: 200,
             stop_at_null: false,
             long_double: FloatFormat::X87Extended,
+            language: Language::C,
         }
     }
 }
@@ -95,6 +98,9 @@ impl FormatOptions {
         }
     }
 }
+
+/// gdb's default `max-value-size`: the most bytes read for a value printing fetches itself.
+const MAX_VALUE_SIZE: u64 = 65536;
 
 /// What follows `$N = ` when gdb prints `v`.
 pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> String {
@@ -110,20 +116,27 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
         TypeKind::Pointer(_) if plain => {
             if !is_char_string_pointer(&v.ty) {
                 out.push('(');
-                out.push_str(&type_name(&v.ty));
+                out.push_str(&type_name_in(&v.ty, opts.language));
                 out.push_str(") ");
             }
             p.value(&mut out, &v.ty, &v.bytes, addr);
         }
         TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
             out.push('(');
-            out.push_str(&type_name(&v.ty));
+            out.push_str(&type_name_in(&v.ty, opts.language));
             out.push_str(") ");
             match p.pointer_value(&v.bytes) {
                 Some(a) => {
                     out.push_str(&format!("@{a:#x}: "));
                     let ty = t.get().clone();
-                    let mut buf = vec![0u8; usize::try_from(ty.byte_size()).unwrap_or(0)];
+                    let size = ty.byte_size();
+                    if size > MAX_VALUE_SIZE {
+                        out.push_str(&format!(
+                            "<error: value requires {size} bytes, which is more than max-value-size>"
+                        ));
+                        return out;
+                    }
+                    let mut buf = vec![0u8; size as usize];
                     match target.read_memory(a, &mut buf) {
                         Ok(()) => p.value(&mut out, &ty, &buf, Some(a)),
                         Err(e) => out.push_str(&format!("<error: {e}>")),
@@ -162,8 +175,11 @@ enum Scalar {
 }
 
 impl<'a> Printer<'a> {
-    fn float_format(&self, size: u64) -> Option<FloatFormat> {
+    /// The storage format of a float type: by size, a 16-byte type being the target's
+    /// `long double` unless its name says binary128 (`_Float128`, `__float128`).
+    fn float_format(&self, size: u64, name: Option<&str>) -> Option<FloatFormat> {
         match size {
+            16 if name.is_some_and(|n| n.contains("128")) => Some(FloatFormat::Quad),
             2 => Some(FloatFormat::Half),
             4 => Some(FloatFormat::Single),
             8 => Some(FloatFormat::Double),
@@ -214,7 +230,7 @@ impl<'a> Printer<'a> {
         match &st.kind {
             TypeKind::Void => out.push_str("void"),
             TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
-            TypeKind::Base(enc) => self.base(out, *enc, st.size, bytes),
+            TypeKind::Base(enc) => self.base(out, *enc, &st, bytes),
             TypeKind::Enum {
                 enumerators,
                 signed,
@@ -254,7 +270,7 @@ impl<'a> Printer<'a> {
                 }
                 None => {
                     out.push('{');
-                    out.push_str(&type_name(ty));
+                    out.push_str(&type_name_in(ty, self.opts.language));
                     out.push_str("} ");
                     match addr {
                         Some(a) => self.address(out, a),
@@ -276,18 +292,19 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn base(&self, out: &mut String, enc: Encoding, size: u64, bytes: &[u8]) {
+    fn base(&self, out: &mut String, enc: Encoding, ty: &TypeRef, bytes: &[u8]) {
+        let (size, name) = (ty.size, ty.name.as_deref());
         let kind = match enc {
             Encoding::Signed | Encoding::SignedChar => Scalar::Int { signed: true },
             Encoding::Unsigned | Encoding::UnsignedChar | Encoding::Utf => {
                 Scalar::Int { signed: false }
             }
             Encoding::Boolean => Scalar::Bool,
-            Encoding::Float => match self.float_format(size) {
+            Encoding::Float => match self.float_format(size, name) {
                 Some(f) => Scalar::Float(f),
                 None => Scalar::Int { signed: false },
             },
-            Encoding::ComplexFloat => match self.float_format(size / 2) {
+            Encoding::ComplexFloat => match self.float_format(size / 2, name) {
                 Some(f) => Scalar::Complex(f),
                 None => Scalar::Int { signed: false },
             },
@@ -431,7 +448,11 @@ impl<'a> Printer<'a> {
                 let mut ok = Vec::new();
                 for i in 0..n {
                     let mut b = [0u8; 1];
-                    if self.target.read_memory(cur + i as u64, &mut b).is_err() {
+                    if self
+                        .target
+                        .read_memory(cur.wrapping_add(i as u64), &mut b)
+                        .is_err()
+                    {
                         break;
                     }
                     ok.push(b[0]);
@@ -441,7 +462,7 @@ impl<'a> Printer<'a> {
             let complete = got.len() == n;
             for b in got {
                 buf.push(b);
-                cur += 1;
+                cur = cur.wrapping_add(1);
                 if b == 0 {
                     found_nul = true;
                     break 'read;

@@ -11,7 +11,8 @@
 //! - A run of more than `repeat_threshold` equal characters is a `'c' <repeats N times>`
 //!   segment; segments are joined by `, ` (`p g_ab32` → `"ab", '\000' <repeats 29 times>`).
 //! - At most `print_elements` characters (a run counts whole); `...` follows when more remain.
-//! - A multi-byte sequence cut by the end prints as `<incomplete sequence \303>`.
+//! - A multi-byte sequence cut by the end prints as `<incomplete sequence \303>`, and gdb
+//!   loses the character before it (`p "abc\303"` → `"ab", <incomplete sequence \303>`).
 
 /// One decoded character of a string, with the bytes it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +48,11 @@ fn decode(bytes: &[u8]) -> Vec<Item> {
         if i + w > bytes.len() {
             let tail = &bytes[i..];
             if tail[1..].iter().all(|b| b & 0xc0 == 0x80) {
+                // gdb's iconv loop loses the character converted in the same call as an
+                // incomplete tail (`p "abc\303"` → `"ab", <incomplete sequence \303>`).
+                if matches!(items.last(), Some(Item::Char(..))) {
+                    items.pop();
+                }
                 items.push(Item::Incomplete(tail.to_vec()));
                 break;
             }
@@ -110,7 +116,7 @@ fn push_item(out: &mut String, item: &Item, quoter: char) {
 }
 
 /// A single character literal for a one-byte value: `'A'`, `'\n'`, `'\377'`.
-pub(crate) fn char_literal(byte: u8) -> String {
+pub fn char_literal(byte: u8) -> String {
     let mut s = String::from("'");
     if byte < 0x80 {
         push_char(&mut s, Some(char::from(byte)), &[byte], '\'');
@@ -122,7 +128,7 @@ pub(crate) fn char_literal(byte: u8) -> String {
 }
 
 /// gdb's `generic_printstr` for one-byte characters.
-pub(crate) fn print_string(
+pub fn print_string(
     bytes: &[u8],
     force_ellipses: bool,
     repeat_threshold: usize,

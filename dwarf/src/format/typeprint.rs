@@ -120,9 +120,13 @@ impl TV {
 }
 
 /// `c_type_print_modifier`.
-fn modifiers(out: &mut String, q: Quals, pre_space: bool, post_space: bool) {
+fn modifiers(out: &mut String, q: Quals, pre_space: bool, post_space: bool, lang: Language) {
     let mut did = false;
-    for (on, word) in [(q.c, "const"), (q.v, "volatile"), (q.r, "restrict")] {
+    let restrict = match lang {
+        Language::C => "restrict",
+        Language::Cplus => "__restrict__",
+    };
+    for (on, word) in [(q.c, "const"), (q.v, "volatile"), (q.r, restrict)] {
         if on {
             if did || pre_space {
                 out.push(' ');
@@ -137,15 +141,26 @@ fn modifiers(out: &mut String, q: Quals, pre_space: bool, post_space: bool) {
 }
 
 /// `c_print_type`: `varstring` is the declared name (a member name in `ptype`), or empty.
-pub(crate) fn print_type(out: &mut String, tv: &TV, varstring: &str, show: i32, level: usize) {
-    let tv = if show > 0 { tv.check_typedef() } else { tv.clone() };
-    print_base(out, &tv, show, level);
+pub(crate) fn print_type(
+    out: &mut String,
+    tv: &TV,
+    varstring: &str,
+    show: i32,
+    level: usize,
+    lang: Language,
+) {
+    let tv = if show > 0 {
+        tv.check_typedef()
+    } else {
+        tv.clone()
+    };
+    print_base(out, &tv, show, level, lang);
     if !varstring.is_empty() || ((show > 0 || tv.name().is_none()) && tv.is_derived()) {
         out.push(' ');
     }
-    prefix(out, &tv, show, false, !varstring.is_empty());
+    prefix(out, &tv, show, false, !varstring.is_empty(), lang);
     out.push_str(varstring);
-    suffix(out, &tv, show, false);
+    suffix(out, &tv, show, false, lang);
 }
 
 fn keyword(kind: AggregateKind) -> &'static str {
@@ -156,17 +171,15 @@ fn keyword(kind: AggregateKind) -> &'static str {
     }
 }
 
-fn print_base(out: &mut String, tv: &TV, show: i32, level: usize) {
+fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language) {
     if show <= 0
         && let Some(name) = tv.name()
     {
-        modifiers(out, tv.q, false, true);
+        modifiers(out, tv.q, false, true, lang);
         match &tv.t.kind {
-            // C++ names classes without the keyword.
-            TypeKind::Aggregate { kind, .. } if *kind != AggregateKind::Class => {
-                out.push_str(keyword(*kind))
-            }
-            TypeKind::Enum { .. } => out.push_str("enum "),
+            // C++ names classes, structs and enums without their keyword.
+            TypeKind::Aggregate { kind, .. } if lang == Language::C => out.push_str(keyword(*kind)),
+            TypeKind::Enum { .. } if lang == Language::C => out.push_str("enum "),
             _ => {}
         }
         out.push_str(name);
@@ -180,7 +193,7 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize) {
         | TypeKind::Array { .. }
         | TypeKind::Function { .. } => {
             if let Some(t) = tv.target() {
-                print_base(out, &t, show, level);
+                print_base(out, &t, show, level, lang);
             }
         }
         TypeKind::Aggregate {
@@ -188,7 +201,7 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize) {
             members,
             declaration,
         } => {
-            modifiers(out, tv.q, false, true);
+            modifiers(out, tv.q, false, true, lang);
             out.push_str(keyword(*kind));
             if let Some(name) = tv.name() {
                 out.push_str(name);
@@ -232,7 +245,7 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize) {
                         out.push_str("static ");
                     }
                     let name = m.name.as_deref().unwrap_or("");
-                    print_type(out, &view(m.ty.get()), name, show - 1, level + 4);
+                    print_type(out, &view(m.ty.get()), name, show - 1, level + 4, lang);
                     if let Some(bf) = m.bitfield
                         && !m.is_static
                     {
@@ -245,7 +258,7 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize) {
             }
         }
         TypeKind::Enum { enumerators, .. } => {
-            modifiers(out, tv.q, false, true);
+            modifiers(out, tv.q, false, true, lang);
             out.push_str("enum ");
             if let Some(name) = tv.name() {
                 out.push_str(name);
@@ -276,13 +289,20 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize) {
         }
         TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
         _ => {
-            modifiers(out, tv.q, false, true);
+            modifiers(out, tv.q, false, true, lang);
             out.push_str(tv.name().unwrap_or("<unnamed type>"));
         }
     }
 }
 
-fn prefix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool, need_post_space: bool) {
+fn prefix(
+    out: &mut String,
+    tv: &TV,
+    show: i32,
+    passed_a_ptr: bool,
+    need_post_space: bool,
+    lang: Language,
+) {
     if tv.name().is_some() && show <= 0 {
         return;
     }
@@ -290,25 +310,25 @@ fn prefix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool, need_post_sp
     match &tv.t.kind {
         TypeKind::Pointer(_) => {
             if let Some(t) = &target {
-                prefix(out, t, show, true, true);
+                prefix(out, t, show, true, true, lang);
             }
             out.push('*');
-            modifiers(out, tv.q, true, need_post_space);
+            modifiers(out, tv.q, true, need_post_space, lang);
         }
         TypeKind::Reference(_) | TypeKind::RvalueReference(_) => {
             if let Some(t) = &target {
-                prefix(out, t, show, true, false);
+                prefix(out, t, show, true, false, lang);
             }
             out.push_str(if matches!(tv.t.kind, TypeKind::Reference(_)) {
                 "&"
             } else {
                 "&&"
             });
-            modifiers(out, tv.q, true, need_post_space);
+            modifiers(out, tv.q, true, need_post_space, lang);
         }
         TypeKind::Function { .. } => {
             if let Some(t) = &target {
-                prefix(out, t, show, false, false);
+                prefix(out, t, show, false, false, lang);
             }
             if passed_a_ptr {
                 out.push('(');
@@ -316,7 +336,7 @@ fn prefix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool, need_post_sp
         }
         TypeKind::Array { .. } => {
             if let Some(t) = &target {
-                prefix(out, t, show, false, need_post_space);
+                prefix(out, t, show, false, need_post_space, lang);
             }
             if passed_a_ptr {
                 out.push('(');
@@ -324,14 +344,14 @@ fn prefix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool, need_post_sp
         }
         TypeKind::Typedef(_) => {
             if let Some(t) = &target {
-                prefix(out, t, show, passed_a_ptr, false);
+                prefix(out, t, show, passed_a_ptr, false, lang);
             }
         }
         _ => {}
     }
 }
 
-fn suffix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool) {
+fn suffix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool, lang: Language) {
     if tv.name().is_some() && show <= 0 {
         return;
     }
@@ -349,12 +369,12 @@ fn suffix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool) {
             }
             out.push(']');
             if let Some(t) = &target {
-                suffix(out, t, show, false);
+                suffix(out, t, show, false, lang);
             }
         }
         TypeKind::Pointer(_) | TypeKind::Reference(_) | TypeKind::RvalueReference(_) => {
             if let Some(t) = &target {
-                suffix(out, t, show, true);
+                suffix(out, t, show, true, lang);
             }
         }
         TypeKind::Function {
@@ -371,45 +391,64 @@ fn suffix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                print_type(out, &view(p.get()), "", 0, 0);
+                print_type(out, &view(p.get()), "", 0, 0, lang);
             }
             if !params.is_empty() && *varargs {
                 out.push_str(", ...");
-            } else if params.is_empty() && *prototyped {
+            } else if params.is_empty() && (*prototyped || lang == Language::Cplus) {
                 out.push_str("void");
             }
             out.push(')');
             if let Some(t) = &target {
-                suffix(out, t, show, passed_a_ptr);
+                suffix(out, t, show, passed_a_ptr, lang);
             }
         }
         TypeKind::Typedef(_) => {
             if let Some(t) = &target {
-                suffix(out, t, show, passed_a_ptr);
+                suffix(out, t, show, passed_a_ptr, lang);
             }
         }
         _ => {}
     }
 }
 
+/// The source language whose syntax type names follow.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Language {
+    #[default]
+    C,
+    /// C++: `S`, `E` rather than `struct S`, `enum E`; `__restrict__`; `f(void)` always.
+    Cplus,
+}
+
 /// `whatis`: the type's name as C spells it.
 pub fn type_name(ty: &TypeRef) -> String {
+    type_name_in(ty, Language::C)
+}
+
+/// `whatis` in the syntax of `lang`.
+pub fn type_name_in(ty: &TypeRef, lang: Language) -> String {
     let mut s = String::new();
-    print_type(&mut s, &view(ty), "", -1, 0);
+    print_type(&mut s, &view(ty), "", -1, 0, lang);
     s
 }
 
 /// `ptype`: typedefs resolved and one level of struct/union/enum expanded.
 pub fn ptype(ty: &TypeRef) -> String {
+    ptype_in(ty, Language::C)
+}
+
+/// `ptype` in the syntax of `lang`.
+pub fn ptype_in(ty: &TypeRef, lang: Language) -> String {
     let mut s = String::new();
-    print_type(&mut s, &view(ty), "", 1, 0);
+    print_type(&mut s, &view(ty), "", 1, 0, lang);
     s
 }
 
 /// A declaration of `name` with this type, as in a `ptype` member line: `int (*fp)(int)`,
 /// `char name[8]`.
-pub fn declaration(ty: &TypeRef, name: &str) -> String {
+pub fn declaration(ty: &TypeRef, name: &str, lang: Language) -> String {
     let mut s = String::new();
-    print_type(&mut s, &view(ty), name, 0, 0);
+    print_type(&mut s, &view(ty), name, 0, 0, lang);
     s
 }
