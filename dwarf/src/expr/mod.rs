@@ -96,4 +96,3 @@ pub fn cast(v: Value, ty: &TypeRef, ctx: &dyn EvalContext) -> Result<Value> {
     }
     Ok(eval::to_value(out))
 }
-
