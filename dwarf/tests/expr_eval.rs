@@ -784,6 +784,12 @@ fn pointers_arrays_members() {
         ("1 ? p : 0", "struct item *", hex(IT)),
         ("0 ? 1 : p", "struct item *", hex(IT)),
         ("np", "int *", "0x0".into()),
+        ("&it.sb", "int *", hex(IT + 24)),
+        ("it.flag * 2", "unsigned int", "10".into()),
+        ("it.sb + 0", "int", "-2".into()),
+        ("sizeof(it.flag)", "int", "4".into()),
+        ("str[0] - 97", "int", "7".into()),
+        ("arr[1] + arr[2]", "int", "50".into()),
     ] {
         check(&m, e, t, &v);
     }
@@ -825,6 +831,7 @@ fn pointers_arrays_members() {
         "Attempt to extract a component of a value that is not a structure pointer.",
     );
     err(&m, "1[arr]", "cannot subscript something of type `int'");
+    err(&m, "\"ab\"[5]", "no such vector element");
     err(&m, "1@2", "Only values in memory can be extended with '@'.");
     err(&m, "arr[0]@0", "Invalid number 0 of repetitions.");
     err(&m, "arr[0]@-1", "Invalid number -1 of repetitions.");
@@ -1181,4 +1188,24 @@ fn conditions_parse_once() {
     let z = expr::parse("np").unwrap();
     assert!(!expr::is_truthy(&expr::evaluate(&z, &m).unwrap()).unwrap());
     let _ = &m.int;
+}
+
+#[test]
+fn addresses_for_x_and_watch() {
+    let m = Mock::new();
+    let addr = |text: &str| {
+        let e = expr::parse(text).unwrap();
+        expr::as_address(&expr::evaluate_lazy(&e, &m).unwrap()).map_err(|e| e.to_string())
+    };
+    assert_eq!(addr("arr"), Ok(ARR));
+    assert_eq!(addr("&arr[2]"), Ok(ARR + 8));
+    assert_eq!(addr("p"), Ok(IT));
+    assert_eq!(addr("0x1000"), Ok(0x1000));
+    assert_eq!(addr("f"), Ok(F));
+    assert_eq!(addr("big"), Ok(BIG));
+    assert_eq!(addr("$sp"), Ok(0x7fffffffe6e0));
+    // `watch it.kind`: the lvalue's address and size without reading it.
+    let e = expr::parse("p->next->kind").unwrap();
+    let v = expr::evaluate_lazy(&e, &m).unwrap();
+    assert_eq!((v.lval, v.ty.byte_size()), (Lval::Memory(IT), 4));
 }

@@ -1421,3 +1421,19 @@ pub(crate) fn truthy(v: &Value) -> Result<bool> {
         _ => Ok(v.bytes.iter().any(|&b| b != 0)),
     }
 }
+
+/// See [`super::as_address`].
+pub(crate) fn as_address(v: &Value) -> Result<u64> {
+    if v.optimized_out {
+        return Err(DwarfError::OptimizedOut);
+    }
+    match classify(&v.ty) {
+        Cls::Array(_) | Cls::Func | Cls::Agg => v
+            .address()
+            .ok_or_else(|| user("Attempt to take address of value not located in memory.")),
+        Cls::Int { signed, .. } => Ok(le_int(&v.bytes, signed) as u64),
+        Cls::Ptr(_) => Ok(le_int(&v.bytes, false) as u64),
+        Cls::Float(size) => Ok(float_from(&v.bytes, size) as u64),
+        _ => Err(user("Invalid cast.")),
+    }
+}

@@ -86,6 +86,12 @@ pub fn is_truthy(v: &Value) -> Result<bool> {
     eval::truthy(v)
 }
 
+/// The address a value designates, as `x ADDR-EXPR` and `watch -location` take it: a pointer's
+/// or an integer's value; an array's or a function's own address.
+pub fn as_address(v: &Value) -> Result<u64> {
+    eval::as_address(v)
+}
+
 /// Convert `v` to `ty` as a C cast does (for the CLI's `set var`-like uses outside an
 /// expression).
 pub fn cast(v: Value, ty: &TypeRef, ctx: &dyn EvalContext) -> Result<Value> {
