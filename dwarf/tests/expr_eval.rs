@@ -1203,6 +1203,18 @@ fn addresses_for_x_and_watch() {
     assert_eq!(addr("0x1000"), Ok(0x1000));
     assert_eq!(addr("f"), Ok(F));
     assert_eq!(addr("big"), Ok(BIG));
+    err(
+        &m,
+        "big",
+        "value requires 400000 bytes, which is more than max-value-size",
+    );
+    err(
+        &m,
+        "big[1]@16385",
+        "value requires 65540 bytes, which is more than max-value-size",
+    );
+    check(&m, "big[1]@3", "int [3]", "{1, 2, 3}");
+    check(&m, "&big", "int (*)[100000]", &format!("{BIG:#x}"));
     assert_eq!(addr("$sp"), Ok(0x7fffffffe6e0));
     // `watch it.kind`: the lvalue's address and size without reading it.
     let e = expr::parse("p->next->kind").unwrap();

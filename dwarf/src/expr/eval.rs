@@ -81,6 +81,10 @@ fn builtin_named(name: &str) -> TypeRef {
     .clone()
 }
 
+/// gdb's default `max-value-size`: larger values are not read (`print big` is an error,
+/// `big[5]` and `&big` are fine).
+pub const MAX_VALUE_SIZE: u64 = 65536;
+
 fn user(msg: impl Into<String>) -> DwarfError {
     DwarfError::user(msg)
 }
@@ -351,8 +355,17 @@ impl<'a> Ev<'a> {
     /// Read a lazy value's bytes (zeros without side effects).
     pub fn fetch(&self, v: &mut V) -> Result<()> {
         if v.lazy {
-            let size = v.ty.byte_size() as usize;
-            let mut buf = vec![0u8; size];
+            let size = v.ty.byte_size();
+            if size > MAX_VALUE_SIZE {
+                if self.side {
+                    return Err(user(format!(
+                        "value requires {size} bytes, which is more than max-value-size"
+                    )));
+                }
+                v.lazy = false;
+                return Ok(());
+            }
+            let mut buf = vec![0u8; size as usize];
             if self.side
                 && let Some(a) = v.address()
             {

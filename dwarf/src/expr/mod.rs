@@ -24,6 +24,7 @@ use crate::context::EvalContext;
 use crate::error::Result;
 use crate::types::TypeRef;
 use crate::value::Value;
+pub use eval::MAX_VALUE_SIZE;
 use eval::{Ev, V};
 
 /// Parse `text` without a symbol table: a parenthesized bare name is a cast only where what
