@@ -7,8 +7,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::parser::{BaseType, BinOp, Declarator, Dollar, Expr, TypeName, UnOp};
 use super::lexer::{FloatLit, IntLit};
+use super::parser::{BaseType, BinOp, Declarator, Dollar, Expr, TypeName, UnOp};
 use crate::context::EvalContext;
 use crate::error::{DwarfError, Result};
 use crate::types::{Bound, Encoding, LazyType, Type, TypeKind, TypeRef};
@@ -80,6 +80,10 @@ fn builtin_named(name: &str) -> TypeRef {
     }
     .clone()
 }
+
+/// gdb's default `max-value-size`: larger values are not read (`print big` is an error,
+/// `big[5]` and `&big` are fine).
+pub const MAX_VALUE_SIZE: u64 = 65536;
 
 fn user(msg: impl Into<String>) -> DwarfError {
     DwarfError::user(msg)
@@ -279,7 +283,9 @@ fn f64_to_f80(v: f64) -> Vec<u8> {
 
 fn float_from(bytes: &[u8], size: u64) -> f64 {
     match size {
-        4 if bytes.len() >= 4 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f64,
+        4 if bytes.len() >= 4 => {
+            f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f64
+        }
         8 if bytes.len() >= 8 => f64::from_le_bytes([
             bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
         ]),
@@ -349,8 +355,17 @@ impl<'a> Ev<'a> {
     /// Read a lazy value's bytes (zeros without side effects).
     pub fn fetch(&self, v: &mut V) -> Result<()> {
         if v.lazy {
-            let size = v.ty.byte_size() as usize;
-            let mut buf = vec![0u8; size];
+            let size = v.ty.byte_size();
+            if size > MAX_VALUE_SIZE {
+                if self.side {
+                    return Err(user(format!(
+                        "value requires {size} bytes, which is more than max-value-size"
+                    )));
+                }
+                v.lazy = false;
+                return Ok(());
+            }
+            let mut buf = vec![0u8; size as usize];
             if self.side
                 && let Some(a) = v.address()
             {
@@ -593,7 +608,9 @@ impl<'a> Ev<'a> {
             UnOp::Addr => {
                 let v = self.eval(x)?;
                 if v.is_type {
-                    return Err(user("Attempt to take address of value not located in memory."));
+                    return Err(user(
+                        "Attempt to take address of value not located in memory.",
+                    ));
                 }
                 match v.lval {
                     Lval::Memory(a) => Ok(self.pointer(v.ty.clone(), a)),
@@ -719,6 +736,12 @@ impl<'a> Ev<'a> {
     }
 
     fn index(&self, a: V, i: V) -> Result<V> {
+        if !matches!(classify(&a.ty), Cls::Array(_) | Cls::Ptr(_)) {
+            return Err(user(format!(
+                "cannot subscript something of type `{}'",
+                type_name(&a.ty)
+            )));
+        }
         let mut i = i;
         let idx = match classify(&i.ty) {
             Cls::Int { .. } => self.int_of(&mut i)? as i64,
@@ -814,7 +837,11 @@ impl<'a> Ev<'a> {
         let mut rv = self.eval(r)?;
         let n = match classify(&rv.ty) {
             Cls::Int { .. } => self.int_of(&mut rv)?,
-            _ => return Err(user("Argument to arithmetic operation not a number or boolean.")),
+            _ => {
+                return Err(user(
+                    "Argument to arithmetic operation not a number or boolean.",
+                ));
+            }
         };
         if self.side {
             if n <= 0 {
@@ -871,8 +898,7 @@ impl<'a> Ev<'a> {
             op,
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
         );
-        let pointerish =
-            |c: &Cls| matches!(c, Cls::Ptr(_) | Cls::Array(_) | Cls::Func);
+        let pointerish = |c: &Cls| matches!(c, Cls::Ptr(_) | Cls::Array(_) | Cls::Func);
         if pointerish(&ca) || pointerish(&cb) {
             let mut a = self.decay(a)?;
             let mut b = self.decay(b)?;
@@ -924,11 +950,15 @@ impl<'a> Ev<'a> {
         }
         let (mut a, mut b) = (a, b);
         match (&ca, &cb) {
-            (Cls::Float(_), Cls::Float(_) | Cls::Int { .. })
-            | (Cls::Int { .. }, Cls::Float(_)) => {
+            (Cls::Float(_), Cls::Float(_) | Cls::Int { .. }) | (Cls::Int { .. }, Cls::Float(_)) => {
                 if matches!(
                     op,
-                    BinOp::Rem | BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
+                    BinOp::Rem
+                        | BinOp::Shl
+                        | BinOp::Shr
+                        | BinOp::BitAnd
+                        | BinOp::BitOr
+                        | BinOp::BitXor
                 ) {
                     return Err(user("Integer-only operation on floating point number."));
                 }
@@ -961,7 +991,16 @@ impl<'a> Ev<'a> {
                 let size = ty.byte_size();
                 Ok(V::new(ty.strip(), float_bytes(r, size)))
             }
-            (Cls::Int { size: s1, signed: g1 }, Cls::Int { size: s2, signed: g2 }) => {
+            (
+                Cls::Int {
+                    size: s1,
+                    signed: g1,
+                },
+                Cls::Int {
+                    size: s2,
+                    signed: g2,
+                },
+            ) => {
                 let (l1, u1) = if *s1 < 4 { (4, false) } else { (*s1, !g1) };
                 let (l2, u2) = if *s2 < 4 { (4, false) } else { (*s2, !g2) };
                 let unsigned = if l1 > l2 {
@@ -1038,7 +1077,8 @@ impl<'a> Ev<'a> {
                 let d = self.decay(v)?;
                 self.cast(d, to)
             }
-            (TypeKind::Base(Encoding::Float), Cls::Int { .. }) | (TypeKind::Base(Encoding::Float), Cls::Float(_)) => {
+            (TypeKind::Base(Encoding::Float), Cls::Int { .. })
+            | (TypeKind::Base(Encoding::Float), Cls::Float(_)) => {
                 let mut v = v;
                 let f = self.float_of(&mut v)?;
                 Ok(V::new(to.clone(), float_bytes(f, ts.size)))
@@ -1052,7 +1092,10 @@ impl<'a> Ev<'a> {
                 let bytes = self.bytes(&mut v)?.to_vec();
                 Ok(V::new(to.clone(), bytes))
             }
-            (TypeKind::Base(_) | TypeKind::Enum { .. } | TypeKind::Pointer(_), Cls::Int { .. } | Cls::Ptr(_)) => {
+            (
+                TypeKind::Base(_) | TypeKind::Enum { .. } | TypeKind::Pointer(_),
+                Cls::Int { .. } | Cls::Ptr(_),
+            ) => {
                 let mut v = v;
                 let i = self.int_of(&mut v)?;
                 Ok(self.int_value(to, i))
@@ -1389,5 +1432,21 @@ pub(crate) fn truthy(v: &Value) -> Result<bool> {
         Cls::Agg => Err(user("Structure has no component named operator!.")),
         Cls::Float(size) => Ok(float_from(&v.bytes, size) != 0.0),
         _ => Ok(v.bytes.iter().any(|&b| b != 0)),
+    }
+}
+
+/// See [`super::as_address`].
+pub(crate) fn as_address(v: &Value) -> Result<u64> {
+    if v.optimized_out {
+        return Err(DwarfError::OptimizedOut);
+    }
+    match classify(&v.ty) {
+        Cls::Array(_) | Cls::Func | Cls::Agg => v
+            .address()
+            .ok_or_else(|| user("Attempt to take address of value not located in memory.")),
+        Cls::Int { signed, .. } => Ok(le_int(&v.bytes, signed) as u64),
+        Cls::Ptr(_) => Ok(le_int(&v.bytes, false) as u64),
+        Cls::Float(size) => Ok(float_from(&v.bytes, size) as u64),
+        _ => Err(user("Invalid cast.")),
     }
 }

@@ -224,6 +224,9 @@ fn lex_char(b: &[u8], q: usize) -> Result<(CharOrName, usize)> {
     if i >= b.len() {
         return Err(DwarfError::user("Unmatched single quote."));
     }
+    if b[i] == b'\'' {
+        return Err(DwarfError::user("Empty character constant."));
+    }
     let (v, j) = escape(b, i);
     if b.get(j) == Some(&b'\'') {
         return Ok((CharOrName::Char(v), j + 1));
@@ -232,7 +235,12 @@ fn lex_char(b: &[u8], q: usize) -> Result<(CharOrName, usize)> {
     match b[i..].iter().position(|&c| c == b'\'') {
         Some(len) => {
             let name = String::from_utf8_lossy(&b[i..i + len]).into_owned();
-            if name.bytes().all(|c| is_ident_char(c) || b".:<>~ -+/".contains(&c)) {
+            // gdb: two characters are a bad constant, more are a quoted name.
+            if len > 2
+                && name
+                    .bytes()
+                    .all(|c| is_ident_char(c) || b".:<>~ -+/".contains(&c))
+            {
                 Ok((CharOrName::Name(name), i + len + 1))
             } else {
                 Err(DwarfError::user("Invalid character constant."))

@@ -24,6 +24,7 @@ use crate::context::EvalContext;
 use crate::error::Result;
 use crate::types::TypeRef;
 use crate::value::Value;
+pub use eval::MAX_VALUE_SIZE;
 use eval::{Ev, V};
 
 /// Parse `text` without a symbol table: a parenthesized bare name is a cast only where what
@@ -86,6 +87,12 @@ pub fn is_truthy(v: &Value) -> Result<bool> {
     eval::truthy(v)
 }
 
+/// The address a value designates, as `x ADDR-EXPR` and `watch -location` take it: a pointer's
+/// or an integer's value; an array's or a function's own address.
+pub fn as_address(v: &Value) -> Result<u64> {
+    eval::as_address(v)
+}
+
 /// Convert `v` to `ty` as a C cast does (for the CLI's `set var`-like uses outside an
 /// expression).
 pub fn cast(v: Value, ty: &TypeRef, ctx: &dyn EvalContext) -> Result<Value> {
@@ -96,4 +103,3 @@ pub fn cast(v: Value, ty: &TypeRef, ctx: &dyn EvalContext) -> Result<Value> {
     }
     Ok(eval::to_value(out))
 }
-

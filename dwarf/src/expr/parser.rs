@@ -334,7 +334,11 @@ impl<'a> Parser<'a> {
                         if !TYPE_KEYWORDS.contains(&n.as_str())
                             && !self.oracle.is_some_and(|o| o(n)))
                     && matches!(self.peek_at(1), Tok::Punct(")"));
-                let t = if bare_unknown { None } else { self.type_name()? };
+                let t = if bare_unknown {
+                    None
+                } else {
+                    self.type_name()?
+                };
                 match t {
                     Some(t) if self.eat(")") => Expr::Type(t),
                     _ => {
@@ -366,8 +370,8 @@ impl<'a> Parser<'a> {
     /// After `(`: a type name followed by `)` that makes this a cast; `None` (position
     /// unspecified) when it is not one.
     fn cast_type(&mut self) -> Result<Option<TypeName>> {
-        let bare_ident = matches!(self.peek(), Tok::Ident(_))
-            && matches!(self.peek_at(1), Tok::Punct(")"));
+        let bare_ident =
+            matches!(self.peek(), Tok::Ident(_)) && matches!(self.peek_at(1), Tok::Punct(")"));
         let Some(t) = self.type_name()? else {
             return Ok(None);
         };
@@ -404,10 +408,7 @@ impl<'a> Parser<'a> {
         let mut base: Option<BaseType> = None;
         let mut is_const = false;
         let mut is_volatile = false;
-        loop {
-            let Tok::Ident(w) = self.peek().clone() else {
-                break;
-            };
+        while let Tok::Ident(w) = self.peek().clone() {
             match w.as_str() {
                 "const" => is_const = true,
                 "volatile" => is_volatile = true,
@@ -548,10 +549,7 @@ impl<'a> Parser<'a> {
             }
             self.expect(",")?;
         }
-        if ps.len() == 1
-            && ps[0].base == BaseType::Builtin("void")
-            && ps[0].decl.is_empty()
-        {
+        if ps.len() == 1 && ps[0].base == BaseType::Builtin("void") && ps[0].decl.is_empty() {
             ps.clear();
         }
         Ok(Some(ps))
@@ -633,12 +631,12 @@ impl<'a> Parser<'a> {
             }
             Tok::Punct("::") => {
                 self.bump();
-                match self.bump() {
-                    Tok::Ident(n) => Ok(Expr::Name(n)),
-                    _ => {
-                        self.pos -= 1;
-                        Err(self.syntax_error())
+                match self.peek().clone() {
+                    Tok::Ident(n) => {
+                        self.bump();
+                        Ok(Expr::Name(n))
                     }
+                    _ => Err(self.syntax_error()),
                 }
             }
             Tok::QuotedName(n) | Tok::Ident(n) => {
@@ -652,12 +650,12 @@ impl<'a> Parser<'a> {
                 }
                 self.bump();
                 if self.eat("::") {
-                    return match self.bump() {
-                        Tok::Ident(m) => Ok(Expr::Scoped(n, m)),
-                        _ => {
-                            self.pos -= 1;
-                            Err(self.syntax_error())
+                    return match self.peek().clone() {
+                        Tok::Ident(m) => {
+                            self.bump();
+                            Ok(Expr::Scoped(n, m))
                         }
+                        _ => Err(self.syntax_error()),
                     };
                 }
                 if self.oracle.is_some_and(|o| o(&n)) && !self.is_punct("(") {
@@ -669,6 +667,13 @@ impl<'a> Parser<'a> {
                     self.bump();
                 }
                 Ok(Expr::Name(n))
+            }
+            Tok::Punct("@")
+                if self.pos == 0 || matches!(self.toks[self.pos - 1].tok, Tok::Punct("(")) =>
+            {
+                // gdb's grammar takes a leading `@` and fails on the token after it.
+                self.bump();
+                Err(self.syntax_error())
             }
             _ => Err(self.syntax_error()),
         }
