@@ -13,6 +13,7 @@ use cohort_engine::signals::{SignalTable, describe};
 use cohort_engine::{EngineError, Result};
 
 use crate::format::{XFormat, per_line, register_line, unit};
+use crate::stepping::StepKind;
 
 /// Whether the whole session should end after a command.
 #[derive(Debug, PartialEq, Eq)]
@@ -36,12 +37,26 @@ pub struct Debugger {
     many_threads: bool,
     /// Thread last reported to the user.
     last_tid: Option<i32>,
+    /// Source-level state: debug info, frames, selected frame, source text.
+    pub(crate) src: crate::source::SourceState,
+    /// Value history, convenience variables, displays, parsed conditions.
+    pub(crate) data: crate::data::DataState,
 }
 
-fn out(s: impl AsRef<str>) {
+pub(crate) fn out(s: impl AsRef<str>) {
     let mut o = std::io::stdout().lock();
     let _ = writeln!(o, "{}", s.as_ref());
     let _ = o.flush();
+}
+
+/// A repeat count argument (`step 3`); empty means 1.
+pub(crate) fn parse_count(arg: &str) -> Result<u64> {
+    let a = arg.trim();
+    if a.is_empty() {
+        return Ok(1);
+    }
+    parse_number(a)
+        .ok_or_else(|| EngineError::Other(format!("No symbol \"{a}\" in current context.")))
 }
 
 fn parse_number(s: &str) -> Option<u64> {
@@ -58,6 +73,7 @@ fn parse_number(s: &str) -> Option<u64> {
 impl Debugger {
     pub fn new(batch: bool) -> Self {
         let mut session = Session::new();
+        session.resolver = Some(crate::locations::session_resolver());
         // Thread and signal notices print as they happen, in order with the program's output.
         session.notice_hook = Some(Box::new(|| {
             Box::new(|n: &Notice| {
@@ -76,6 +92,8 @@ impl Debugger {
             watch_titles: HashMap::new(),
             many_threads: false,
             last_tid: None,
+            src: Default::default(),
+            data: Default::default(),
         }
     }
 
@@ -129,6 +147,29 @@ impl Debugger {
             "starti" => self.cmd_run(rest, true),
             "continue" | "c" | "cont" | "fg" => self.cmd_continue(),
             "stepi" | "si" => self.cmd_stepi(rest),
+            "nexti" | "ni" => self.cmd_nexti(rest),
+            "step" | "s" => self.cmd_step(rest, StepKind::Into),
+            "next" | "n" => self.cmd_step(rest, StepKind::Over),
+            "until" | "u" if rest.is_empty() => self.cmd_step(rest, StepKind::Until),
+            "until" | "u" | "advance" => self.cmd_advance(rest),
+            "finish" | "fin" => self.cmd_finish(),
+            "start" => {
+                self.cmd_break("main", true)?;
+                self.cmd_run(rest, false)
+            }
+            "condition" => self.cmd_condition(rest),
+            "ignore" => self.cmd_ignore(rest),
+            "print" | "p" | "inspect" | "call" => self.cmd_print(rest),
+            "output" => self.cmd_print(rest),
+            "ptype" => self.cmd_ptype(rest, true),
+            "whatis" => self.cmd_ptype(rest, false),
+            "display" => self.cmd_display(rest),
+            "undisplay" => self.cmd_undisplay(rest),
+            "backtrace" | "bt" | "where" => self.cmd_backtrace(rest),
+            "frame" | "f" => self.cmd_frame(rest),
+            "up" => self.cmd_up(rest, 1),
+            "down" => self.cmd_up(rest, -1),
+            "list" | "l" => self.cmd_list(rest),
             "kill" | "k" => self.cmd_kill(),
             "detach" => self.cmd_detach(),
             "attach" => self.cmd_attach(rest),
@@ -155,6 +196,9 @@ impl Debugger {
 
     fn cmd_break(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
         let arg = arg.trim();
+        if let Some(flow) = self.break_source(arg, temporary)? {
+            return Ok(flow);
+        }
         let spec = if let Some(a) = arg.strip_prefix('*') {
             let a = a.trim();
             if self.session.symbols().lookup(a).is_some() {
@@ -188,30 +232,8 @@ impl Debugger {
                 ));
             }
             let msg = format!("Function \"{name}\" not defined.");
-            let make = match self.pending_mode {
-                Some(on) => on,
-                None if self.batch => {
-                    eprintln!("{msg}");
-                    out(
-                        "Make breakpoint pending on future shared library load? (y or [n]) [answered N; input not from terminal]",
-                    );
-                    return Ok(Flow::Go);
-                }
-                None => {
-                    print!(
-                        "{msg}\nMake breakpoint pending on future shared library load? (y or [n]) "
-                    );
-                    let _ = std::io::stdout().flush();
-                    let mut ans = String::new();
-                    let _ = std::io::stdin().read_line(&mut ans);
-                    ans.trim().eq_ignore_ascii_case("y")
-                }
-            };
-            if !make {
-                return Err(EngineError::Other(msg));
-            }
-            if self.pending_mode == Some(true) {
-                eprintln!("{msg}");
+            if !self.ask_pending(&msg)? {
+                return Ok(Flow::Go);
             }
             let name = name.clone();
             let b = self.session.add_breakpoint(spec, temporary)?;
@@ -225,6 +247,35 @@ impl Debugger {
             b.addrs.first().copied().unwrap_or(0)
         ));
         Ok(Flow::Go)
+    }
+
+    /// gdb's question for a location that does not resolve: `Ok(true)` to make the
+    /// breakpoint pending. In batch mode the answer is no (gdb says so).
+    pub(crate) fn ask_pending(&mut self, msg: &str) -> Result<bool> {
+        let make = match self.pending_mode {
+            Some(on) => on,
+            None if self.batch => {
+                eprintln!("{msg}");
+                out(
+                    "Make breakpoint pending on future shared library load? (y or [n]) [answered N; input not from terminal]",
+                );
+                return Ok(false);
+            }
+            None => {
+                print!("{msg}\nMake breakpoint pending on future shared library load? (y or [n]) ");
+                let _ = std::io::stdout().flush();
+                let mut ans = String::new();
+                let _ = std::io::stdin().read_line(&mut ans);
+                ans.trim().eq_ignore_ascii_case("y")
+            }
+        };
+        if !make {
+            return Err(EngineError::Other(msg.to_string()));
+        }
+        if self.pending_mode == Some(true) {
+            eprintln!("{msg}");
+        }
+        Ok(true)
     }
 
     fn ids(&self, arg: &str) -> Result<Vec<u32>> {
@@ -416,13 +467,24 @@ impl Debugger {
         } else {
             parse_number(arg).unwrap_or(1)
         };
+        let start_fn = self.function_start(self.frame0_pc());
+        let start_cfa = self.cfa_of_frame0();
         for i in 0..n {
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {
                 Event::Step { pc, .. } => {
                     if i + 1 == n {
-                        out(self.frame_line(pc));
+                        self.invalidate_frames();
+                        let same = self.function_start(pc) == start_fn
+                            && self.cfa_of_frame0() == start_cfa;
+                        if same && self.line_at(pc).is_some_and(|l| l.line != 0) {
+                            self.print_stop_location(pc);
+                        } else if self.line_at(pc).is_some_and(|l| l.line != 0) {
+                            self.print_stop_frame();
+                        } else {
+                            out(self.frame_line(pc));
+                        }
                     }
                 }
                 other => {
@@ -471,7 +533,7 @@ impl Debugger {
 
     /// Print gdb's report of an event. Returns false when the event was absorbed and the
     /// program should keep running (a watchpoint whose value did not change).
-    fn report(&mut self, ev: Event) -> Result<bool> {
+    pub(crate) fn report(&mut self, ev: Event) -> Result<bool> {
         match ev {
             Event::Exited { pid, code } => {
                 if code == 0 {
@@ -499,7 +561,10 @@ impl Debugger {
                 };
                 let head =
                     self.stop_head(tid, &format!("hit {what} {id}"), &format!("{what} {id}"));
-                out(format!("{head}, {}", self.frame_line(pc)));
+                let _ = pc;
+                self.invalidate_frames();
+                out(format!("{head}, {}", self.frame0_line()));
+                self.print_source_line_at(self.frame0_pc());
                 if temporary {
                     self.session.delete_breakpoint(id)?;
                 }
@@ -566,7 +631,8 @@ impl Debugger {
                         }
                     }
                 }
-                out(self.frame_line(pc));
+                let _ = pc;
+                self.print_stop_frame();
             }
             Event::Signal { tid, signo, pc } => {
                 let (name, desc) = describe(signo);
@@ -576,9 +642,12 @@ impl Debugger {
                 } else {
                     head
                 };
-                out(format!("{head}\n{}", self.frame_line(pc)));
+                let _ = pc;
+                self.invalidate_frames();
+                out(format!("{head}\n{}", self.frame0_line()));
+                self.print_source_line_at(self.frame0_pc());
             }
-            Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => out(self.frame_line(pc)),
+            Event::Step { .. } | Event::StepBreakpoint { .. } => self.print_stop_frame(),
         }
         Ok(true)
     }
@@ -604,8 +673,8 @@ impl Debugger {
         stop
     }
 
-    fn condition_holds(&mut self, _id: u32) -> bool {
-        true
+    fn condition_holds(&mut self, id: u32) -> bool {
+        self.condition_holds_now(id)
     }
 
     /// The first line of a stop report: `\nBreakpoint 1` or, in a threaded program,
@@ -662,7 +731,7 @@ impl Debugger {
         s
     }
 
-    fn flush_messages(&mut self) {
+    pub(crate) fn flush_messages(&mut self) {
         let pid = self.session.pid();
         for m in self.session.take_messages() {
             match m {
@@ -902,6 +971,23 @@ impl Debugger {
             "threads" | "thread" => self.info_threads(),
             "sharedlibrary" | "shared" | "dll" => self.info_shared(),
             "signals" | "handle" => self.info_signals(rest),
+            "locals" | "lo" => self.cmd_info_vars(false),
+            "args" | "ar" => self.cmd_info_vars(true),
+            "display" => {
+                let list = self.data.displays.borrow().clone();
+                if list.is_empty() {
+                    out("There are no auto-display expressions now.");
+                } else {
+                    out("Auto-display expressions now in effect:\nNum Enb Expression");
+                    for (n, f, t) in list {
+                        match f {
+                            Some(f) => out(format!("{n}:   y  /{f} {t}")),
+                            None => out(format!("{n}:   y  {t}")),
+                        }
+                    }
+                }
+                Ok(Flow::Go)
+            }
             "inferiors" => {
                 let pid = self
                     .session
@@ -952,14 +1038,10 @@ impl Debugger {
             match &b.kind {
                 BpKind::Software => {
                     let (addr, what) = match (b.addrs.first().copied(), &b.spec) {
-                        (None, BpSpec::Symbol(n)) => (format!("{:<aw$}", "<PENDING>"), n.clone()),
-                        (Some(a), _) => (
-                            format!("0x{a:016x}"),
-                            self.session
-                                .symbolize(a)
-                                .map(|s| format!("<{s}>"))
-                                .unwrap_or_default(),
-                        ),
+                        (None, BpSpec::Symbol(n) | BpSpec::Location(n)) => {
+                            (format!("{:<aw$}", "<PENDING>"), n.clone())
+                        }
+                        (Some(a), _) => (format!("0x{a:016x}"), self.breakpoint_what(a)),
                         (None, _) => (String::new(), String::new()),
                     };
                     out(format!(
@@ -979,9 +1061,18 @@ impl Debugger {
                     ));
                 }
             }
+            if let Some(c) = &b.condition {
+                out(format!("\tstop only if {c}"));
+            }
             if b.hits > 0 {
                 let times = if b.hits == 1 { "time" } else { "times" };
                 out(format!("\tbreakpoint already hit {} {times}", b.hits));
+            }
+            if b.ignore > 0 {
+                out(format!(
+                    "\tWill ignore next {} crossings of breakpoint.",
+                    b.ignore
+                ));
             }
         }
         Ok(Flow::Go)
@@ -1128,7 +1219,11 @@ impl Debugger {
             "[Switching to thread {num} ({})]",
             thread_target(pointer, tid, pid)
         ));
-        out(format!("#0  {}", self.frame_line(pc)));
+        let _ = pc;
+        self.invalidate_frames();
+        let frames = self.frames(usize::MAX);
+        out(self.describe_frame(&frames, 0, true));
+        self.print_source_line_at(self.frame0_pc());
         Ok(Flow::Go)
     }
 
@@ -1195,6 +1290,12 @@ impl Debugger {
             | ["width", ..]
             | ["print", ..] => {}
             ["cwd", d] => self.session.cwd = Some(PathBuf::from(d)),
+            ["var" | "variable", ..] => {
+                let e = arg.trim_start();
+                let e = e.split_once(char::is_whitespace).map(|x| x.1).unwrap_or("");
+                return self.cmd_set_var(e);
+            }
+            _ if arg.contains('=') => return self.cmd_set_var(arg),
             _ => {
                 return Err(EngineError::Other(format!(
                     "Undefined set command: \"{arg}\".  Try \"help set\"."

@@ -4,8 +4,14 @@
 //! [--args] PROGRAM [ARGS...]` and `-p PID`) is parsed by hand: gdb's single-dash long options
 //! (`-ex`, `-batch`) are not something clap parses (see docs/HANDWRITTEN.md).
 
+mod data;
 mod debugger;
 mod format;
+mod locations;
+mod registers;
+mod source;
+mod stack;
+mod stepping;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

@@ -18,6 +18,7 @@ pub mod index;
 pub mod lines;
 pub mod loader;
 pub mod location;
+pub mod retval;
 pub mod scopes;
 pub mod types;
 pub mod value;

@@ -619,6 +619,17 @@ impl Process {
         self.mem.write(addr, &out)
     }
 
+    /// Write memory without `&mut` (for evaluators that hold the process shared). Refuses a
+    /// range that covers a breakpoint site, whose original bytes only `write_memory` updates.
+    pub fn write_memory_shared(&self, addr: u64, data: &[u8]) -> Result<()> {
+        let end = addr.saturating_add(data.len() as u64);
+        let lo = addr.saturating_sub(self.arch.breakpoint_insn.len() as u64);
+        if self.sites.range(lo..end).next().is_some() {
+            return Err(EngineError::Memory(addr));
+        }
+        self.mem.write(addr, data)
+    }
+
     /// General-purpose registers of `tid`.
     pub fn registers(&self, tid: i32) -> Result<Registers> {
         self.thread(tid)?;

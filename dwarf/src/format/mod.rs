@@ -72,6 +72,9 @@ pub struct FormatOptions {
     /// How a 16-byte `long double` is stored (an architecture fact: x87 extended on x86-64,
     /// IEEE binary128 on AArch64).
     pub long_double: FloatFormat,
+    /// Top-level pointers and references get their `(type)` prefix, as `print` shows them;
+    /// `info locals`, `info args` and frame lines leave it out.
+    pub type_prefix: bool,
     /// The syntax of type names inside values (`(struct point *)` vs `(point *)`).
     pub language: Language,
 }
@@ -84,6 +87,7 @@ impl Default for FormatOptions {
             print_elements: 200,
             stop_at_null: false,
             long_double: FloatFormat::X87Extended,
+            type_prefix: true,
             language: Language::C,
         }
     }
@@ -114,7 +118,7 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
     let addr = v.address();
     match &st.kind {
         TypeKind::Pointer(_) if plain => {
-            if !is_char_string_pointer(&v.ty) {
+            if opts.type_prefix && !is_char_string_pointer(&v.ty) {
                 out.push('(');
                 out.push_str(&type_name_in(&v.ty, opts.language));
                 out.push_str(") ");
@@ -122,9 +126,11 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
             p.value(&mut out, &v.ty, &v.bytes, addr);
         }
         TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
-            out.push('(');
-            out.push_str(&type_name_in(&v.ty, opts.language));
-            out.push_str(") ");
+            if opts.type_prefix {
+                out.push('(');
+                out.push_str(&type_name_in(&v.ty, opts.language));
+                out.push_str(") ");
+            }
             match p.pointer_value(&v.bytes) {
                 Some(a) => {
                     out.push_str(&format!("@{a:#x}: "));

@@ -192,6 +192,40 @@ pub mod idx {
 /// `BRK #0`, little-endian (gdb's `aarch64_default_breakpoint`).
 pub const BREAKPOINT: &[u8] = &[0x00, 0x00, 0x20, 0xd4];
 
+const SUB_REGISTERS: &[(&str, &str, usize)] = &[
+    ("w0", "x0", 4),
+    ("w1", "x1", 4),
+    ("w2", "x2", 4),
+    ("w3", "x3", 4),
+    ("w4", "x4", 4),
+    ("w5", "x5", 4),
+    ("w6", "x6", 4),
+    ("w7", "x7", 4),
+    ("w8", "x8", 4),
+    ("w9", "x9", 4),
+    ("w10", "x10", 4),
+    ("w11", "x11", 4),
+    ("w12", "x12", 4),
+    ("w13", "x13", 4),
+    ("w14", "x14", 4),
+    ("w15", "x15", 4),
+    ("w16", "x16", 4),
+    ("w17", "x17", 4),
+    ("w18", "x18", 4),
+    ("w19", "x19", 4),
+    ("w20", "x20", 4),
+    ("w21", "x21", 4),
+    ("w22", "x22", 4),
+    ("w23", "x23", 4),
+    ("w24", "x24", 4),
+    ("w25", "x25", 4),
+    ("w26", "x26", 4),
+    ("w27", "x27", 4),
+    ("w28", "x28", 4),
+    ("w29", "x29", 4),
+    ("w30", "x30", 4),
+];
+
 pub static ARCH: ArchInfo = ArchInfo {
     name: "aarch64",
     ptr_size: 8,
@@ -231,6 +265,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     // engine asks for naturally aligned 1, 2, 4 or 8 bytes, as on x86-64.
     watch_lengths: &[1, 2, 4, 8],
     disasm: DisasmKind::Aarch64,
+    sub_registers: SUB_REGISTERS,
     skip_prologue,
 };
 

@@ -113,6 +113,9 @@ pub struct ArchInfo {
     /// Watch lengths the hardware supports (bytes); the address must be aligned to it.
     pub watch_lengths: &'static [usize],
     pub disasm: DisasmKind,
+    /// Narrower views of registers, as gdb names them: (name, full register, bytes), e.g.
+    /// `eax` is the low 4 bytes of `rax`.
+    pub sub_registers: &'static [(&'static str, &'static str, usize)],
     /// Length in bytes of the standard frame-setup sequence at `code`, if it starts with one
     /// (used to place a breakpoint after the prologue of a function without line info).
     pub skip_prologue: fn(code: &[u8]) -> usize,

@@ -1,0 +1,630 @@
+//! Data commands at the source level: `print`, `set var`, `ptype`, `whatis`, `display`,
+//! `info locals`, `info args`, the value history, and the evaluation context the C
+//! expression evaluator runs against (the selected frame of the current thread).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cohort_dwarf::context::{EvalContext, HistoryRef, Target};
+use cohort_dwarf::error::DwarfError;
+use cohort_dwarf::format::{FormatOptions, ptype, type_name};
+use cohort_dwarf::loader::DebugFile;
+use cohort_dwarf::retval::{ReturnLocation, return_location};
+use cohort_dwarf::scopes::{self, Function};
+use cohort_dwarf::types::{Type, TypeKind, TypeRef};
+use cohort_dwarf::value::{Lval, Value};
+use cohort_dwarf::{dietypes, expr};
+use cohort_engine::{EngineError, Result};
+use cohort_unwind::Frame;
+
+use crate::debugger::{Debugger, Flow, out};
+
+/// Value history and convenience variables.
+#[derive(Default)]
+pub struct DataState {
+    pub history: RefCell<Vec<Value>>,
+    pub convenience: RefCell<HashMap<String, Value>>,
+    /// `display` expressions: (number, format, text), numbered from 1.
+    pub displays: RefCell<Vec<(u32, Option<char>, String)>>,
+    pub next_display: std::cell::Cell<u32>,
+    /// Parsed breakpoint conditions, by breakpoint number.
+    pub conditions: RefCell<HashMap<u32, (String, Option<expr::Expr>)>>,
+}
+
+fn derr(e: DwarfError) -> EngineError {
+    EngineError::Other(e.to_string())
+}
+
+/// Split `/FMT rest` into the format letter and the expression.
+pub(crate) fn split_format(arg: &str) -> (Option<char>, &str) {
+    let a = arg.trim_start();
+    if let Some(rest) = a.strip_prefix('/') {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let letters = &rest[..end];
+        let fmt = letters.chars().rev().find(|c| c.is_ascii_alphabetic());
+        (fmt, rest[end..].trim_start())
+    } else {
+        (None, a)
+    }
+}
+
+impl Debugger {
+    pub(crate) fn eval_ctx(&self) -> EvalCtx<'_> {
+        let frames = self.frames(usize::MAX);
+        EvalCtx {
+            dbg: self,
+            frames,
+            sel: self.selected_frame(),
+            reg_writes: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Evaluate `text` in the selected frame (with side effects).
+    pub(crate) fn evaluate(&mut self, text: &str) -> Result<Value> {
+        let (v, writes) = {
+            let ctx = self.eval_ctx();
+            let e = expr::parse_in(text, &ctx).map_err(derr)?;
+            let v = expr::evaluate(&e, &ctx).map_err(derr)?;
+            (v, ctx.reg_writes.into_inner())
+        };
+        self.apply_register_writes(writes)?;
+        Ok(v)
+    }
+
+    fn apply_register_writes(&mut self, writes: Vec<(u16, Vec<u8>)>) -> Result<()> {
+        if writes.is_empty() {
+            return Ok(());
+        }
+        let tid = self
+            .session
+            .current_thread()
+            .ok_or(EngineError::NotRunning)?;
+        let mut regs = self.session.registers(false)?;
+        for (n, bytes) in writes {
+            let i = regs
+                .arch
+                .reg_by_dwarf(n)
+                .ok_or_else(|| EngineError::NoRegister(n.to_string()))?;
+            let mut b = [0u8; 16];
+            let k = bytes.len().min(16);
+            b[..k].copy_from_slice(&bytes[..k]);
+            regs.set(i, u128::from_le_bytes(b));
+        }
+        self.session.process_mut()?.set_registers(tid, &regs)?;
+        self.invalidate_frames();
+        Ok(())
+    }
+
+    pub(crate) fn record_history(&self, v: Value) -> usize {
+        let mut h = self.data.history.borrow_mut();
+        h.push(v);
+        h.len()
+    }
+
+    /// `print[/FMT] [EXPR]`.
+    pub(crate) fn cmd_print(&mut self, arg: &str) -> Result<Flow> {
+        let (fmt, text) = split_format(arg);
+        let v = if text.trim().is_empty() {
+            let h = self.data.history.borrow();
+            match h.last() {
+                Some(v) => v.clone(),
+                None => return Ok(Flow::Go),
+            }
+        } else {
+            self.evaluate(text)?
+        };
+        let opts = match fmt {
+            Some(f) => FormatOptions::with_format(f),
+            None => FormatOptions::default(),
+        };
+        let s = self.format(&v, &opts);
+        if matches!(v.ty.strip().kind, TypeKind::Void) && !v.optimized_out {
+            out(format!("$1 = {s}").replacen("$1", &format!("${}", self.next_history()), 1));
+            return Ok(Flow::Go);
+        }
+        let n = self.record_history(v);
+        out(format!("${n} = {s}"));
+        Ok(Flow::Go)
+    }
+
+    fn next_history(&self) -> usize {
+        self.data.history.borrow().len() + 1
+    }
+
+    /// `set var EXPR` / `set variable EXPR` / `set EXPR`.
+    pub(crate) fn cmd_set_var(&mut self, text: &str) -> Result<Flow> {
+        self.evaluate(text)?;
+        Ok(Flow::Go)
+    }
+
+    /// `ptype[/o] EXPR|TYPE` and `whatis EXPR|TYPE`.
+    pub(crate) fn cmd_ptype(&mut self, arg: &str, expand: bool) -> Result<Flow> {
+        let (_, text) = split_format(arg);
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(EngineError::Other("The history is empty.".into()));
+        }
+        let ctx = self.eval_ctx();
+        let ty = if let Some(t) = expr::parse_type(text, &ctx) {
+            if expand {
+                t
+            } else {
+                // whatis of a typedef name shows one level down.
+                match &t.kind {
+                    TypeKind::Typedef(inner) if t.name.as_deref() == Some(text) => {
+                        inner.get().clone()
+                    }
+                    _ => t,
+                }
+            }
+        } else {
+            let e = expr::parse_in(text, &ctx).map_err(derr)?;
+            expr::evaluate_type(&e, &ctx).map_err(derr)?
+        };
+        let s = if expand { ptype(&ty) } else { type_name(&ty) };
+        out(format!("type = {s}"));
+        Ok(Flow::Go)
+    }
+
+    /// `info locals` / `info args` for the selected frame.
+    pub(crate) fn cmd_info_vars(&mut self, args: bool) -> Result<Flow> {
+        if !self.session.is_running() {
+            return Err(EngineError::Other("No frame selected.".into()));
+        }
+        let frames = self.frames(usize::MAX);
+        let idx = self.selected_frame();
+        let Some(frame) = frames.get(idx) else {
+            return Err(EngineError::Other("No frame selected.".into()));
+        };
+        let Some((d, _, scope)) = self.scope_of(frame) else {
+            return Err(EngineError::Other("No symbol table info available.".into()));
+        };
+        let Some(fs) = scope.innermost() else {
+            return Err(EngineError::Other("No symbol table info available.".into()));
+        };
+        let vars: Vec<_> = if args {
+            fs.params.iter().collect()
+        } else {
+            fs.locals()
+        };
+        if vars.is_empty() {
+            out(if args { "No arguments." } else { "No locals." });
+            return Ok(Flow::Go);
+        }
+        let opts = FormatOptions {
+            type_prefix: false,
+            ..FormatOptions::default()
+        };
+        for v in vars {
+            let s = match self.var_value(&d, v, &frames, idx) {
+                Ok(val) => self.format(&val, &opts),
+                Err(e) => e,
+            };
+            out(format!("{} = {s}", v.name));
+        }
+        Ok(Flow::Go)
+    }
+
+    /// The DWARF function of the frame whose lookup pc is `pc` (for `finish`).
+    pub(crate) fn function_die_at(&self, pc: u64) -> Option<(Arc<DebugFile>, Function)> {
+        let (d, bias) = self.debug_for(pc)?;
+        let s = scopes::scope_at(&d, pc.wrapping_sub(bias)).ok()??;
+        let f = s.innermost()?.function.clone();
+        Some((d, f))
+    }
+
+    /// `Value returned is $N = …` after `finish` (nothing for a void function).
+    pub(crate) fn print_return_value(&mut self, f: &(Arc<DebugFile>, Function)) -> Result<()> {
+        let Some(ty) = f.1.ret.clone() else {
+            return Ok(());
+        };
+        let regs = self.session.registers(true)?;
+        let size = ty.byte_size() as usize;
+        let bytes = match return_location(self.session.arch().name, &ty) {
+            ReturnLocation::Registers(parts) => {
+                let mut b = Vec::with_capacity(size);
+                for (n, len) in parts {
+                    let v = regs
+                        .arch
+                        .reg_by_dwarf(n)
+                        .and_then(|i| regs.get(i))
+                        .unwrap_or(0);
+                    b.extend_from_slice(&v.to_le_bytes()[..len.min(16)]);
+                }
+                b.resize(size, 0);
+                b
+            }
+            ReturnLocation::Memory { address_reg } => {
+                let a = regs
+                    .arch
+                    .reg_by_dwarf(address_reg)
+                    .and_then(|i| regs.get(i))
+                    .unwrap_or(0) as u64;
+                let mut b = vec![0u8; size];
+                self.session.read_memory(a, &mut b)?;
+                b
+            }
+            ReturnLocation::Unknown => return Ok(()),
+        };
+        let v = Value::new(ty, bytes, Lval::None);
+        let s = self.format(&v, &FormatOptions::default());
+        let n = self.record_history(v);
+        out(format!("Value returned is ${n} = {s}"));
+        Ok(())
+    }
+
+    /// Whether breakpoint `id`'s condition holds now (no condition: true). An error in the
+    /// condition stops, as in gdb, after saying so.
+    pub(crate) fn condition_holds_now(&mut self, id: u32) -> bool {
+        let cond = self
+            .session
+            .breakpoints()
+            .iter()
+            .find(|b| b.id == id)
+            .and_then(|b| b.condition.clone());
+        let Some(text) = cond else { return true };
+        self.invalidate_frames();
+        let parsed = {
+            let cache = self.data.conditions.borrow();
+            cache
+                .get(&id)
+                .filter(|(t, _)| *t == text)
+                .map(|(_, e)| e.clone())
+        };
+        let e = match parsed {
+            Some(Some(e)) => e,
+            Some(None) => return true,
+            None => {
+                let ctx = self.eval_ctx();
+                let e = expr::parse_in(&text, &ctx).ok();
+                self.data
+                    .conditions
+                    .borrow_mut()
+                    .insert(id, (text.clone(), e.clone()));
+                match e {
+                    Some(e) => e,
+                    None => return true,
+                }
+            }
+        };
+        let ctx = self.eval_ctx();
+        match expr::evaluate(&e, &ctx).and_then(|v| expr::is_truthy(&v)) {
+            Ok(b) => b,
+            Err(err) => {
+                eprintln!("Error in testing condition for breakpoint {id}:\n{err}");
+                true
+            }
+        }
+    }
+
+    /// `display[/FMT] EXPR` (shows it now and after every stop); bare `display` shows all.
+    pub(crate) fn cmd_display(&mut self, arg: &str) -> Result<Flow> {
+        if arg.trim().is_empty() {
+            self.do_displays();
+            return Ok(Flow::Go);
+        }
+        let (fmt, text) = split_format(arg);
+        let n = self.data.next_display.get() + 1;
+        self.data.next_display.set(n);
+        self.data
+            .displays
+            .borrow_mut()
+            .push((n, fmt, text.trim().to_string()));
+        if self.session.is_running() {
+            self.show_display(n, fmt, text.trim());
+        }
+        Ok(Flow::Go)
+    }
+
+    pub(crate) fn cmd_undisplay(&mut self, arg: &str) -> Result<Flow> {
+        if arg.trim().is_empty() {
+            self.data.displays.borrow_mut().clear();
+            return Ok(Flow::Go);
+        }
+        for w in arg.split_whitespace() {
+            if let Ok(n) = w.parse::<u32>() {
+                self.data.displays.borrow_mut().retain(|d| d.0 != n);
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    pub(crate) fn do_displays(&mut self) {
+        let list = self.data.displays.borrow().clone();
+        for (n, fmt, text) in list {
+            self.show_display(n, fmt, &text);
+        }
+    }
+
+    fn show_display(&mut self, n: u32, fmt: Option<char>, text: &str) {
+        match self.evaluate(text) {
+            Ok(v) => {
+                let opts = match fmt {
+                    Some(f) => FormatOptions::with_format(f),
+                    None => FormatOptions::default(),
+                };
+                let s = self.format(&v, &opts);
+                match fmt {
+                    Some(f) => out(format!("{n}: /{f} {text} = {s}")),
+                    None => out(format!("{n}: {text} = {s}")),
+                }
+            }
+            Err(e) => eprintln!("{e}"),
+        }
+    }
+}
+
+/// The selected frame as the expression evaluator sees it.
+pub struct EvalCtx<'a> {
+    dbg: &'a Debugger,
+    frames: std::rc::Rc<Vec<Frame>>,
+    sel: usize,
+    /// Register assignments, applied after evaluation (they need the process mutably).
+    reg_writes: RefCell<Vec<(u16, Vec<u8>)>>,
+}
+
+impl EvalCtx<'_> {
+    fn frame_debug(&self) -> Option<(Arc<DebugFile>, u64)> {
+        let f = self.frames.get(self.sel)?;
+        self.dbg.debug_for(f.lookup_pc())
+    }
+
+    fn value_of(&self, d: &Arc<DebugFile>, var: &scopes::Variable) -> cohort_dwarf::Result<Value> {
+        match self.dbg.frame_ctx(&self.frames, self.sel) {
+            Some(ctx) => cohort_dwarf::location::variable_value(d, var, &ctx),
+            None => {
+                // No process: globals from the file, at link-time addresses.
+                let ctx = crate::source::StaticCtx::new(self.dbg, 0);
+                cohort_dwarf::location::variable_value(d, var, &ctx)
+            }
+        }
+    }
+}
+
+impl Target for EvalCtx<'_> {
+    fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
+        self.dbg.session.read_memory(addr, buf).map_err(Into::into)
+    }
+
+    fn ptr_size(&self) -> u64 {
+        self.dbg.session.arch().ptr_size as u64
+    }
+
+    fn symbol_for(&self, addr: u64) -> Option<String> {
+        self.dbg.session.symbolize(addr)
+    }
+}
+
+impl EvalContext for EvalCtx<'_> {
+    fn write(&self, lval: &Lval, bytes: &[u8]) -> cohort_dwarf::Result<()> {
+        match lval {
+            Lval::Memory(a) => {
+                let p = self
+                    .dbg
+                    .session
+                    .process()
+                    .ok_or_else(|| DwarfError::user("The program is not being run."))?;
+                p.write_memory_shared(*a, bytes).map_err(Into::into)
+            }
+            Lval::Bitfield {
+                addr,
+                bit_offset,
+                bit_size,
+            } => {
+                let p = self
+                    .dbg
+                    .session
+                    .process()
+                    .ok_or_else(|| DwarfError::user("The program is not being run."))?;
+                let first = addr + bit_offset / 8;
+                let shift = bit_offset % 8;
+                let nbytes = (shift + bit_size).div_ceil(8) as usize;
+                let mut buf = vec![0u8; nbytes.min(16)];
+                self.read_memory(first, &mut buf)?;
+                let mut word = [0u8; 16];
+                word[..buf.len()].copy_from_slice(&buf);
+                let mut w = u128::from_le_bytes(word);
+                let mut vb = [0u8; 16];
+                let k = bytes.len().min(16);
+                vb[..k].copy_from_slice(&bytes[..k]);
+                let v = u128::from_le_bytes(vb);
+                let mask = if *bit_size >= 128 {
+                    u128::MAX
+                } else {
+                    (1u128 << bit_size) - 1
+                };
+                w = (w & !(mask << shift)) | ((v & mask) << shift);
+                let nb = w.to_le_bytes();
+                p.write_memory_shared(first, &nb[..buf.len()])
+                    .map_err(Into::into)
+            }
+            Lval::Register(n) => {
+                if self.sel != 0 {
+                    return Err(DwarfError::user(
+                        "Attempt to assign to an unmodifiable value.",
+                    ));
+                }
+                self.reg_writes.borrow_mut().push((*n, bytes.to_vec()));
+                Ok(())
+            }
+            Lval::None => Err(DwarfError::user(
+                "Left operand of assignment is not an lvalue.",
+            )),
+        }
+    }
+
+    fn lookup_variable(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
+        // Locals of the selected frame first.
+        if let Some(frame) = self.frames.get(self.sel)
+            && let Some((d, _, scope)) = self.dbg.scope_of(frame)
+            && let Some(fs) = scope.innermost()
+            && let Some(var) = fs.lookup(name)
+        {
+            return self.value_of(&d, var).map(Some);
+        }
+        // Then globals and statics: the frame's object first (its unit's statics first).
+        let here = self.frame_debug();
+        let mut objs = self.dbg.debug_objects();
+        if let Some((d, _)) = &here {
+            objs.sort_by_key(|(o, _)| !Arc::ptr_eq(o, d));
+        }
+        let unit = here.as_ref().and_then(|(d, _)| {
+            let f = self.frames.get(self.sel)?;
+            let bias = self.dbg.debug_for(f.lookup_pc())?.1;
+            d.unit_for_pc(f.lookup_pc().wrapping_sub(bias))
+        });
+        for (d, bias) in &objs {
+            let prefer = if here.as_ref().is_some_and(|(h, _)| Arc::ptr_eq(h, d)) {
+                unit
+            } else {
+                None
+            };
+            if let Some(var) = scopes::lookup_global(d, name, prefer)? {
+                let ctx = crate::source::StaticCtx::new(self.dbg, *bias);
+                return cohort_dwarf::location::variable_value(d, &var, &ctx).map(Some);
+            }
+        }
+        // Enumerators and functions.
+        for (d, bias) in &objs {
+            if let Some(v) = lookup_enumerator(d, name) {
+                return Ok(Some(v));
+            }
+            if let Ok(Some(f)) = scopes::function_by_name(d, name) {
+                return Ok(Some(function_value(d, &f, *bias)));
+            }
+        }
+        // A function known only to the ELF symbol table.
+        if let Some(addr) = self.dbg.session.symbols().lookup(name) {
+            let ty = Type::new(
+                None,
+                1,
+                TypeKind::Function {
+                    ret: Some(cohort_dwarf::types::LazyType::ready(Type::base(
+                        "int",
+                        4,
+                        cohort_dwarf::types::Encoding::Signed,
+                    ))),
+                    params: Vec::new(),
+                    varargs: false,
+                    prototyped: false,
+                },
+            );
+            return Ok(Some(Value::new(ty, Vec::new(), Lval::Memory(addr))));
+        }
+        Ok(None)
+    }
+
+    fn lookup_scoped(&self, scope: &str, name: &str) -> cohort_dwarf::Result<Option<Value>> {
+        for (d, bias) in self.dbg.debug_objects() {
+            let found = if scope.contains('.') {
+                scopes::lookup_in_file(&d, scope, name)?
+            } else {
+                scopes::lookup_in_function(&d, scope, name)?
+            };
+            if let Some(var) = found {
+                if var.kind == scopes::VarKind::Param || var.kind == scopes::VarKind::Local {
+                    // A local of another function: only in a frame of that function.
+                    for (i, f) in self.frames.iter().enumerate() {
+                        if let Some((fd, _, s)) = self.dbg.scope_of(f)
+                            && Arc::ptr_eq(&fd, &d)
+                            && s.innermost().is_some_and(|fs| fs.function.name == scope)
+                            && let Some(ctx) = self.dbg.frame_ctx(&self.frames, i)
+                        {
+                            return cohort_dwarf::location::variable_value(&d, &var, &ctx)
+                                .map(Some);
+                        }
+                    }
+                    return Err(DwarfError::user(format!(
+                        "No frame is currently executing in block {scope}."
+                    )));
+                }
+                let ctx = crate::source::StaticCtx::new(self.dbg, bias);
+                return cohort_dwarf::location::variable_value(&d, &var, &ctx).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    fn lookup_type(&self, name: &str) -> Option<TypeRef> {
+        let here = self.frame_debug();
+        if let Some((d, _)) = &here
+            && let Some(t) = dietypes::lookup_type(d, name)
+        {
+            return Some(t);
+        }
+        for (d, _) in self.dbg.debug_objects() {
+            if let Some(t) = dietypes::lookup_type(&d, name) {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    fn register(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
+        let Some(frame) = self.frames.get(self.sel) else {
+            return Ok(None);
+        };
+        crate::registers::register_value(self.dbg, frame, name)
+    }
+
+    fn history(&self, which: HistoryRef) -> cohort_dwarf::Result<Value> {
+        let h = self.dbg.data.history.borrow();
+        let idx = match which {
+            HistoryRef::Absolute(n) => n,
+            HistoryRef::Relative(back) => h.len().checked_sub(back).unwrap_or(0),
+        };
+        if h.is_empty() && matches!(which, HistoryRef::Relative(_)) {
+            return Ok(Value::new(Type::void(), Vec::new(), Lval::None));
+        }
+        match idx.checked_sub(1).and_then(|i| h.get(i)) {
+            Some(v) => Ok(v.clone()),
+            None => Err(DwarfError::user(format!(
+                "History has not yet reached ${idx}."
+            ))),
+        }
+    }
+
+    fn convenience(&self, name: &str) -> Option<Value> {
+        self.dbg.data.convenience.borrow().get(name).cloned()
+    }
+
+    fn set_convenience(&self, name: &str, value: Value) {
+        self.dbg
+            .data
+            .convenience
+            .borrow_mut()
+            .insert(name.to_string(), value);
+    }
+}
+
+/// A function as a value: `{int (int)} 0x… <square>`.
+fn function_value(d: &Arc<DebugFile>, f: &Function, bias: u64) -> Value {
+    let ty = dietypes::type_of(d, f.die);
+    Value::new(ty, Vec::new(), Lval::Memory(f.low_pc.wrapping_add(bias)))
+}
+
+/// An enumerator by name, as a value of its enum type (enums named directly or through a
+/// typedef).
+fn lookup_enumerator(d: &Arc<DebugFile>, name: &str) -> Option<Value> {
+    use cohort_dwarf::types::DieRef;
+    for t in d.all_types() {
+        if t.tag != gimli::DW_TAG_enumeration_type && t.tag != gimli::DW_TAG_typedef {
+            continue;
+        }
+        let unit = d.unit(t.unit).ok()?;
+        let Some(off) = t.offset.to_debug_info_offset(&unit.header) else {
+            continue;
+        };
+        let ty = dietypes::type_of(d, DieRef(off));
+        let st = ty.strip();
+        if let TypeKind::Enum { enumerators, .. } = &st.kind
+            && let Some((_, v)) = enumerators.iter().find(|(n, _)| n == name)
+        {
+            let size = st.byte_size() as usize;
+            let bytes = v.to_le_bytes()[..size.min(8)].to_vec();
+            return Some(Value::new(st.clone(), bytes, Lval::None));
+        }
+    }
+    None
+}

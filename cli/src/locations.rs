@@ -1,0 +1,341 @@
+//! Linespecs as gdb reads them — `FUNCTION`, `FILE:LINE`, `FILE:FUNCTION`, `LINE` — resolved
+//! against the debug information of every loaded object (ELF symbols as the fallback), and
+//! the breakpoint commands that use them.
+
+use std::sync::Arc;
+
+use cohort_dwarf::lines::LineMatch;
+use cohort_dwarf::loader::DebugFile;
+use cohort_engine::session::BpSpec;
+use cohort_engine::symbols::SymbolTable;
+use cohort_engine::{EngineError, Result};
+
+use crate::debugger::{Debugger, Flow, out};
+
+/// One resolved location (run-time address).
+#[derive(Debug, Clone)]
+pub struct Loc {
+    pub addr: u64,
+    /// Display name of the file and the line, when there is line information.
+    pub file: Option<(String, u32)>,
+    pub function: Option<String>,
+}
+
+fn debug_files(symbols: &SymbolTable) -> Vec<(Arc<DebugFile>, u64)> {
+    symbols
+        .objects()
+        .filter_map(|o| {
+            DebugFile::load(&o.file.path)
+                .ok()
+                .filter(|d| d.has_debug_info())
+                .map(|d| (d, o.bias))
+        })
+        .collect()
+}
+
+fn loc_of(m: LineMatch, bias: u64) -> Loc {
+    Loc {
+        addr: m.address.wrapping_add(bias),
+        file: (m.actual_line != 0).then_some((m.name, m.actual_line)),
+        function: m.function,
+    }
+}
+
+/// Resolve a linespec. `Err` carries gdb's message (`Function "x" not defined.`,
+/// `No source file named f.c.`, `No line 99 in file "f.c".`).
+pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc>, String> {
+    let text = text.trim();
+    let objs = debug_files(symbols);
+    if let Some((file, rest)) = text.rsplit_once(':')
+        && !file.is_empty()
+    {
+        let rest = rest.trim();
+        if let Ok(line) = rest.parse::<u32>() {
+            let mut out = Vec::new();
+            let mut err = None;
+            for (d, bias) in &objs {
+                match d.addresses_for_line(file, line) {
+                    Ok(v) => out.extend(v.into_iter().map(|m| loc_of(m, *bias))),
+                    Err(e) => {
+                        if err.is_none() || !e.to_string().starts_with("No source file") {
+                            err = Some(e.to_string());
+                        }
+                    }
+                }
+            }
+            if out.is_empty() {
+                return Err(err.unwrap_or_else(|| format!("No source file named {file}.")));
+            }
+            return Ok(out);
+        }
+        // FILE:FUNCTION
+        let mut out = Vec::new();
+        let mut file_known = false;
+        for (d, bias) in &objs {
+            if d.source_files()
+                .iter()
+                .any(|(n, full)| cohort_dwarf::lines::file_matches(n, full, file))
+            {
+                file_known = true;
+            }
+            for m in d.breakpoint_locations_for_name(rest) {
+                if cohort_dwarf::lines::file_matches(&m.name, &m.file, file) {
+                    out.push(loc_of(m, *bias));
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(if file_known {
+                format!("Function \"{rest}\" not defined in \"{file}\".")
+            } else {
+                format!("No source file named {file}.")
+            });
+        }
+        return Ok(out);
+    }
+    let mut out = Vec::new();
+    for (d, bias) in &objs {
+        out.extend(
+            d.breakpoint_locations_for_name(text)
+                .into_iter()
+                .map(|m| loc_of(m, *bias)),
+        );
+    }
+    if !out.is_empty() {
+        return Ok(out);
+    }
+    // ELF symbols: after the standard frame setup, as without debug info.
+    if let Some(addr) = symbols.lookup(text) {
+        let mut code = [0u8; 16];
+        let skip = if symbols.read_file_bytes(addr, &mut code) {
+            (cohort_engine::arch::native().skip_prologue)(&code)
+        } else {
+            0
+        };
+        return Ok(vec![Loc {
+            addr: addr + skip as u64,
+            file: None,
+            function: Some(text.to_string()),
+        }]);
+    }
+    Err(format!("Function \"{text}\" not defined."))
+}
+
+/// The resolver the session calls when symbols change (library loads, program start).
+pub fn session_resolver() -> cohort_engine::session::LocationResolver {
+    Box::new(|text, symbols| {
+        resolve(symbols, text)
+            .map(|v| v.into_iter().map(|l| l.addr).collect())
+            .unwrap_or_default()
+    })
+}
+
+impl Debugger {
+    /// Run-time addresses of a linespec (for `until`/`advance`), `LINE` meaning a line of the
+    /// current source file.
+    pub(crate) fn resolve_location(&self, text: &str) -> Result<Vec<u64>> {
+        let spec = self.qualify_linespec(text);
+        resolve(self.session.symbols(), &spec)
+            .map(|v| v.into_iter().map(|l| l.addr).collect())
+            .map_err(EngineError::Other)
+    }
+
+    /// `LINE` → `FILE:LINE` with the default source file (the last listed or stopped at, else
+    /// the file of `main`).
+    pub(crate) fn qualify_linespec(&self, text: &str) -> String {
+        let t = text.trim();
+        if t.parse::<u32>().is_ok() {
+            if let Some(f) = self.default_source_file() {
+                return format!("{f}:{t}");
+            }
+        }
+        t.to_string()
+    }
+
+    /// The default source file's display name.
+    pub(crate) fn default_source_file(&self) -> Option<String> {
+        if let Some((_, name, _)) = &*self.src.list_center.borrow() {
+            return Some(name.clone());
+        }
+        if let Some((_, name, _)) = &*self.src.list_last.borrow() {
+            return Some(name.clone());
+        }
+        if self.session.is_running() {
+            let pc = self.session.registers(false).ok()?.pc();
+            if let Some(l) = self.line_at(pc) {
+                return Some(l.name);
+            }
+        }
+        let main = resolve(self.session.symbols(), "main").ok()?;
+        main.first()?.file.as_ref().map(|(f, _)| f.clone())
+    }
+
+    /// `break`/`tbreak LINESPEC [if COND]` with debug information. Returns `Ok(None)` when the
+    /// spec is not a source location this layer handles (the caller falls back to symbols).
+    pub(crate) fn break_source(&mut self, arg: &str, temporary: bool) -> Result<Option<Flow>> {
+        let (spec, cond) = match arg.find(" if ") {
+            Some(i) => (arg[..i].trim(), Some(arg[i + 4..].trim().to_string())),
+            None if arg.starts_with("if ") => ("", Some(arg[3..].trim().to_string())),
+            None => (arg.trim(), None),
+        };
+        if spec.is_empty() || spec.starts_with('*') {
+            return Ok(None);
+        }
+        let text = self.qualify_linespec(spec);
+        let what = if temporary {
+            "Temporary breakpoint"
+        } else {
+            "Breakpoint"
+        };
+        match resolve(self.session.symbols(), &text) {
+            Ok(locs) => {
+                if let Some(c) = &cond {
+                    // gdb checks the condition parses in the location's scope first.
+                    self.check_condition(c)?;
+                }
+                let b = self
+                    .session
+                    .add_breakpoint(BpSpec::Location(text.clone()), temporary)?;
+                if let Some(c) = cond {
+                    self.session.set_condition(b.id, Some(c))?;
+                }
+                out(format!("{what} {} at {}", b.id, describe_locs(&locs)));
+                Ok(Some(Flow::Go))
+            }
+            Err(msg) => {
+                if self.session.symbols().is_empty() {
+                    return Err(EngineError::Other(
+                        "No symbol table is loaded.  Use the \"file\" command.".into(),
+                    ));
+                }
+                if !self.ask_pending(&msg)? {
+                    return Ok(Some(Flow::Go));
+                }
+                let b = self
+                    .session
+                    .add_breakpoint(BpSpec::Location(text.clone()), temporary)?;
+                if let Some(c) = cond {
+                    self.session.set_condition(b.id, Some(c))?;
+                }
+                out(format!("{what} {} ({text}) pending.", b.id));
+                Ok(Some(Flow::Go))
+            }
+        }
+    }
+
+    fn check_condition(&self, c: &str) -> Result<()> {
+        let ctx = self.eval_ctx();
+        cohort_dwarf::expr::parse_in(c, &ctx)
+            .map(|_| ())
+            .map_err(|e| EngineError::Other(e.to_string()))
+    }
+
+    /// `condition N [EXPR]`.
+    pub(crate) fn cmd_condition(&mut self, arg: &str) -> Result<Flow> {
+        let arg = arg.trim();
+        let (num, expr) = match arg.split_once(char::is_whitespace) {
+            Some((n, e)) => (n, e.trim()),
+            None => (arg, ""),
+        };
+        if num.is_empty() {
+            return Err(EngineError::Other(
+                "Argument required (breakpoint number).".into(),
+            ));
+        }
+        let id: u32 = num
+            .parse()
+            .map_err(|_| EngineError::Other(format!("Bad breakpoint argument: '{arg}'")))?;
+        if !self.session.breakpoints().iter().any(|b| b.id == id) {
+            return Err(EngineError::Other(format!("No breakpoint number {id}.")));
+        }
+        if expr.is_empty() {
+            self.session.set_condition(id, None)?;
+            out(format!("Breakpoint {id} now unconditional."));
+        } else {
+            self.check_condition(expr)?;
+            self.session.set_condition(id, Some(expr.to_string()))?;
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `ignore N COUNT`.
+    pub(crate) fn cmd_ignore(&mut self, arg: &str) -> Result<Flow> {
+        let mut w = arg.split_whitespace();
+        let (Some(n), Some(c)) = (w.next(), w.next()) else {
+            return Err(EngineError::Other(
+                "Argument required (a breakpoint number).".into(),
+            ));
+        };
+        let id: u32 = n
+            .parse()
+            .map_err(|_| EngineError::Other(format!("Bad breakpoint argument: '{n}'")))?;
+        let count: u64 = c
+            .parse()
+            .map_err(|_| EngineError::Other(format!("No symbol \"{c}\" in current context.")))?;
+        if !self.session.breakpoints().iter().any(|b| b.id == id) {
+            return Err(EngineError::Other(format!("No breakpoint number {id}.")));
+        }
+        self.session.set_ignore(id, count)?;
+        match count {
+            0 => out(format!("Will stop next time breakpoint {id} is reached.")),
+            1 => out(format!("Will ignore next crossing of breakpoint {id}.")),
+            n => out(format!(
+                "Will ignore next {n} crossings of breakpoint {id}."
+            )),
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `in FUNC at FILE:LINE` for `info breakpoints`, or `<sym+off>` without line info.
+    pub(crate) fn breakpoint_what(&self, addr: u64) -> String {
+        if let Some(l) = self.line_at(addr)
+            && l.line != 0
+        {
+            let f = self
+                .debug_for(addr)
+                .and_then(|(d, bias)| {
+                    cohort_dwarf::scopes::scope_at(&d, addr.wrapping_sub(bias))
+                        .ok()
+                        .flatten()
+                })
+                .and_then(|s| s.innermost().map(|f| f.function.name.clone()));
+            return match f {
+                Some(f) => format!("in {f} at {}:{}", l.name, l.line),
+                None => format!("at {}:{}", l.name, l.line),
+            };
+        }
+        self.session
+            .symbolize(addr)
+            .map(|s| format!("<{s}>"))
+            .unwrap_or_default()
+    }
+}
+
+/// gdb's `0x1149: file t.c, line 5.` / `0x1149: f. (2 locations)` / `0x1139`.
+fn describe_locs(locs: &[Loc]) -> String {
+    match locs {
+        [one] => match &one.file {
+            Some((f, l)) => format!("{:#x}: file {f}, line {l}.", one.addr),
+            None => format!("{:#x}", one.addr),
+        },
+        many => {
+            let first = &many[0];
+            let name = first
+                .function
+                .clone()
+                .or_else(|| first.file.as_ref().map(|(f, l)| format!("{f}:{l}")))
+                .unwrap_or_default();
+            let all_same_fn = many.iter().all(|l| l.function == first.function);
+            let label = if all_same_fn {
+                name
+            } else {
+                first
+                    .file
+                    .as_ref()
+                    .map(|(f, l)| format!("{f}:{l}"))
+                    .unwrap_or_default()
+            };
+            format!("{:#x}: {label}. ({} locations)", first.addr, many.len())
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Registers as expression values: `$pc` (`void (*)()`), `$sp`/`$fp` (`void *`), `$rax`
+//! (`long`), `$eax` (`int`), at the selected frame, typed the way gdb types them.
+
+use cohort_dwarf::types::{Encoding, LazyType, Type, TypeKind};
+use cohort_dwarf::value::{Lval, Value};
+use cohort_engine::arch::RegKind;
+use cohort_unwind::Frame;
+
+use crate::debugger::Debugger;
+
+/// The value of register `name` (without `$`) in `frame`; `Ok(None)` when it is not a register.
+pub fn register_value(
+    dbg: &Debugger,
+    frame: &Frame,
+    name: &str,
+) -> cohort_dwarf::Result<Option<Value>> {
+    let arch = frame.regs.arch;
+    let ptr = arch.ptr_size as u64;
+    let (idx, ty) = match name {
+        "pc" => {
+            let f = Type::new(
+                None,
+                1,
+                TypeKind::Function {
+                    ret: None,
+                    params: Vec::new(),
+                    varargs: false,
+                    prototyped: false,
+                },
+            );
+            (arch.pc, Type::pointer_to(f, ptr))
+        }
+        "sp" => (arch.sp, Type::pointer_to(Type::void(), ptr)),
+        "fp" => (arch.fp, Type::pointer_to(Type::void(), ptr)),
+        _ => {
+            if let Some(i) = arch.reg_index(name) {
+                let d = &arch.regs[i];
+                let ty = match d.kind {
+                    RegKind::CodePtr => {
+                        let f = Type::new(
+                            None,
+                            1,
+                            TypeKind::Function {
+                                ret: None,
+                                params: Vec::new(),
+                                varargs: false,
+                                prototyped: false,
+                            },
+                        );
+                        Type::pointer_to(f, ptr)
+                    }
+                    RegKind::DataPtr => Type::pointer_to(Type::void(), ptr),
+                    RegKind::Int | RegKind::Flags(_) => Type::base("long", 8, Encoding::Signed),
+                    RegKind::Uint => Type::base("unsigned long", 8, Encoding::Unsigned),
+                    RegKind::Float80 => Type::base("long double", 16, Encoding::Float),
+                    RegKind::Vector128 => {
+                        Type::array_of(Type::base("char", 1, Encoding::SignedChar), 16)
+                    }
+                };
+                let ty = if d.size == 4 && matches!(d.kind, RegKind::Int | RegKind::Flags(_)) {
+                    Type::base("int", 4, Encoding::Signed)
+                } else {
+                    ty
+                };
+                (i, ty)
+            } else if let Some((i, size)) = sub_register(arch, name) {
+                let t = match size {
+                    4 => Type::base("int", 4, Encoding::Signed),
+                    2 => Type::base("short", 2, Encoding::Signed),
+                    _ => Type::base("int8_t", 1, Encoding::Signed),
+                };
+                let Some(v) = frame.regs.get(i) else {
+                    return Ok(Some(Value::optimized_out(t)));
+                };
+                let bytes = v.to_le_bytes()[..size].to_vec();
+                return Ok(Some(Value::new(t, bytes, Lval::None)));
+            } else {
+                return Ok(None);
+            }
+        }
+    };
+    let _ = dbg;
+    let _ = LazyType::ready;
+    let size = ty.byte_size() as usize;
+    let dwarf = arch.regs.get(idx).and_then(|r| r.dwarf);
+    let Some(v) = frame.regs.get(idx) else {
+        return Ok(Some(Value::optimized_out(ty)));
+    };
+    let bytes = v.to_le_bytes()[..size.min(16)].to_vec();
+    let lval = match dwarf {
+        Some(n) => Lval::Register(n),
+        None => Lval::None,
+    };
+    Ok(Some(Value::new(ty, bytes, lval)))
+}
+
+/// x86-64 style 32/16/8-bit names of 64-bit registers come from the arch table's aliases.
+fn sub_register(arch: &cohort_engine::arch::ArchInfo, name: &str) -> Option<(usize, usize)> {
+    arch.sub_registers
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .and_then(|(_, full, size)| arch.reg_index(full).map(|i| (i, *size)))
+}

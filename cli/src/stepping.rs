@@ -1,0 +1,404 @@
+//! Source-level execution control: `step`, `next`, `until`, `advance`, `finish`, `start`,
+//! `nexti`, following gdb 13's rules (infrun.c): step through the address range of the
+//! current line; a call is stepped over by running to its return address in the same frame
+//! (frame identity is the CFA, so recursion is right); `step` enters a function only when it
+//! has line information, stopping after its prologue; returning into the middle of a line
+//! finishes that line.
+
+use cohort_engine::session::Event;
+use cohort_engine::{EngineError, Result};
+
+use crate::debugger::{Debugger, Flow, out};
+
+/// Which stepping command is running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    /// `step`: enters functions that have line information.
+    Into,
+    /// `next`: steps over calls.
+    Over,
+    /// `until` without argument: `next` that does not go backwards in loops.
+    Until,
+}
+
+/// How one step ended.
+enum Outcome {
+    /// Stopped at the start of a line: report it (with the frame header when the function
+    /// changed).
+    Done { new_function: bool },
+    /// Something else happened and was already reported (breakpoint, signal, exit).
+    Reported,
+}
+
+impl Debugger {
+    pub(crate) fn cmd_step(&mut self, arg: &str, kind: StepKind) -> Result<Flow> {
+        if !self.session.is_running() {
+            return Err(EngineError::NotRunning);
+        }
+        let n = crate::debugger::parse_count(arg)?;
+        for _ in 0..n {
+            match self.step_once(kind)? {
+                Outcome::Done { new_function } => {
+                    self.select_frame(0);
+                    let pc = self.session.registers(false)?.pc();
+                    if new_function {
+                        self.print_frame_header(pc, false);
+                    }
+                    self.print_source_line_at(pc);
+                }
+                Outcome::Reported => break,
+            }
+            if !self.session.is_running() {
+                break;
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    /// One `step`/`next`/`until`.
+    fn step_once(&mut self, kind: StepKind) -> Result<Outcome> {
+        let regs = self.session.registers(false)?;
+        let start_pc = regs.pc();
+        let Some(mut range) = self.line_range(start_pc) else {
+            // No line information here: gdb runs to the caller.
+            return self.step_out_of_no_line_function(start_pc);
+        };
+        let start_line = self.line_at(start_pc);
+        let mut frame_cfa = self.cfa_of_frame0();
+        let start_function = self.function_start(start_pc);
+        let mut new_function = false;
+        loop {
+            let before = self.session.registers(false)?.pc();
+            let ev = self.session.step_instruction();
+            self.flush_messages();
+            let pc = match ev? {
+                Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
+                other => {
+                    if self.report(other)? {
+                        return Ok(Outcome::Reported);
+                    }
+                    // Absorbed (e.g. a breakpoint whose condition is false): go on stepping.
+                    self.session.registers(false)?.pc()
+                }
+            };
+            if pc >= range.0 && pc < range.1 {
+                if kind == StepKind::Until && pc < before {
+                    // A jump backwards within the line: until does not stop in loops either.
+                }
+                continue;
+            }
+            let cfa = self.cfa_of_frame0();
+            // Stepped into a subroutine: the new frame's caller is the frame we were stepping.
+            let entered = self.stepped_into_subroutine(frame_cfa, cfa);
+            if entered {
+                let has_lines = self.line_at(pc).is_some_and(|l| l.line != 0);
+                if kind == StepKind::Into && has_lines {
+                    // Stop after the prologue, as gdb does.
+                    let target = self.post_prologue(pc).unwrap_or(pc);
+                    if target != pc {
+                        match self.run_to(target, None)? {
+                            Some(_) => {}
+                            None => return Ok(Outcome::Reported),
+                        }
+                    }
+                    return Ok(Outcome::Done { new_function: true });
+                }
+                // Step over the call: run to the return address in the stepping frame.
+                let Some(ret) = self.return_address_of_frame0() else {
+                    return Ok(Outcome::Done {
+                        new_function: false,
+                    });
+                };
+                match self.run_to(ret, frame_cfa)? {
+                    Some(_) => {}
+                    None => return Ok(Outcome::Reported),
+                }
+                let pc = self.session.registers(false)?.pc();
+                if pc >= range.0 && pc < range.1 {
+                    continue;
+                }
+                // The call returned somewhere outside the line: treat as below.
+                if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
+                    return Ok(o);
+                }
+                continue;
+            }
+            if self.returned_from(frame_cfa, cfa) {
+                // Back in the caller: finish the line we returned into.
+                new_function = true;
+                frame_cfa = cfa;
+                let Some(r) = self.line_range(pc) else {
+                    // Returned into code without lines (e.g. libc's start): keep going out.
+                    return self.step_out_of_no_line_function(pc);
+                };
+                let at_start = self.line_at(pc).is_some_and(|l| l.start == pc);
+                if at_start {
+                    return Ok(Outcome::Done { new_function });
+                }
+                range = r;
+                continue;
+            }
+            if kind == StepKind::Until && pc < before && self.function_start(pc) == start_function {
+                // until: a jump backwards (loop) keeps going.
+                if let Some(r) = self.line_range(pc) {
+                    range = (range.0.min(r.0), range.1.max(r.1));
+                }
+                continue;
+            }
+            if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
+                return Ok(match o {
+                    Outcome::Done { .. } => Outcome::Done { new_function },
+                    r => r,
+                });
+            }
+        }
+    }
+
+    /// At `pc`, outside the range being stepped, in the same frame: stop when this is the
+    /// start of a statement line, else step on through the line we landed in.
+    fn stop_if_line_start(
+        &mut self,
+        pc: u64,
+        _kind: StepKind,
+        start_line: &Option<crate::source::SrcLine>,
+        range: &mut (u64, u64),
+    ) -> Result<Option<Outcome>> {
+        // gdb stops at the start of a statement of a different line (or file); another entry
+        // of the line it is stepping (e.g. a `for` loop's condition) is stepped through.
+        let same_line = |l: &crate::source::SrcLine| {
+            start_line
+                .as_ref()
+                .is_some_and(|s| s.line == l.line && s.file == l.file)
+        };
+        match self.line_at(pc) {
+            Some(l) if l.line != 0 && l.start == pc && l.is_stmt && !same_line(&l) => {
+                Ok(Some(Outcome::Done {
+                    new_function: false,
+                }))
+            }
+            Some(_) => {
+                if let Some(r) = self.line_range(pc) {
+                    *range = r;
+                }
+                Ok(None)
+            }
+            None => {
+                // Left the code with line info without a call or return (a jump into a
+                // function without lines): stop, as gdb does at a pc without a line.
+                Ok(Some(Outcome::Done { new_function: true }))
+            }
+        }
+    }
+
+    /// `step`/`next` in a function without line info: gdb runs until it returns to code with
+    /// lines ("Single stepping until exit from function …").
+    fn step_out_of_no_line_function(&mut self, pc: u64) -> Result<Outcome> {
+        let name = self
+            .session
+            .function_at(pc)
+            .0
+            .unwrap_or_else(|| "??".into());
+        out(format!(
+            "Single stepping until exit from function {name},\nwhich has no line number information."
+        ));
+        let frame_cfa = self.cfa_of_frame0();
+        let Some(ret) = self.return_address_of_frame0() else {
+            return Err(EngineError::Other(
+                "Cannot find bounds of current function".into(),
+            ));
+        };
+        match self.run_to(ret, frame_cfa.map(|c| c + 1))? {
+            Some(_) => {}
+            None => return Ok(Outcome::Reported),
+        }
+        let pc = self.session.registers(false)?.pc();
+        match self.line_at(pc) {
+            Some(l) if l.start == pc => Ok(Outcome::Done { new_function: true }),
+            Some(_) => {
+                // Mid-line in the caller: finish that line like gdb.
+                self.step_once(StepKind::Over).map(|o| match o {
+                    Outcome::Done { .. } => Outcome::Done { new_function: true },
+                    r => r,
+                })
+            }
+            None => Ok(Outcome::Done { new_function: true }),
+        }
+    }
+
+    /// Run (all threads) until the current thread reaches `addr` with its frame 0 CFA above
+    /// `outer_than` (when given: the frame we wait for is the one whose CFA is at least
+    /// that). Returns `Some(pc)` when reached, `None` when something else was reported.
+    pub(crate) fn run_to(&mut self, addr: u64, frame_cfa: Option<u64>) -> Result<Option<u64>> {
+        self.run_to_any(&[addr], frame_cfa)
+    }
+
+    pub(crate) fn run_to_any(
+        &mut self,
+        addrs: &[u64],
+        frame_cfa: Option<u64>,
+    ) -> Result<Option<u64>> {
+        let tid = self
+            .session
+            .current_thread()
+            .ok_or(EngineError::NotRunning)?;
+        for &a in addrs {
+            self.session.set_step_breakpoint(a)?;
+        }
+        let result = loop {
+            let ev = self.session.cont();
+            self.flush_messages();
+            let ev = match ev {
+                Ok(e) => e,
+                Err(e) => {
+                    let _ = self.session.clear_step_breakpoints();
+                    return Err(e);
+                }
+            };
+            match ev {
+                Event::StepBreakpoint { tid: t, pc } => {
+                    if t != tid {
+                        continue;
+                    }
+                    // In a recursive call the same return address is reached by inner frames
+                    // first: only the frame we wait for counts.
+                    if let Some(want) = frame_cfa {
+                        let cfa = self.cfa_of_frame0();
+                        if cfa.is_some_and(|c| c < want) {
+                            continue;
+                        }
+                    }
+                    break Some(pc);
+                }
+                other => {
+                    let stop_pc = match &other {
+                        Event::Breakpoint { pc, tid: t, .. } if *t == tid => Some(*pc),
+                        _ => None,
+                    };
+                    // A user breakpoint at the very place we run to ends the run there, and is
+                    // reported as a breakpoint.
+                    if self.report(other)? {
+                        let _ = stop_pc;
+                        break None;
+                    }
+                }
+            }
+        };
+        self.session.clear_step_breakpoints()?;
+        Ok(result)
+    }
+
+    /// `finish`: run until the selected frame returns; print the caller's location and the
+    /// value returned.
+    pub(crate) fn cmd_finish(&mut self) -> Result<Flow> {
+        if !self.session.is_running() {
+            return Err(EngineError::NotRunning);
+        }
+        let frames = self.frames(usize::MAX);
+        let sel = self.selected_frame();
+        let Some(caller) = frames.get(sel + 1) else {
+            return Err(EngineError::Other(
+                "\"finish\" not meaningful in the outermost frame.".into(),
+            ));
+        };
+        let Some(frame) = frames.get(sel) else {
+            return Err(EngineError::NotRunning);
+        };
+        // gdb says this only when not in batch mode.
+        if !self.batch {
+            out(format!(
+                "Run till exit from {}",
+                self.frame_description(frame, sel, true)
+            ));
+        }
+        let ret_addr = caller.pc();
+        let callee_cfa = frame.cfa;
+        let function = self.function_die_at(frame.lookup_pc());
+        match self.run_to(ret_addr, callee_cfa)? {
+            Some(_) => {}
+            None => return Ok(Flow::Go),
+        }
+        self.select_frame(0);
+        let pc = self.session.registers(false)?.pc();
+        self.print_frame_header(pc, true);
+        self.print_source_line_at(pc);
+        if let Some(f) = function {
+            self.print_return_value(&f)?;
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `until LOCATION` / `advance LOCATION`: run until the location is reached or the
+    /// current frame returns.
+    pub(crate) fn cmd_advance(&mut self, arg: &str) -> Result<Flow> {
+        if !self.session.is_running() {
+            return Err(EngineError::NotRunning);
+        }
+        if arg.trim().is_empty() {
+            return Err(EngineError::Other("Argument required (a location).".into()));
+        }
+        let mut addrs = self.resolve_location(arg.trim())?;
+        let frames = self.frames(2);
+        let cfa = frames.first().and_then(|f| f.cfa);
+        if let Some(c) = frames.get(1) {
+            addrs.push(c.pc());
+        }
+        match self.run_to_any(&addrs, cfa)? {
+            Some(_) => {}
+            None => return Ok(Flow::Go),
+        }
+        self.select_frame(0);
+        let pc = self.session.registers(false)?.pc();
+        self.print_frame_header(pc, false);
+        self.print_source_line_at(pc);
+        Ok(Flow::Go)
+    }
+
+    /// `nexti`: `stepi` that steps over calls.
+    pub(crate) fn cmd_nexti(&mut self, arg: &str) -> Result<Flow> {
+        if !self.session.is_running() {
+            return Err(EngineError::NotRunning);
+        }
+        let n = crate::debugger::parse_count(arg)?;
+        for _ in 0..n {
+            let cfa = self.cfa_of_frame0();
+            let ev = self.session.step_instruction();
+            self.flush_messages();
+            match ev? {
+                Event::Step { .. } | Event::StepBreakpoint { .. } => {}
+                other => {
+                    if self.report(other)? {
+                        return Ok(Flow::Go);
+                    }
+                }
+            }
+            let now = self.cfa_of_frame0();
+            if self.stepped_into_subroutine(cfa, now)
+                && let Some(ret) = self.return_address_of_frame0()
+                && self.run_to(ret, cfa)?.is_none()
+            {
+                return Ok(Flow::Go);
+            }
+        }
+        self.select_frame(0);
+        let pc = self.session.registers(false)?.pc();
+        self.print_stop_location(pc);
+        Ok(Flow::Go)
+    }
+
+    /// Whether frame 0, with CFA `now`, is a subroutine called from the frame whose CFA was
+    /// `before`.
+    fn stepped_into_subroutine(&self, before: Option<u64>, now: Option<u64>) -> bool {
+        match (before, now) {
+            (Some(b), Some(n)) if n < b => {
+                // The caller of the new frame must be the old frame.
+                let frames = self.frames(2);
+                frames.get(1).and_then(|f| f.cfa) == Some(b)
+            }
+            _ => false,
+        }
+    }
+
+    fn returned_from(&self, before: Option<u64>, now: Option<u64>) -> bool {
+        matches!((before, now), (Some(b), Some(n)) if n > b)
+    }
+}
