@@ -972,6 +972,7 @@ impl Debugger {
             "sharedlibrary" | "shared" | "dll" => self.info_shared(),
             "signals" | "handle" => self.info_signals(rest),
             "locals" | "lo" => self.cmd_info_vars(false),
+            "frame" | "f" => self.cmd_info_frame(),
             "args" | "ar" => self.cmd_info_vars(true),
             "display" => {
                 let list = self.data.displays.borrow().clone();

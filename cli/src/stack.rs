@@ -246,3 +246,93 @@ impl Debugger {
         Ok(Flow::Go)
     }
 }
+
+impl Debugger {
+    /// `info frame`: the common fields gdb shows for the selected frame.
+    pub(crate) fn cmd_info_frame(&mut self) -> Result<Flow> {
+        self.require_stack()?;
+        let frames = self.frames(usize::MAX);
+        let i = self.selected_frame();
+        let Some(frame) = frames.get(i) else {
+            return Err(EngineError::Other("No stack.".into()));
+        };
+        let cfa = frame.cfa.unwrap_or(0);
+        out(format!("Stack level {i}, frame at {cfa:#x}:"));
+        let arch = frame.regs.arch;
+        let pc_name = arch.regs.get(arch.pc).map(|r| r.name).unwrap_or("pc");
+        let lookup = frame.lookup_pc();
+        let (fname, _) = self.frame_function_name(frame);
+        let mut l1 = format!(" {pc_name} = {:#x}", frame.pc());
+        if let Some(n) = &fname {
+            l1.push_str(&format!(" in {n}"));
+        }
+        if let Some(l) = self.line_at(lookup)
+            && l.line != 0
+        {
+            l1.push_str(&format!(" ({}:{})", l.name, l.line));
+        }
+        if let Some(c) = frames.get(i + 1) {
+            l1.push_str(&format!("; saved {pc_name} = {:#x}", c.pc()));
+        }
+        out(l1);
+        let mut rel = Vec::new();
+        if let Some(c) = frames.get(i + 1) {
+            rel.push(format!("called by frame at {:#x}", c.cfa.unwrap_or(0)));
+        }
+        if i > 0
+            && let Some(c) = frames.get(i - 1)
+        {
+            rel.push(format!("caller of frame at {:#x}", c.cfa.unwrap_or(0)));
+        }
+        if !rel.is_empty() {
+            out(format!(" {}", rel.join(", ")));
+        }
+        if self.line_at(lookup).is_some() {
+            out(" source language c.");
+        }
+        let base = cfa.wrapping_sub(2 * arch.ptr_size as u64);
+        let args = self.frame_args(&frames, i);
+        if args.is_empty() {
+            out(format!(" Arglist at {base:#x}, args: "));
+        } else {
+            out(format!(" Arglist at {base:#x}, args: {args}"));
+        }
+        out(format!(
+            " Locals at {base:#x}, Previous frame's sp is {cfa:#x}"
+        ));
+        // Saved registers: where the CFI says each one was stored, in register-table order.
+        if let Ok(Some((row, _))) = self.src.unwinder.row_for(self.session.symbols(), lookup) {
+            let mut saved = Vec::new();
+            for r in arch.regs {
+                let Some(n) = r.dwarf else { continue };
+                let rule = if n == row.return_address {
+                    row.rule(n).cloned().or(Some(cohort_unwind::RegRule::Offset(
+                        -(arch.ptr_size as i64),
+                    )))
+                } else {
+                    row.rule(n).cloned()
+                };
+                if let Some(cohort_unwind::RegRule::Offset(off)) = rule {
+                    saved.push(format!("{} at {:#x}", r.name, cfa.wrapping_add(off as u64)));
+                }
+            }
+            if !saved.is_empty() {
+                out(" Saved registers:");
+                out(format!("  {}", saved.join(", ")));
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    fn frame_function_name(
+        &self,
+        frame: &cohort_unwind::Frame,
+    ) -> (Option<String>, Option<String>) {
+        if let Some((_, _, s)) = self.scope_of(frame)
+            && let Some(f) = s.innermost()
+        {
+            return (Some(f.function.name.clone()), None);
+        }
+        self.session.function_at(frame.lookup_pc())
+    }
+}
