@@ -572,7 +572,7 @@ impl EvalContext for EvalCtx<'_> {
         let h = self.dbg.data.history.borrow();
         let idx = match which {
             HistoryRef::Absolute(n) => n,
-            HistoryRef::Relative(back) => h.len().checked_sub(back).unwrap_or(0),
+            HistoryRef::Relative(back) => h.len().saturating_sub(back),
         };
         if h.is_empty() && matches!(which, HistoryRef::Relative(_)) {
             return Ok(Value::new(Type::void(), Vec::new(), Lval::None));

@@ -144,10 +144,10 @@ impl Debugger {
     /// the file of `main`).
     pub(crate) fn qualify_linespec(&self, text: &str) -> String {
         let t = text.trim();
-        if t.parse::<u32>().is_ok() {
-            if let Some(f) = self.default_source_file() {
-                return format!("{f}:{t}");
-            }
+        if t.parse::<u32>().is_ok()
+            && let Some(f) = self.default_source_file()
+        {
+            return format!("{f}:{t}");
         }
         t.to_string()
     }
