@@ -432,8 +432,7 @@ impl Debugger {
         self.flush_messages();
         let threads = self.session.threads();
         self.many_threads = threads.len() > 1;
-        let pc = self.session.registers(false)?.pc();
-        out(self.frame_line(pc));
+        self.print_stop_frame();
         Ok(Flow::Go)
     }
 
@@ -559,9 +558,16 @@ impl Debugger {
                 } else {
                     "Breakpoint"
                 };
+                // A breakpoint with several locations names the one hit: `Breakpoint 1.2`.
+                let num = match self.session.breakpoints().iter().find(|b| b.id == id) {
+                    Some(b) if b.addrs.len() > 1 => {
+                        let k = b.addrs.iter().position(|&a| a == pc).unwrap_or(0) + 1;
+                        format!("{id}.{k}")
+                    }
+                    _ => id.to_string(),
+                };
                 let head =
-                    self.stop_head(tid, &format!("hit {what} {id}"), &format!("{what} {id}"));
-                let _ = pc;
+                    self.stop_head(tid, &format!("hit {what} {num}"), &format!("{what} {num}"));
                 self.invalidate_frames();
                 out(format!("{head}, {}", self.frame0_line()));
                 self.print_source_line_at(self.frame0_pc());

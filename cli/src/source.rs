@@ -389,7 +389,7 @@ impl Debugger {
                     text.len()
                 )),
             },
-            None => out(format!("{line}\tin {}", file.display())),
+            None => out(format!("{line}\t{name}: No such file or directory.")),
         }
         *self.src.list_center.borrow_mut() = Some((file.to_path_buf(), name.to_string(), line));
         *self.src.list_last.borrow_mut() = None;
