@@ -360,31 +360,14 @@ fn find_sup_file(dwarf_path: &Path, obj: &object::File<'static>) -> Option<PathB
     build_id_path(id).filter(|p| p.is_file())
 }
 
-/// CRC-32 (IEEE, as `.gnu_debuglink` uses) of a whole file.
+/// CRC-32 (IEEE, as `.gnu_debuglink` uses) of a whole file, read through a map.
 fn file_crc32(path: &Path) -> Option<u32> {
-    let data = std::fs::read(path).ok()?;
-    Some(crc32(&data))
-}
-
-pub(crate) fn crc32(data: &[u8]) -> u32 {
-    static TABLE: LazyLock<[u32; 256]> = LazyLock::new(|| {
-        let mut t = [0u32; 256];
-        for (i, e) in t.iter_mut().enumerate() {
-            let mut c = i as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-            *e = c;
-        }
-        t
-    });
-    let mut c = !0u32;
-    for &b in data {
-        c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+    let file = std::fs::File::open(path).ok()?;
+    if file.metadata().ok()?.len() == 0 {
+        return Some(crc32fast::hash(&[]));
     }
-    !c
+    // SAFETY: mmap(2) of a regular file, read-only and private, dropped at the end of this
+    // function; a concurrent change gives a wrong checksum, not unsafety.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    Some(crc32fast::hash(&map))
 }
