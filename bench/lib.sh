@@ -193,3 +193,13 @@ report() {
     echo
     awk -v s="$bench_start" -v e="$bench_end" 'BEGIN { printf "total %.0fs; logs in target/bench/logs\n", e - s }'
 }
+
+# failed LOG VALUE: what to show for cohort when its output failed the checks: `unsupported`
+# when it rejected a command as unknown, else FAIL(VALUE) (the figure it would have had).
+failed() {
+    if grep -q -E '^Undefined (info )?command|^Function ".* if .*" not defined' "$1" 2>/dev/null; then
+        echo unsupported
+    else
+        echo "FAIL($2)"
+    fi
+}

@@ -69,8 +69,8 @@ bench_case() {
     if [ "${SEC[cohort]}" != n/a ]; then
         if [ "$(frames "$c")" != "$(frames "$g")" ] || [ "$(local_names "$c")" != "$(local_names "$g")" ]; then
             warn "cohort $name: frames or local names differ from gdb's: diff $g $c"
-            SEC[cohort]="FAIL(${SEC[cohort]})"
-            MEM[cohort]="FAIL(${MEM[cohort]})"
+            SEC[cohort]=$(failed "$c" "${SEC[cohort]}")
+            MEM[cohort]=$(failed "$c" "${MEM[cohort]}")
         elif [ "$(section "$c")" != "$(section "$g")" ]; then
             echo "   note: cohort $name: same frames and locals, some text differs: diff $g $c" >&2
         fi
