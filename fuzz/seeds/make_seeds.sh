@@ -12,9 +12,9 @@ trap 'rm -rf "$tmp"' EXIT
 small() { objcopy -R .comment -R .note.gnu.property -R .eh_frame -R .note.GNU-stack "$@" 2>/dev/null; }
 exe=(-nostdlib -static -Wl,--build-id=none)
 # Relocatable objects (relocations in .rela.debug_* left unapplied), one unit each.
-gcc -g -O0 -c -o "$tmp/a.o" src/a.c && small "$tmp/a.o" "$out/obj_g.o"
-gcc -g -gz=zlib -O0 -c -o "$tmp/a.o" src/a.c && small "$tmp/a.o" "$out/obj_gz_zlib.o"
-gcc -gdwarf-4 -O0 -c -o "$tmp/a.o" src/a.c && small "$tmp/a.o" "$out/obj_dwarf4.o"
+gcc -g -O0 -c -o "$tmp/a.o" src/a.c && small "$tmp/a.o" "$out/obj_g"
+gcc -g -gz=zlib -O0 -c -o "$tmp/a.o" src/a.c && small "$tmp/a.o" "$out/obj_gz_zlib"
+gcc -gdwarf-4 -O0 -c -o "$tmp/a.o" src/a.c && small "$tmp/a.o" "$out/obj_dwarf4"
 # Linked executables, two units, .debug_aranges present.
 gcc -g -O0 "${exe[@]}" -o "$tmp/e" src/a.c src/b.c && small "$tmp/e" "$out/exe_g"
 # DWARF 4 at -O1 (location lists), sections compressed with zlib (SHF_COMPRESSED).
