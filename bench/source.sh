@@ -20,6 +20,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
+[ -x /usr/bin/time ] || {
+    echo "bench: /usr/bin/time is missing (Debian package \`time\`: apt-get install time)" >&2
+    exit 1
+}
 
 build_cohort
 build_large
