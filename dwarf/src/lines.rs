@@ -188,16 +188,10 @@ impl DebugFile {
             }
         }
         let unit_low = self
-            .dwarf
-            .unit_ranges(unit)
-            .ok()
-            .and_then(|mut rs| {
-                let mut low = None::<u64>;
-                while let Ok(Some(r)) = rs.next() {
-                    low = Some(low.map_or(r.begin, |l| l.min(r.begin)));
-                }
-                low
-            })
+            .unit_code_ranges(unit)
+            .iter()
+            .map(|r| r.0)
+            .min()
             .unwrap_or(0);
 
         // gdb's line state machine (dwarf2/read.c, lnp_state_machine::record_line).

@@ -15,28 +15,12 @@ use libfuzzer_sys::fuzz_target;
 /// timeout of the harness rather than of the library.
 const MAX_ITEMS: usize = 200_000;
 
-/// Compressed sections claiming more than this uncompressed size are skipped. Known finding
-/// (docs/FUZZING.md, artifacts/dwarf_load/crash-24f4843070e00ed7fed9a776928de7c893cc8068): the
-/// loader passes the size from the compression header straight to an allocation, so a 3 KB
-/// file can ask for exabytes (an abort under the sanitizer). Remove this filter once the
-/// loader bounds the size itself.
-const MAX_CLAIMED_UNCOMPRESSED: u64 = 64 << 20;
-
-fn claims_huge_section(obj: &object::File) -> bool {
-    use object::{Object, ObjectSection};
-    obj.sections().any(|s| {
-        s.compressed_file_range()
-            .is_ok_and(|r| r.uncompressed_size > MAX_CLAIMED_UNCOMPRESSED)
-    })
-}
-
 fuzz_target!(|data: &[u8]| {
     // from_bytes wants 'static bytes (the debugger maps each binary once for the whole run).
     // Inputs that are not even an object file fail the same parse inside from_bytes; skip them
     // here so that they do not leak.
-    match object::File::parse(data) {
-        Ok(obj) if !claims_huge_section(&obj) => {}
-        _ => return,
+    if object::File::parse(data).is_err() {
+        return;
     }
     let data: &'static [u8] = data.to_vec().leak();
     let Ok(file) = DebugFile::from_bytes(Path::new("fuzz"), Path::new("fuzz"), data) else {
@@ -47,20 +31,61 @@ fuzz_target!(|data: &[u8]| {
     let mut pcs = vec![0u64, 1, 0x1000, u64::MAX];
     for i in 0..file.units.len() + 1 {
         let Ok(unit) = file.unit(i) else { continue };
-        walk_dies(&file.dwarf, unit, &mut budget, &mut pcs);
+        walk_dies(&file, &file.dwarf, unit, &mut budget, &mut pcs);
         walk_lines(&file.dwarf, unit, &mut budget, &mut pcs);
         if let Some(off) = unit.header.offset().as_debug_info_offset() {
             let _ = file.unit_index_for_offset(off);
         }
     }
-    for pc in pcs {
+    for &pc in &pcs {
         if let Some(u) = file.unit_for_pc(pc) {
             let _ = file.unit(u);
         }
     }
+    walk_source_level(std::sync::Arc::new(file), &pcs);
 });
 
+/// The debugger's own queries: the name index, line tables both ways, scopes with their
+/// variables, and types (built and printed) of every indexed type.
+fn walk_source_level(file: std::sync::Arc<DebugFile>, pcs: &[u64]) {
+    use cohort_dwarf::{dietypes, format, scopes, types::DieRef};
+    for &pc in pcs {
+        let _ = file.find_line(pc);
+        let _ = file.line_range(pc);
+        let _ = file.function_containing(pc);
+        if let Ok(Some(scope)) = scopes::scope_at(&file, pc) {
+            for f in &scope.frames {
+                for v in f.params.iter().chain(f.locals()) {
+                    let _ = format::type_name(&v.ty);
+                }
+            }
+        }
+    }
+    let _ = file.breakpoint_locations_for_name("main");
+    let _ = file.addresses_for_line("a.c", 3);
+    let names: Vec<String> = file
+        .all_functions()
+        .iter()
+        .take(64)
+        .map(|f| f.name.clone())
+        .collect();
+    for n in names {
+        let _ = file.breakpoint_locations_for_name(&n);
+        let _ = scopes::function_by_name(&file, &n);
+    }
+    let _ = file.source_files();
+    for t in file.all_types().iter().take(256) {
+        let Ok(unit) = file.unit(t.unit) else { continue };
+        if let Some(off) = t.offset.to_debug_info_offset(&unit.header) {
+            let ty = dietypes::type_of(&file, DieRef(off));
+            let _ = format::ptype(&ty);
+        }
+    }
+    let _ = dietypes::lookup_type(&file, "struct item");
+}
+
 fn walk_dies(
+    file: &DebugFile,
     dwarf: &gimli::Dwarf<R>,
     unit: &gimli::Unit<R>,
     budget: &mut usize,
@@ -86,16 +111,9 @@ fn walk_dies(
             let _ = attr.udata_value();
             let _ = attr.sdata_value();
         }
-        if let Ok(mut ranges) = dwarf.die_ranges(unit, entry) {
-            let mut n = 0;
-            while let Ok(Some(r)) = ranges.next() {
-                n += 1;
-                if n > 1000 {
-                    break;
-                }
-                if pcs.len() < 16 {
-                    pcs.push(r.begin);
-                }
+        for (begin, _) in file.entry_ranges(unit, entry).into_iter().take(1000) {
+            if pcs.len() < 16 {
+                pcs.push(begin);
             }
         }
     }
