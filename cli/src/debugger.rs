@@ -1070,10 +1070,7 @@ impl Debugger {
                 out(format!("\tbreakpoint already hit {} {times}", b.hits));
             }
             if b.ignore > 0 {
-                out(format!(
-                    "\tWill ignore next {} crossings of breakpoint.",
-                    b.ignore
-                ));
+                out(format!("\tignore next {} hits", b.ignore));
             }
         }
         Ok(Flow::Go)
