@@ -375,7 +375,7 @@ impl Debugger {
 }
 
 /// The variable names an expression uses (not members, not types).
-fn expr_names<'a>(e: &'a cohort_dwarf::expr::Expr, out: &mut Vec<&'a str>) {
+pub(crate) fn expr_names<'a>(e: &'a cohort_dwarf::expr::Expr, out: &mut Vec<&'a str>) {
     use cohort_dwarf::expr::Expr as E;
     match e {
         E::Name(n) => out.push(n),
