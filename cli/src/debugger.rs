@@ -661,9 +661,19 @@ impl Debugger {
                 } else {
                     "Breakpoint"
                 };
+                // A breakpoint with several locations names the one hit (`1.2`).
+                let mut num = id.to_string();
+                if let Some(b) = self.session.breakpoints().iter().find(|b| b.id == id)
+                    && b.addrs.len() > 1
+                {
+                    let mut addrs = b.addrs.clone();
+                    addrs.sort_unstable();
+                    if let Some(i) = addrs.iter().position(|a| *a == pc) {
+                        num = format!("{id}.{}", i + 1);
+                    }
+                }
                 let head =
-                    self.stop_head(tid, &format!("hit {what} {id}"), &format!("{what} {id}"));
-                let _ = pc;
+                    self.stop_head(tid, &format!("hit {what} {num}"), &format!("{what} {num}"));
                 self.invalidate_frames();
                 out(format!("{head}, {}", self.frame0_line()));
                 self.print_source_line_at(self.frame0_pc());
