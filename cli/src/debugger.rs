@@ -1315,24 +1315,118 @@ impl Debugger {
         }
         let pid = self.session.pid();
         let cur = self.session.current_thread();
-        let rows: Vec<(String, String, String)> = threads
-            .iter()
-            .map(|t| {
-                let target = format!("{} \"{}\"", thread_target(t.pointer, t.tid, pid), t.name);
-                let pc = self
-                    .session
-                    .process()
-                    .and_then(|p| p.pc(t.tid).ok())
-                    .unwrap_or(0);
-                let mark = if Some(t.tid) == cur { "*" } else { " " };
-                (format!("{mark} {:<4}", t.num), target, self.frame_line(pc))
-            })
-            .collect();
+        let sel = self.selected_frame();
+        let mut rows = Vec::new();
+        for t in &threads {
+            let target = format!("{} \"{}\"", thread_target(t.pointer, t.tid, pid), t.name);
+            let mark = if Some(t.tid) == cur { "*" } else { " " };
+            // The Frame column is the thread's frame 0 as gdb describes it.
+            self.session.select_thread(t.num)?;
+            self.invalidate_frames();
+            let frames = self.frames(2);
+            rows.push((
+                format!("{mark} {:<4}", t.num),
+                target,
+                self.describe_frame(&frames, 0, false),
+            ));
+        }
+        self.restore_thread(cur, sel);
         let w = rows.iter().map(|r| r.1.len()).max().unwrap_or(9).max(9);
         out(format!("  {:<4} {:<w$} Frame ", "Id", "Target Id"));
         for (a, b, c) in rows {
             out(format!("{a} {b:<w$} {c}"));
         }
+        Ok(Flow::Go)
+    }
+
+    /// Make `tid` the current thread again, with frame `frame` selected.
+    fn restore_thread(&mut self, tid: Option<i32>, frame: usize) {
+        let num = tid.and_then(|t| self.session.process().and_then(|p| p.thread_num(t)));
+        if let Some(n) = num {
+            let _ = self.session.select_thread(n);
+        }
+        self.invalidate_frames();
+        self.select_frame(frame);
+        self.set_thread_variable();
+    }
+
+    /// `$_thread`: the current thread's number.
+    fn set_thread_variable(&self) {
+        let num = self
+            .session
+            .current_thread()
+            .and_then(|t| self.session.process().and_then(|p| p.thread_num(t)))
+            .unwrap_or(0);
+        let ty = Type::base("int", 4, Encoding::Signed);
+        let v = Value::new(ty, (num as i32).to_le_bytes().to_vec(), Lval::None);
+        self.data
+            .convenience
+            .borrow_mut()
+            .insert("_thread".into(), v);
+    }
+
+    /// `thread apply all|LIST COMMAND`: run COMMAND in each thread (`all`: newest first),
+    /// each under a `Thread N (…):` title; the current thread and frame stay as they were.
+    fn cmd_thread_apply(&mut self, arg: &str) -> Result<Flow> {
+        let (which, cmd) = match arg.split_once(char::is_whitespace) {
+            Some((w, c)) => (w, c.trim()),
+            None => (arg, ""),
+        };
+        let threads = self.session.threads();
+        let mut nums: Vec<usize> = Vec::new();
+        let mut rest = cmd.to_string();
+        if which == "all" {
+            nums = threads.iter().map(|t| t.num).collect();
+            nums.sort_unstable_by(|a, b| b.cmp(a));
+        } else {
+            // A list of numbers and ranges, then the command.
+            let mut words = arg.split_whitespace().peekable();
+            let mut used = 0;
+            while let Some(w) = words.peek() {
+                let range = match w.split_once('-') {
+                    Some((a, b)) => a.parse::<usize>().ok().zip(b.parse::<usize>().ok()),
+                    None => w.parse::<usize>().ok().map(|n| (n, n)),
+                };
+                let Some((a, b)) = range else { break };
+                nums.extend(a..=b);
+                used += 1;
+                words.next();
+            }
+            if used == 0 {
+                return Err(EngineError::Other(format!("Invalid thread ID: {arg}")));
+            }
+            rest = arg
+                .split_whitespace()
+                .skip(used)
+                .collect::<Vec<_>>()
+                .join(" ");
+        }
+        if rest.is_empty() {
+            return Err(EngineError::Other(
+                "Please specify a command following the thread ID list".into(),
+            ));
+        }
+        let cur = self.session.current_thread();
+        let sel = self.selected_frame();
+        let pid = self.session.pid();
+        for n in nums {
+            let Some(t) = threads.iter().find(|t| t.num == n) else {
+                eprintln!("warning: Unknown thread {n}");
+                continue;
+            };
+            self.session.select_thread(n)?;
+            self.invalidate_frames();
+            self.set_thread_variable();
+            out(format!(
+                "\nThread {n} ({} \"{}\"):",
+                thread_target(t.pointer, t.tid, pid),
+                t.name
+            ));
+            if self.execute(&rest) == Flow::Quit {
+                return Ok(Flow::Quit);
+            }
+        }
+        self.restore_thread(cur, sel);
         Ok(Flow::Go)
     }
 
@@ -1382,6 +1476,9 @@ impl Debugger {
 
     fn cmd_thread(&mut self, arg: &str) -> Result<Flow> {
         let arg = arg.trim();
+        if let Some(rest) = arg.strip_prefix("apply") {
+            return self.cmd_thread_apply(rest.trim());
+        }
         let pid = self.session.pid();
         if arg.is_empty() {
             let cur = self
@@ -1406,6 +1503,7 @@ impl Debugger {
             .select_thread(num)
             .map_err(|_| EngineError::Other(format!("Unknown thread {num}.")))?;
         self.last_tid = Some(tid);
+        self.set_thread_variable();
         let t = self.session.threads().into_iter().find(|t| t.tid == tid);
         let pointer = t.map(|t| t.pointer).unwrap_or(0);
         let pc = self.session.registers(false)?.pc();

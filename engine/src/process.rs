@@ -349,8 +349,9 @@ impl Process {
             Some(d) => Some(cstr(d.as_os_str().as_bytes())?),
             None => None,
         };
-        let (gate_r, gate_w) =
-            nix::unistd::pipe().map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
+        // Close-on-exec: the program must not inherit the gate (its first fd is 3, as under gdb).
+        let (gate_r, gate_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+            .map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
         let disable_aslr = opts.disable_aslr;
         // SAFETY: the child only makes async-signal-safe calls (personality, chdir, read,
         // execve, _exit) on data prepared before the fork.
