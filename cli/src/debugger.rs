@@ -1124,7 +1124,7 @@ impl Debugger {
             "registers" | "reg" | "r" => self.info_registers(rest, false),
             "all-registers" => self.info_registers(rest, true),
             "threads" | "thread" => self.info_threads(),
-            "sharedlibrary" | "shared" | "dll" => self.info_shared(),
+            "sharedlibrary" | "shared" | "dll" => self.info_shared(rest),
             "signals" | "handle" => self.info_signals(rest),
             "locals" | "lo" => self.cmd_info_vars(false),
             "frame" | "f" => self.cmd_info_frame(),
@@ -1430,9 +1430,20 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    fn info_shared(&mut self) -> Result<Flow> {
-        let libs = self.session.libraries().to_vec();
+    /// `info sharedlibrary [REGEX]`.
+    fn info_shared(&mut self, regex: &str) -> Result<Flow> {
+        let libs: Vec<_> = self
+            .session
+            .libraries()
+            .iter()
+            .filter(|l| simple_regex_match(regex.trim(), &l.path))
+            .cloned()
+            .collect();
         if libs.is_empty() {
+            if !regex.trim().is_empty() {
+                out("No shared libraries matched.");
+                return Ok(Flow::Go);
+            }
             out("No shared libraries loaded at this time.");
             return Ok(Flow::Go);
         }
@@ -1595,6 +1606,26 @@ impl Debugger {
             }
         }
         Ok(Flow::Go)
+    }
+}
+
+/// A regular expression of literal text with optional `^`/`$` anchors (enough for library
+/// names); empty matches everything.
+fn simple_regex_match(re: &str, text: &str) -> bool {
+    let (start, re) = match re.strip_prefix('^') {
+        Some(r) => (true, r),
+        None => (false, re),
+    };
+    let (end, re) = match re.strip_suffix('$') {
+        Some(r) => (true, r),
+        None => (false, re),
+    };
+    let re = re.replace("\\.", ".");
+    match (start, end) {
+        (true, true) => text == re,
+        (true, false) => text.starts_with(&re),
+        (false, true) => text.ends_with(&re),
+        (false, false) => text.contains(&re),
     }
 }
 
