@@ -745,10 +745,12 @@ impl Debugger {
     /// unchanged one (a change is a write), `awatch` either. Returns false when none reports.
     fn report_watchpoints(&mut self, tid: i32, id: u32) -> Result<bool> {
         let bps = self.session.breakpoints().to_vec();
-        let Some((hit_addr, hit_len)) = bps.iter().find(|b| b.id == id).and_then(|b| match b.kind {
-            BpKind::Watch { addr, len, .. } => Some((addr, len as u64)),
-            _ => None,
-        }) else {
+        let Some((hit_addr, hit_len)) =
+            bps.iter().find(|b| b.id == id).and_then(|b| match b.kind {
+                BpKind::Watch { addr, len, .. } => Some((addr, len as u64)),
+                _ => None,
+            })
+        else {
             return Ok(false);
         };
         let mut reported = false;
@@ -787,10 +789,7 @@ impl Debugger {
                     self.format(&old, &FormatOptions::default()),
                     self.format(&new, &FormatOptions::default())
                 ),
-                (_, false) => format!(
-                    "Value = {}",
-                    self.format(&new, &FormatOptions::default())
-                ),
+                (_, false) => format!("Value = {}", self.format(&new, &FormatOptions::default())),
             };
             if !self.session.count_hit(b.id) {
                 continue;
@@ -1246,7 +1245,10 @@ impl Debugger {
                             (format!("{:<aw$}", "<MULTIPLE>"), String::new())
                         }
                     };
-                    out(format!("{:<7} {ty:<tw$} {disp} {enb}   {addr} {what}", b.id));
+                    out(format!(
+                        "{:<7} {ty:<tw$} {disp} {enb}   {addr} {what}",
+                        b.id
+                    ));
                 }
                 BpKind::Watch { expr, .. } => {
                     out(format!(

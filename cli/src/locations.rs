@@ -144,10 +144,10 @@ impl Debugger {
     /// the file of `main`).
     pub(crate) fn qualify_linespec(&self, text: &str) -> String {
         let t = text.trim();
-        if t.parse::<u32>().is_ok() {
-            if let Some(f) = self.default_source_file() {
-                return format!("{f}:{t}");
-            }
+        if t.parse::<u32>().is_ok()
+            && let Some(f) = self.default_source_file()
+        {
+            return format!("{f}:{t}");
         }
         t.to_string()
     }
@@ -227,8 +227,8 @@ impl Debugger {
     /// a name unknown there (`No symbol "x" in current context.`) rejects it.
     fn check_condition(&self, c: &str, at: Option<u64>) -> Result<()> {
         let ctx = self.eval_ctx();
-        let e = cohort_dwarf::expr::parse_in(c, &ctx)
-            .map_err(|e| EngineError::Other(e.to_string()))?;
+        let e =
+            cohort_dwarf::expr::parse_in(c, &ctx).map_err(|e| EngineError::Other(e.to_string()))?;
         let mut names = Vec::new();
         expr_names(&e, &mut names);
         let scope = at.and_then(|a| {
