@@ -5,6 +5,7 @@
 //! has line information, stopping after its prologue; returning into the middle of a line
 //! finishes that line.
 
+use cohort_engine::flow::{self, next_control_flow};
 use cohort_engine::session::Event;
 use cohort_engine::{EngineError, Result};
 
@@ -19,6 +20,16 @@ pub enum StepKind {
     Over,
     /// `until` without argument: `next` that does not go backwards in loops.
     Until,
+}
+
+/// What running the straight-line part of a line did.
+enum Straight {
+    /// Stopped at this pc (by our breakpoint).
+    Moved(u64),
+    /// Something else happened and was reported.
+    Reported,
+    /// The next instruction must be single-stepped.
+    SingleStep,
 }
 
 /// How one step ended.
@@ -36,9 +47,13 @@ impl Debugger {
             return Err(EngineError::NotRunning);
         }
         let n = crate::debugger::parse_count(arg)?;
-        for _ in 0..n {
+        for i in 0..n {
             match self.step_once(kind)? {
                 Outcome::Done { new_function } => {
+                    // `next N` shows only where the last step ended.
+                    if i + 1 < n {
+                        continue;
+                    }
                     self.select_frame(0);
                     let pc = self.session.registers(false)?.pc();
                     if new_function {
@@ -69,16 +84,22 @@ impl Debugger {
         let mut new_function = false;
         loop {
             let before = self.session.registers(false)?.pc();
-            let ev = self.session.step_instruction();
-            self.flush_messages();
-            let pc = match ev? {
-                Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
-                other => {
-                    if self.report(other)? {
-                        return Ok(Outcome::Reported);
+            let pc = match self.run_straight_line(before, range, kind, frame_cfa)? {
+                Straight::Moved(pc) => pc,
+                Straight::Reported => return Ok(Outcome::Reported),
+                Straight::SingleStep => {
+                    let ev = self.session.step_instruction();
+                    self.flush_messages();
+                    match ev? {
+                        Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
+                        other => {
+                            if self.report(other)? {
+                                return Ok(Outcome::Reported);
+                            }
+                            // Absorbed (e.g. a breakpoint whose condition is false).
+                            self.session.registers(false)?.pc()
+                        }
                     }
-                    // Absorbed (e.g. a breakpoint whose condition is false): go on stepping.
-                    self.session.registers(false)?.pc()
                 }
             };
             if pc >= range.0 && pc < range.1 {
@@ -151,6 +172,40 @@ impl Debugger {
                     r => r,
                 });
             }
+        }
+    }
+
+    /// Inside the line being stepped, run the instructions that cannot leave it with one
+    /// breakpoint instead of a trap per instruction: up to the next jump (which is then
+    /// single-stepped), to the end of the range, or — for `next` — over a call to its return
+    /// address in this frame.
+    fn run_straight_line(
+        &mut self,
+        pc: u64,
+        range: (u64, u64),
+        kind: StepKind,
+        frame_cfa: Option<u64>,
+    ) -> Result<Straight> {
+        if pc < range.0 || pc >= range.1 {
+            return Ok(Straight::SingleStep);
+        }
+        let len = (range.1 - pc).min(4096) as usize;
+        let mut code = vec![0u8; len];
+        if self.session.read_memory(pc, &mut code).is_err() {
+            return Ok(Straight::SingleStep);
+        }
+        let arch = self.session.arch();
+        let (target, cfa) = match next_control_flow(arch, &code, pc) {
+            None => (range.1, None),
+            Some((a, _, _)) if a > pc => (a, None),
+            Some((a, n, flow::Flow::Call)) if a == pc && kind != StepKind::Into => {
+                (pc + n as u64, frame_cfa)
+            }
+            Some(_) => return Ok(Straight::SingleStep),
+        };
+        match self.run_to(target, cfa)? {
+            Some(pc) => Ok(Straight::Moved(pc)),
+            None => Ok(Straight::Reported),
         }
     }
 
