@@ -290,8 +290,7 @@ impl DebugFile {
         let Ok(entry) = unit.entry(off) else {
             return Vec::new();
         };
-        let out = self.entry_ranges(unit, &entry);
-        out
+        self.entry_ranges(unit, &entry)
     }
 
     /// The name index, built now if it was not yet.

@@ -275,9 +275,10 @@ fn section_bytes(obj: &object::File<'static>, name: &str) -> &'static [u8] {
     const MAX_SIZE: u64 = 8 << 30;
     match obj.section_by_name(name) {
         Some(s) => match s.compressed_file_range() {
-            Ok(r) if r.format != object::CompressionFormat::None
-                && (r.uncompressed_size > MAX_SIZE
-                    || r.uncompressed_size > r.compressed_size.saturating_mul(MAX_RATIO)) =>
+            Ok(r)
+                if r.format != object::CompressionFormat::None
+                    && (r.uncompressed_size > MAX_SIZE
+                        || r.uncompressed_size > r.compressed_size.saturating_mul(MAX_RATIO)) =>
             {
                 tracing::warn!(
                     "section {name}: claims {} bytes uncompressed; ignored",

@@ -46,5 +46,8 @@ fn overflowing_high_pc_gives_no_range() {
         }
         seen += 1;
     }
-    assert!(seen >= 8, "expected the committed crash inputs, found {seen}");
+    assert!(
+        seen >= 8,
+        "expected the committed crash inputs, found {seen}"
+    );
 }
