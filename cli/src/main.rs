@@ -7,6 +7,7 @@
 mod data;
 mod debugger;
 mod format;
+mod listing;
 mod locations;
 mod registers;
 mod source;
