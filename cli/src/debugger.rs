@@ -773,7 +773,7 @@ impl Debugger {
 
     /// Address expressions: numbers, `$reg`, `$pc`/`$sp`/`$fp`, symbols, `&symbol`, joined
     /// with `+` and `-`.
-    fn eval_address(&self, expr: &str) -> Result<u64> {
+    pub(crate) fn eval_address(&self, expr: &str) -> Result<u64> {
         let expr = expr.trim();
         let mut total: i128 = 0;
         let mut sign = 1i128;
@@ -973,6 +973,7 @@ impl Debugger {
             "signals" | "handle" => self.info_signals(rest),
             "locals" | "lo" => self.cmd_info_vars(false),
             "frame" | "f" => self.cmd_info_frame(),
+            "source" => self.cmd_info_source(),
             "args" | "ar" => self.cmd_info_vars(true),
             "display" => {
                 let list = self.data.displays.borrow().clone();
