@@ -311,9 +311,7 @@ impl Debugger {
             .displays
             .borrow_mut()
             .push((n, fmt, text.trim().to_string()));
-        if self.session.is_running() {
-            self.show_display(n, fmt, text.trim());
-        }
+        // gdb (batch, no terminal) shows a new display at the next stop only.
         Ok(Flow::Go)
     }
 
@@ -338,6 +336,14 @@ impl Debugger {
     }
 
     fn show_display(&mut self, n: u32, fmt: Option<char>, text: &str) {
+        if let Some(f @ ('i' | 's')) = fmt {
+            // Memory formats display like `x`.
+            out(format!("{n}: x/{f} {text}"));
+            if let Err(e) = self.cmd_x(&format!("/{f} {text}")) {
+                eprintln!("{e}");
+            }
+            return;
+        }
         match self.evaluate(text) {
             Ok(v) => {
                 let opts = match fmt {

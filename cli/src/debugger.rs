@@ -462,31 +462,14 @@ impl Debugger {
         if !self.session.is_running() {
             return Err(EngineError::NotRunning);
         }
-        let n = if arg.trim().is_empty() {
-            1
-        } else {
-            parse_number(arg).unwrap_or(1)
-        };
-        let start_fn = self.function_start(self.frame0_pc());
-        let start_cfa = self.cfa_of_frame0();
-        for i in 0..n {
+        let n = parse_count(arg)?;
+        let mut before = (None, None);
+        for _ in 0..n {
+            before = self.step_frame_id();
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {
-                Event::Step { pc, .. } => {
-                    if i + 1 == n {
-                        self.invalidate_frames();
-                        let same = self.function_start(pc) == start_fn
-                            && self.cfa_of_frame0() == start_cfa;
-                        if same && self.line_at(pc).is_some_and(|l| l.line != 0) {
-                            self.print_stop_location(pc);
-                        } else if self.line_at(pc).is_some_and(|l| l.line != 0) {
-                            self.print_stop_frame();
-                        } else {
-                            out(self.frame_line(pc));
-                        }
-                    }
-                }
+                Event::Step { .. } => self.invalidate_frames(),
                 other => {
                     // A breakpoint, signal or exit ends the stepping early.
                     if !self.report(other)? {
@@ -496,6 +479,7 @@ impl Debugger {
                 }
             }
         }
+        self.print_stepi_stop(before);
         Ok(Flow::Go)
     }
 
@@ -833,7 +817,7 @@ impl Debugger {
             .ok_or_else(|| EngineError::Other(format!("No symbol \"{t}\" in current context.")))
     }
 
-    fn cmd_x(&mut self, arg: &str) -> Result<Flow> {
+    pub(crate) fn cmd_x(&mut self, arg: &str) -> Result<Flow> {
         let (fmt, rest) = match arg.strip_prefix('/') {
             Some(r) => {
                 let end = r.find(char::is_whitespace).unwrap_or(r.len());

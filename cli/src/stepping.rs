@@ -359,8 +359,10 @@ impl Debugger {
             return Err(EngineError::NotRunning);
         }
         let n = crate::debugger::parse_count(arg)?;
+        let mut before = (None, None);
         for _ in 0..n {
-            let cfa = self.cfa_of_frame0();
+            before = self.step_frame_id();
+            let cfa = before.1;
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {
@@ -371,6 +373,7 @@ impl Debugger {
                     }
                 }
             }
+            self.invalidate_frames();
             let now = self.cfa_of_frame0();
             if self.stepped_into_subroutine(cfa, now)
                 && let Some(ret) = self.return_address_of_frame0()
@@ -379,10 +382,29 @@ impl Debugger {
                 return Ok(Flow::Go);
             }
         }
-        self.select_frame(0);
-        let pc = self.session.registers(false)?.pc();
-        self.print_stop_location(pc);
+        self.print_stepi_stop(before);
         Ok(Flow::Go)
+    }
+
+    /// gdb's frame id of frame 0 for stepping: (function start, CFA).
+    pub(crate) fn step_frame_id(&self) -> (Option<u64>, Option<u64>) {
+        self.invalidate_frames();
+        (self.function_start(self.frame0_pc()), self.cfa_of_frame0())
+    }
+
+    /// The stop report after `stepi`/`nexti`: the source line alone (with the address
+    /// mid-line) when the last instruction stepped stayed in the frame it started in (`before`,
+    /// from [`Self::step_frame_id`]), else the frame line and the source line; then displays.
+    pub(crate) fn print_stepi_stop(&mut self, before: (Option<u64>, Option<u64>)) {
+        self.select_frame(0);
+        let now = self.step_frame_id();
+        let pc = self.frame0_pc();
+        if now == before && self.line_at(pc).is_some_and(|l| l.line != 0) {
+            self.print_stop_location(pc);
+        } else {
+            self.print_stop_frame();
+        }
+        self.do_displays();
     }
 
     /// Whether frame 0, with CFA `now`, is a subroutine called from the frame whose CFA was
