@@ -151,7 +151,8 @@ impl Debugger {
             "step" | "s" => self.cmd_step(rest, StepKind::Into),
             "next" | "n" => self.cmd_step(rest, StepKind::Over),
             "until" | "u" if rest.is_empty() => self.cmd_step(rest, StepKind::Until),
-            "until" | "u" | "advance" => self.cmd_advance(rest),
+            "until" | "u" => self.cmd_advance(rest, true),
+            "advance" => self.cmd_advance(rest, false),
             "finish" | "fin" => self.cmd_finish(),
             "start" => {
                 self.cmd_break("main", true)?;

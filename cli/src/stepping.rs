@@ -65,10 +65,15 @@ impl Debugger {
         };
         let start_line = self.line_at(start_pc);
         let mut frame_cfa = self.cfa_of_frame0();
-        let start_function = self.function_start(start_pc);
+        if kind == StepKind::Until
+            && let Some(f) = self.function_start(start_pc)
+        {
+            // gdb's `until_next_command`: the range runs from the function's entry to the end
+            // of the line, so jumping back (a loop) keeps going.
+            range.0 = range.0.min(f);
+        }
         let mut new_function = false;
         loop {
-            let before = self.session.registers(false)?.pc();
             let ev = self.session.step_instruction();
             self.flush_messages();
             let pc = match ev? {
@@ -82,9 +87,6 @@ impl Debugger {
                 }
             };
             if pc >= range.0 && pc < range.1 {
-                if kind == StepKind::Until && pc < before {
-                    // A jump backwards within the line: until does not stop in loops either.
-                }
                 continue;
             }
             let cfa = self.cfa_of_frame0();
@@ -136,13 +138,6 @@ impl Debugger {
                     return Ok(Outcome::Done { new_function });
                 }
                 range = r;
-                continue;
-            }
-            if kind == StepKind::Until && pc < before && self.function_start(pc) == start_function {
-                // until: a jump backwards (loop) keeps going.
-                if let Some(r) = self.line_range(pc) {
-                    range = (range.0.min(r.0), range.1.max(r.1));
-                }
                 continue;
             }
             if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
@@ -237,6 +232,21 @@ impl Debugger {
         addrs: &[u64],
         frame_cfa: Option<u64>,
     ) -> Result<Option<u64>> {
+        // In a recursive call the same return address is reached by inner frames first: only
+        // the frame we wait for counts.
+        self.run_until(addrs, |d, _| {
+            frame_cfa.is_none_or(|want| d.cfa_of_frame0().is_none_or(|c| c >= want))
+        })
+    }
+
+    /// Run (all threads) until the current thread reaches one of `addrs` where `accept`
+    /// (given the pc) agrees. Returns `Some(pc)` then, `None` when something else was
+    /// reported.
+    pub(crate) fn run_until(
+        &mut self,
+        addrs: &[u64],
+        accept: impl Fn(&Self, u64) -> bool,
+    ) -> Result<Option<u64>> {
         let tid = self
             .session
             .current_thread()
@@ -259,13 +269,9 @@ impl Debugger {
                     if t != tid {
                         continue;
                     }
-                    // In a recursive call the same return address is reached by inner frames
-                    // first: only the frame we wait for counts.
-                    if let Some(want) = frame_cfa {
-                        let cfa = self.cfa_of_frame0();
-                        if cfa.is_some_and(|c| c < want) {
-                            continue;
-                        }
+                    self.invalidate_frames();
+                    if !accept(self, pc) {
+                        continue;
                     }
                     break Some(pc);
                 }
@@ -327,22 +333,30 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    /// `until LOCATION` / `advance LOCATION`: run until the location is reached or the
-    /// current frame returns.
-    pub(crate) fn cmd_advance(&mut self, arg: &str) -> Result<Flow> {
+    /// `until LOCATION` / `advance LOCATION` (gdb's `until_break_command`): run until the
+    /// location is reached or the current frame returns to its caller. `until` stops at the
+    /// location only in the current frame; `advance` in any.
+    pub(crate) fn cmd_advance(&mut self, arg: &str, is_until: bool) -> Result<Flow> {
         if !self.session.is_running() {
             return Err(EngineError::NotRunning);
         }
         if arg.trim().is_empty() {
             return Err(EngineError::Other("Argument required (a location).".into()));
         }
-        let mut addrs = self.resolve_location(arg.trim())?;
+        let locs = self.resolve_location(arg.trim())?;
         let frames = self.frames(2);
         let cfa = frames.first().and_then(|f| f.cfa);
-        if let Some(c) = frames.get(1) {
-            addrs.push(c.pc());
+        let caller = frames.get(1).map(|c| (c.pc(), c.cfa));
+        let mut addrs = locs.clone();
+        if let Some((pc, _)) = caller {
+            addrs.push(pc);
         }
-        match self.run_to_any(&addrs, cfa)? {
+        let accept = |d: &Self, pc: u64| {
+            let now = d.cfa_of_frame0();
+            (locs.contains(&pc) && (!is_until || now == cfa))
+                || caller.is_some_and(|(cpc, ccfa)| cpc == pc && now == ccfa)
+        };
+        match self.run_until(&addrs, accept)? {
             Some(_) => {}
             None => return Ok(Flow::Go),
         }
