@@ -959,6 +959,13 @@ impl Debugger {
             "locals" | "lo" => self.cmd_info_vars(false),
             "frame" | "f" => self.cmd_info_frame(),
             "source" => self.cmd_info_source(),
+            "functions" | "fu" => {
+                self.cmd_info_symbols(crate::symtab_info::SymbolClass::Functions, rest)
+            }
+            "variables" | "va" => {
+                self.cmd_info_symbols(crate::symtab_info::SymbolClass::Variables, rest)
+            }
+            "types" | "ty" => self.cmd_info_symbols(crate::symtab_info::SymbolClass::Types, rest),
             "args" | "ar" => self.cmd_info_vars(true),
             "display" => {
                 let list = self.data.displays.borrow().clone();

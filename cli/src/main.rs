@@ -13,6 +13,7 @@ mod registers;
 mod source;
 mod stack;
 mod stepping;
+mod symtab_info;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
