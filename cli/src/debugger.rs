@@ -699,7 +699,7 @@ impl Debugger {
     }
 
     /// `0x… <sym+off>` (or just `0x…`), as gdb writes an address.
-    fn address_with_symbol(&self, addr: u64) -> String {
+    pub(crate) fn address_with_symbol(&self, addr: u64) -> String {
         match self.session.symbolize(addr) {
             Some(s) => format!("{addr:#x} <{s}>"),
             None => format!("{addr:#x}"),
@@ -959,6 +959,9 @@ impl Debugger {
             "locals" | "lo" => self.cmd_info_vars(false),
             "frame" | "f" => self.cmd_info_frame(),
             "source" => self.cmd_info_source(),
+            "symbol" => self.cmd_info_symbol(rest),
+            "address" => self.cmd_info_address(rest),
+            "line" => self.cmd_info_line(rest),
             "functions" | "fu" => {
                 self.cmd_info_symbols(crate::symtab_info::SymbolClass::Functions, rest)
             }

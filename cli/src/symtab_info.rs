@@ -290,3 +290,142 @@ impl Debugger {
         Ok(Flow::Go)
     }
 }
+
+impl Debugger {
+    /// `info symbol ADDR`: the ELF symbol containing the address and its section.
+    pub(crate) fn cmd_info_symbol(&mut self, arg: &str) -> Result<Flow> {
+        let a = arg.trim();
+        if a.is_empty() {
+            return Err(EngineError::Other("Argument required (address).".into()));
+        }
+        let addr = self.eval_address(a)?;
+        let syms = self.session.symbols();
+        let multi = syms.objects().count() > 1;
+        let Some((obj, sym, off)) = syms.symbolize_parts(addr) else {
+            return Err(EngineError::Other(format!("No symbol matches {a}.")));
+        };
+        let sec = obj
+            .file
+            .section_containing(addr.wrapping_sub(obj.bias))
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        let mut s = if off == 0 {
+            format!("{} in section {sec}", sym.name)
+        } else {
+            format!("{} + {off} in section {sec}", sym.name)
+        };
+        if multi {
+            s.push_str(&format!(" of {}", obj.file.path.display()));
+        }
+        out(s);
+        Ok(Flow::Go)
+    }
+
+    /// `info address NAME` for globals and functions.
+    pub(crate) fn cmd_info_address(&mut self, arg: &str) -> Result<Flow> {
+        let name = arg.trim();
+        if name.is_empty() {
+            return Err(EngineError::Other("Argument required.".into()));
+        }
+        let elf = self.session.symbols().objects().find_map(|o| {
+            o.file
+                .lookup_exact(name)
+                .map(|s| (s.addr.wrapping_add(o.bias), s.kind))
+        });
+        let mut debug_fn = false;
+        let mut debug_var = false;
+        for (d, _) in self.debug_objects() {
+            debug_fn |= d.functions_named(name).iter().any(|f| !f.inlined_copy);
+            debug_var |= !d.variables_named(name).is_empty();
+        }
+        match elf {
+            Some((a, _)) if debug_fn => out(format!(
+                "Symbol \"{name}\" is a function at address {a:#x}."
+            )),
+            Some((a, _)) if debug_var => out(format!(
+                "Symbol \"{name}\" is static storage at address {a:#x}."
+            )),
+            Some((a, _)) => out(format!(
+                "Symbol \"{name}\" is at {a:#x} in a file compiled without debugging."
+            )),
+            None => {
+                return Err(EngineError::Other(format!(
+                    "No symbol \"{name}\" in current context."
+                )));
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `info line [FUNCTION|*ADDR]`: the address range of a line.
+    pub(crate) fn cmd_info_line(&mut self, arg: &str) -> Result<Flow> {
+        let a = arg.trim();
+        let pc = if a.is_empty() {
+            let cur = self
+                .src
+                .list_center
+                .borrow()
+                .clone()
+                .or_else(|| self.src.list_last.borrow().clone());
+            let Some((file, _, line)) = cur else {
+                return Err(EngineError::Other(
+                    "No line number information available.".into(),
+                ));
+            };
+            self.first_address_of_line(&file, line)
+        } else if let Some(x) = a.strip_prefix('*') {
+            Some(self.eval_address(x.trim())?)
+        } else {
+            let mut found = None;
+            for (d, bias) in self.debug_objects() {
+                if let Some(f) = d.functions_named(a).into_iter().find(|f| !f.inlined_copy) {
+                    found = f.entry_pc().map(|p| p.wrapping_add(bias));
+                    break;
+                }
+            }
+            if found.is_none() {
+                return Err(EngineError::Other(format!("Function \"{a}\" not defined.")));
+            }
+            found
+        };
+        let Some(pc) = pc else {
+            return Err(EngineError::Other(
+                "No line number information available.".into(),
+            ));
+        };
+        match self.line_at(pc) {
+            Some(l) if l.line != 0 => {
+                let start = self.address_with_symbol(l.start);
+                let end = self.address_with_symbol(l.end);
+                out(format!(
+                    "Line {} of \"{}\" starts at address {start} and ends at {end}.",
+                    l.line, l.name
+                ));
+            }
+            _ => out(format!(
+                "No line number information available for address {}",
+                self.address_with_symbol(pc)
+            )),
+        }
+        Ok(Flow::Go)
+    }
+
+    /// The lowest address of a line-table row for `line` of `file` (gdb's `find_line_pc`).
+    fn first_address_of_line(&self, file: &std::path::Path, line: u32) -> Option<u64> {
+        let mut best: Option<u64> = None;
+        for (d, bias) in self.debug_objects() {
+            for ui in 0..d.units.len() {
+                let Ok(lines) = d.unit_lines(ui) else {
+                    continue;
+                };
+                for s in lines.subfiles.iter().filter(|s| s.full == file) {
+                    for r in s.rows.iter().filter(|r| r.line == line) {
+                        let a = r.address.wrapping_add(bias);
+                        best = Some(best.map_or(a, |b| b.min(a)));
+                    }
+                }
+            }
+        }
+        best
+    }
+}
