@@ -153,6 +153,10 @@ impl Debugger {
                 }
             }
         }
+        if self.session.symbols().lookup(&spec).is_some() {
+            // A symbol without line information: gdb lists nothing.
+            return Ok(None);
+        }
         if self.debug_objects().is_empty() && self.session.symbols().is_empty() {
             return err("No symbol table is loaded.  Use the \"file\" command.");
         }
