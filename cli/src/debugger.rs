@@ -839,7 +839,7 @@ impl Debugger {
                 'h' => size = 2,
                 'w' => size = 4,
                 'g' => size = 8,
-                'x' | 'd' | 'u' | 'o' | 't' | 'c' | 'i' | 'a' => letter = c,
+                'x' | 'd' | 'u' | 'o' | 't' | 'c' | 'i' | 'a' | 's' | 'f' => letter = c,
                 _ => return Err(EngineError::Other(format!("Invalid number \"{fmt}\"."))),
             }
         }
@@ -848,11 +848,19 @@ impl Debugger {
                 EngineError::Other("Argument required (starting display address).".into())
             })?
         } else {
-            self.eval_address(rest)?
+            self.address_of_expr(rest)?
         };
         if letter == 'i' {
             self.x_fmt.0 = 'i';
             return self.x_insns(addr, count);
+        }
+        if letter == 's' {
+            self.x_fmt.0 = 's';
+            self.x_next = Some(self.x_strings(addr, count)?);
+            return Ok(Flow::Go);
+        }
+        if letter == 'f' && size != 4 && size != 8 {
+            size = 8;
         }
         if letter == 'c' {
             size = 1;
@@ -897,7 +905,9 @@ impl Debugger {
             let units: Vec<String> = buf
                 .chunks(size)
                 .map(|c| {
-                    if letter == 'a' {
+                    if letter == 'f' {
+                        self.x_float(c)
+                    } else if letter == 'a' {
                         let v = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
                         self.address_with_symbol(v)
                     } else {
@@ -928,7 +938,12 @@ impl Debugger {
             return Err(EngineError::Memory(addr));
         }
         code.truncate(n);
-        let pc = self.session.registers(false).ok().map(|r| r.pc());
+        // gdb marks the selected frame's pc.
+        let pc = self
+            .frames(usize::MAX)
+            .get(self.selected_frame())
+            .map(|f| f.pc())
+            .or_else(|| self.session.registers(false).ok().map(|r| r.pc()));
         let sym = |a: u64| self.session.symbolize(a);
         let insns = disasm::disassemble(arch, &code, addr, count, &sym)?;
         let mut next = addr;

@@ -118,9 +118,13 @@ impl Debugger {
     /// The file and line a list argument names (gdb's `decode_line_1` in list mode):
     /// `Ok(None)` when it names no source line (gdb then lists nothing). A bare line number is
     /// in `default`'s file when given, else in the default source file.
-    fn locate_for_list(&self, spec: &str, default: Option<(&Path, &str)>) -> Result<Option<Pos>> {
+    fn locate_for_list(
+        &mut self,
+        spec: &str,
+        default: Option<(&Path, &str)>,
+    ) -> Result<Option<Pos>> {
         if let Some(addr) = spec.strip_prefix('*') {
-            let pc = self.eval_address(addr.trim())?;
+            let pc = self.address_of_expr(addr.trim())?;
             return Ok(self
                 .line_at(pc)
                 .filter(|l| l.line != 0)

@@ -298,7 +298,7 @@ impl Debugger {
         if a.is_empty() {
             return Err(EngineError::Other("Argument required (address).".into()));
         }
-        let addr = self.eval_address(a)?;
+        let addr = self.address_of_expr(a)?;
         let syms = self.session.symbols();
         let multi = syms.objects().count() > 1;
         let Some((obj, sym, off)) = syms.symbolize_parts(addr) else {
@@ -374,7 +374,7 @@ impl Debugger {
             };
             self.first_address_of_line(&file, line)
         } else if let Some(x) = a.strip_prefix('*') {
-            Some(self.eval_address(x.trim())?)
+            Some(self.address_of_expr(x.trim())?)
         } else {
             let mut found = None;
             for (d, bias) in self.debug_objects() {
