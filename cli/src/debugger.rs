@@ -175,6 +175,7 @@ impl Debugger {
             "detach" => self.cmd_detach(),
             "attach" => self.cmd_attach(rest),
             "x" => self.cmd_x(rest),
+            "disassemble" | "disas" => self.cmd_disassemble(rest),
             "info" | "i" | "inf" => self.cmd_info(rest),
             "thread" | "t" => self.cmd_thread(rest),
             "handle" => self.cmd_handle(rest),

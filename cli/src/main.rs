@@ -6,6 +6,7 @@
 
 mod data;
 mod debugger;
+mod disassemble;
 mod examine;
 mod format;
 mod listing;
