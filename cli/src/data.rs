@@ -168,7 +168,8 @@ impl Debugger {
     }
 
     /// `info locals` / `info args` for the selected frame.
-    pub(crate) fn cmd_info_vars(&mut self, args: bool) -> Result<Flow> {
+    /// `info args|locals [REGEX]`.
+    pub(crate) fn cmd_info_vars(&mut self, args: bool, filter: &str) -> Result<Flow> {
         if !self.session.is_running() {
             return Err(EngineError::Other("No frame selected.".into()));
         }
@@ -183,11 +184,25 @@ impl Debugger {
         let Some(fs) = scope.innermost() else {
             return Err(EngineError::Other("No symbol table info available.".into()));
         };
-        let vars: Vec<_> = if args {
+        let mut vars: Vec<_> = if args {
             fs.params.iter().collect()
         } else {
             fs.locals()
         };
+        let filter = filter.trim();
+        if !filter.is_empty() {
+            let re = crate::symtab_info::Regex::new(filter)
+                .map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))?;
+            vars.retain(|v| re.is_match(&v.name));
+            if vars.is_empty() {
+                out(if args {
+                    "No matching arguments."
+                } else {
+                    "No matching locals."
+                });
+                return Ok(Flow::Go);
+            }
+        }
         if vars.is_empty() {
             out(if args { "No arguments." } else { "No locals." });
             return Ok(Flow::Go);
@@ -322,7 +337,11 @@ impl Debugger {
         }
         for w in arg.split_whitespace() {
             if let Ok(n) = w.parse::<u32>() {
-                self.data.displays.borrow_mut().retain(|d| d.0 != n);
+                let mut list = self.data.displays.borrow_mut();
+                if !list.iter().any(|d| d.0 == n) {
+                    eprintln!("No display number {n}.");
+                }
+                list.retain(|d| d.0 != n);
             }
         }
         Ok(Flow::Go)

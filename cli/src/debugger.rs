@@ -972,7 +972,7 @@ impl Debugger {
             "threads" | "thread" => self.info_threads(),
             "sharedlibrary" | "shared" | "dll" => self.info_shared(),
             "signals" | "handle" => self.info_signals(rest),
-            "locals" | "lo" => self.cmd_info_vars(false),
+            "locals" | "lo" => self.cmd_info_vars(false, rest),
             "frame" | "f" => self.cmd_info_frame(),
             "source" => self.cmd_info_source(),
             "symbol" => self.cmd_info_symbol(rest),
@@ -985,7 +985,7 @@ impl Debugger {
                 self.cmd_info_symbols(crate::symtab_info::SymbolClass::Variables, rest)
             }
             "types" | "ty" => self.cmd_info_symbols(crate::symtab_info::SymbolClass::Types, rest),
-            "args" | "ar" => self.cmd_info_vars(true),
+            "args" | "ar" => self.cmd_info_vars(true, rest),
             "display" => {
                 let list = self.data.displays.borrow().clone();
                 if list.is_empty() {

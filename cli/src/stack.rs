@@ -87,8 +87,12 @@ impl Debugger {
 
     /// `frame [N]`.
     pub(crate) fn cmd_frame(&mut self, arg: &str) -> Result<Flow> {
-        self.require_stack()?;
         let a = arg.trim();
+        if !a.is_empty() && !self.session.is_running() {
+            // gdb looks for frame N in the registers.
+            return Err(EngineError::Other("No registers.".into()));
+        }
+        self.require_stack()?;
         if !a.is_empty() {
             let n: usize = a.parse().map_err(|_| {
                 EngineError::Other(format!("No symbol \"{a}\" in current context."))
