@@ -429,3 +429,23 @@ impl Debugger {
         best
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Regex;
+
+    #[test]
+    fn regex_basics() {
+        let m = |p: &str, t: &str| Regex::new(p).unwrap().is_match(t);
+        assert!(m("widget_", "gadget_widget_make"));
+        assert!(m("^gadget", "gadget_make"));
+        assert!(!m("^gadget", "a_gadget"));
+        assert!(m("_make$", "widget_make"));
+        assert!(!m("_make$", "widget_make2"));
+        assert!(m("^w.*t$", "widget_count"));
+        assert!(m("^[a-c]x", "bx"));
+        assert!(!m("^[^a-c]x", "bx"));
+        assert!(m("", "anything"));
+        assert!(m("^_init$", "_init"));
+    }
+}
