@@ -519,14 +519,22 @@ impl EvalContext for EvalCtx<'_> {
                 return Ok(Some(function_value(d, &f, *bias)));
             }
         }
-        // A function known only to the ELF symbol table.
-        if let Some(addr) = self.dbg.session.symbols().lookup(name) {
+        // A symbol known only to the ELF symbol table: gdb's minimal symbols. Data has no
+        // type to read it with; code is a function of unknown return type.
+        let syms = self.dbg.session.symbols();
+        if let Some((o, sym)) = syms.lookup_symbol(name) {
+            let addr = sym.addr.wrapping_add(o.bias);
+            if sym.kind != cohort_engine::symbols::SymKind::Function {
+                return Err(cohort_dwarf::DwarfError::User(format!(
+                    "'{name}' has unknown type; cast it to its declared type"
+                )));
+            }
             let ty = Type::new(
-                None,
+                Some("<text variable, no debug info>".into()),
                 1,
                 TypeKind::Function {
                     ret: Some(cohort_dwarf::types::LazyType::ready(Type::base(
-                        "int",
+                        "<unknown return type>",
                         4,
                         cohort_dwarf::types::Encoding::Signed,
                     ))),
@@ -536,6 +544,12 @@ impl EvalContext for EvalCtx<'_> {
                 },
             );
             return Ok(Some(Value::new(ty, Vec::new(), Lval::Memory(addr))));
+        }
+        if !objs.iter().any(|(d, _)| d.has_debug_info()) {
+            // gdb's parser: no full or partial symbols anywhere.
+            return Err(cohort_dwarf::DwarfError::User(
+                "No symbol table is loaded.  Use the \"file\" command.".into(),
+            ));
         }
         Ok(None)
     }
