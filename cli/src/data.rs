@@ -119,17 +119,10 @@ impl Debugger {
             None => FormatOptions::default(),
         };
         let s = self.format(&v, &opts);
-        if matches!(v.ty.strip().kind, TypeKind::Void) && !v.optimized_out {
-            out(format!("$1 = {s}").replacen("$1", &format!("${}", self.next_history()), 1));
-            return Ok(Flow::Go);
-        }
+        // gdb records every printed value, void ones too.
         let n = self.record_history(v);
         out(format!("${n} = {s}"));
         Ok(Flow::Go)
-    }
-
-    fn next_history(&self) -> usize {
-        self.data.history.borrow().len() + 1
     }
 
     /// `set var EXPR` / `set variable EXPR` / `set EXPR`.
