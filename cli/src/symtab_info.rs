@@ -375,6 +375,8 @@ impl Debugger {
             self.first_address_of_line(&file, line)
         } else if let Some(x) = a.strip_prefix('*') {
             Some(self.address_of_expr(x.trim())?)
+        } else if let Some((file, line)) = self.file_line_spec(a) {
+            self.first_address_of_line(&file, line)
         } else {
             let mut found = None;
             for (d, bias) in self.debug_objects() {
@@ -408,6 +410,19 @@ impl Debugger {
             )),
         }
         Ok(Flow::Go)
+    }
+
+    /// `LINE` (in the default source file) or `FILE:LINE`: the file's full path and the line.
+    fn file_line_spec(&self, spec: &str) -> Option<(std::path::PathBuf, u32)> {
+        let spec = self.qualify_linespec(spec);
+        let (f, l) = spec.rsplit_once(':')?;
+        let line = l.trim().parse::<u32>().ok()?;
+        self.debug_objects().into_iter().find_map(|(d, _)| {
+            d.source_files()
+                .into_iter()
+                .find(|(name, full)| cohort_dwarf::lines::file_matches(name, full, f))
+                .map(|(_, full)| (full, line))
+        })
     }
 
     /// The lowest address of a line-table row for `line` of `file` (gdb's `find_line_pc`).
