@@ -119,17 +119,10 @@ impl Debugger {
             None => FormatOptions::default(),
         };
         let s = self.format(&v, &opts);
-        if matches!(v.ty.strip().kind, TypeKind::Void) && !v.optimized_out {
-            out(format!("$1 = {s}").replacen("$1", &format!("${}", self.next_history()), 1));
-            return Ok(Flow::Go);
-        }
+        // gdb records every printed value, void ones too.
         let n = self.record_history(v);
         out(format!("${n} = {s}"));
         Ok(Flow::Go)
-    }
-
-    fn next_history(&self) -> usize {
-        self.data.history.borrow().len() + 1
     }
 
     /// `set var EXPR` / `set variable EXPR` / `set EXPR`.
@@ -168,7 +161,8 @@ impl Debugger {
     }
 
     /// `info locals` / `info args` for the selected frame.
-    pub(crate) fn cmd_info_vars(&mut self, args: bool) -> Result<Flow> {
+    /// `info args|locals [REGEX]`.
+    pub(crate) fn cmd_info_vars(&mut self, args: bool, filter: &str) -> Result<Flow> {
         if !self.session.is_running() {
             return Err(EngineError::Other("No frame selected.".into()));
         }
@@ -183,11 +177,25 @@ impl Debugger {
         let Some(fs) = scope.innermost() else {
             return Err(EngineError::Other("No symbol table info available.".into()));
         };
-        let vars: Vec<_> = if args {
+        let mut vars: Vec<_> = if args {
             fs.params.iter().collect()
         } else {
             fs.locals()
         };
+        let filter = filter.trim();
+        if !filter.is_empty() {
+            let re = crate::symtab_info::Regex::new(filter)
+                .map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))?;
+            vars.retain(|v| re.is_match(&v.name));
+            if vars.is_empty() {
+                out(if args {
+                    "No matching arguments."
+                } else {
+                    "No matching locals."
+                });
+                return Ok(Flow::Go);
+            }
+        }
         if vars.is_empty() {
             out(if args { "No arguments." } else { "No locals." });
             return Ok(Flow::Go);
@@ -311,9 +319,7 @@ impl Debugger {
             .displays
             .borrow_mut()
             .push((n, fmt, text.trim().to_string()));
-        if self.session.is_running() {
-            self.show_display(n, fmt, text.trim());
-        }
+        // gdb (batch, no terminal) shows a new display at the next stop only.
         Ok(Flow::Go)
     }
 
@@ -324,7 +330,11 @@ impl Debugger {
         }
         for w in arg.split_whitespace() {
             if let Ok(n) = w.parse::<u32>() {
-                self.data.displays.borrow_mut().retain(|d| d.0 != n);
+                let mut list = self.data.displays.borrow_mut();
+                if !list.iter().any(|d| d.0 == n) {
+                    eprintln!("No display number {n}.");
+                }
+                list.retain(|d| d.0 != n);
             }
         }
         Ok(Flow::Go)
@@ -338,6 +348,14 @@ impl Debugger {
     }
 
     fn show_display(&mut self, n: u32, fmt: Option<char>, text: &str) {
+        if let Some(f @ ('i' | 's')) = fmt {
+            // Memory formats display like `x`.
+            out(format!("{n}: x/{f} {text}"));
+            if let Err(e) = self.cmd_x(&format!("/{f} {text}")) {
+                eprintln!("{e}");
+            }
+            return;
+        }
         match self.evaluate(text) {
             Ok(v) => {
                 let opts = match fmt {
@@ -494,14 +512,22 @@ impl EvalContext for EvalCtx<'_> {
                 return Ok(Some(function_value(d, &f, *bias)));
             }
         }
-        // A function known only to the ELF symbol table.
-        if let Some(addr) = self.dbg.session.symbols().lookup(name) {
+        // A symbol known only to the ELF symbol table: gdb's minimal symbols. Data has no
+        // type to read it with; code is a function of unknown return type.
+        let syms = self.dbg.session.symbols();
+        if let Some((o, sym)) = syms.lookup_symbol(name) {
+            let addr = sym.addr.wrapping_add(o.bias);
+            if sym.kind != cohort_engine::symbols::SymKind::Function {
+                return Err(cohort_dwarf::DwarfError::User(format!(
+                    "'{name}' has unknown type; cast it to its declared type"
+                )));
+            }
             let ty = Type::new(
-                None,
+                Some("<text variable, no debug info>".into()),
                 1,
                 TypeKind::Function {
                     ret: Some(cohort_dwarf::types::LazyType::ready(Type::base(
-                        "int",
+                        "<unknown return type>",
                         4,
                         cohort_dwarf::types::Encoding::Signed,
                     ))),
@@ -511,6 +537,12 @@ impl EvalContext for EvalCtx<'_> {
                 },
             );
             return Ok(Some(Value::new(ty, Vec::new(), Lval::Memory(addr))));
+        }
+        if !objs.iter().any(|(d, _)| d.has_debug_info()) {
+            // gdb's parser: no full or partial symbols anywhere.
+            return Err(cohort_dwarf::DwarfError::User(
+                "No symbol table is loaded.  Use the \"file\" command.".into(),
+            ));
         }
         Ok(None)
     }

@@ -164,7 +164,8 @@ impl Debugger {
             "step" | "s" => self.cmd_step(rest, StepKind::Into),
             "next" | "n" => self.cmd_step(rest, StepKind::Over),
             "until" | "u" if rest.is_empty() => self.cmd_step(rest, StepKind::Until),
-            "until" | "u" | "advance" => self.cmd_advance(rest),
+            "until" | "u" => self.cmd_advance(rest, true),
+            "advance" => self.cmd_advance(rest, false),
             "finish" | "fin" => self.cmd_finish(),
             "start" => {
                 self.cmd_break("main", true)?;
@@ -187,6 +188,7 @@ impl Debugger {
             "detach" => self.cmd_detach(),
             "attach" => self.cmd_attach(rest),
             "x" => self.cmd_x(rest),
+            "disassemble" | "disas" => self.cmd_disassemble(rest),
             "info" | "i" | "inf" => self.cmd_info(rest),
             "thread" | "t" => self.cmd_thread(rest),
             "handle" => self.cmd_handle(rest),
@@ -563,31 +565,14 @@ impl Debugger {
         if !self.session.is_running() {
             return Err(EngineError::NotRunning);
         }
-        let n = if arg.trim().is_empty() {
-            1
-        } else {
-            parse_number(arg).unwrap_or(1)
-        };
-        let start_fn = self.function_start(self.frame0_pc());
-        let start_cfa = self.cfa_of_frame0();
-        for i in 0..n {
+        let n = parse_count(arg)?;
+        let mut before = (None, None);
+        for _ in 0..n {
+            before = self.step_frame_id();
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {
-                Event::Step { pc, .. } => {
-                    if i + 1 == n {
-                        self.invalidate_frames();
-                        let same = self.function_start(pc) == start_fn
-                            && self.cfa_of_frame0() == start_cfa;
-                        if same && self.line_at(pc).is_some_and(|l| l.line != 0) {
-                            self.print_stop_location(pc);
-                        } else if self.line_at(pc).is_some_and(|l| l.line != 0) {
-                            self.print_stop_frame();
-                        } else {
-                            out(self.frame_line(pc));
-                        }
-                    }
-                }
+                Event::Step { .. } => self.invalidate_frames(),
                 other => {
                     // A breakpoint, signal or exit ends the stepping early.
                     if !self.report(other)? {
@@ -597,6 +582,7 @@ impl Debugger {
                 }
             }
         }
+        self.print_stepi_stop(before);
         Ok(Flow::Go)
     }
 
@@ -866,7 +852,7 @@ impl Debugger {
     }
 
     /// `0x… <sym+off>` (or just `0x…`), as gdb writes an address.
-    fn address_with_symbol(&self, addr: u64) -> String {
+    pub(crate) fn address_with_symbol(&self, addr: u64) -> String {
         match self.session.symbolize(addr) {
             Some(s) => format!("{addr:#x} <{s}>"),
             None => format!("{addr:#x}"),
@@ -925,7 +911,7 @@ impl Debugger {
 
     /// Address expressions: numbers, `$reg`, `$pc`/`$sp`/`$fp`, symbols, `&symbol`, joined
     /// with `+` and `-`.
-    fn eval_address(&self, expr: &str) -> Result<u64> {
+    pub(crate) fn eval_address(&self, expr: &str) -> Result<u64> {
         let expr = expr.trim();
         let mut total: i128 = 0;
         let mut sign = 1i128;
@@ -985,7 +971,7 @@ impl Debugger {
             .ok_or_else(|| EngineError::Other(format!("No symbol \"{t}\" in current context.")))
     }
 
-    fn cmd_x(&mut self, arg: &str) -> Result<Flow> {
+    pub(crate) fn cmd_x(&mut self, arg: &str) -> Result<Flow> {
         let (fmt, rest) = match arg.strip_prefix('/') {
             Some(r) => {
                 let end = r.find(char::is_whitespace).unwrap_or(r.len());
@@ -1006,7 +992,7 @@ impl Debugger {
                 'h' => size = 2,
                 'w' => size = 4,
                 'g' => size = 8,
-                'x' | 'd' | 'u' | 'o' | 't' | 'c' | 'i' | 'a' => letter = c,
+                'x' | 'd' | 'u' | 'o' | 't' | 'c' | 'i' | 'a' | 's' | 'f' => letter = c,
                 _ => return Err(EngineError::Other(format!("Invalid number \"{fmt}\"."))),
             }
         }
@@ -1015,11 +1001,19 @@ impl Debugger {
                 EngineError::Other("Argument required (starting display address).".into())
             })?
         } else {
-            self.eval_address(rest)?
+            self.address_of_expr(rest)?
         };
         if letter == 'i' {
             self.x_fmt.0 = 'i';
             return self.x_insns(addr, count);
+        }
+        if letter == 's' {
+            self.x_fmt.0 = 's';
+            self.x_next = Some(self.x_strings(addr, count)?);
+            return Ok(Flow::Go);
+        }
+        if letter == 'f' && size != 4 && size != 8 {
+            size = 8;
         }
         if letter == 'c' {
             size = 1;
@@ -1064,7 +1058,9 @@ impl Debugger {
             let units: Vec<String> = buf
                 .chunks(size)
                 .map(|c| {
-                    if letter == 'a' {
+                    if letter == 'f' {
+                        self.x_float(c)
+                    } else if letter == 'a' {
                         let v = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
                         self.address_with_symbol(v)
                     } else {
@@ -1095,7 +1091,12 @@ impl Debugger {
             return Err(EngineError::Memory(addr));
         }
         code.truncate(n);
-        let pc = self.session.registers(false).ok().map(|r| r.pc());
+        // gdb marks the selected frame's pc.
+        let pc = self
+            .frames(usize::MAX)
+            .get(self.selected_frame())
+            .map(|f| f.pc())
+            .or_else(|| self.session.registers(false).ok().map(|r| r.pc()));
         let sym = |a: u64| self.session.symbolize(a);
         let insns = disasm::disassemble(arch, &code, addr, count, &sym)?;
         let mut next = addr;
@@ -1124,9 +1125,20 @@ impl Debugger {
             "threads" | "thread" => self.info_threads(),
             "sharedlibrary" | "shared" | "dll" => self.info_shared(rest),
             "signals" | "handle" => self.info_signals(rest),
-            "locals" | "lo" => self.cmd_info_vars(false),
+            "locals" | "lo" => self.cmd_info_vars(false, rest),
             "frame" | "f" => self.cmd_info_frame(),
-            "args" | "ar" => self.cmd_info_vars(true),
+            "source" => self.cmd_info_source(),
+            "symbol" => self.cmd_info_symbol(rest),
+            "address" => self.cmd_info_address(rest),
+            "line" => self.cmd_info_line(rest),
+            "functions" | "fu" => {
+                self.cmd_info_symbols(crate::symtab_info::SymbolClass::Functions, rest)
+            }
+            "variables" | "va" => {
+                self.cmd_info_symbols(crate::symtab_info::SymbolClass::Variables, rest)
+            }
+            "types" | "ty" => self.cmd_info_symbols(crate::symtab_info::SymbolClass::Types, rest),
+            "args" | "ar" => self.cmd_info_vars(true, rest),
             "display" => {
                 let list = self.data.displays.borrow().clone();
                 if list.is_empty() {
