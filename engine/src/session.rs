@@ -385,7 +385,12 @@ impl Session {
 
     fn after_exit(&mut self) {
         self.current = None;
-        self.libs.clear();
+        // gdb keeps the dynamic linker (the first library, found from PT_INTERP at start) in
+        // its list once the program is gone; the others go.
+        let interp = self.exe.as_ref().and_then(|e| e.interp());
+        self.libs
+            .retain(|l| interp.as_deref() == Some(l.path.as_str()));
+        self.libs.truncate(1);
         self.step_bps.clear();
         self.scope_bps.clear();
         self.dl_hook = None;
