@@ -43,6 +43,10 @@ pub struct SourceState {
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
     frames: RefCell<Option<((i32, u64, u64), Rc<Vec<Frame>>, bool)>>,
     pub selected: Cell<usize>,
+    /// gdb's skipped inline frames at frame 0: (pc, how many of the innermost inlined calls
+    /// starting at that pc are hidden). A stop at the entry of an inlined call shows the
+    /// caller; `step` then enters the call without moving.
+    inline_skip: Cell<Option<(u64, usize)>>,
     /// `list`: the last line listed and its file, for a bare `list` to go on.
     pub list_last: RefCell<Option<(PathBuf, String, u32)>>,
     /// The first line of the last listing (for `list -`).
@@ -163,9 +167,93 @@ impl Debugger {
         if let Some(i) = frames.iter().position(|f| self.frame_is_main(f)) {
             frames.truncate(i + 1);
         }
-        let f = Rc::new(frames);
+        let f = Rc::new(self.split_inline(frames));
         *self.src.frames.borrow_mut() = Some((key, f.clone(), complete));
         f
+    }
+
+    /// gdb's frames: each machine frame split into its inlined calls (innermost first), less
+    /// the inlined calls hidden at frame 0 (see [`SourceState::inline_skip`]).
+    fn split_inline(&self, phys: Vec<Frame>) -> Vec<Frame> {
+        let mut out = Vec::with_capacity(phys.len());
+        for (pi, f) in phys.into_iter().enumerate() {
+            let n = if f.kind == FrameKind::SignalHandler {
+                1
+            } else {
+                self.scope_of(&f)
+                    .map(|(_, _, s)| s.frames.len())
+                    .unwrap_or(1)
+                    .max(1)
+            };
+            let skip = if pi == 0 {
+                self.inline_skip_at(&f).min(n - 1)
+            } else {
+                0
+            };
+            for k in skip..n {
+                let mut v = f.clone();
+                v.inline_depth = k;
+                out.push(v);
+            }
+        }
+        out
+    }
+
+    /// How many inlined calls are hidden at frame 0 (`frame` is the machine frame 0).
+    fn inline_skip_at(&self, frame: &Frame) -> usize {
+        let pc = frame.pc();
+        if let Some((p, k)) = self.src.inline_skip.get()
+            && p == pc
+        {
+            return k;
+        }
+        let mut k = 0;
+        if let Some((_, bias, s)) = self.scope_of(frame) {
+            for fs in s.frames.iter().filter(|f| f.inlined) {
+                if fs.function.entry_pc.wrapping_add(bias) != pc
+                    || self.user_breakpoint_for(pc, &fs.function.name)
+                {
+                    break;
+                }
+                k += 1;
+            }
+        }
+        self.src.inline_skip.set(Some((pc, k)));
+        k
+    }
+
+    /// An enabled breakpoint at `pc` set on function `name` (gdb stops in the inlined call
+    /// then, not in its caller).
+    fn user_breakpoint_for(&self, pc: u64, name: &str) -> bool {
+        use cohort_engine::session::BpSpec;
+        self.session.breakpoints().iter().any(|b| {
+            b.enabled
+                && b.addrs.contains(&pc)
+                && match &b.spec {
+                    BpSpec::Symbol(s) | BpSpec::Location(s) => {
+                        s == name || s.rsplit_once(':').is_some_and(|(_, f)| f == name)
+                    }
+                    _ => false,
+                }
+        })
+    }
+
+    /// The number of inlined calls hidden at frame 0 now.
+    pub(crate) fn inline_skipped(&self) -> usize {
+        let pc = self.frame0_pc();
+        match self.src.inline_skip.get() {
+            Some((p, k)) if p == pc => k,
+            _ => 0,
+        }
+    }
+
+    /// `step` into a hidden inlined call: show one more of them (the pc does not move).
+    pub(crate) fn unskip_inline(&self) {
+        if let Some((p, k)) = self.src.inline_skip.get() {
+            self.src.inline_skip.set(Some((p, k.saturating_sub(1))));
+        }
+        *self.src.frames.borrow_mut() = None;
+        self.src.selected.set(0);
     }
 
     fn frame_is_main(&self, f: &Frame) -> bool {
@@ -212,11 +300,13 @@ impl Debugger {
             .object_containing(pc)
             .map(|o| o.bias)
             .unwrap_or(0);
-        let caller = if idx + 1 < frames.len() {
-            self.frame_ctx(frames, idx + 1).map(Box::new)
-        } else {
-            None
-        };
+        // The caller is the next machine frame (inlined calls share their frame's registers).
+        let caller = frames
+            .iter()
+            .enumerate()
+            .skip(idx + 1)
+            .find(|(_, f)| f.inline_depth == 0)
+            .and_then(|(j, _)| self.frame_ctx(frames, j).map(Box::new));
         Some(Ctx {
             dbg: self,
             regs: &frame.regs,
@@ -227,12 +317,42 @@ impl Debugger {
         })
     }
 
-    /// The scope (function, inlined calls, blocks) at frame `idx`.
+    /// The scope (function, inlined calls, blocks) of `frame`: `innermost()` is the call the
+    /// frame stands for (its `inline_depth`).
     pub(crate) fn scope_of(&self, frame: &Frame) -> Option<(Arc<DebugFile>, u64, Scope)> {
+        let (d, bias, mut s) = self.machine_scope_of(frame)?;
+        let k = frame.inline_depth.min(s.frames.len().saturating_sub(1));
+        s.frames.drain(..k);
+        Some((d, bias, s))
+    }
+
+    /// The whole scope at the pc of `frame` (every inlined call, innermost first).
+    pub(crate) fn machine_scope_of(&self, frame: &Frame) -> Option<(Arc<DebugFile>, u64, Scope)> {
         let pc = frame.lookup_pc();
         let (d, bias) = self.debug_for(pc)?;
         let s = scopes::scope_at(&d, pc.wrapping_sub(bias)).ok()??;
         Some((d, bias, s))
+    }
+
+    /// The source line of a frame: the line of its pc, or for a frame whose callee is an
+    /// inlined call, the line of that call.
+    pub(crate) fn frame_src_line(&self, frame: &Frame) -> Option<SrcLine> {
+        if frame.inline_depth > 0 && frame.kind != FrameKind::SignalHandler {
+            let (d, _, s) = self.machine_scope_of(frame)?;
+            let callee = s.frames.get(frame.inline_depth - 1)?;
+            let line = u32::try_from(callee.call_line?).ok()?;
+            let lines = d.unit_lines(callee.function.unit).ok()?;
+            let sf = lines.file_by_index(callee.call_file_index?)?;
+            return Some(SrcLine {
+                file: sf.full.clone(),
+                name: sf.name.clone(),
+                line,
+                start: frame.pc(),
+                end: frame.pc(),
+                is_stmt: true,
+            });
+        }
+        self.line_at(frame.lookup_pc())
     }
 
     /// The value of `var` in frame `idx`, or the text gdb prints instead.
@@ -314,8 +434,10 @@ impl Debugger {
             return s;
         }
         let pc = frame.pc();
-        let line = self.line_at(frame.lookup_pc());
-        let at_line_start = frame.exact_pc && line.as_ref().is_some_and(|l| l.start == pc);
+        let line = self.frame_src_line(frame);
+        // gdb shows no address for a frame whose callee is an inlined call.
+        let at_line_start = frame.inline_depth > 0
+            || (frame.exact_pc && line.as_ref().is_some_and(|l| l.start == pc));
         if !at_line_start {
             s.push_str(&format!("0x{pc:016x} in "));
         }
@@ -353,7 +475,12 @@ impl Debugger {
 
     /// `12\t    return s->area;` for the line of `pc` (and remember it for `list`).
     pub(crate) fn print_source_line_at(&self, pc: u64) {
-        let Some(l) = self.line_at(pc) else { return };
+        let frames = self.frames(1);
+        let l = match frames.first() {
+            Some(f) if f.pc() == pc && f.inline_depth > 0 => self.frame_src_line(f),
+            _ => self.line_at(pc),
+        };
+        let Some(l) = l else { return };
         if l.line == 0 {
             return;
         }

@@ -37,6 +37,12 @@ impl Debugger {
         }
         let n = crate::debugger::parse_count(arg)?;
         for _ in 0..n {
+            if kind == StepKind::Into && self.inline_skipped() > 0 {
+                // gdb enters an inlined call that starts here without moving the pc.
+                self.unskip_inline();
+                self.print_stop_frame();
+                continue;
+            }
             match self.step_once(kind)? {
                 Outcome::Done { new_function } => {
                     self.select_frame(0);

@@ -98,6 +98,8 @@ pub struct FrameScope {
     /// For an inlined call: where it was called from (file and line in the caller).
     pub call_file: Option<String>,
     pub call_line: Option<u64>,
+    /// `DW_AT_call_file` as a line-program file index of the function's unit.
+    pub call_file_index: Option<u64>,
     pub params: Vec<Variable>,
     /// The function's own top-level locals (declaration order).
     pub body_locals: Vec<Variable>,
@@ -419,6 +421,7 @@ fn descend(
             .udata(dw::DW_AT_call_file)
             .and_then(|i| file_name(file, d.unit, i)),
         call_line: d.udata(dw::DW_AT_call_line),
+        call_file_index: d.udata(dw::DW_AT_call_file),
         params,
         body_locals,
         blocks: Vec::new(),

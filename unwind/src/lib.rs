@@ -56,6 +56,10 @@ pub struct Frame {
     /// The pc is where execution stopped or was interrupted (frame 0, or the frame a signal
     /// interrupted), not a return address.
     pub exact_pc: bool,
+    /// Which of the calls at this pc the frame stands for, as gdb splits one machine frame
+    /// into inlined-call frames: 0 is the innermost (an inlined call, or the function itself
+    /// when nothing is inlined here); set by the front end, 0 from the unwinder.
+    pub inline_depth: usize,
 }
 
 impl Frame {
@@ -152,6 +156,7 @@ impl Unwinder {
             cfa: None,
             kind: FrameKind::Normal,
             exact_pc: true,
+            inline_depth: 0,
         };
         frame.kind = self.kind_at(objects, mem, &frame);
         frame.cfa = self.frame_cfa(objects, mem, &frame);
@@ -190,6 +195,7 @@ impl Unwinder {
             cfa: None,
             kind: FrameKind::Normal,
             exact_pc: frame.kind == FrameKind::SignalHandler,
+            inline_depth: 0,
         };
         caller.kind = self.kind_at(objects, mem, &caller);
         caller.cfa = self.frame_cfa(objects, mem, &caller);
