@@ -392,17 +392,40 @@ impl Debugger {
             type_prefix: false,
             ..FormatOptions::default()
         };
+        let ctx = self.frame_ctx(frames, idx);
         let parts: Vec<String> = fs
             .params
             .iter()
             .map(|p| {
                 // gdb's `print frame-arguments scalars`: aggregates show as `...`.
-                let v = match self.var_value(&d, p, frames, idx) {
-                    Ok(v) if !v.optimized_out && is_aggregate(&v) => "...".to_string(),
-                    Ok(v) => self.format(&v, &opts),
-                    Err(e) => e,
+                let val = self.var_value(&d, p, frames, idx);
+                let v = match &val {
+                    Ok(v) if !v.optimized_out && is_aggregate(v) => "...".to_string(),
+                    Ok(v) => self.format(v, &opts),
+                    Err(e) => e.clone(),
                 };
-                format!("{}={v}", p.name)
+                // gdb's `print entry-values default`: `x=x@entry=5` when the value on entry
+                // is known and the same, `x=6, x@entry=5` when it differs.
+                let entry = match (&ctx, fs.inlined) {
+                    (Some(c), false) => cohort_dwarf::location::entry_value_of(
+                        &d,
+                        p,
+                        fs.function.entry_pc,
+                        c,
+                    )
+                    .ok()
+                    .flatten(),
+                    _ => None,
+                };
+                match (entry, &val) {
+                    (Some(e), Ok(cur)) if !cur.optimized_out && cur.bytes == e.bytes => {
+                        format!("{0}={0}@entry={v}", p.name)
+                    }
+                    (Some(e), _) => {
+                        format!("{0}={v}, {0}@entry={1}", p.name, self.format(&e, &opts))
+                    }
+                    (None, _) => format!("{}={v}", p.name),
+                }
             })
             .collect();
         parts.join(", ")

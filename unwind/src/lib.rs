@@ -276,7 +276,6 @@ impl Unwinder {
         row: &UnwindRow,
     ) -> Result<Option<Registers>, UnwindError> {
         let arch = frame.regs.arch;
-        let info = arch.unwind();
         if matches!(row.rule(row.return_address), Some(RegRule::Undefined)) {
             return Ok(None);
         }
@@ -289,13 +288,10 @@ impl Unwinder {
             let Some(n) = desc.dwarf else {
                 continue;
             };
+            // A register without a rule keeps its value, as gdb assumes (GCC leaves
+            // "same value" registers out of the CFI); call-clobbered ones included.
             let value = match row.rule(n) {
-                None => info
-                    .preserved
-                    .contains(&i)
-                    .then(|| frame.regs.get(i))
-                    .flatten(),
-                Some(RegRule::SameValue) => frame.regs.get(i),
+                None | Some(RegRule::SameValue) => frame.regs.get(i),
                 Some(rule) => eval::register(rule, cfa, desc.size, row, &frame.regs, mem)?,
             };
             if let Some(v) = value {
