@@ -279,7 +279,8 @@ impl Debugger {
     }
 
     pub(crate) fn return_address_of_frame0(&self) -> Option<u64> {
-        self.frames(2).get(1).map(|f| f.pc())
+        let frames = self.frames(2);
+        machine_caller(&frames, 0).and_then(|j| frames.get(j)).map(|f| f.pc())
     }
 
     pub(crate) fn selected_frame(&self) -> usize {
@@ -301,12 +302,8 @@ impl Debugger {
             .map(|o| o.bias)
             .unwrap_or(0);
         // The caller is the next machine frame (inlined calls share their frame's registers).
-        let caller = frames
-            .iter()
-            .enumerate()
-            .skip(idx + 1)
-            .find(|(_, f)| f.inline_depth == 0)
-            .and_then(|(j, _)| self.frame_ctx(frames, j).map(Box::new));
+        let caller =
+            machine_caller(frames, idx).and_then(|j| self.frame_ctx(frames, j).map(Box::new));
         Some(Ctx {
             dbg: self,
             regs: &frame.regs,
@@ -579,6 +576,17 @@ impl Debugger {
         *self.src.frames.borrow_mut() = None;
         self.src.selected.set(0);
     }
+}
+
+/// The index of the machine caller of frame `idx`: the next frame that is not one of the
+/// inlined calls of the same machine frame.
+pub(crate) fn machine_caller(frames: &[Frame], idx: usize) -> Option<usize> {
+    frames
+        .iter()
+        .enumerate()
+        .skip(idx + 1)
+        .find(|(_, f)| f.inline_depth == 0)
+        .map(|(j, _)| j)
 }
 
 fn is_aggregate(v: &Value) -> bool {

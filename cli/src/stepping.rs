@@ -309,6 +309,18 @@ impl Debugger {
         let Some(frame) = frames.get(sel) else {
             return Err(EngineError::NotRunning);
         };
+        if let Some((_, bias, s)) = self.scope_of(frame)
+            && let Some(fs) = s.innermost()
+            && fs.inlined
+        {
+            let ranges: Vec<(u64, u64)> = fs
+                .function
+                .ranges
+                .iter()
+                .map(|r| (r.start.wrapping_add(bias), r.end.wrapping_add(bias)))
+                .collect();
+            return self.finish_inline(&ranges, frame.cfa);
+        }
         // gdb says this only when not in batch mode.
         if !self.batch {
             out(format!(
@@ -330,6 +342,51 @@ impl Debugger {
         if let Some(f) = function {
             self.print_return_value(&f)?;
         }
+        Ok(Flow::Go)
+    }
+
+    /// `finish` out of an inlined call (its code at `ranges`, in the machine frame `cfa`):
+    /// step, over calls, until the pc leaves the call's code at the start of a line of the
+    /// frame, then report the stop as `step` does (gdb steps with an empty range there).
+    fn finish_inline(&mut self, ranges: &[(u64, u64)], cfa: Option<u64>) -> Result<Flow> {
+        let inside = |pc: u64| ranges.iter().any(|&(a, b)| pc >= a && pc < b);
+        loop {
+            let ev = self.session.step_instruction();
+            self.flush_messages();
+            let pc = match ev? {
+                Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
+                other => {
+                    if self.report(other)? {
+                        return Ok(Flow::Go);
+                    }
+                    self.session.registers(false)?.pc()
+                }
+            };
+            let now = self.cfa_of_frame0();
+            if self.stepped_into_subroutine(cfa, now) {
+                let Some(ret) = self.return_address_of_frame0() else {
+                    break;
+                };
+                if self.run_to(ret, cfa)?.is_none() {
+                    return Ok(Flow::Go);
+                }
+                continue;
+            }
+            if self.returned_from(cfa, now) {
+                break;
+            }
+            let pc = self.session.registers(false).map(|r| r.pc()).unwrap_or(pc);
+            if inside(pc) {
+                continue;
+            }
+            if self
+                .line_at(pc)
+                .is_none_or(|l| l.line == 0 || (l.start == pc && l.is_stmt))
+            {
+                break;
+            }
+        }
+        self.print_stop_frame();
         Ok(Flow::Go)
     }
 
@@ -398,7 +455,10 @@ impl Debugger {
             (Some(b), Some(n)) if n < b => {
                 // The caller of the new frame must be the old frame.
                 let frames = self.frames(2);
-                frames.get(1).and_then(|f| f.cfa) == Some(b)
+                crate::source::machine_caller(&frames, 0)
+                    .and_then(|j| frames.get(j))
+                    .and_then(|f| f.cfa)
+                    == Some(b)
             }
             _ => false,
         }
