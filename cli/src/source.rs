@@ -210,7 +210,7 @@ impl Debugger {
         let mut k = 0;
         if let Some((_, bias, s)) = self.scope_of(frame) {
             for fs in s.frames.iter().filter(|f| f.inlined) {
-                if fs.function.entry_pc.wrapping_add(bias) != pc
+                if fs.function.block_entry_pc().wrapping_add(bias) != pc
                     || self.user_breakpoint_for(pc, &fs.function.name)
                 {
                     break;
@@ -390,6 +390,12 @@ impl Debugger {
             ..FormatOptions::default()
         };
         let ctx = self.frame_ctx(frames, idx);
+        // gdb looks a parameter's entry location up at the machine function's entry (also for
+        // an inlined call: `get_frame_func` is the containing real function).
+        let entry_pc = scope
+            .function()
+            .map(|f| f.block_entry_pc())
+            .unwrap_or(fs.function.low_pc);
         let parts: Vec<String> = fs
             .params
             .iter()
@@ -403,16 +409,17 @@ impl Debugger {
                 };
                 // gdb's `print entry-values default`: `x=x@entry=5` when the value on entry
                 // is known and the same, `x=6, x@entry=5` when it differs.
-                let entry = match (&ctx, fs.inlined) {
-                    (Some(c), false) => cohort_dwarf::location::entry_value_of(
+                // Inlined calls too: gdb resolves them through the machine frame's caller.
+                let entry = match &ctx {
+                    Some(c) => cohort_dwarf::location::entry_value_of(
                         &d,
                         p,
-                        fs.function.entry_pc,
+                        entry_pc,
                         c,
                     )
                     .ok()
                     .flatten(),
-                    _ => None,
+                    None => None,
                 };
                 match (entry, &val) {
                     (Some(e), Ok(cur)) if !cur.optimized_out && cur.bytes == e.bytes => {

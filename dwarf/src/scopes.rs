@@ -76,6 +76,15 @@ pub struct Function {
 }
 
 impl Function {
+    /// gdb's `block::entry_pc`: the start of a contiguous block, else of its first range in
+    /// `DW_AT_ranges` order (`DW_AT_entry_pc` is not used).
+    pub fn block_entry_pc(&self) -> u64 {
+        match self.ranges.as_slice() {
+            [first, _, ..] => first.start,
+            _ => self.low_pc,
+        }
+    }
+
     pub fn contains(&self, pc: u64) -> bool {
         self.ranges.iter().any(|r| r.contains(&pc))
     }
