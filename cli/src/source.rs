@@ -462,9 +462,10 @@ impl Debugger {
         }
         let pc = frame.pc();
         let line = self.frame_src_line(frame);
-        // gdb shows no address for a frame whose callee is an inlined call.
+        // gdb shows no address for a frame whose callee is an inlined call, nor at the start
+        // of a statement line (`frame_show_address`: pc != sal.pc || !sal.is_stmt).
         let at_line_start = frame.inline_depth > 0
-            || (frame.exact_pc && line.as_ref().is_some_and(|l| l.start == pc));
+            || (frame.exact_pc && line.as_ref().is_some_and(|l| l.start == pc && l.is_stmt));
         if !at_line_start {
             s.push_str(&format!("0x{pc:016x} in "));
         }
