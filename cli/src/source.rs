@@ -167,9 +167,118 @@ impl Debugger {
         if let Some(i) = frames.iter().position(|f| self.frame_is_main(f)) {
             frames.truncate(i + 1);
         }
+        let frames = self.add_tail_calls(frames);
         let f = Rc::new(self.split_inline(frames));
         *self.src.frames.borrow_mut() = Some((key, f.clone(), complete));
         f
+    }
+
+    /// gdb's tail-call frames: where a caller's call site calls a function other than the
+    /// callee found on the stack, the chain of tail calls (`DW_AT_call_tail_call` sites)
+    /// leading from the one to the other, when there is exactly one, stands between them.
+    fn add_tail_calls(&self, phys: Vec<Frame>) -> Vec<Frame> {
+        let mut out: Vec<Frame> = Vec::with_capacity(phys.len());
+        let mut it = phys.into_iter().peekable();
+        while let Some(f) = it.next() {
+            let chain = match it.peek() {
+                Some(caller) if f.kind == FrameKind::Normal && caller.kind == FrameKind::Normal => {
+                    self.tail_call_chain(&f, caller)
+                }
+                _ => Vec::new(),
+            };
+            let cfa = f.cfa;
+            let caller_regs = it.peek().map(|c| c.regs.clone());
+            out.push(f);
+            if let Some(regs) = caller_regs {
+                // Innermost first: the function that jumped to the callee comes first.
+                for ret in chain.into_iter().rev() {
+                    let mut regs = regs.clone();
+                    regs.set(regs.arch.pc, u128::from(ret));
+                    out.push(Frame {
+                        regs,
+                        cfa,
+                        kind: FrameKind::TailCall,
+                        exact_pc: false,
+                        inline_depth: 0,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The run-time return addresses of the tail calls from `caller`'s callee (per its call
+    /// site) to the function of `callee`, outermost first; empty when none or not unique.
+    fn tail_call_chain(&self, callee: &Frame, caller: &Frame) -> Vec<u64> {
+        let Some((d, bias)) = self.debug_for(caller.lookup_pc()) else {
+            return Vec::new();
+        };
+        let ret = caller.pc().wrapping_sub(bias);
+        let Ok(edges) = scopes::call_edges(&d, ret.wrapping_sub(1)) else {
+            return Vec::new();
+        };
+        let Some(first) = edges
+            .iter()
+            .find(|e| e.return_pc == ret)
+            .and_then(|e| e.target.clone())
+        else {
+            return Vec::new();
+        };
+        let Some((cd, cbias)) = self.debug_for(callee.lookup_pc()) else {
+            return Vec::new();
+        };
+        if !Arc::ptr_eq(&d, &cd) || cbias != bias {
+            return Vec::new();
+        }
+        let Ok(Some(callee_fn)) = scopes::function_at(&d, callee.lookup_pc().wrapping_sub(bias))
+        else {
+            return Vec::new();
+        };
+        if first == callee_fn.name {
+            return Vec::new();
+        }
+        // Depth-first over tail-call sites; gdb gives up where the chain is ambiguous.
+        let mut found: Vec<Vec<u64>> = Vec::new();
+        let mut path: Vec<u64> = Vec::new();
+        let mut seen: Vec<String> = Vec::new();
+        self.tail_paths(&d, &first, &callee_fn.name, &mut path, &mut seen, &mut found);
+        match found.as_slice() {
+            [one] => one.iter().map(|a| a.wrapping_add(bias)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn tail_paths(
+        &self,
+        d: &Arc<DebugFile>,
+        from: &str,
+        to: &str,
+        path: &mut Vec<u64>,
+        seen: &mut Vec<String>,
+        found: &mut Vec<Vec<u64>>,
+    ) {
+        const MAX_CHAIN: usize = 16;
+        if path.len() >= MAX_CHAIN || seen.iter().any(|s| s == from) || found.len() > 1 {
+            return;
+        }
+        let Ok(Some(f)) = scopes::function_by_name(d, from) else {
+            return;
+        };
+        let Ok(edges) = scopes::call_edges(d, f.low_pc) else {
+            return;
+        };
+        seen.push(from.to_string());
+        for e in edges.iter().filter(|e| e.tail_call) {
+            let Some(t) = &e.target else { continue };
+            path.push(e.return_pc);
+            if t == to {
+                found.push(path.clone());
+            } else {
+                self.tail_paths(d, t, to, path, seen, found);
+            }
+            path.pop();
+        }
+        seen.pop();
     }
 
     /// gdb's frames: each machine frame split into its inlined calls (innermost first), less

@@ -338,6 +338,14 @@ impl Debugger {
             let mut saved = Vec::new();
             for r in arch.regs {
                 let Some(n) = r.dwarf else { continue };
+                // The pc of a tail caller is computed, not saved anywhere (gdb lists none).
+                if n == row.return_address
+                    && frames
+                        .get(i + 1)
+                        .is_some_and(|c| c.kind == cohort_unwind::FrameKind::TailCall)
+                {
+                    continue;
+                }
                 let rule = if n == row.return_address {
                     row.rule(n).cloned().or(Some(cohort_unwind::RegRule::Offset(
                         -(arch.ptr_size as i64),

@@ -301,7 +301,13 @@ impl Debugger {
         }
         let frames = self.frames(usize::MAX);
         let sel = self.selected_frame();
-        let Some(caller) = frames.get(sel + 1) else {
+        // A tail caller has no return address of its own: the function returns to the
+        // machine caller.
+        let Some(caller) = frames
+            .iter()
+            .skip(sel + 1)
+            .find(|f| f.kind != cohort_unwind::FrameKind::TailCall)
+        else {
             return Err(EngineError::Other(
                 "\"finish\" not meaningful in the outermost frame.".into(),
             ));

@@ -696,3 +696,63 @@ fn find_call_site(
     }
     None
 }
+
+/// A call made by a function (a `DW_TAG_call_site`), for gdb's tail-call frames.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallEdge {
+    /// Link-time address after the call instruction (after the jump for a tail call).
+    pub return_pc: u64,
+    /// The called function's name (`DW_AT_call_origin`), when the DWARF says.
+    pub target: Option<String>,
+    /// `DW_AT_call_tail_call`: a jump that leaves no return address.
+    pub tail_call: bool,
+}
+
+/// Every call site of the function containing the link-time `pc` (inlined calls' included).
+pub fn call_edges(file: &Arc<DebugFile>, pc: u64) -> Result<Vec<CallEdge>> {
+    let Some((_, f)) = function_entry_at(file, pc) else {
+        return Ok(Vec::new());
+    };
+    let d = read_tree(file, f.die, usize::MAX)?;
+    let mut out = Vec::new();
+    collect_call_edges(file, &d, &mut out);
+    Ok(out)
+}
+
+fn collect_call_edges(file: &Arc<DebugFile>, d: &Die, out: &mut Vec<CallEdge>) {
+    let Ok(unit) = file.unit(d.unit) else { return };
+    for c in &d.children {
+        match c.tag {
+            dw::DW_TAG_call_site | dw::DW_TAG_GNU_call_site => {
+                let ret = c
+                    .attr(dw::DW_AT_call_return_pc)
+                    .or_else(|| c.attr(dw::DW_AT_low_pc))
+                    .and_then(|v| file.dwarf.attr_address(unit, *v).ok().flatten());
+                let Some(return_pc) = ret else { continue };
+                let target = c
+                    .reference(file, dw::DW_AT_call_origin)
+                    .or_else(|| c.reference(file, dw::DW_AT_abstract_origin))
+                    .and_then(|r| dietypes::read_die(file, r).ok())
+                    .and_then(|t| {
+                        t.name(file).or_else(|| {
+                            t.reference(file, dw::DW_AT_abstract_origin)
+                                .or_else(|| t.reference(file, dw::DW_AT_specification))
+                                .and_then(|r| dietypes::read_die(file, r).ok())
+                                .and_then(|o| o.name(file))
+                        })
+                    });
+                let tail_call =
+                    c.flag(dw::DW_AT_call_tail_call) || c.flag(dw::DW_AT_GNU_tail_call);
+                out.push(CallEdge {
+                    return_pc,
+                    target,
+                    tail_call,
+                });
+            }
+            dw::DW_TAG_lexical_block | dw::DW_TAG_inlined_subroutine => {
+                collect_call_edges(file, c, out);
+            }
+            _ => {}
+        }
+    }
+}

@@ -43,6 +43,9 @@ pub enum FrameKind {
     /// A signal trampoline: the frame above it (its caller) was interrupted by a signal and
     /// the frame below it is the handler. gdb prints `<signal handler called>`.
     SignalHandler,
+    /// A function that tail-called the frame below it (rebuilt from call-site DWARF by the
+    /// front end; gdb's TAILCALL_FRAME): its pc is the address after the jump.
+    TailCall,
 }
 
 /// One frame of a stack.
