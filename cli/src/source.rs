@@ -318,10 +318,16 @@ impl Debugger {
         }
         let mut k = 0;
         if let Some((_, bias, s)) = self.scope_of(frame) {
+            let link = pc.wrapping_sub(bias);
             for fs in s.frames.iter().filter(|f| f.inlined) {
-                if fs.function.block_entry_pc().wrapping_add(bias) != pc
-                    || self.user_breakpoint_for(pc, &fs.function.name)
-                {
+                let f = &fs.function;
+                // gdb: the block's entry, or the start of one of its ranges entered from
+                // outside the block (`block_starting_point_at`).
+                let starts_here = f.block_entry_pc() == link
+                    || (f.ranges.len() > 1
+                        && f.ranges.iter().any(|r| r.start == link)
+                        && !f.contains(link.wrapping_sub(1)));
+                if !starts_here || self.user_breakpoint_for(pc, &f.name) {
                     break;
                 }
                 k += 1;
@@ -691,7 +697,48 @@ impl Debugger {
     /// Forget cached frames (after the program or the selected thread moved).
     pub(crate) fn invalidate_frames(&self) {
         *self.src.frames.borrow_mut() = None;
+        self.src.inline_skip.set(None);
         self.src.selected.set(0);
+    }
+
+    /// Frame 0 as gdb identifies frames: its CFA and the function (inlined call or not) it
+    /// stands for.
+    pub(crate) fn frame0_identity(&self) -> (Option<u64>, Option<cohort_dwarf::types::DieRef>) {
+        let frames = self.frames(1);
+        let Some(f) = frames.first() else {
+            return (None, None);
+        };
+        let die = self
+            .scope_of(f)
+            .and_then(|(_, _, s)| s.innermost().map(|fs| fs.function.die));
+        (f.cfa, die)
+    }
+
+    /// Whether frame 0 is an inlined call made (directly or not) from the frame `outer`
+    /// (gdb's `stepped_in_from`).
+    pub(crate) fn frame0_inlined_from(
+        &self,
+        outer: &(Option<u64>, Option<cohort_dwarf::types::DieRef>),
+    ) -> bool {
+        let frames = self.frames(1);
+        let Some(f) = frames.first() else {
+            return false;
+        };
+        if f.cfa != outer.0 {
+            return false;
+        }
+        let Some((_, _, s)) = self.scope_of(f) else {
+            return false;
+        };
+        s.innermost().is_some_and(|fs| fs.inlined)
+            && s.frames.iter().skip(1).any(|fs| Some(fs.function.die) == outer.1)
+    }
+
+    /// The source line of frame 0 as gdb sees it (the call line when inlined calls are
+    /// hidden there).
+    pub(crate) fn frame0_src_line(&self) -> Option<SrcLine> {
+        let frames = self.frames(1);
+        frames.first().and_then(|f| self.frame_src_line(f))
     }
 }
 

@@ -40,7 +40,8 @@ impl Debugger {
             if kind == StepKind::Into && self.inline_skipped() > 0 {
                 // gdb enters an inlined call that starts here without moving the pc.
                 self.unskip_inline();
-                self.print_stop_frame();
+                out(self.frame0_line());
+                self.print_source_line_at(self.frame0_pc());
                 continue;
             }
             match self.step_once(kind)? {
@@ -69,7 +70,15 @@ impl Debugger {
             // No line information here: gdb runs to the caller.
             return self.step_out_of_no_line_function(start_pc);
         };
-        let start_line = self.line_at(start_pc);
+        // gdb's frame and line of the step: hidden inlined calls at the pc count as the call
+        // line of the frame that makes them (and the range ends where the call's code does).
+        let start_id = self.frame0_identity();
+        let start_line = self.frame0_src_line();
+        if self.inline_skipped() > 0
+            && let Some(end) = self.hidden_inline_end(start_pc)
+        {
+            range.1 = range.1.min(end);
+        }
         let mut frame_cfa = self.cfa_of_frame0();
         let start_function = self.function_start(start_pc);
         let mut new_function = false;
@@ -129,6 +138,40 @@ impl Debugger {
                 }
                 continue;
             }
+            if cfa == frame_cfa && !self.returned_from(frame_cfa, cfa) {
+                let now_id = self.frame0_identity();
+                if now_id == start_id && self.inline_skipped() > 0 {
+                    // Stepped onto the start of an inlined call (gdb: "stepped into inlined
+                    // function"): `next` goes through it when the call is on the line being
+                    // stepped, else stops at the call; `step` enters it.
+                    let call = self.frame0_src_line();
+                    let same = match (&call, &start_line) {
+                        (Some(c), Some(s)) => c.line == s.line && c.file == s.file,
+                        _ => false,
+                    };
+                    if kind == StepKind::Into {
+                        if same {
+                            self.unskip_inline();
+                        }
+                        return Ok(Outcome::Done {
+                            new_function: self.frame0_identity() != start_id,
+                        });
+                    }
+                    if same {
+                        continue;
+                    }
+                    return Ok(Outcome::Done {
+                        new_function: false,
+                    });
+                }
+                if now_id != start_id && self.frame0_inlined_from(&start_id) {
+                    // Inside an inlined call made from the stepping frame.
+                    if kind == StepKind::Into {
+                        return Ok(Outcome::Done { new_function: true });
+                    }
+                    continue;
+                }
+            }
             if self.returned_from(frame_cfa, cfa) {
                 // Back in the caller: finish the line we returned into.
                 new_function = true;
@@ -153,11 +196,29 @@ impl Debugger {
             }
             if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
                 return Ok(match o {
-                    Outcome::Done { .. } => Outcome::Done { new_function },
+                    Outcome::Done { .. } => Outcome::Done {
+                        // Out of an inlined call into its caller is a new frame for gdb.
+                        new_function: new_function || self.frame0_identity() != start_id,
+                    },
                     r => r,
                 });
             }
         }
+    }
+
+    /// The end of the innermost hidden inlined call's code range containing `pc`.
+    fn hidden_inline_end(&self, pc: u64) -> Option<u64> {
+        let frames = self.frames(1);
+        let f = frames.first()?;
+        let (_, bias, s) = self.machine_scope_of(f)?;
+        let callee = s.frames.get(f.inline_depth.checked_sub(1)?)?;
+        let link = pc.wrapping_sub(bias);
+        callee
+            .function
+            .ranges
+            .iter()
+            .find(|r| r.contains(&link))
+            .map(|r| r.end.wrapping_add(bias))
     }
 
     /// At `pc`, outside the range being stepped, in the same frame: stop when this is the
