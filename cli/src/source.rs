@@ -34,6 +34,9 @@ pub struct SrcLine {
     pub is_stmt: bool,
 }
 
+/// Cached frames: (tid, pc, sp) of frame 0, the frames, whether the stack is complete.
+type FramesCache = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
+
 /// Per-session source-level state.
 #[derive(Default)]
 pub struct SourceState {
@@ -41,7 +44,7 @@ pub struct SourceState {
     debug: RefCell<HashMap<PathBuf, Option<Arc<DebugFile>>>>,
     files: RefCell<HashMap<PathBuf, Option<Rc<Vec<String>>>>>,
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
-    frames: RefCell<Option<((i32, u64, u64), Rc<Vec<Frame>>, bool)>>,
+    frames: RefCell<Option<FramesCache>>,
     pub selected: Cell<usize>,
     /// gdb's skipped inline frames at frame 0: (pc, how many of the innermost inlined calls
     /// starting at that pc are hidden). A stop at the entry of an inlined call shows the
@@ -241,7 +244,14 @@ impl Debugger {
         let mut found: Vec<Vec<u64>> = Vec::new();
         let mut path: Vec<u64> = Vec::new();
         let mut seen: Vec<String> = Vec::new();
-        self.tail_paths(&d, &first, &callee_fn.name, &mut path, &mut seen, &mut found);
+        self.tail_paths(
+            &d,
+            &first,
+            &callee_fn.name,
+            &mut path,
+            &mut seen,
+            &mut found,
+        );
         match found.as_slice() {
             [one] => one.iter().map(|a| a.wrapping_add(bias)).collect(),
             _ => Vec::new(),
@@ -395,7 +405,9 @@ impl Debugger {
 
     pub(crate) fn return_address_of_frame0(&self) -> Option<u64> {
         let frames = self.frames(2);
-        machine_caller(&frames, 0).and_then(|j| frames.get(j)).map(|f| f.pc())
+        machine_caller(&frames, 0)
+            .and_then(|j| frames.get(j))
+            .map(|f| f.pc())
     }
 
     pub(crate) fn selected_frame(&self) -> usize {
@@ -526,14 +538,9 @@ impl Debugger {
                 // is known and the same, `x=6, x@entry=5` when it differs.
                 // Inlined calls too: gdb resolves them through the machine frame's caller.
                 let entry = match &ctx {
-                    Some(c) => cohort_dwarf::location::entry_value_of(
-                        &d,
-                        p,
-                        entry_pc,
-                        c,
-                    )
-                    .ok()
-                    .flatten(),
+                    Some(c) => cohort_dwarf::location::entry_value_of(&d, p, entry_pc, c)
+                        .ok()
+                        .flatten(),
                     None => None,
                 };
                 match (entry, &val) {
@@ -731,7 +738,10 @@ impl Debugger {
             return false;
         };
         s.innermost().is_some_and(|fs| fs.inlined)
-            && s.frames.iter().skip(1).any(|fs| Some(fs.function.die) == outer.1)
+            && s.frames
+                .iter()
+                .skip(1)
+                .any(|fs| Some(fs.function.die) == outer.1)
     }
 
     /// The source line of frame 0 as gdb sees it (the call line when inlined calls are

@@ -90,9 +90,9 @@ impl Debugger {
         if let Some(name) = a.strip_prefix("function ") {
             let name = name.trim();
             let frames = self.frames(usize::MAX);
-            let found = frames.iter().position(|f| {
-                self.frame_function_name(f).0.as_deref() == Some(name)
-            });
+            let found = frames
+                .iter()
+                .position(|f| self.frame_function_name(f).0.as_deref() == Some(name));
             match found {
                 Some(n) => self.select_frame(n),
                 None => {

@@ -741,8 +741,7 @@ fn collect_call_edges(file: &Arc<DebugFile>, d: &Die, out: &mut Vec<CallEdge>) {
                                 .and_then(|o| o.name(file))
                         })
                     });
-                let tail_call =
-                    c.flag(dw::DW_AT_call_tail_call) || c.flag(dw::DW_AT_GNU_tail_call);
+                let tail_call = c.flag(dw::DW_AT_call_tail_call) || c.flag(dw::DW_AT_GNU_tail_call);
                 out.push(CallEdge {
                     return_pc,
                     target,
