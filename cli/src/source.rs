@@ -559,10 +559,13 @@ impl Debugger {
 
     /// The name of the function of a frame (innermost inlined call first), DWARF or ELF.
     fn frame_function(&self, frame: &Frame) -> (Option<String>, Option<String>) {
-        if let Some((_, _, s)) = self.scope_of(frame)
+        if let Some((d, _, s)) = self.scope_of(frame)
             && let Some(f) = s.innermost()
         {
-            return (Some(f.function.name.clone()), None);
+            return (
+                Some(cohort_dwarf::scopes::frame_function_name(&d, &f.function)),
+                None,
+            );
         }
         self.session.function_at(frame.lookup_pc())
     }

@@ -380,10 +380,13 @@ impl Debugger {
         &self,
         frame: &cohort_unwind::Frame,
     ) -> (Option<String>, Option<String>) {
-        if let Some((_, _, s)) = self.scope_of(frame)
+        if let Some((d, _, s)) = self.scope_of(frame)
             && let Some(f) = s.innermost()
         {
-            return (Some(f.function.name.clone()), None);
+            return (
+                Some(cohort_dwarf::scopes::frame_function_name(&d, &f.function)),
+                None,
+            );
         }
         self.session.function_at(frame.lookup_pc())
     }

@@ -755,3 +755,24 @@ fn collect_call_edges(file: &Arc<DebugFile>, d: &Die, out: &mut Vec<CallEdge>) {
         }
     }
 }
+
+/// The name gdb gives a function in frame lines: in C, its linkage name when the DWARF has one
+/// (gdb keeps C symbol names in linkage form: glibc's `__GI___libc_read`), else its name.
+pub fn frame_function_name(file: &DebugFile, f: &Function) -> String {
+    match &f.linkage_name {
+        Some(l) if unit_is_c(file, f.unit) => l.clone(),
+        _ => f.name.clone(),
+    }
+}
+
+/// Whether unit `ui` is C (of any standard).
+pub fn unit_is_c(file: &DebugFile, ui: usize) -> bool {
+    let Ok(root) = read_tree_at(file, ui, None, 0) else {
+        return false;
+    };
+    matches!(
+        root.udata(dw::DW_AT_language)
+            .map(|l| gimli::DwLang(l as u16)),
+        Some(dw::DW_LANG_C89 | dw::DW_LANG_C | dw::DW_LANG_C99 | dw::DW_LANG_C11 | dw::DW_LANG_C17)
+    )
+}
