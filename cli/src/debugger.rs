@@ -626,8 +626,9 @@ impl Debugger {
                 if code == 0 {
                     out(format!("[Inferior 1 (process {pid}) exited normally]"));
                 } else {
+                    // gdb: "0%o" (exit code 166 is "0246").
                     out(format!(
-                        "[Inferior 1 (process {pid}) exited with code {code:02o}]"
+                        "[Inferior 1 (process {pid}) exited with code 0{code:o}]"
                     ));
                 }
             }

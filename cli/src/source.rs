@@ -34,8 +34,8 @@ pub struct SrcLine {
     pub is_stmt: bool,
 }
 
-/// Frames of one stop: keyed by (tid, pc, sp) of frame 0; whether the list is complete.
-type CachedFrames = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
+/// Cached frames: (tid, pc, sp) of frame 0, the frames, whether the stack is complete.
+type FramesCache = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
 
 /// Per-session source-level state.
 #[derive(Default)]
@@ -44,8 +44,12 @@ pub struct SourceState {
     debug: RefCell<HashMap<PathBuf, Option<Arc<DebugFile>>>>,
     files: RefCell<HashMap<PathBuf, Option<Rc<Vec<String>>>>>,
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
-    frames: RefCell<Option<CachedFrames>>,
+    frames: RefCell<Option<FramesCache>>,
     pub selected: Cell<usize>,
+    /// gdb's skipped inline frames at frame 0: (pc, how many of the innermost inlined calls
+    /// starting at that pc are hidden). A stop at the entry of an inlined call shows the
+    /// caller; `step` then enters the call without moving.
+    inline_skip: Cell<Option<(u64, usize)>>,
     /// `list`: the last line listed and its file, for a bare `list` to go on.
     pub list_last: RefCell<Option<(PathBuf, String, u32)>>,
     /// The first line of the last listing (for `list -`).
@@ -166,9 +170,215 @@ impl Debugger {
         if let Some(i) = frames.iter().position(|f| self.frame_is_main(f)) {
             frames.truncate(i + 1);
         }
-        let f = Rc::new(frames);
+        let frames = self.add_tail_calls(frames);
+        let f = Rc::new(self.split_inline(frames));
         *self.src.frames.borrow_mut() = Some((key, f.clone(), complete));
         f
+    }
+
+    /// gdb's tail-call frames: where a caller's call site calls a function other than the
+    /// callee found on the stack, the chain of tail calls (`DW_AT_call_tail_call` sites)
+    /// leading from the one to the other, when there is exactly one, stands between them.
+    fn add_tail_calls(&self, phys: Vec<Frame>) -> Vec<Frame> {
+        let mut out: Vec<Frame> = Vec::with_capacity(phys.len());
+        let mut it = phys.into_iter().peekable();
+        while let Some(f) = it.next() {
+            let chain = match it.peek() {
+                Some(caller) if f.kind == FrameKind::Normal && caller.kind == FrameKind::Normal => {
+                    self.tail_call_chain(&f, caller)
+                }
+                _ => Vec::new(),
+            };
+            let cfa = f.cfa;
+            let caller_regs = it.peek().map(|c| c.regs.clone());
+            out.push(f);
+            if let Some(regs) = caller_regs {
+                // Innermost first: the function that jumped to the callee comes first.
+                for ret in chain.into_iter().rev() {
+                    let mut regs = regs.clone();
+                    regs.set(regs.arch.pc, u128::from(ret));
+                    out.push(Frame {
+                        regs,
+                        cfa,
+                        kind: FrameKind::TailCall,
+                        exact_pc: false,
+                        inline_depth: 0,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The run-time return addresses of the tail calls from `caller`'s callee (per its call
+    /// site) to the function of `callee`, outermost first; empty when none or not unique.
+    fn tail_call_chain(&self, callee: &Frame, caller: &Frame) -> Vec<u64> {
+        let Some((d, bias)) = self.debug_for(caller.lookup_pc()) else {
+            return Vec::new();
+        };
+        let ret = caller.pc().wrapping_sub(bias);
+        let Ok(edges) = scopes::call_edges(&d, ret.wrapping_sub(1)) else {
+            return Vec::new();
+        };
+        let Some(first) = edges
+            .iter()
+            .find(|e| e.return_pc == ret)
+            .and_then(|e| e.target.clone())
+        else {
+            return Vec::new();
+        };
+        let Some((cd, cbias)) = self.debug_for(callee.lookup_pc()) else {
+            return Vec::new();
+        };
+        if !Arc::ptr_eq(&d, &cd) || cbias != bias {
+            return Vec::new();
+        }
+        let Ok(Some(callee_fn)) = scopes::function_at(&d, callee.lookup_pc().wrapping_sub(bias))
+        else {
+            return Vec::new();
+        };
+        if first == callee_fn.name {
+            return Vec::new();
+        }
+        // Depth-first over tail-call sites; gdb gives up where the chain is ambiguous.
+        let mut found: Vec<Vec<u64>> = Vec::new();
+        let mut path: Vec<u64> = Vec::new();
+        let mut seen: Vec<String> = Vec::new();
+        self.tail_paths(
+            &d,
+            &first,
+            &callee_fn.name,
+            &mut path,
+            &mut seen,
+            &mut found,
+        );
+        match found.as_slice() {
+            [one] => one.iter().map(|a| a.wrapping_add(bias)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn tail_paths(
+        &self,
+        d: &Arc<DebugFile>,
+        from: &str,
+        to: &str,
+        path: &mut Vec<u64>,
+        seen: &mut Vec<String>,
+        found: &mut Vec<Vec<u64>>,
+    ) {
+        const MAX_CHAIN: usize = 16;
+        if path.len() >= MAX_CHAIN || seen.iter().any(|s| s == from) || found.len() > 1 {
+            return;
+        }
+        let Ok(Some(f)) = scopes::function_by_name(d, from) else {
+            return;
+        };
+        let Ok(edges) = scopes::call_edges(d, f.low_pc) else {
+            return;
+        };
+        seen.push(from.to_string());
+        for e in edges.iter().filter(|e| e.tail_call) {
+            let Some(t) = &e.target else { continue };
+            path.push(e.return_pc);
+            if t == to {
+                found.push(path.clone());
+            } else {
+                self.tail_paths(d, t, to, path, seen, found);
+            }
+            path.pop();
+        }
+        seen.pop();
+    }
+
+    /// gdb's frames: each machine frame split into its inlined calls (innermost first), less
+    /// the inlined calls hidden at frame 0 (see [`SourceState::inline_skip`]).
+    fn split_inline(&self, phys: Vec<Frame>) -> Vec<Frame> {
+        let mut out = Vec::with_capacity(phys.len());
+        for (pi, f) in phys.into_iter().enumerate() {
+            let n = if f.kind == FrameKind::SignalHandler {
+                1
+            } else {
+                self.scope_of(&f)
+                    .map(|(_, _, s)| s.frames.len())
+                    .unwrap_or(1)
+                    .max(1)
+            };
+            let skip = if pi == 0 {
+                self.inline_skip_at(&f).min(n - 1)
+            } else {
+                0
+            };
+            for k in skip..n {
+                let mut v = f.clone();
+                v.inline_depth = k;
+                out.push(v);
+            }
+        }
+        out
+    }
+
+    /// How many inlined calls are hidden at frame 0 (`frame` is the machine frame 0).
+    fn inline_skip_at(&self, frame: &Frame) -> usize {
+        let pc = frame.pc();
+        if let Some((p, k)) = self.src.inline_skip.get()
+            && p == pc
+        {
+            return k;
+        }
+        let mut k = 0;
+        if let Some((_, bias, s)) = self.scope_of(frame) {
+            let link = pc.wrapping_sub(bias);
+            for fs in s.frames.iter().filter(|f| f.inlined) {
+                let f = &fs.function;
+                // gdb: the block's entry, or the start of one of its ranges entered from
+                // outside the block (`block_starting_point_at`).
+                let starts_here = f.block_entry_pc() == link
+                    || (f.ranges.len() > 1
+                        && f.ranges.iter().any(|r| r.start == link)
+                        && !f.contains(link.wrapping_sub(1)));
+                if !starts_here || self.user_breakpoint_for(pc, &f.name) {
+                    break;
+                }
+                k += 1;
+            }
+        }
+        self.src.inline_skip.set(Some((pc, k)));
+        k
+    }
+
+    /// An enabled breakpoint at `pc` set on function `name` (gdb stops in the inlined call
+    /// then, not in its caller).
+    fn user_breakpoint_for(&self, pc: u64, name: &str) -> bool {
+        use cohort_engine::session::BpSpec;
+        self.session.breakpoints().iter().any(|b| {
+            b.enabled
+                && b.addrs.contains(&pc)
+                && match &b.spec {
+                    BpSpec::Symbol(s) | BpSpec::Location(s) => {
+                        s == name || s.rsplit_once(':').is_some_and(|(_, f)| f == name)
+                    }
+                    _ => false,
+                }
+        })
+    }
+
+    /// The number of inlined calls hidden at frame 0 now.
+    pub(crate) fn inline_skipped(&self) -> usize {
+        let pc = self.frame0_pc();
+        match self.src.inline_skip.get() {
+            Some((p, k)) if p == pc => k,
+            _ => 0,
+        }
+    }
+
+    /// `step` into a hidden inlined call: show one more of them (the pc does not move).
+    pub(crate) fn unskip_inline(&self) {
+        if let Some((p, k)) = self.src.inline_skip.get() {
+            self.src.inline_skip.set(Some((p, k.saturating_sub(1))));
+        }
+        *self.src.frames.borrow_mut() = None;
+        self.src.selected.set(0);
     }
 
     fn frame_is_main(&self, f: &Frame) -> bool {
@@ -194,7 +404,10 @@ impl Debugger {
     }
 
     pub(crate) fn return_address_of_frame0(&self) -> Option<u64> {
-        self.frames(2).get(1).map(|f| f.pc())
+        let frames = self.frames(2);
+        machine_caller(&frames, 0)
+            .and_then(|j| frames.get(j))
+            .map(|f| f.pc())
     }
 
     pub(crate) fn selected_frame(&self) -> usize {
@@ -215,11 +428,9 @@ impl Debugger {
             .object_containing(pc)
             .map(|o| o.bias)
             .unwrap_or(0);
-        let caller = if idx + 1 < frames.len() {
-            self.frame_ctx(frames, idx + 1).map(Box::new)
-        } else {
-            None
-        };
+        // The caller is the next machine frame (inlined calls share their frame's registers).
+        let caller =
+            machine_caller(frames, idx).and_then(|j| self.frame_ctx(frames, j).map(Box::new));
         Some(Ctx {
             dbg: self,
             regs: &frame.regs,
@@ -230,12 +441,42 @@ impl Debugger {
         })
     }
 
-    /// The scope (function, inlined calls, blocks) at frame `idx`.
+    /// The scope (function, inlined calls, blocks) of `frame`: `innermost()` is the call the
+    /// frame stands for (its `inline_depth`).
     pub(crate) fn scope_of(&self, frame: &Frame) -> Option<(Arc<DebugFile>, u64, Scope)> {
+        let (d, bias, mut s) = self.machine_scope_of(frame)?;
+        let k = frame.inline_depth.min(s.frames.len().saturating_sub(1));
+        s.frames.drain(..k);
+        Some((d, bias, s))
+    }
+
+    /// The whole scope at the pc of `frame` (every inlined call, innermost first).
+    pub(crate) fn machine_scope_of(&self, frame: &Frame) -> Option<(Arc<DebugFile>, u64, Scope)> {
         let pc = frame.lookup_pc();
         let (d, bias) = self.debug_for(pc)?;
         let s = scopes::scope_at(&d, pc.wrapping_sub(bias)).ok()??;
         Some((d, bias, s))
+    }
+
+    /// The source line of a frame: the line of its pc, or for a frame whose callee is an
+    /// inlined call, the line of that call.
+    pub(crate) fn frame_src_line(&self, frame: &Frame) -> Option<SrcLine> {
+        if frame.inline_depth > 0 && frame.kind != FrameKind::SignalHandler {
+            let (d, _, s) = self.machine_scope_of(frame)?;
+            let callee = s.frames.get(frame.inline_depth - 1)?;
+            let line = u32::try_from(callee.call_line?).ok()?;
+            let lines = d.unit_lines(callee.function.unit).ok()?;
+            let sf = lines.file_by_index(callee.call_file_index?)?;
+            return Some(SrcLine {
+                file: sf.full.clone(),
+                name: sf.name.clone(),
+                line,
+                start: frame.pc(),
+                end: frame.pc(),
+                is_stmt: true,
+            });
+        }
+        self.line_at(frame.lookup_pc())
     }
 
     /// The value of `var` in frame `idx`, or the text gdb prints instead.
@@ -275,17 +516,42 @@ impl Debugger {
             type_prefix: false,
             ..FormatOptions::default()
         };
+        let ctx = self.frame_ctx(frames, idx);
+        // gdb looks a parameter's entry location up at the machine function's entry (also for
+        // an inlined call: `get_frame_func` is the containing real function).
+        let entry_pc = scope
+            .function()
+            .map(|f| f.block_entry_pc())
+            .unwrap_or(fs.function.low_pc);
         let parts: Vec<String> = fs
             .params
             .iter()
             .map(|p| {
                 // gdb's `print frame-arguments scalars`: aggregates show as `...`.
-                let v = match self.var_value(&d, p, frames, idx) {
-                    Ok(v) if !v.optimized_out && is_aggregate(&v) => "...".to_string(),
-                    Ok(v) => self.format(&v, &opts),
-                    Err(e) => e,
+                let val = self.var_value(&d, p, frames, idx);
+                let v = match &val {
+                    Ok(v) if !v.optimized_out && is_aggregate(v) => "...".to_string(),
+                    Ok(v) => self.format(v, &opts),
+                    Err(e) => e.clone(),
                 };
-                format!("{}={v}", p.name)
+                // gdb's `print entry-values default`: `x=x@entry=5` when the value on entry
+                // is known and the same, `x=6, x@entry=5` when it differs.
+                // Inlined calls too: gdb resolves them through the machine frame's caller.
+                let entry = match &ctx {
+                    Some(c) => cohort_dwarf::location::entry_value_of(&d, p, entry_pc, c)
+                        .ok()
+                        .flatten(),
+                    None => None,
+                };
+                match (entry, &val) {
+                    (Some(e), Ok(cur)) if !cur.optimized_out && cur.bytes == e.bytes => {
+                        format!("{0}={0}@entry={v}", p.name)
+                    }
+                    (Some(e), _) => {
+                        format!("{0}={v}, {0}@entry={1}", p.name, self.format(&e, &opts))
+                    }
+                    (None, _) => format!("{}={v}", p.name),
+                }
             })
             .collect();
         parts.join(", ")
@@ -293,10 +559,13 @@ impl Debugger {
 
     /// The name of the function of a frame (innermost inlined call first), DWARF or ELF.
     fn frame_function(&self, frame: &Frame) -> (Option<String>, Option<String>) {
-        if let Some((_, _, s)) = self.scope_of(frame)
+        if let Some((d, _, s)) = self.scope_of(frame)
             && let Some(f) = s.innermost()
         {
-            return (Some(f.function.name.clone()), None);
+            return (
+                Some(cohort_dwarf::scopes::frame_function_name(&d, &f.function)),
+                None,
+            );
         }
         self.session.function_at(frame.lookup_pc())
     }
@@ -317,8 +586,11 @@ impl Debugger {
             return s;
         }
         let pc = frame.pc();
-        let line = self.line_at(frame.lookup_pc());
-        let at_line_start = frame.exact_pc && line.as_ref().is_some_and(|l| l.start == pc);
+        let line = self.frame_src_line(frame);
+        // gdb shows no address for a frame whose callee is an inlined call, nor at the start
+        // of a statement line (`frame_show_address`: pc != sal.pc || !sal.is_stmt).
+        let at_line_start = frame.inline_depth > 0
+            || (frame.exact_pc && line.as_ref().is_some_and(|l| l.start == pc && l.is_stmt));
         if !at_line_start {
             s.push_str(&format!("0x{pc:016x} in "));
         }
@@ -356,7 +628,12 @@ impl Debugger {
 
     /// `12\t    return s->area;` for the line of `pc` (and remember it for `list`).
     pub(crate) fn print_source_line_at(&self, pc: u64) {
-        let Some(l) = self.line_at(pc) else { return };
+        let frames = self.frames(1);
+        let l = match frames.first() {
+            Some(f) if f.pc() == pc && f.inline_depth > 0 => self.frame_src_line(f),
+            _ => self.line_at(pc),
+        };
+        let Some(l) = l else { return };
         if l.line == 0 {
             return;
         }
@@ -430,8 +707,63 @@ impl Debugger {
     /// Forget cached frames (after the program or the selected thread moved).
     pub(crate) fn invalidate_frames(&self) {
         *self.src.frames.borrow_mut() = None;
+        self.src.inline_skip.set(None);
         self.src.selected.set(0);
     }
+
+    /// Frame 0 as gdb identifies frames: its CFA and the function (inlined call or not) it
+    /// stands for.
+    pub(crate) fn frame0_identity(&self) -> (Option<u64>, Option<cohort_dwarf::types::DieRef>) {
+        let frames = self.frames(1);
+        let Some(f) = frames.first() else {
+            return (None, None);
+        };
+        let die = self
+            .scope_of(f)
+            .and_then(|(_, _, s)| s.innermost().map(|fs| fs.function.die));
+        (f.cfa, die)
+    }
+
+    /// Whether frame 0 is an inlined call made (directly or not) from the frame `outer`
+    /// (gdb's `stepped_in_from`).
+    pub(crate) fn frame0_inlined_from(
+        &self,
+        outer: &(Option<u64>, Option<cohort_dwarf::types::DieRef>),
+    ) -> bool {
+        let frames = self.frames(1);
+        let Some(f) = frames.first() else {
+            return false;
+        };
+        if f.cfa != outer.0 {
+            return false;
+        }
+        let Some((_, _, s)) = self.scope_of(f) else {
+            return false;
+        };
+        s.innermost().is_some_and(|fs| fs.inlined)
+            && s.frames
+                .iter()
+                .skip(1)
+                .any(|fs| Some(fs.function.die) == outer.1)
+    }
+
+    /// The source line of frame 0 as gdb sees it (the call line when inlined calls are
+    /// hidden there).
+    pub(crate) fn frame0_src_line(&self) -> Option<SrcLine> {
+        let frames = self.frames(1);
+        frames.first().and_then(|f| self.frame_src_line(f))
+    }
+}
+
+/// The index of the machine caller of frame `idx`: the next frame that is not one of the
+/// inlined calls of the same machine frame.
+pub(crate) fn machine_caller(frames: &[Frame], idx: usize) -> Option<usize> {
+    frames
+        .iter()
+        .enumerate()
+        .skip(idx + 1)
+        .find(|(_, f)| f.inline_depth == 0)
+        .map(|(j, _)| j)
 }
 
 fn is_aggregate(v: &Value) -> bool {

@@ -41,9 +41,7 @@ impl Debugger {
                 self.print_frame_locals(&frames, i);
             }
         }
-        if matches!(count, Some(n) if n >= 0 && (n as usize) < total) {
-            out("(More stack frames follow...)");
-        }
+        // gdb says "(More stack frames follow...)" only to a terminal (from_tty).
         Ok(Flow::Go)
     }
 
@@ -78,7 +76,7 @@ impl Debugger {
         let i = self.selected_frame();
         out(self.describe_frame(&frames, i, true));
         if let Some(f) = frames.get(i)
-            && let Some(l) = self.line_at(f.lookup_pc())
+            && let Some(l) = self.frame_src_line(f)
             && l.line != 0
         {
             self.print_source_line(&l.file, &l.name, l.line, false);
@@ -93,7 +91,23 @@ impl Debugger {
             return Err(EngineError::Other("No registers.".into()));
         }
         self.require_stack()?;
-        if !a.is_empty() {
+        if let Some(name) = a.strip_prefix("function ") {
+            let name = name.trim();
+            let frames = self.frames(usize::MAX);
+            let found = frames
+                .iter()
+                .position(|f| self.frame_function_name(f).0.as_deref() == Some(name));
+            match found {
+                Some(n) => self.select_frame(n),
+                None => {
+                    return Err(EngineError::Other(format!(
+                        "No frame for function \"{name}\"."
+                    )));
+                }
+            }
+        } else if let Some(l) = a.strip_prefix("level ") {
+            return self.cmd_frame(l);
+        } else if !a.is_empty() {
             let n: usize = a.parse().map_err(|_| {
                 EngineError::Other(format!("No symbol \"{a}\" in current context."))
             })?;
@@ -112,7 +126,8 @@ impl Debugger {
     /// `up [N]` (`dir` 1) and `down [N]` (`dir` -1).
     pub(crate) fn cmd_up(&mut self, arg: &str, dir: i64) -> Result<Flow> {
         self.require_stack()?;
-        let n: i64 = if arg.trim().is_empty() {
+        let explicit = !arg.trim().is_empty();
+        let n: i64 = if !explicit {
             1
         } else {
             arg.trim().parse().map_err(|_| {
@@ -122,21 +137,20 @@ impl Debugger {
         let frames = self.frames(usize::MAX);
         let cur = self.selected_frame() as i64;
         let want = cur + dir * n;
-        if want < 0 {
+        let last = frames.len().saturating_sub(1) as i64;
+        // gdb: a bare `up`/`down` that cannot move all the way is an error; with a count it
+        // goes as far as it can.
+        if !explicit && want < 0 {
             return Err(EngineError::Other(
                 "Bottom (innermost) frame selected; you cannot go down.".into(),
             ));
         }
-        if want as usize >= frames.len() {
-            if cur as usize + 1 >= frames.len() {
-                return Err(EngineError::Other(
-                    "Initial frame selected; you cannot go up.".into(),
-                ));
-            }
-            self.select_frame(frames.len() - 1);
-        } else {
-            self.select_frame(want as usize);
+        if !explicit && want > last {
+            return Err(EngineError::Other(
+                "Initial frame selected; you cannot go up.".into(),
+            ));
         }
+        self.select_frame(want.clamp(0, last) as usize);
         self.print_selected_frame();
         Ok(Flow::Go)
     }
@@ -161,17 +175,28 @@ impl Debugger {
         if let Some(n) = &fname {
             l1.push_str(&format!(" in {n}"));
         }
-        if let Some(l) = self.line_at(lookup)
+        if let Some(l) = self.frame_src_line(frame)
             && l.line != 0
         {
             l1.push_str(&format!(" ({}:{})", l.name, l.line));
         }
-        if let Some(c) = frames.get(i + 1) {
-            l1.push_str(&format!("; saved {pc_name} = {:#x}", c.pc()));
+        // The saved pc is the machine caller's (past inlined calls; past main too).
+        let caller_pc = match frames.iter().skip(i + 1).find(|f| f.inline_depth == 0) {
+            Some(c) => Some(c.pc()),
+            None => self.machine_caller_pc(frame),
+        };
+        if let Some(pc) = caller_pc {
+            l1.push_str(&format!("; saved {pc_name} = {pc:#x}"));
         }
         out(l1);
+        let inlined = self
+            .scope_of(frame)
+            .and_then(|(_, _, s)| s.innermost().map(|f| f.inlined))
+            .unwrap_or(false);
         let mut rel = Vec::new();
-        if let Some(c) = frames.get(i + 1) {
+        if inlined {
+            rel.push(format!("inlined into frame {}", i + 1));
+        } else if let Some(c) = frames.get(i + 1) {
             rel.push(format!("called by frame at {:#x}", c.cfa.unwrap_or(0)));
         }
         if i > 0
@@ -184,6 +209,14 @@ impl Debugger {
         }
         if self.line_at(lookup).is_some() {
             out(" source language c.");
+        }
+        if inlined {
+            let sp_name = arch.regs.get(arch.sp).map(|r| r.name).unwrap_or("sp");
+            out(" Arglist at unknown address.");
+            out(format!(
+                " Locals at unknown address, Previous frame's sp in {sp_name}"
+            ));
+            return Ok(Flow::Go);
         }
         let base = cfa.wrapping_sub(2 * arch.ptr_size as u64);
         let args = self.frame_args(&frames, i);
@@ -200,6 +233,14 @@ impl Debugger {
             let mut saved = Vec::new();
             for r in arch.regs {
                 let Some(n) = r.dwarf else { continue };
+                // The pc of a tail caller is computed, not saved anywhere (gdb lists none).
+                if n == row.return_address
+                    && frames
+                        .get(i + 1)
+                        .is_some_and(|c| c.kind == cohort_unwind::FrameKind::TailCall)
+                {
+                    continue;
+                }
                 let rule = if n == row.return_address {
                     row.rule(n).cloned().or(Some(cohort_unwind::RegRule::Offset(
                         -(arch.ptr_size as i64),
@@ -219,14 +260,28 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
+    /// The pc of the machine caller of `frame` even past main (where `bt` stops).
+    fn machine_caller_pc(&self, frame: &cohort_unwind::Frame) -> Option<u64> {
+        let mem = self.session.process()?;
+        self.src
+            .unwinder
+            .caller(self.session.symbols(), mem, frame)
+            .ok()
+            .flatten()
+            .map(|c| c.pc())
+    }
+
     fn frame_function_name(
         &self,
         frame: &cohort_unwind::Frame,
     ) -> (Option<String>, Option<String>) {
-        if let Some((_, _, s)) = self.scope_of(frame)
+        if let Some((d, _, s)) = self.scope_of(frame)
             && let Some(f) = s.innermost()
         {
-            return (Some(f.function.name.clone()), None);
+            return (
+                Some(cohort_dwarf::scopes::frame_function_name(&d, &f.function)),
+                None,
+            );
         }
         self.session.function_at(frame.lookup_pc())
     }

@@ -48,6 +48,13 @@ impl Debugger {
         }
         let n = crate::debugger::parse_count(arg)?;
         for i in 0..n {
+            if kind == StepKind::Into && self.inline_skipped() > 0 {
+                // gdb enters an inlined call that starts here without moving the pc.
+                self.unskip_inline();
+                out(self.frame0_line());
+                self.print_source_line_at(self.frame0_pc());
+                continue;
+            }
             match self.step_once(kind)? {
                 Outcome::Done { new_function } => {
                     // `next N` shows only where the last step ended.
@@ -78,7 +85,15 @@ impl Debugger {
             // No line information here: gdb runs to the caller.
             return self.step_out_of_no_line_function(start_pc);
         };
-        let start_line = self.line_at(start_pc);
+        // gdb's frame and line of the step: hidden inlined calls at the pc count as the call
+        // line of the frame that makes them (and the range ends where the call's code does).
+        let start_id = self.frame0_identity();
+        let start_line = self.frame0_src_line();
+        if self.inline_skipped() > 0
+            && let Some(end) = self.hidden_inline_end(start_pc)
+        {
+            range.1 = range.1.min(end);
+        }
         let mut frame_cfa = self.cfa_of_frame0();
         if kind == StepKind::Until
             && let Some(f) = self.function_start(start_pc)
@@ -147,6 +162,40 @@ impl Debugger {
                 }
                 continue;
             }
+            if cfa == frame_cfa && !self.returned_from(frame_cfa, cfa) {
+                let now_id = self.frame0_identity();
+                if now_id == start_id && self.inline_skipped() > 0 {
+                    // Stepped onto the start of an inlined call (gdb: "stepped into inlined
+                    // function"): `next` goes through it when the call is on the line being
+                    // stepped, else stops at the call; `step` enters it.
+                    let call = self.frame0_src_line();
+                    let same = match (&call, &start_line) {
+                        (Some(c), Some(s)) => c.line == s.line && c.file == s.file,
+                        _ => false,
+                    };
+                    if kind == StepKind::Into {
+                        if same {
+                            self.unskip_inline();
+                        }
+                        return Ok(Outcome::Done {
+                            new_function: self.frame0_identity() != start_id,
+                        });
+                    }
+                    if same {
+                        continue;
+                    }
+                    return Ok(Outcome::Done {
+                        new_function: false,
+                    });
+                }
+                if now_id != start_id && self.frame0_inlined_from(&start_id) {
+                    // Inside an inlined call made from the stepping frame.
+                    if kind == StepKind::Into {
+                        return Ok(Outcome::Done { new_function: true });
+                    }
+                    continue;
+                }
+            }
             if self.returned_from(frame_cfa, cfa) {
                 // Back in the caller: finish the line we returned into.
                 new_function = true;
@@ -164,7 +213,10 @@ impl Debugger {
             }
             if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
                 return Ok(match o {
-                    Outcome::Done { .. } => Outcome::Done { new_function },
+                    Outcome::Done { .. } => Outcome::Done {
+                        // Out of an inlined call into its caller is a new frame for gdb.
+                        new_function: new_function || self.frame0_identity() != start_id,
+                    },
                     r => r,
                 });
             }
@@ -203,6 +255,21 @@ impl Debugger {
             Some(pc) => Ok(Straight::Moved(pc)),
             None => Ok(Straight::Reported),
         }
+    }
+
+    /// The end of the innermost hidden inlined call's code range containing `pc`.
+    fn hidden_inline_end(&self, pc: u64) -> Option<u64> {
+        let frames = self.frames(1);
+        let f = frames.first()?;
+        let (_, bias, s) = self.machine_scope_of(f)?;
+        let callee = s.frames.get(f.inline_depth.checked_sub(1)?)?;
+        let link = pc.wrapping_sub(bias);
+        callee
+            .function
+            .ranges
+            .iter()
+            .find(|r| r.contains(&link))
+            .map(|r| r.end.wrapping_add(bias))
     }
 
     /// At `pc`, outside the range being stepped, in the same frame: stop when this is the
@@ -357,7 +424,13 @@ impl Debugger {
         }
         let frames = self.frames(usize::MAX);
         let sel = self.selected_frame();
-        let Some(caller) = frames.get(sel + 1) else {
+        // A tail caller has no return address of its own: the function returns to the
+        // machine caller.
+        let Some(caller) = frames
+            .iter()
+            .skip(sel + 1)
+            .find(|f| f.kind != cohort_unwind::FrameKind::TailCall)
+        else {
             return Err(EngineError::Other(
                 "\"finish\" not meaningful in the outermost frame.".into(),
             ));
@@ -365,6 +438,18 @@ impl Debugger {
         let Some(frame) = frames.get(sel) else {
             return Err(EngineError::NotRunning);
         };
+        if let Some((_, bias, s)) = self.scope_of(frame)
+            && let Some(fs) = s.innermost()
+            && fs.inlined
+        {
+            let ranges: Vec<(u64, u64)> = fs
+                .function
+                .ranges
+                .iter()
+                .map(|r| (r.start.wrapping_add(bias), r.end.wrapping_add(bias)))
+                .collect();
+            return self.finish_inline(&ranges, frame.cfa);
+        }
         // gdb says this only when not in batch mode.
         if !self.batch {
             out(format!(
@@ -386,6 +471,51 @@ impl Debugger {
         if let Some(f) = function {
             self.print_return_value(&f)?;
         }
+        Ok(Flow::Go)
+    }
+
+    /// `finish` out of an inlined call (its code at `ranges`, in the machine frame `cfa`):
+    /// step, over calls, until the pc leaves the call's code at the start of a line of the
+    /// frame, then report the stop as `step` does (gdb steps with an empty range there).
+    fn finish_inline(&mut self, ranges: &[(u64, u64)], cfa: Option<u64>) -> Result<Flow> {
+        let inside = |pc: u64| ranges.iter().any(|&(a, b)| pc >= a && pc < b);
+        loop {
+            let ev = self.session.step_instruction();
+            self.flush_messages();
+            let pc = match ev? {
+                Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
+                other => {
+                    if self.report(other)? {
+                        return Ok(Flow::Go);
+                    }
+                    self.session.registers(false)?.pc()
+                }
+            };
+            let now = self.cfa_of_frame0();
+            if self.stepped_into_subroutine(cfa, now) {
+                let Some(ret) = self.return_address_of_frame0() else {
+                    break;
+                };
+                if self.run_to(ret, cfa)?.is_none() {
+                    return Ok(Flow::Go);
+                }
+                continue;
+            }
+            if self.returned_from(cfa, now) {
+                break;
+            }
+            let pc = self.session.registers(false).map(|r| r.pc()).unwrap_or(pc);
+            if inside(pc) {
+                continue;
+            }
+            if self
+                .line_at(pc)
+                .is_none_or(|l| l.line == 0 || (l.start == pc && l.is_stmt))
+            {
+                break;
+            }
+        }
+        self.print_stop_frame();
         Ok(Flow::Go)
     }
 
@@ -484,7 +614,10 @@ impl Debugger {
             (Some(b), Some(n)) if n < b => {
                 // The caller of the new frame must be the old frame.
                 let frames = self.frames(2);
-                frames.get(1).and_then(|f| f.cfa) == Some(b)
+                crate::source::machine_caller(&frames, 0)
+                    .and_then(|j| frames.get(j))
+                    .and_then(|f| f.cfa)
+                    == Some(b)
             }
             _ => false,
         }

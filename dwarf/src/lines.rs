@@ -268,6 +268,8 @@ impl DebugFile {
         let mut last_subfile: Option<usize> = None;
         let mut last_line: u32 = 0;
         let mut last_address: Option<u64> = None;
+        // gdb's m_stmt_at_address: an is_stmt row was seen at `last_address`.
+        let mut stmt_at_address = false;
         let mut nonzero_disc = false;
         let mut recording = true;
         let mut seq_start = true;
@@ -297,9 +299,12 @@ impl DebugFile {
             {
                 let file_changed = last_subfile != Some(cur);
                 let is_stmt = row.is_stmt();
-                let ignore =
-                    (file_changed && !end_sequence && last_address == Some(addr) && !is_stmt)
-                        || (!end_sequence && line == 0);
+                let ignore = (file_changed
+                    && !end_sequence
+                    && last_address == Some(addr)
+                    && !is_stmt
+                    && stmt_at_address)
+                    || (!end_sequence && line == 0);
                 if (file_changed && !ignore) || end_sequence {
                     if let Some(ls) = last_subfile {
                         finish_line(&mut out.subfiles, ls, addr);
@@ -328,11 +333,16 @@ impl DebugFile {
                     last_line = line;
                 }
             }
+            if last_address != Some(addr) {
+                stmt_at_address = false;
+            }
+            stmt_at_address |= row.is_stmt();
             last_address = Some(addr);
             if end_sequence {
                 last_subfile = None;
                 last_line = 0;
                 last_address = None;
+                stmt_at_address = false;
                 nonzero_disc = false;
                 row_line_prev = 0;
                 seq_start = true;

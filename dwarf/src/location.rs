@@ -105,6 +105,58 @@ pub fn variable_value_parts(
     }
 }
 
+/// gdb's `x@entry`: the value parameter `var` had on entry to its function (which starts at
+/// link-time `entry_pc`), from the caller's call-site parameter. `Ok(None)` when not known:
+/// the parameter is not in a single register at the entry, or the caller's call site does not
+/// say (gdb prints nothing then).
+pub fn entry_value_of(
+    file: &Arc<DebugFile>,
+    var: &Variable,
+    entry_pc: u64,
+    frame: &dyn FrameContext,
+) -> Result<Option<Value>> {
+    let Some(loc) = &var.location else {
+        return Ok(None);
+    };
+    let expr = match loc.exprloc_value() {
+        Some(e) => e,
+        None => {
+            let unit = file.unit(var.unit)?;
+            let Some(mut list) = file.dwarf.attr_locations(unit, *loc)? else {
+                return Ok(None);
+            };
+            let mut found = None;
+            while let Some(entry) = list.next()? {
+                if entry.range.begin <= entry_pc && entry_pc < entry.range.end {
+                    found = Some(entry.data);
+                    break;
+                }
+            }
+            let Some(e) = found else { return Ok(None) };
+            e
+        }
+    };
+    let ty = resolve_type(file, &var.ty, var, frame)?;
+    let size = ty.byte_size();
+    if size == 0 || size > 8 {
+        return Ok(None);
+    }
+    let ev = Evaluator {
+        file,
+        unit: var.unit,
+        frame,
+        frame_base: var.frame_base.as_ref(),
+        depth: 0,
+    };
+    match ev.entry_value(expr.0) {
+        Ok(v) => {
+            let bytes = v.to_le_bytes().get(..size as usize).map(|b| b.to_vec());
+            Ok(bytes.map(|b| Value::new(ty, b, Lval::None)))
+        }
+        Err(_) => Ok(None),
+    }
+}
+
 /// The address of a global or static variable (link-time address + bias), without reading it.
 pub fn variable_address(
     file: &Arc<DebugFile>,

@@ -76,6 +76,15 @@ pub struct Function {
 }
 
 impl Function {
+    /// gdb's `block::entry_pc`: the start of a contiguous block, else of its first range in
+    /// `DW_AT_ranges` order (`DW_AT_entry_pc` is not used).
+    pub fn block_entry_pc(&self) -> u64 {
+        match self.ranges.as_slice() {
+            [first, _, ..] => first.start,
+            _ => self.low_pc,
+        }
+    }
+
     pub fn contains(&self, pc: u64) -> bool {
         self.ranges.iter().any(|r| r.contains(&pc))
     }
@@ -98,6 +107,8 @@ pub struct FrameScope {
     /// For an inlined call: where it was called from (file and line in the caller).
     pub call_file: Option<String>,
     pub call_line: Option<u64>,
+    /// `DW_AT_call_file` as a line-program file index of the function's unit.
+    pub call_file_index: Option<u64>,
     pub params: Vec<Variable>,
     /// The function's own top-level locals (declaration order).
     pub body_locals: Vec<Variable>,
@@ -419,6 +430,7 @@ fn descend(
             .udata(dw::DW_AT_call_file)
             .and_then(|i| file_name(file, d.unit, i)),
         call_line: d.udata(dw::DW_AT_call_line),
+        call_file_index: d.udata(dw::DW_AT_call_file),
         params,
         body_locals,
         blocks: Vec::new(),
@@ -683,4 +695,84 @@ fn find_call_site(
         }
     }
     None
+}
+
+/// A call made by a function (a `DW_TAG_call_site`), for gdb's tail-call frames.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallEdge {
+    /// Link-time address after the call instruction (after the jump for a tail call).
+    pub return_pc: u64,
+    /// The called function's name (`DW_AT_call_origin`), when the DWARF says.
+    pub target: Option<String>,
+    /// `DW_AT_call_tail_call`: a jump that leaves no return address.
+    pub tail_call: bool,
+}
+
+/// Every call site of the function containing the link-time `pc` (inlined calls' included).
+pub fn call_edges(file: &Arc<DebugFile>, pc: u64) -> Result<Vec<CallEdge>> {
+    let Some((_, f)) = function_entry_at(file, pc) else {
+        return Ok(Vec::new());
+    };
+    let d = read_tree(file, f.die, usize::MAX)?;
+    let mut out = Vec::new();
+    collect_call_edges(file, &d, &mut out);
+    Ok(out)
+}
+
+fn collect_call_edges(file: &Arc<DebugFile>, d: &Die, out: &mut Vec<CallEdge>) {
+    let Ok(unit) = file.unit(d.unit) else { return };
+    for c in &d.children {
+        match c.tag {
+            dw::DW_TAG_call_site | dw::DW_TAG_GNU_call_site => {
+                let ret = c
+                    .attr(dw::DW_AT_call_return_pc)
+                    .or_else(|| c.attr(dw::DW_AT_low_pc))
+                    .and_then(|v| file.dwarf.attr_address(unit, *v).ok().flatten());
+                let Some(return_pc) = ret else { continue };
+                let target = c
+                    .reference(file, dw::DW_AT_call_origin)
+                    .or_else(|| c.reference(file, dw::DW_AT_abstract_origin))
+                    .and_then(|r| dietypes::read_die(file, r).ok())
+                    .and_then(|t| {
+                        t.name(file).or_else(|| {
+                            t.reference(file, dw::DW_AT_abstract_origin)
+                                .or_else(|| t.reference(file, dw::DW_AT_specification))
+                                .and_then(|r| dietypes::read_die(file, r).ok())
+                                .and_then(|o| o.name(file))
+                        })
+                    });
+                let tail_call = c.flag(dw::DW_AT_call_tail_call) || c.flag(dw::DW_AT_GNU_tail_call);
+                out.push(CallEdge {
+                    return_pc,
+                    target,
+                    tail_call,
+                });
+            }
+            dw::DW_TAG_lexical_block | dw::DW_TAG_inlined_subroutine => {
+                collect_call_edges(file, c, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The name gdb gives a function in frame lines: in C, its linkage name when the DWARF has one
+/// (gdb keeps C symbol names in linkage form: glibc's `__GI___libc_read`), else its name.
+pub fn frame_function_name(file: &DebugFile, f: &Function) -> String {
+    match &f.linkage_name {
+        Some(l) if unit_is_c(file, f.unit) => l.clone(),
+        _ => f.name.clone(),
+    }
+}
+
+/// Whether unit `ui` is C (of any standard).
+pub fn unit_is_c(file: &DebugFile, ui: usize) -> bool {
+    let Ok(root) = read_tree_at(file, ui, None, 0) else {
+        return false;
+    };
+    matches!(
+        root.udata(dw::DW_AT_language)
+            .map(|l| gimli::DwLang(l as u16)),
+        Some(dw::DW_LANG_C89 | dw::DW_LANG_C | dw::DW_LANG_C99 | dw::DW_LANG_C11 | dw::DW_LANG_C17)
+    )
 }

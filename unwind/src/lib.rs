@@ -43,6 +43,9 @@ pub enum FrameKind {
     /// A signal trampoline: the frame above it (its caller) was interrupted by a signal and
     /// the frame below it is the handler. gdb prints `<signal handler called>`.
     SignalHandler,
+    /// A function that tail-called the frame below it (rebuilt from call-site DWARF by the
+    /// front end; gdb's TAILCALL_FRAME): its pc is the address after the jump.
+    TailCall,
 }
 
 /// One frame of a stack.
@@ -56,6 +59,10 @@ pub struct Frame {
     /// The pc is where execution stopped or was interrupted (frame 0, or the frame a signal
     /// interrupted), not a return address.
     pub exact_pc: bool,
+    /// Which of the calls at this pc the frame stands for, as gdb splits one machine frame
+    /// into inlined-call frames: 0 is the innermost (an inlined call, or the function itself
+    /// when nothing is inlined here); set by the front end, 0 from the unwinder.
+    pub inline_depth: usize,
 }
 
 impl Frame {
@@ -152,6 +159,7 @@ impl Unwinder {
             cfa: None,
             kind: FrameKind::Normal,
             exact_pc: true,
+            inline_depth: 0,
         };
         frame.kind = self.kind_at(objects, mem, &frame);
         frame.cfa = self.frame_cfa(objects, mem, &frame);
@@ -190,6 +198,7 @@ impl Unwinder {
             cfa: None,
             kind: FrameKind::Normal,
             exact_pc: frame.kind == FrameKind::SignalHandler,
+            inline_depth: 0,
         };
         caller.kind = self.kind_at(objects, mem, &caller);
         caller.cfa = self.frame_cfa(objects, mem, &caller);
@@ -270,7 +279,6 @@ impl Unwinder {
         row: &UnwindRow,
     ) -> Result<Option<Registers>, UnwindError> {
         let arch = frame.regs.arch;
-        let info = arch.unwind();
         if matches!(row.rule(row.return_address), Some(RegRule::Undefined)) {
             return Ok(None);
         }
@@ -283,13 +291,10 @@ impl Unwinder {
             let Some(n) = desc.dwarf else {
                 continue;
             };
+            // A register without a rule keeps its value, as gdb assumes (GCC leaves
+            // "same value" registers out of the CFI); call-clobbered ones included.
             let value = match row.rule(n) {
-                None => info
-                    .preserved
-                    .contains(&i)
-                    .then(|| frame.regs.get(i))
-                    .flatten(),
-                Some(RegRule::SameValue) => frame.regs.get(i),
+                None | Some(RegRule::SameValue) => frame.regs.get(i),
                 Some(rule) => eval::register(rule, cfa, desc.size, row, &frame.regs, mem)?,
             };
             if let Some(v) = value {

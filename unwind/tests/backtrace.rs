@@ -182,7 +182,7 @@ fn assert_same(s: &Session, frames: &[Frame], want: &[Line], what: &str) {
         .zip(want.iter().chain(std::iter::repeat(&none)))
         .map(|(f, w)| match f.kind {
             FrameKind::SignalHandler => (0, None),
-            FrameKind::Normal => {
+            FrameKind::Normal | FrameKind::TailCall => {
                 let parts = syms.symbolize_parts(f.lookup_pc());
                 let mut n = parts
                     .map(|(_, sym, _)| sym.name.clone())
