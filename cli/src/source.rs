@@ -666,7 +666,12 @@ impl Debugger {
                     text.len()
                 )),
             },
-            None => out(format!("{line}\t{name}: No such file or directory.")),
+            // gdb reports a missing source file on stderr.
+            None => {
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                eprintln!("{line}\t{name}: No such file or directory.");
+            }
         }
         *self.src.list_center.borrow_mut() = Some((file.to_path_buf(), name.to_string(), line));
         *self.src.list_last.borrow_mut() = None;

@@ -477,23 +477,22 @@ pub fn scope_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Scope>> {
 }
 
 fn function_entry_at(file: &Arc<DebugFile>, pc: u64) -> Option<(usize, FuncEntry)> {
-    let mut candidates: Vec<usize> = Vec::new();
-    if let Some(ui) = file.unit_for_pc(pc) {
-        candidates.push(ui);
-    }
-    // Fall back to every unit when the range tables do not say (rare; small binaries).
-    for ui in 0..file.units.len() {
-        if !candidates.contains(&ui) {
-            candidates.push(ui);
-        }
-    }
-    for ui in candidates {
-        let fs = unit_functions(file, ui);
-        if let Some(f) = fs.iter().find(|f| f.ranges.iter().any(|r| r.contains(&pc))) {
-            return Some((ui, f.clone()));
-        }
-    }
-    None
+    // The unit comes from the address ranges (`.debug_aranges`, else the units' own ranges,
+    // see `DebugFile::unit_for_pc`); a pc outside every unit has no DWARF function.
+    let ui = file.unit_for_pc(pc)?;
+    let fs = unit_functions(file, ui);
+    // Several DIEs may cover the pc (an assembler's aliases: `__clone3`, `__GI___clone3`,
+    // `clone3` on one range): gdb's block lookup takes the innermost start, and of equal
+    // starts the last in DIE order.
+    fs.iter()
+        .filter_map(|f| {
+            f.ranges
+                .iter()
+                .find(|r| r.contains(&pc))
+                .map(|r| (r.start, f))
+        })
+        .max_by_key(|(start, _)| *start)
+        .map(|(_, f)| (ui, f.clone()))
 }
 
 /// The real function containing `pc` (no inlined frames), cheaply.

@@ -271,8 +271,30 @@ pub fn normalize_gdb_output(s: &str) -> String {
             res.push_str(rest);
             l = res;
         }
+        // `info threads` pads its columns to the widest LWP number, which differs from run to
+        // run: compare the table with single spaces.
+        if is_thread_table_line(&l) {
+            l = l
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+        }
         out.push_str(&l);
         out.push('\n');
     }
     out
+}
+
+fn is_thread_table_line(l: &str) -> bool {
+    if l.trim_start().starts_with("Id   Target Id") {
+        return true;
+    }
+    let mut c = l.chars();
+    if !matches!(c.next(), Some('*' | ' ')) || c.next() != Some(' ') {
+        return false;
+    }
+    let rest = c.as_str();
+    let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
+    digits > 0 && rest[digits..].trim_start().starts_with("Thread 0x")
 }
