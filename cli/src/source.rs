@@ -46,6 +46,8 @@ pub struct SourceState {
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
     frames: RefCell<Option<FramesCache>>,
     pub selected: Cell<usize>,
+    /// Scopes by (debug file, pc): see `machine_scope_of`.
+    scopes: RefCell<HashMap<(usize, u64), Option<Scope>>>,
     /// gdb's skipped inline frames at frame 0: (pc, how many of the innermost inlined calls
     /// starting at that pc are hidden). A stop at the entry of an inlined call shows the
     /// caller; `step` then enters the call without moving.
@@ -161,14 +163,28 @@ impl Debugger {
             Some(p) => p,
             None => &NoMem,
         };
-        let (mut frames, _err) =
-            self.src
-                .unwinder
-                .backtrace(self.session.symbols(), mem, regs, limit.min(100_000));
-        let complete = frames.len() < limit;
-        // gdb's `backtrace past-main` is off: the stack ends at main.
-        if let Some(i) = frames.iter().position(|f| self.frame_is_main(f)) {
-            frames.truncate(i + 1);
+        // Unwind one frame at a time, as far as asked; gdb's `backtrace past-main` is off, so
+        // the stack ends at main (and nothing past it is read).
+        let limit_phys = limit.clamp(1, 100_000);
+        let symbols = self.session.symbols();
+        let mut frames = vec![self.src.unwinder.frame0(symbols, mem, regs)];
+        let mut complete = false;
+        loop {
+            let Some(last) = frames.last() else { break };
+            if self.frame_is_main(last) {
+                complete = true;
+                break;
+            }
+            if frames.len() >= limit_phys {
+                break;
+            }
+            match self.src.unwinder.caller(symbols, mem, last) {
+                Ok(Some(f)) => frames.push(f),
+                _ => {
+                    complete = true;
+                    break;
+                }
+            }
         }
         let frames = self.add_tail_calls(frames);
         let f = Rc::new(self.split_inline(frames));
@@ -450,12 +466,23 @@ impl Debugger {
         Some((d, bias, s))
     }
 
-    /// The whole scope at the pc of `frame` (every inlined call, innermost first).
+    /// The whole scope at the pc of `frame` (every inlined call, innermost first). Read
+    /// from the DWARF once per pc (conditions and stepping ask for the same pcs again and
+    /// again).
     pub(crate) fn machine_scope_of(&self, frame: &Frame) -> Option<(Arc<DebugFile>, u64, Scope)> {
         let pc = frame.lookup_pc();
         let (d, bias) = self.debug_for(pc)?;
-        let s = scopes::scope_at(&d, pc.wrapping_sub(bias)).ok()??;
-        Some((d, bias, s))
+        let key = (Arc::as_ptr(&d) as usize, pc);
+        if let Some(s) = self.src.scopes.borrow().get(&key) {
+            return s.clone().map(|s| (d, bias, s));
+        }
+        let s = scopes::scope_at(&d, pc.wrapping_sub(bias)).ok().flatten();
+        let mut cache = self.src.scopes.borrow_mut();
+        if cache.len() >= 4096 {
+            cache.clear();
+        }
+        cache.insert(key, s.clone());
+        s.map(|s| (d, bias, s))
     }
 
     /// The source line of a frame: the line of its pc, or for a frame whose callee is an
