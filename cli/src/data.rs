@@ -397,6 +397,35 @@ impl Target for EvalCtx<'_> {
 }
 
 impl EvalContext for EvalCtx<'_> {
+    fn resolve_dynamic(&self, ty: &TypeRef) -> cohort_dwarf::Result<TypeRef> {
+        // The bounds' expressions are relative to the selected frame's function.
+        let Some(frame) = self.frames.get(self.sel) else {
+            return Ok(ty.clone());
+        };
+        let (Some((d, _, scope)), Some(ctx)) = (
+            self.dbg.scope_of(frame),
+            self.dbg.frame_ctx(&self.frames, self.sel),
+        ) else {
+            return Ok(ty.clone());
+        };
+        let Some(f) = scope.function() else {
+            return Ok(ty.clone());
+        };
+        let anchor = scopes::Variable {
+            name: String::new(),
+            ty: ty.clone(),
+            die: f.die,
+            unit: f.unit,
+            kind: scopes::VarKind::Local,
+            location: None,
+            const_value: None,
+            frame_base: f.frame_base.clone(),
+            decl_line: None,
+            artificial: false,
+        };
+        cohort_dwarf::location::resolve_type(&d, ty, &anchor, &ctx)
+    }
+
     fn write(&self, lval: &Lval, bytes: &[u8]) -> cohort_dwarf::Result<()> {
         match lval {
             Lval::Memory(a) => {

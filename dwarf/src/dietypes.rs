@@ -751,9 +751,14 @@ impl FileTypes {
 
     fn bound(&self, c: &Die, enc: gimli::Encoding, lang_lower: i64) -> Bound {
         let file = &*self.file;
+        // Like gdb, a `DW_FORM_dataN` bound is sign-extended only when the index type is
+        // signed (gcc writes C's `char a[250]` upper bound 249 as data1, index `sizetype`).
+        let signed = c
+            .reference(file, dw::DW_AT_type)
+            .is_none_or(|d| self.type_at(d).is_signed());
         let lower = c
             .attr(dw::DW_AT_lower_bound)
-            .and_then(|v| const_i64(v, true))
+            .and_then(|v| const_i64(v, signed))
             .unwrap_or(lang_lower);
         let dynamic = |v: &AttributeValue<R>, is_count: bool| -> Option<Bound> {
             if let Some(e) = v.exprloc_value() {
@@ -773,7 +778,7 @@ impl FileTypes {
             return dynamic(v, true).unwrap_or(Bound::Unknown);
         }
         if let Some(v) = c.attr(dw::DW_AT_upper_bound) {
-            if let Some(u) = const_i64(v, true) {
+            if let Some(u) = const_i64(v, signed) {
                 // gcc writes `int a[0]` as upper bound -1 (data8 all ones).
                 let n = u.saturating_sub(lower).saturating_add(1);
                 return Bound::Count(n.max(0) as u64);

@@ -644,7 +644,8 @@ impl<'a> Ev<'a> {
                     }
                     Cls::Float(size) if op != UnOp::Compl => {
                         let f = self.float_of(&mut v)?;
-                        let r = if op == UnOp::Neg { -f } else { f };
+                        // gdb negates as `0 - x`: `-0.0` is 0 and a NaN keeps its sign.
+                        let r = if op == UnOp::Neg { 0.0 - f } else { f };
                         Ok(V::new(v.ty.clone(), float_bytes(r, size)))
                     }
                     Cls::Agg => Err(user(format!(
@@ -691,6 +692,11 @@ impl<'a> Ev<'a> {
                     return Err(user("Attempt to take contents of a non-pointer value."));
                 }
                 let a = self.int_of(&mut v)? as u64;
+                let target = if has_dynamic_bound(&target) {
+                    self.ctx.resolve_dynamic(&target).unwrap_or(target)
+                } else {
+                    target
+                };
                 Ok(V::lazy_at(target, a))
             }
             Cls::Array(elem) => match v.lval {
@@ -759,7 +765,7 @@ impl<'a> Ev<'a> {
             Cls::Ptr(target) => {
                 let mut a = a;
                 let base = self.int_of(&mut a)? as u64;
-                let esize = target.byte_size().max(1) as i64;
+                let esize = pointer_math_size(&target)? as i64;
                 Ok(V::lazy_at(
                     target,
                     base.wrapping_add(idx.wrapping_mul(esize) as u64),
@@ -917,7 +923,7 @@ impl<'a> Ev<'a> {
                 (Cls::Ptr(t), Cls::Int { .. }) if matches!(op, BinOp::Add | BinOp::Sub) => {
                     let p = self.int_of(&mut a)? as u64;
                     let i = self.int_of(&mut b)? as i64;
-                    let step = pointee_size(t) as i64;
+                    let step = pointer_math_size(t)? as i64;
                     let d = i.wrapping_mul(step) as u64;
                     let r = if op == BinOp::Add {
                         p.wrapping_add(d)
@@ -929,7 +935,7 @@ impl<'a> Ev<'a> {
                 (Cls::Int { .. }, Cls::Ptr(t)) if op == BinOp::Add => {
                     let i = self.int_of(&mut a)? as i64;
                     let p = self.int_of(&mut b)? as u64;
-                    let step = pointee_size(t) as i64;
+                    let step = pointer_math_size(t)? as i64;
                     let r = p.wrapping_add(i.wrapping_mul(step) as u64);
                     return Ok(self.int_value(&b.ty, r as i128));
                 }
@@ -1244,6 +1250,21 @@ fn compare(op: BinOp, o: std::cmp::Ordering) -> bool {
     }
 }
 
+/// gdb's `find_size_for_pointer_math`: the step of `p + i` and `p[i]`; an error for a target
+/// of unknown size (an incomplete struct, a VLA type not resolved).
+fn pointer_math_size(t: &TypeRef) -> Result<u64> {
+    match classify(t) {
+        Cls::Void | Cls::Func => Ok(1),
+        _ if t.byte_size() > 0 => Ok(t.byte_size()),
+        _ => Err(user(match &t.strip().name {
+            Some(n) => format!(
+                "Cannot perform pointer math on incomplete type \"{n}\", try casting to a known type, or void *."
+            ),
+            None => "Cannot perform pointer math on incomplete types, try casting to a known type, or void *.".to_string(),
+        })),
+    }
+}
+
 fn pointee_size(t: &TypeRef) -> u64 {
     match classify(t) {
         Cls::Void | Cls::Func => 1,
@@ -1340,6 +1361,16 @@ fn align_of(ty: &TypeRef, ptr: u64) -> u64 {
 }
 
 /// Build the type a [`TypeName`] names.
+/// Whether `t` is an array with a bound known only at run time (a C VLA).
+fn has_dynamic_bound(t: &TypeRef) -> bool {
+    match &t.kind {
+        TypeKind::Array { element, bound } => {
+            matches!(bound, Bound::Dynamic(_)) || has_dynamic_bound(element)
+        }
+        _ => false,
+    }
+}
+
 pub(crate) fn resolve_type(t: &TypeName, ctx: &dyn EvalContext) -> Result<TypeRef> {
     let mut ty = match &t.base {
         BaseType::Builtin(k) => builtin_named(k),
