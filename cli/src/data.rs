@@ -49,6 +49,37 @@ pub(crate) fn split_format(arg: &str) -> (Option<char>, &str) {
     }
 }
 
+/// `print`'s `/FMT` checked as gdb's `validate_format` does: no size letter, no count, not
+/// `i`. `cmd` names the command in the messages.
+pub(crate) fn print_format<'a>(arg: &'a str, cmd: &str) -> Result<(Option<char>, &'a str)> {
+    let (fmt, text) = split_format(arg);
+    let a = arg.trim_start();
+    if let Some(rest) = a.strip_prefix('/') {
+        let letters = &rest[..rest.find(char::is_whitespace).unwrap_or(rest.len())];
+        let digits: String = letters
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '-')
+            .collect();
+        let tail = &letters[digits.len()..];
+        if tail.chars().any(|c| matches!(c, 'b' | 'h' | 'w' | 'g')) {
+            return Err(EngineError::Other(format!(
+                "Size letters are meaningless in \"{cmd}\" command."
+            )));
+        }
+        if !digits.is_empty() && digits.parse::<i64>().ok() != Some(1) {
+            return Err(EngineError::Other(format!(
+                "Item count other than 1 is meaningless in \"{cmd}\" command."
+            )));
+        }
+        if fmt == Some('i') {
+            return Err(EngineError::Other(format!(
+                "Format letter \"i\" is meaningless in \"{cmd}\" command."
+            )));
+        }
+    }
+    Ok((fmt, text))
+}
+
 impl Debugger {
     pub(crate) fn eval_ctx(&self) -> EvalCtx<'_> {
         let frames = self.frames(usize::MAX);
@@ -104,7 +135,7 @@ impl Debugger {
 
     /// `print[/FMT] [EXPR]`.
     pub(crate) fn cmd_print(&mut self, arg: &str) -> Result<Flow> {
-        let (fmt, text) = split_format(arg);
+        let (fmt, text) = print_format(arg, "print")?;
         let v = if text.trim().is_empty() {
             let h = self.data.history.borrow();
             match h.last() {
