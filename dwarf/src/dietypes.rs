@@ -400,6 +400,20 @@ fn base_encoding(ate: u64) -> Encoding {
 }
 
 /// A constant attribute as a signed value: data forms are read as `signed` says.
+/// gdb's canonical spelling of gcc's base type names (`long unsigned int` is shown as
+/// `unsigned long`); `None` for a name kept as it is.
+fn canonical_base_name(n: &str) -> Option<&'static str> {
+    Some(match n {
+        "long int" => "long",
+        "long unsigned int" => "unsigned long",
+        "short int" => "short",
+        "short unsigned int" => "unsigned short",
+        "long long int" => "long long",
+        "long long unsigned int" => "unsigned long long",
+        _ => return None,
+    })
+}
+
 fn const_i64(v: &AttributeValue<R>, signed: bool) -> Option<i64> {
     Some(match *v {
         AttributeValue::Sdata(i) => i,
@@ -478,6 +492,7 @@ impl FileTypes {
         let t = match die.tag {
             dw::DW_TAG_base_type => {
                 let e = base_encoding(die.udata(dw::DW_AT_encoding).unwrap_or(0));
+                let name = name.map(|n| canonical_base_name(&n).map_or(n, str::to_string));
                 Type::new(name, size.unwrap_or(0), TypeKind::Base(e))
             }
             dw::DW_TAG_unspecified_type => Type::new(name, 0, TypeKind::Void),
