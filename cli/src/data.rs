@@ -500,7 +500,9 @@ impl EvalContext for EvalCtx<'_> {
                     .map_err(Into::into)
             }
             Lval::Register(n) => {
-                if self.sel != 0 {
+                if self.sel != 0
+                    && !crate::registers::lives_in_innermost(&self.frames, self.sel, *n)
+                {
                     return Err(DwarfError::user(
                         "Attempt to assign to an unmodifiable value.",
                     ));
@@ -622,10 +624,7 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn register(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
-        let Some(frame) = self.frames.get(self.sel) else {
-            return Ok(None);
-        };
-        crate::registers::register_value(self.dbg, frame, name)
+        crate::registers::register_value(self.dbg, &self.frames, self.sel, name)
     }
 
     fn history(&self, which: HistoryRef) -> cohort_dwarf::Result<Value> {
