@@ -540,7 +540,7 @@ impl Debugger {
                     out(format!("[Inferior 1 (process {pid}) exited normally]"));
                 } else {
                     out(format!(
-                        "[Inferior 1 (process {pid}) exited with code {code:02o}]"
+                        "[Inferior 1 (process {pid}) exited with code 0{code:o}]"
                     ));
                 }
             }
