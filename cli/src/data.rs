@@ -578,6 +578,8 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn lookup_scoped(&self, scope: &str, name: &str) -> cohort_dwarf::Result<Option<Value>> {
+        // `file.c::function` (from `'file.c'::function::name`): the function's block.
+        let scope = scope.rsplit_once("::").map_or(scope, |(_, f)| f);
         for (d, bias) in self.dbg.debug_objects() {
             let found = if scope.contains('.') {
                 scopes::lookup_in_file(&d, scope, name)?
