@@ -28,6 +28,8 @@ pub struct DataState {
     /// `display` expressions: (number, format, text), numbered from 1.
     pub displays: RefCell<Vec<(u32, Option<char>, String)>>,
     pub next_display: std::cell::Cell<u32>,
+    /// Where `show values +` goes on from (the history index after the last one shown).
+    pub values_shown: std::cell::Cell<usize>,
     /// Parsed breakpoint conditions, by breakpoint number.
     pub conditions: RefCell<HashMap<u32, (String, Option<expr::Expr>)>>,
 }
@@ -78,6 +80,39 @@ pub(crate) fn print_format<'a>(arg: &'a str, cmd: &str) -> Result<(Option<char>,
         }
     }
     Ok((fmt, text))
+}
+
+/// Whether command `line` lets the program run: after it stops, gdb shows the displays.
+pub(crate) fn resumes(line: &str) -> bool {
+    let cmd = line
+        .trim()
+        .split(|c: char| c.is_whitespace() || c == '/')
+        .next()
+        .unwrap_or("");
+    matches!(
+        cmd,
+        "run"
+            | "r"
+            | "start"
+            | "starti"
+            | "continue"
+            | "c"
+            | "cont"
+            | "fg"
+            | "step"
+            | "s"
+            | "next"
+            | "n"
+            | "stepi"
+            | "si"
+            | "nexti"
+            | "ni"
+            | "until"
+            | "u"
+            | "advance"
+            | "finish"
+            | "fin"
+    )
 }
 
 impl Debugger {
@@ -135,32 +170,112 @@ impl Debugger {
 
     /// `print[/FMT] [EXPR]`.
     pub(crate) fn cmd_print(&mut self, arg: &str) -> Result<Flow> {
+        self.print_like(arg, true)
+    }
+
+    /// `call EXPR`: as `print`, but a void result prints nothing.
+    pub(crate) fn cmd_call(&mut self, arg: &str) -> Result<Flow> {
+        self.print_like(arg, false)
+    }
+
+    fn print_like(&mut self, arg: &str, voidprint: bool) -> Result<Flow> {
         let (fmt, text) = print_format(arg, "print")?;
         let v = if text.trim().is_empty() {
-            let h = self.data.history.borrow();
-            match h.last() {
-                Some(v) => v.clone(),
-                None => return Ok(Flow::Go),
-            }
+            self.history_entry(0).map_err(derr)?
         } else {
             self.evaluate(text)?
         };
+        if !voidprint && matches!(v.ty.strip().kind, TypeKind::Void) {
+            return Ok(Flow::Go);
+        }
         let opts = match fmt {
             Some(f) => FormatOptions::with_format(f),
             None => FormatOptions::default(),
         };
         let s = self.format(&v, &opts);
-        if matches!(v.ty.strip().kind, TypeKind::Void) && !v.optimized_out {
-            out(format!("$1 = {s}").replacen("$1", &format!("${}", self.next_history()), 1));
-            return Ok(Flow::Go);
-        }
         let n = self.record_history(v);
         out(format!("${n} = {s}"));
         Ok(Flow::Go)
     }
 
-    fn next_history(&self) -> usize {
-        self.data.history.borrow().len() + 1
+    /// `output[/FMT] EXPR`: the value alone, no history entry, no newline.
+    pub(crate) fn cmd_output(&mut self, arg: &str) -> Result<Flow> {
+        let (fmt, text) = print_format(arg, "output")?;
+        if text.trim().is_empty() {
+            return Err(EngineError::Other(
+                "Argument required (expression to compute).".into(),
+            ));
+        }
+        let v = self.evaluate(text)?;
+        let opts = match fmt {
+            Some(f) => FormatOptions::with_format(f),
+            None => FormatOptions::default(),
+        };
+        let s = self.format(&v, &opts);
+        print!("{s}");
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        Ok(Flow::Go)
+    }
+
+    /// gdb's `access_value_history`: `num` > 0 is `$num`, `num` <= 0 counts back from the
+    /// last entry (`$` is 0, `$$N` is -N).
+    fn history_entry(&self, num: i64) -> cohort_dwarf::Result<Value> {
+        let h = self.data.history.borrow();
+        let len = h.len() as i64;
+        let abs = if num <= 0 { num + len } else { num };
+        if abs <= 0 {
+            return Err(DwarfError::user(if num == 0 {
+                "The history is empty.".to_string()
+            } else {
+                format!("History does not go back to $${}.", -num)
+            }));
+        }
+        match h.get((abs - 1) as usize) {
+            Some(v) => Ok(v.clone()),
+            None => Err(DwarfError::user(format!(
+                "History has not yet reached ${abs}."
+            ))),
+        }
+    }
+
+    /// `show values [N|+]`: ten history entries (the last ten; those around `$N`; the ten
+    /// after the last shown).
+    pub(crate) fn cmd_show_values(&mut self, arg: &str) -> Result<Flow> {
+        let len = self.data.history.borrow().len();
+        let arg = arg.trim();
+        let start = if arg == "+" {
+            self.data.values_shown.get()
+        } else if arg.is_empty() {
+            len.saturating_sub(10)
+        } else {
+            let n = self.evaluate(arg)?;
+            let n = n.as_i64();
+            (n - 5).max(0) as usize
+        };
+        let end = (start + 10).min(len);
+        for i in start..end {
+            let v = self.data.history.borrow().get(i).cloned();
+            if let Some(v) = v {
+                let s = self.format(&v, &FormatOptions::default());
+                out(format!("${} = {s}", i + 1));
+            }
+        }
+        self.data.values_shown.set(end.max(start));
+        Ok(Flow::Go)
+    }
+
+    /// `show WHAT`: only what cohort knows.
+    pub(crate) fn cmd_show(&mut self, arg: &str) -> Result<Flow> {
+        let (what, rest) = match arg.trim().find(char::is_whitespace) {
+            Some(i) => (&arg.trim()[..i], arg.trim()[i..].trim()),
+            None => (arg.trim(), ""),
+        };
+        match what {
+            "values" => self.cmd_show_values(rest),
+            _ => Err(EngineError::Other(format!(
+                "Undefined show command: \"{what}\".  Try \"help show\"."
+            ))),
+        }
     }
 
     /// `set var EXPR` / `set variable EXPR` / `set EXPR`.
@@ -342,7 +457,8 @@ impl Debugger {
             .displays
             .borrow_mut()
             .push((n, fmt, text.trim().to_string()));
-        if self.session.is_running() {
+        // gdb shows a new display at once, except in batch mode.
+        if self.session.is_running() && !self.batch {
             self.show_display(n, fmt, text.trim());
         }
         Ok(Flow::Go)
@@ -630,20 +746,10 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn history(&self, which: HistoryRef) -> cohort_dwarf::Result<Value> {
-        let h = self.dbg.data.history.borrow();
-        let idx = match which {
-            HistoryRef::Absolute(n) => n,
-            HistoryRef::Relative(back) => h.len().checked_sub(back).unwrap_or(0),
-        };
-        if h.is_empty() && matches!(which, HistoryRef::Relative(_)) {
-            return Ok(Value::new(Type::void(), Vec::new(), Lval::None));
-        }
-        match idx.checked_sub(1).and_then(|i| h.get(i)) {
-            Some(v) => Ok(v.clone()),
-            None => Err(DwarfError::user(format!(
-                "History has not yet reached ${idx}."
-            ))),
-        }
+        self.dbg.history_entry(match which {
+            HistoryRef::Absolute(n) => n as i64,
+            HistoryRef::Relative(back) => -(back as i64),
+        })
     }
 
     fn convenience(&self, name: &str) -> Option<Value> {
