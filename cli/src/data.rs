@@ -82,6 +82,18 @@ pub(crate) fn print_format<'a>(arg: &'a str, cmd: &str) -> Result<(Option<char>,
     Ok((fmt, text))
 }
 
+/// Whether `var` lives in thread-local storage (its location ends with
+/// `DW_OP_form_tls_address` or `DW_OP_GNU_push_tls_address`).
+fn is_thread_local(var: &scopes::Variable) -> bool {
+    match var.location.as_ref().and_then(|l| l.exprloc_value()) {
+        Some(e) => matches!(
+            e.0.slice().last(),
+            Some(&b) if b == gimli::DW_OP_form_tls_address.0 || b == gimli::DW_OP_GNU_push_tls_address.0
+        ),
+        None => false,
+    }
+}
+
 /// Whether command `line` lets the program run: after it stops, gdb shows the displays.
 pub(crate) fn resumes(line: &str) -> bool {
     let cmd = line
@@ -659,6 +671,11 @@ impl EvalContext for EvalCtx<'_> {
                 None
             };
             if let Some(var) = scopes::lookup_global(d, name, prefer)? {
+                if !self.dbg.session.is_running() && is_thread_local(&var) {
+                    return Err(DwarfError::user(format!(
+                        "Cannot read `{name}' without registers"
+                    )));
+                }
                 let ctx = crate::source::StaticCtx::new(self.dbg, *bias);
                 return cohort_dwarf::location::variable_value(d, &var, &ctx).map(Some);
             }

@@ -182,6 +182,7 @@ impl Debugger {
             "attach" => self.cmd_attach(rest),
             "x" => self.cmd_x(rest),
             "info" | "i" | "inf" => self.cmd_info(rest),
+            "thread" | "t" if rest.starts_with("apply") => self.cmd_thread_apply(&rest[5..]),
             "thread" | "t" => self.cmd_thread(rest),
             "handle" => self.cmd_handle(rest),
             "file" => {
@@ -1233,6 +1234,71 @@ impl Debugger {
         out(self.describe_frame(&frames, 0, true));
         self.print_source_line_at(self.frame0_pc());
         Ok(Flow::Go)
+    }
+
+    /// `thread apply all|ID… COMMAND`: COMMAND in each thread (`all`: highest number first),
+    /// each under a `Thread N (…):` header; then the thread and frame selected before.
+    fn cmd_thread_apply(&mut self, arg: &str) -> Result<Flow> {
+        let arg = arg.trim();
+        let threads = self.session.threads();
+        let (nums, cmd) = if let Some(c) = arg.strip_prefix("all") {
+            let mut n: Vec<usize> = threads.iter().map(|t| t.num).collect();
+            n.sort_unstable_by(|a, b| b.cmp(a));
+            if c.trim().is_empty() {
+                return Err(EngineError::Other(
+                    "Please specify a command at the end of 'thread apply all'".into(),
+                ));
+            }
+            (n, c.trim())
+        } else {
+            let mut nums = Vec::new();
+            let mut rest = arg;
+            while let Some(w) = rest.split_whitespace().next() {
+                let range = match w.split_once('-') {
+                    Some((a, b)) => a.parse::<usize>().ok().zip(b.parse::<usize>().ok()),
+                    None => w.parse::<usize>().ok().map(|n| (n, n)),
+                };
+                let Some((a, b)) = range else { break };
+                nums.extend(a..=b);
+                rest = rest.trim_start()[w.len()..].trim_start();
+            }
+            if nums.is_empty() {
+                return Err(EngineError::Other(format!("Invalid thread ID: {arg}")));
+            }
+            if rest.is_empty() {
+                return Err(EngineError::Other(
+                    "Please specify a command following the thread ID list".into(),
+                ));
+            }
+            (nums, rest)
+        };
+        let pid = self.session.pid();
+        let saved = self.session.current_thread();
+        let saved_frame = self.selected_frame();
+        let mut result = Ok(Flow::Go);
+        for n in nums {
+            let Some(t) = threads.iter().find(|t| t.num == n) else {
+                eprintln!("warning: Unknown thread 1.{n}");
+                continue;
+            };
+            self.session.select_thread(n)?;
+            self.invalidate_frames();
+            out(format!(
+                "\nThread {n} ({} \"{}\"):",
+                thread_target(t.pointer, t.tid, pid),
+                t.name
+            ));
+            result = self.dispatch(cmd);
+            if result.is_err() {
+                break;
+            }
+        }
+        if let Some(t) = threads.iter().find(|t| Some(t.tid) == saved) {
+            self.session.select_thread(t.num)?;
+        }
+        self.invalidate_frames();
+        self.select_frame(saved_frame);
+        result
     }
 
     fn cmd_handle(&mut self, arg: &str) -> Result<Flow> {
