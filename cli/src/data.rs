@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use cohort_dwarf::context::{EvalContext, HistoryRef, Target};
 use cohort_dwarf::error::DwarfError;
-use cohort_dwarf::format::{FormatOptions, ptype, type_name};
+use cohort_dwarf::format::{FormatOptions, Language, ptype_in, type_name_in};
 use cohort_dwarf::loader::DebugFile;
 use cohort_dwarf::retval::{ReturnLocation, return_location};
 use cohort_dwarf::scopes::{self, Function};
@@ -128,6 +128,25 @@ pub(crate) fn resumes(line: &str) -> bool {
 }
 
 impl Debugger {
+    /// gdb's `set language auto`: the language of the selected frame's unit, else of `main`'s.
+    pub(crate) fn language(&self) -> Language {
+        let frames = self.frames(usize::MAX);
+        let unit = match frames.get(self.selected_frame()) {
+            Some(f) => self.debug_for(f.lookup_pc()).and_then(|(d, bias)| {
+                let u = d.unit_for_pc(f.lookup_pc().wrapping_sub(bias))?;
+                Some((d, u))
+            }),
+            None => self.debug_objects().into_iter().find_map(|(d, _)| {
+                let f = scopes::function_by_name(&d, "main").ok()??;
+                Some((d, f.unit))
+            }),
+        };
+        match unit {
+            Some((d, u)) if dietypes::is_cplus_unit(&d, u) => Language::Cplus,
+            _ => Language::C,
+        }
+    }
+
     pub(crate) fn eval_ctx(&self) -> EvalCtx<'_> {
         let frames = self.frames(usize::MAX);
         EvalCtx {
@@ -320,7 +339,12 @@ impl Debugger {
             let e = expr::parse_in(text, &ctx).map_err(derr)?;
             expr::evaluate_type(&e, &ctx).map_err(derr)?
         };
-        let s = if expand { ptype(&ty) } else { type_name(&ty) };
+        let lang = self.language();
+        let s = if expand {
+            ptype_in(&ty, lang)
+        } else {
+            type_name_in(&ty, lang)
+        };
         out(format!("type = {s}"));
         Ok(Flow::Go)
     }

@@ -250,7 +250,11 @@ impl Debugger {
     }
 
     pub(crate) fn format(&self, v: &Value, opts: &FormatOptions) -> String {
-        format_value(v, &self.target(), opts)
+        let opts = FormatOptions {
+            language: self.language(),
+            ..opts.clone()
+        };
+        format_value(v, &self.target(), &opts)
     }
 
     pub(crate) fn target(&self) -> SessionTarget<'_> {
@@ -433,8 +437,13 @@ impl Debugger {
 
 fn is_aggregate(v: &Value) -> bool {
     use cohort_dwarf::types::TypeKind;
+    // gdb's `val_print_scalar_type_p`: references are looked through.
+    let mut t = v.ty.strip();
+    while let TypeKind::Reference(l) | TypeKind::RvalueReference(l) = &t.kind {
+        t = l.get().strip();
+    }
     matches!(
-        v.ty.strip().kind,
+        t.kind,
         TypeKind::Aggregate { .. } | TypeKind::Array { .. }
     )
 }
