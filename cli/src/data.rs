@@ -548,6 +548,22 @@ pub struct EvalCtx<'a> {
 }
 
 impl EvalCtx<'_> {
+    /// A type as C spells it, through the frame's object first.
+    fn lookup_type_c(&self, name: &str) -> Option<TypeRef> {
+        let here = self.frame_debug();
+        if let Some((d, _)) = &here
+            && let Some(t) = dietypes::lookup_type(d, name)
+        {
+            return Some(t);
+        }
+        for (d, _) in self.dbg.debug_objects() {
+            if let Some(t) = dietypes::lookup_type(&d, name) {
+                return Some(t);
+            }
+        }
+        None
+    }
+
     fn frame_debug(&self) -> Option<(Arc<DebugFile>, u64)> {
         let f = self.frames.get(self.sel)?;
         self.dbg.debug_for(f.lookup_pc())
@@ -768,18 +784,14 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {
-        let here = self.frame_debug();
-        if let Some((d, _)) = &here
-            && let Some(t) = dietypes::lookup_type(d, name)
-        {
-            return Some(t);
+        let found = self.lookup_type_c(name);
+        if found.is_some() || self.dbg.language() != Language::Cplus || name.contains(' ') {
+            return found;
         }
-        for (d, _) in self.dbg.debug_objects() {
-            if let Some(t) = dietypes::lookup_type(&d, name) {
-                return Some(t);
-            }
-        }
-        None
+        // C++ names classes, structs, unions and enums without their keyword.
+        ["struct", "class", "union", "enum"]
+            .iter()
+            .find_map(|k| self.lookup_type_c(&format!("{k} {name}")))
     }
 
     fn register(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {

@@ -607,6 +607,7 @@ impl<'a> Ev<'a> {
         match op {
             UnOp::Addr => {
                 let v = self.eval(x)?;
+                let v = if v.is_type { v } else { self.coerce_ref(v)? };
                 if v.is_type {
                     return Err(user(
                         "Attempt to take address of value not located in memory.",
@@ -625,7 +626,7 @@ impl<'a> Ev<'a> {
                 self.deref(v)
             }
             UnOp::Neg | UnOp::Plus | UnOp::Compl => {
-                let mut v = self.eval(x)?;
+                let mut v = self.coerce_ref(self.eval(x)?)?;
                 let (name, sym) = match op {
                     UnOp::Neg => ("negate", "-"),
                     UnOp::Plus => ("positive", "+"),
@@ -891,7 +892,20 @@ impl<'a> Ev<'a> {
         Ok(V::new(ret, vec![0; size]))
     }
 
+    /// gdb's `coerce_ref`: a C++ reference stands for the object it refers to.
+    fn coerce_ref(&self, mut v: V) -> Result<V> {
+        match &v.ty.strip().kind {
+            TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
+                let target = t.get().clone();
+                let a = self.int_of(&mut v)? as u64;
+                Ok(V::lazy_at(target, a))
+            }
+            _ => Ok(v),
+        }
+    }
+
     pub fn binop(&self, op: BinOp, a: V, b: V) -> Result<V> {
+        let (a, b) = (self.coerce_ref(a)?, self.coerce_ref(b)?);
         let (ca, cb) = (classify(&a.ty), classify(&b.ty));
         if matches!(ca, Cls::Agg) || matches!(cb, Cls::Agg) {
             return Err(user(format!(
