@@ -94,6 +94,27 @@ fn is_thread_local(var: &scopes::Variable) -> bool {
     }
 }
 
+/// `info locals REGEXP`: a name search with `^`/`$` anchors (the rest taken literally).
+fn name_matches(name: &str, re: &str) -> bool {
+    if re.is_empty() {
+        return true;
+    }
+    let (start, re) = match re.strip_prefix('^') {
+        Some(r) => (true, r),
+        None => (false, re),
+    };
+    let (end, re) = match re.strip_suffix('$') {
+        Some(r) => (true, r),
+        None => (false, re),
+    };
+    match (start, end) {
+        (true, true) => name == re,
+        (true, false) => name.starts_with(re),
+        (false, true) => name.ends_with(re),
+        (false, false) => name.contains(re),
+    }
+}
+
 /// Whether command `line` lets the program run: after it stops, gdb shows the displays.
 pub(crate) fn resumes(line: &str) -> bool {
     let cmd = line
@@ -350,7 +371,7 @@ impl Debugger {
     }
 
     /// `info locals` / `info args` for the selected frame.
-    pub(crate) fn cmd_info_vars(&mut self, args: bool) -> Result<Flow> {
+    pub(crate) fn cmd_info_vars(&mut self, args: bool, regexp: &str) -> Result<Flow> {
         if !self.session.is_running() {
             return Err(EngineError::Other("No frame selected.".into()));
         }
@@ -370,8 +391,18 @@ impl Debugger {
         } else {
             fs.locals()
         };
+        let regexp = regexp.trim();
+        let vars: Vec<_> = vars
+            .into_iter()
+            .filter(|v| name_matches(&v.name, regexp))
+            .collect();
         if vars.is_empty() {
-            out(if args { "No arguments." } else { "No locals." });
+            out(match (args, regexp.is_empty()) {
+                (true, true) => "No arguments.",
+                (false, true) => "No locals.",
+                (true, false) => "No matching arguments.",
+                (false, false) => "No matching locals.",
+            });
             return Ok(Flow::Go);
         }
         let opts = FormatOptions {
@@ -507,7 +538,12 @@ impl Debugger {
         }
         for w in arg.split_whitespace() {
             if let Ok(n) = w.parse::<u32>() {
-                self.data.displays.borrow_mut().retain(|d| d.0 != n);
+                let mut list = self.data.displays.borrow_mut();
+                let before = list.len();
+                list.retain(|d| d.0 != n);
+                if list.len() == before {
+                    out(format!("No display number {n}."));
+                }
             }
         }
         Ok(Flow::Go)

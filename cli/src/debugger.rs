@@ -979,9 +979,9 @@ impl Debugger {
             "threads" | "thread" => self.info_threads(),
             "sharedlibrary" | "shared" | "dll" => self.info_shared(),
             "signals" | "handle" => self.info_signals(rest),
-            "locals" | "lo" => self.cmd_info_vars(false),
+            "locals" | "lo" => self.cmd_info_vars(false, rest),
             "frame" | "f" => self.cmd_info_frame(),
-            "args" | "ar" => self.cmd_info_vars(true),
+            "args" | "ar" => self.cmd_info_vars(true, rest),
             "display" => {
                 let list = self.data.displays.borrow().clone();
                 if list.is_empty() {

@@ -1141,6 +1141,12 @@ impl<'a> Ev<'a> {
                     v.ty = to.clone();
                     return Ok(v);
                 }
+                // gdb's `value_cast`: a value of the same length is taken bit for bit.
+                if v.ty.byte_size() == ts.size && ts.size > 0 && !matches!(from, Cls::Void) {
+                    let mut v = v;
+                    let bytes = self.bytes(&mut v)?.to_vec();
+                    return Ok(V::new(to.clone(), bytes));
+                }
                 reinterpret(&v)
             }
             _ => {
