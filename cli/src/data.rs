@@ -380,11 +380,14 @@ impl Debugger {
         let Some(frame) = frames.get(idx) else {
             return Err(EngineError::Other("No frame selected.".into()));
         };
+        // gdb says so on stdout, as a message rather than an error.
         let Some((d, _, scope)) = self.scope_of(frame) else {
-            return Err(EngineError::Other("No symbol table info available.".into()));
+            out("No symbol table info available.");
+            return Ok(Flow::Go);
         };
         let Some(fs) = scope.innermost() else {
-            return Err(EngineError::Other("No symbol table info available.".into()));
+            out("No symbol table info available.");
+            return Ok(Flow::Go);
         };
         let vars: Vec<_> = if args {
             fs.params.iter().collect()
@@ -765,23 +768,37 @@ impl EvalContext for EvalCtx<'_> {
                 return Ok(Some(function_value(d, &f, *bias)));
             }
         }
-        // A function known only to the ELF symbol table.
-        if let Some(addr) = self.dbg.session.symbols().lookup(name) {
-            let ty = Type::new(
-                None,
-                1,
-                TypeKind::Function {
-                    ret: Some(cohort_dwarf::types::LazyType::ready(Type::base(
-                        "int",
-                        4,
-                        cohort_dwarf::types::Encoding::Signed,
-                    ))),
-                    params: Vec::new(),
-                    varargs: false,
-                    prototyped: false,
-                },
-            );
+        // A symbol known only to the ELF symbol table: gdb's minimal symbols, a function of
+        // unknown return type, or data of unknown type (usable through a cast).
+        if let Some((o, sym)) = self.dbg.session.symbols().lookup_symbol(name) {
+            let addr = sym.addr.wrapping_add(o.bias);
+            let ty = if sym.kind == cohort_engine::symbols::SymKind::Function {
+                let ret = Type::new(Some("<unknown return type>".into()), 0, TypeKind::Void);
+                Type::new(
+                    Some("<text variable, no debug info>".into()),
+                    1,
+                    TypeKind::Function {
+                        ret: Some(cohort_dwarf::types::LazyType::ready(ret)),
+                        params: Vec::new(),
+                        varargs: false,
+                        prototyped: false,
+                    },
+                )
+            } else {
+                Type::new(
+                    Some("<data variable, no debug info>".into()),
+                    0,
+                    TypeKind::Error(format!(
+                        "'{name}' has unknown type; cast it to its declared type"
+                    )),
+                )
+            };
             return Ok(Some(Value::new(ty, Vec::new(), Lval::Memory(addr))));
+        }
+        if objs.is_empty() {
+            return Err(DwarfError::user(
+                "No symbol table is loaded.  Use the \"file\" command.",
+            ));
         }
         Ok(None)
     }

@@ -69,8 +69,9 @@ impl TV {
             TypeKind::Pointer(_)
             | TypeKind::Reference(_)
             | TypeKind::RvalueReference(_)
-            | TypeKind::Array { .. }
-            | TypeKind::Function { .. } => None,
+            | TypeKind::Array { .. } => None,
+            // DWARF function types are unnamed; gdb's `<text variable, no debug info>` is not.
+            TypeKind::Function { .. } => self.t.name.as_deref(),
             TypeKind::Void => Some(self.t.name.as_deref().unwrap_or("void")),
             _ => self.t.name.as_deref(),
         }
@@ -299,7 +300,11 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                 out.push('}');
             }
         }
-        TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
+        TypeKind::Error(msg) => match tv.name() {
+            // gdb's `<data variable, no debug info>`.
+            Some(name) => out.push_str(name),
+            None => out.push_str(&format!("<error: {msg}>")),
+        },
         _ => {
             modifiers(out, tv.q, false, true, lang);
             out.push_str(tv.name().unwrap_or("<unnamed type>"));
