@@ -657,7 +657,7 @@ impl EvalContext for EvalCtx<'_> {
             kind: scopes::VarKind::Local,
             location: None,
             const_value: None,
-            frame_base: f.frame_base.clone(),
+            frame_base: f.frame_base,
             decl_line: None,
             artificial: false,
         };

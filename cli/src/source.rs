@@ -442,10 +442,7 @@ fn is_aggregate(v: &Value) -> bool {
     while let TypeKind::Reference(l) | TypeKind::RvalueReference(l) = &t.kind {
         t = l.get().strip();
     }
-    matches!(
-        t.kind,
-        TypeKind::Aggregate { .. } | TypeKind::Array { .. }
-    )
+    matches!(t.kind, TypeKind::Aggregate { .. } | TypeKind::Array { .. })
 }
 
 /// [`Target`] over the session: memory and symbols of the program.

@@ -912,7 +912,10 @@ impl FileTypes {
 
 /// `DW_AT_accessibility` of a member, or the default of its aggregate.
 fn access(c: &Die, default: Access) -> Access {
-    match c.udata(dw::DW_AT_accessibility).map(|a| gimli::DwAccess(a as u8)) {
+    match c
+        .udata(dw::DW_AT_accessibility)
+        .map(|a| gimli::DwAccess(a as u8))
+    {
         Some(dw::DW_ACCESS_public) => Access::Public,
         Some(dw::DW_ACCESS_protected) => Access::Protected,
         Some(dw::DW_ACCESS_private) => Access::Private,
@@ -926,7 +929,8 @@ pub fn is_cplus_unit(file: &DebugFile, ui: usize) -> bool {
         return false;
     };
     matches!(
-        root.udata(dw::DW_AT_language).map(|l| gimli::DwLang(l as u16)),
+        root.udata(dw::DW_AT_language)
+            .map(|l| gimli::DwLang(l as u16)),
         Some(
             dw::DW_LANG_C_plus_plus
                 | dw::DW_LANG_C_plus_plus_03
