@@ -9,10 +9,15 @@ cc -g -O0 -pthread -o target/examples/demo examples/demo.c
 exec target/release/cohort -batch \
     -ex 'break bump' \
     -ex 'run' \
+    -ex 'bt' \
+    -ex 'print counter' \
+    -ex 'finish' \
     -ex 'info threads' \
     -ex 'info registers rip' \
     -ex 'x/3i $pc' \
     -ex 'delete 1' \
     -ex 'continue' \
+    -ex 'print bad' \
+    -ex 'info locals' \
     -ex 'info sharedlibrary' \
     target/examples/demo

@@ -4,9 +4,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for tool in cc:gcc gfortran:gfortran gdb:gdb nm:binutils objdump:binutils; do
+for tool in cc:gcc c++:g++ gfortran:gfortran gdb:gdb nm:binutils objdump:binutils clang:clang dwz:dwz; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
+# libc's separate debug information: gdb (the oracle) and cohort both read it.
+dpkg -s libc6-dbg >/dev/null 2>&1 || need+=(libc6-dbg)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
     SUDO=""

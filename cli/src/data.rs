@@ -94,28 +94,8 @@ fn is_thread_local(var: &scopes::Variable) -> bool {
     }
 }
 
-/// `info locals REGEXP`: a name search with `^`/`$` anchors (the rest taken literally).
-fn name_matches(name: &str, re: &str) -> bool {
-    if re.is_empty() {
-        return true;
-    }
-    let (start, re) = match re.strip_prefix('^') {
-        Some(r) => (true, r),
-        None => (false, re),
-    };
-    let (end, re) = match re.strip_suffix('$') {
-        Some(r) => (true, r),
-        None => (false, re),
-    };
-    match (start, end) {
-        (true, true) => name == re,
-        (true, false) => name.starts_with(re),
-        (false, true) => name.ends_with(re),
-        (false, false) => name.contains(re),
-    }
-}
-
-/// Whether command `line` lets the program run: after it stops, gdb shows the displays.
+/// Whether command `line` lets the program run: after it stops, gdb shows the displays
+/// (`stepi`/`nexti` show them in their own stop report).
 pub(crate) fn resumes(line: &str) -> bool {
     let cmd = line
         .trim()
@@ -136,10 +116,6 @@ pub(crate) fn resumes(line: &str) -> bool {
             | "s"
             | "next"
             | "n"
-            | "stepi"
-            | "si"
-            | "nexti"
-            | "ni"
             | "until"
             | "u"
             | "advance"
@@ -245,6 +221,7 @@ impl Debugger {
             None => FormatOptions::default(),
         };
         let s = self.format(&v, &opts);
+        // gdb records every printed value, void ones too.
         let n = self.record_history(v);
         out(format!("${n} = {s}"));
         Ok(Flow::Go)
@@ -371,7 +348,8 @@ impl Debugger {
     }
 
     /// `info locals` / `info args` for the selected frame.
-    pub(crate) fn cmd_info_vars(&mut self, args: bool, regexp: &str) -> Result<Flow> {
+    /// `info args|locals [REGEX]`.
+    pub(crate) fn cmd_info_vars(&mut self, args: bool, filter: &str) -> Result<Flow> {
         if !self.session.is_running() {
             return Err(EngineError::Other("No frame selected.".into()));
         }
@@ -389,23 +367,27 @@ impl Debugger {
             out("No symbol table info available.");
             return Ok(Flow::Go);
         };
-        let vars: Vec<_> = if args {
+        let mut vars: Vec<_> = if args {
             fs.params.iter().collect()
         } else {
             fs.locals()
         };
-        let regexp = regexp.trim();
-        let vars: Vec<_> = vars
-            .into_iter()
-            .filter(|v| name_matches(&v.name, regexp))
-            .collect();
+        let filter = filter.trim();
+        if !filter.is_empty() {
+            let re = crate::symtab_info::Regex::new(filter)
+                .map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))?;
+            vars.retain(|v| re.is_match(&v.name));
+            if vars.is_empty() {
+                out(if args {
+                    "No matching arguments."
+                } else {
+                    "No matching locals."
+                });
+                return Ok(Flow::Go);
+            }
+        }
         if vars.is_empty() {
-            out(match (args, regexp.is_empty()) {
-                (true, true) => "No arguments.",
-                (false, true) => "No locals.",
-                (true, false) => "No matching arguments.",
-                (false, false) => "No matching locals.",
-            });
+            out(if args { "No arguments." } else { "No locals." });
             return Ok(Flow::Go);
         }
         let opts = FormatOptions {
@@ -560,6 +542,14 @@ impl Debugger {
     }
 
     fn show_display(&mut self, n: u32, fmt: Option<char>, text: &str) {
+        if let Some(f @ ('i' | 's')) = fmt {
+            // Memory formats display like `x`.
+            out(format!("{n}: x/{f} {text}"));
+            if let Err(e) = self.cmd_x(&format!("/{f} {text}")) {
+                eprintln!("{e}");
+            }
+            return;
+        }
         match self.evaluate(text) {
             Ok(v) => {
                 let opts = match fmt {
@@ -795,7 +785,8 @@ impl EvalContext for EvalCtx<'_> {
             };
             return Ok(Some(Value::new(ty, Vec::new(), Lval::Memory(addr))));
         }
-        if objs.is_empty() {
+        if !objs.iter().any(|(d, _)| d.has_debug_info()) {
+            // gdb's parser: no full or partial symbols anywhere.
             return Err(DwarfError::user(
                 "No symbol table is loaded.  Use the \"file\" command.",
             ));

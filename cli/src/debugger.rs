@@ -12,8 +12,22 @@ use cohort_engine::session::{BpKind, BpSpec, Event, Message, Session};
 use cohort_engine::signals::{SignalTable, describe};
 use cohort_engine::{EngineError, Result};
 
+use cohort_dwarf::format::FormatOptions;
+use cohort_dwarf::types::{Encoding, Type};
+use cohort_dwarf::value::{Lval, Value};
+
 use crate::format::{XFormat, per_line, register_line, unit};
 use crate::stepping::StepKind;
+
+/// The front end's side of a watchpoint.
+struct Watch {
+    /// `Hardware watchpoint`, `Hardware read watchpoint`, …
+    title: &'static str,
+    /// The value last seen.
+    value: Value,
+    /// For an expression on locals: the frame's CFA and where its caller resumes.
+    scope: Option<(u64, u64)>,
+}
 
 /// Whether the whole session should end after a command.
 #[derive(Debug, PartialEq, Eq)]
@@ -30,9 +44,9 @@ pub struct Debugger {
     /// The last `x` format and unit size, and the address after the last `x`.
     x_fmt: (char, usize),
     x_next: Option<u64>,
-    /// Value each watchpoint last saw (gdb reports only changes for `watch`).
-    watch_values: HashMap<u32, Vec<u8>>,
-    watch_titles: HashMap<u32, &'static str>,
+    /// What each watchpoint watches: its title, the value it last saw (gdb reports only
+    /// changes for `watch`) and the frame its expression belongs to.
+    watches: HashMap<u32, Watch>,
     /// Highest gdb thread number seen: once above 1, stops name their thread.
     many_threads: bool,
     /// Thread last reported to the user.
@@ -88,8 +102,7 @@ impl Debugger {
             pending_mode: None,
             x_fmt: ('x', 4),
             x_next: None,
-            watch_values: HashMap::new(),
-            watch_titles: HashMap::new(),
+            watches: HashMap::new(),
             many_threads: false,
             last_tid: None,
             src: Default::default(),
@@ -156,7 +169,8 @@ impl Debugger {
             "step" | "s" => self.cmd_step(rest, StepKind::Into),
             "next" | "n" => self.cmd_step(rest, StepKind::Over),
             "until" | "u" if rest.is_empty() => self.cmd_step(rest, StepKind::Until),
-            "until" | "u" | "advance" => self.cmd_advance(rest),
+            "until" | "u" => self.cmd_advance(rest, true),
+            "advance" => self.cmd_advance(rest, false),
             "finish" | "fin" => self.cmd_finish(),
             "start" => {
                 self.cmd_break("main", true)?;
@@ -181,8 +195,8 @@ impl Debugger {
             "detach" => self.cmd_detach(),
             "attach" => self.cmd_attach(rest),
             "x" => self.cmd_x(rest),
+            "disassemble" | "disas" => self.cmd_disassemble(rest),
             "info" | "i" | "inf" => self.cmd_info(rest),
-            "thread" | "t" if rest.starts_with("apply") => self.cmd_thread_apply(&rest[5..]),
             "thread" | "t" => self.cmd_thread(rest),
             "handle" => self.cmd_handle(rest),
             "file" => {
@@ -310,14 +324,17 @@ impl Debugger {
         let arg = arg.strip_prefix("breakpoints").unwrap_or(arg).trim();
         if arg.is_empty() {
             self.session.delete_all_breakpoints()?;
-            self.watch_values.clear();
+            let ids: Vec<u32> = self.watches.keys().copied().collect();
+            for id in ids {
+                self.forget_watch(id);
+            }
             return Ok(Flow::Go);
         }
         for id in self.ids(arg)? {
             if let Err(e) = self.session.delete_breakpoint(id) {
                 eprintln!("{e}");
             }
-            self.watch_values.remove(&id);
+            self.forget_watch(id);
         }
         Ok(Flow::Go)
     }
@@ -344,20 +361,95 @@ impl Debugger {
                 "Argument required (expression to compute).".into(),
             ));
         }
-        let (addr, len) = self.watch_location(expr)?;
-        let b = self.session.add_watchpoint(addr, len, kind, expr)?;
-        let mut old = vec![0u8; len];
-        self.session.read_memory(addr, &mut old)?;
-        self.watch_values.insert(b.id, old);
-        self.watch_titles.insert(b.id, title);
+        let (value, addr, len, scope) = self.watch_location(expr)?;
+        if let Some((_, resume)) = scope {
+            self.session.set_scope_breakpoint(resume)?;
+        }
+        let b = match self.session.add_watchpoint(addr, len, kind, expr) {
+            Ok(b) => b,
+            Err(e) => {
+                if let Some((_, resume)) = scope {
+                    self.session.clear_scope_breakpoint(resume)?;
+                }
+                return Err(e);
+            }
+        };
+        self.watches.insert(
+            b.id,
+            Watch {
+                title,
+                value,
+                scope,
+            },
+        );
         out(format!("{title} {}: {expr}", b.id));
         Ok(Flow::Go)
     }
 
-    /// `NAME` (an ELF data symbol of 1, 2, 4 or 8 bytes), `*ADDR` (an int) or
-    /// `*(TYPE *) ADDR` for char/short/int/long.
-    fn watch_location(&self, expr: &str) -> Result<(u64, usize)> {
-        if let Some(rest) = expr.strip_prefix('*') {
+    /// Drop the front end's state of watchpoint `id` (and its scope breakpoint).
+    fn forget_watch(&mut self, id: u32) {
+        if let Some(w) = self.watches.remove(&id)
+            && let Some((_, resume)) = w.scope
+        {
+            let _ = self.session.clear_scope_breakpoint(resume);
+        }
+    }
+
+    /// What `watch EXPR` watches: the value of the C expression (an lvalue in memory), its
+    /// address and size, and for an expression on locals of the selected frame, that frame's
+    /// CFA and the address its caller resumes at (where the watch goes out of scope).
+    /// Programs without debug information: `NAME` (an ELF data symbol) and `*(TYPE *) ADDR`.
+    #[allow(clippy::type_complexity)]
+    fn watch_location(&self, expr: &str) -> Result<(Value, u64, usize, Option<(u64, u64)>)> {
+        let evaluated = {
+            let ctx = self.eval_ctx();
+            cohort_dwarf::expr::parse_in(expr, &ctx)
+                .and_then(|e| Ok((cohort_dwarf::expr::evaluate(&e, &ctx)?, e)))
+        };
+        let (v, e) = match evaluated {
+            Ok(x) => x,
+            Err(err) => {
+                return self
+                    .watch_location_nodebug(expr)
+                    .map(|(v, a, l)| (v, a, l, None))
+                    .map_err(|_| EngineError::Other(err.to_string()));
+            }
+        };
+        let Lval::Memory(addr) = v.lval else {
+            return Err(EngineError::Other(format!(
+                "Cannot watch constant value `{expr}'."
+            )));
+        };
+        let len = v.ty.byte_size() as usize;
+        // A watch on the selected frame's locals lasts as long as that frame.
+        let frames = self.frames(usize::MAX);
+        let sel = self.selected_frame();
+        let mut names = Vec::new();
+        crate::locations::expr_names(&e, &mut names);
+        let local = frames
+            .get(sel)
+            .and_then(|f| self.scope_of(f))
+            .is_some_and(|(_, _, s)| {
+                names
+                    .iter()
+                    .any(|n| s.frames.iter().any(|f| f.lookup(n).is_some()))
+            });
+        let scope = if local {
+            match (
+                frames.get(sel).and_then(|f| f.cfa),
+                frames.get(sel + 1).map(|f| f.pc()),
+            ) {
+                (Some(cfa), Some(resume)) => Some((cfa, resume)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        Ok((v, addr, len, scope))
+    }
+
+    fn watch_location_nodebug(&self, expr: &str) -> Result<(Value, u64, usize)> {
+        let (addr, len) = if let Some(rest) = expr.strip_prefix('*') {
             let rest = rest.trim();
             if let Some(inner) = rest.strip_prefix('(')
                 && let Some((ty, addr)) = inner.split_once(')')
@@ -374,18 +466,29 @@ impl Debugger {
                         )));
                     }
                 };
-                return Ok((self.eval_address(addr.trim())?, len));
+                (self.eval_address(addr.trim())?, len)
+            } else {
+                (self.eval_address(rest)?, 4)
             }
-            return Ok((self.eval_address(rest)?, 4));
-        }
-        let sym = self.session.symbols().data_symbol(expr).ok_or_else(|| {
-            EngineError::Other(format!("No symbol \"{expr}\" in current context."))
-        })?;
-        let len = match sym.1 {
-            1 | 2 | 4 | 8 => sym.1 as usize,
-            _ => 4,
+        } else {
+            let sym = self.session.symbols().data_symbol(expr).ok_or_else(|| {
+                EngineError::Other(format!("No symbol \"{expr}\" in current context."))
+            })?;
+            match sym.1 {
+                1 | 2 | 4 | 8 => (sym.0, sym.1 as usize),
+                _ => (sym.0, 4),
+            }
         };
-        Ok((sym.0, len))
+        let name = match len {
+            1 => "char",
+            2 => "short",
+            8 => "long",
+            _ => "int",
+        };
+        let ty = Type::base(name, len as u64, Encoding::Signed);
+        let mut bytes = vec![0u8; len];
+        self.session.read_memory(addr, &mut bytes)?;
+        Ok((Value::new(ty, bytes, Lval::Memory(addr)), addr, len))
     }
 
     // ------------------------------------------------------------------ running
@@ -440,8 +543,7 @@ impl Debugger {
         self.flush_messages();
         let threads = self.session.threads();
         self.many_threads = threads.len() > 1;
-        let pc = self.session.registers(false)?.pc();
-        out(self.frame_line(pc));
+        self.print_stop_frame();
         Ok(Flow::Go)
     }
 
@@ -470,31 +572,14 @@ impl Debugger {
         if !self.session.is_running() {
             return Err(EngineError::NotRunning);
         }
-        let n = if arg.trim().is_empty() {
-            1
-        } else {
-            parse_number(arg).unwrap_or(1)
-        };
-        let start_fn = self.function_start(self.frame0_pc());
-        let start_cfa = self.cfa_of_frame0();
-        for i in 0..n {
+        let n = parse_count(arg)?;
+        let mut before = (None, None);
+        for _ in 0..n {
+            before = self.step_frame_id();
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {
-                Event::Step { pc, .. } => {
-                    if i + 1 == n {
-                        self.invalidate_frames();
-                        let same = self.function_start(pc) == start_fn
-                            && self.cfa_of_frame0() == start_cfa;
-                        if same && self.line_at(pc).is_some_and(|l| l.line != 0) {
-                            self.print_stop_location(pc);
-                        } else if self.line_at(pc).is_some_and(|l| l.line != 0) {
-                            self.print_stop_frame();
-                        } else {
-                            out(self.frame_line(pc));
-                        }
-                    }
-                }
+                Event::Step { .. } => self.invalidate_frames(),
                 other => {
                     // A breakpoint, signal or exit ends the stepping early.
                     if !self.report(other)? {
@@ -504,6 +589,7 @@ impl Debugger {
                 }
             }
         }
+        self.print_stepi_stop(before);
         Ok(Flow::Go)
     }
 
@@ -567,9 +653,19 @@ impl Debugger {
                 } else {
                     "Breakpoint"
                 };
+                // A breakpoint with several locations names the one hit (`1.2`).
+                let mut num = id.to_string();
+                if let Some(b) = self.session.breakpoints().iter().find(|b| b.id == id)
+                    && b.addrs.len() > 1
+                {
+                    let mut addrs = b.addrs.clone();
+                    addrs.sort_unstable();
+                    if let Some(i) = addrs.iter().position(|a| *a == pc) {
+                        num = format!("{id}.{}", i + 1);
+                    }
+                }
                 let head =
-                    self.stop_head(tid, &format!("hit {what} {id}"), &format!("{what} {id}"));
-                let _ = pc;
+                    self.stop_head(tid, &format!("hit {what} {num}"), &format!("{what} {num}"));
                 self.invalidate_frames();
                 out(format!("{head}, {}", self.frame0_line()));
                 self.print_source_line_at(self.frame0_pc());
@@ -577,69 +673,10 @@ impl Debugger {
                     self.session.delete_breakpoint(id)?;
                 }
             }
-            Event::Watchpoint { tid, id, addr } => {
-                let Some(b) = self
-                    .session
-                    .breakpoints()
-                    .iter()
-                    .find(|b| b.id == id)
-                    .cloned()
-                else {
+            Event::Watchpoint { tid, id, .. } => {
+                if !self.report_watchpoints(tid, id)? {
                     return Ok(false);
-                };
-                let BpKind::Watch {
-                    len, kind, expr, ..
-                } = &b.kind
-                else {
-                    return Ok(false);
-                };
-                let mut new = vec![0u8; *len];
-                self.session.read_memory(addr, &mut new)?;
-                let old = self
-                    .watch_values
-                    .insert(id, new.clone())
-                    .unwrap_or_default();
-                let show = |v: &[u8]| unit(v, XFormat::Decimal);
-                let pc = self.session.registers(false)?.pc();
-                match kind {
-                    WatchKind::Write => {
-                        if old == new {
-                            return Ok(false);
-                        }
-                        let head = self.stop_head(
-                            tid,
-                            &format!("hit Hardware watchpoint {id}: {expr}"),
-                            &format!("Hardware watchpoint {id}: {expr}"),
-                        );
-                        out(format!(
-                            "{head}\n\nOld value = {}\nNew value = {}",
-                            show(&old),
-                            show(&new)
-                        ));
-                    }
-                    _ => {
-                        let title = self
-                            .watch_titles
-                            .get(&id)
-                            .copied()
-                            .unwrap_or("Hardware watchpoint");
-                        let head = self.stop_head(
-                            tid,
-                            &format!("hit {title} {id}: {expr}"),
-                            &format!("{title} {id}: {expr}"),
-                        );
-                        if old == new {
-                            out(format!("{head}\n\nValue = {}", show(&new)));
-                        } else {
-                            out(format!(
-                                "{head}\n\nOld value = {}\nNew value = {}",
-                                show(&old),
-                                show(&new)
-                            ));
-                        }
-                    }
                 }
-                let _ = pc;
                 self.print_stop_frame();
             }
             Event::Signal { tid, signo, pc } => {
@@ -655,9 +692,109 @@ impl Debugger {
                 out(format!("{head}\n{}", self.frame0_line()));
                 self.print_source_line_at(self.frame0_pc());
             }
+            Event::StepBreakpoint { pc, .. } if self.is_scope_breakpoint(pc) => {
+                return self.watch_scope_ended(pc);
+            }
             Event::Step { .. } | Event::StepBreakpoint { .. } => self.print_stop_frame(),
         }
         Ok(true)
+    }
+
+    fn is_scope_breakpoint(&self, pc: u64) -> bool {
+        self.watches
+            .values()
+            .any(|w| w.scope.is_some_and(|(_, r)| r == pc))
+    }
+
+    /// The caller of a watched frame resumed at `pc`: the watchpoints of frames that have
+    /// returned are deleted, as gdb says. Returns whether the program stops.
+    fn watch_scope_ended(&mut self, pc: u64) -> Result<bool> {
+        self.invalidate_frames();
+        let sp = self.session.registers(false)?.sp();
+        let mut gone: Vec<u32> = self
+            .watches
+            .iter()
+            .filter(|(_, w)| w.scope.is_some_and(|(cfa, r)| r == pc && sp >= cfa))
+            .map(|(id, _)| *id)
+            .collect();
+        if gone.is_empty() {
+            return Ok(false);
+        }
+        gone.sort_unstable();
+        for id in gone {
+            out(format!(
+                "\nWatchpoint {id} deleted because the program has left the block in\nwhich its expression is valid."
+            ));
+            self.session.delete_breakpoint(id)?;
+            self.forget_watch(id);
+        }
+        self.print_stop_frame();
+        Ok(true)
+    }
+
+    /// Report the watchpoints a hit of watchpoint `id` triggers: every enabled watchpoint
+    /// on the same bytes, in number order. `watch` reports a changed value, `rwatch` an
+    /// unchanged one (a change is a write), `awatch` either. Returns false when none reports.
+    fn report_watchpoints(&mut self, tid: i32, id: u32) -> Result<bool> {
+        let bps = self.session.breakpoints().to_vec();
+        let Some((hit_addr, hit_len)) =
+            bps.iter().find(|b| b.id == id).and_then(|b| match b.kind {
+                BpKind::Watch { addr, len, .. } => Some((addr, len as u64)),
+                _ => None,
+            })
+        else {
+            return Ok(false);
+        };
+        let mut reported = false;
+        for b in &bps {
+            let BpKind::Watch {
+                addr,
+                len,
+                kind,
+                expr,
+                ..
+            } = &b.kind
+            else {
+                continue;
+            };
+            if !b.enabled || *addr >= hit_addr + hit_len || hit_addr >= *addr + *len as u64 {
+                continue;
+            }
+            let Some(w) = self.watches.get(&b.id) else {
+                continue;
+            };
+            let title = w.title;
+            let mut new = w.value.clone();
+            new.bytes = vec![0u8; *len];
+            self.session.read_memory(*addr, &mut new.bytes)?;
+            let old = self
+                .watches
+                .get_mut(&b.id)
+                .map(|w| std::mem::replace(&mut w.value, new.clone()));
+            let Some(old) = old else { continue };
+            let changed = old.bytes != new.bytes;
+            let text = match (kind, changed) {
+                (WatchKind::Write, false) => continue,
+                (WatchKind::ReadWrite, true) if title.contains("read watchpoint") => continue,
+                (_, true) => format!(
+                    "Old value = {}\nNew value = {}",
+                    self.format(&old, &FormatOptions::default()),
+                    self.format(&new, &FormatOptions::default())
+                ),
+                (_, false) => format!("Value = {}", self.format(&new, &FormatOptions::default())),
+            };
+            if !self.session.count_hit(b.id) {
+                continue;
+            }
+            let head = self.stop_head(
+                tid,
+                &format!("hit {title} {}: {expr}", b.id),
+                &format!("{title} {}: {expr}", b.id),
+            );
+            out(format!("{head}\n\n{text}"));
+            reported = true;
+        }
+        Ok(reported)
     }
 
     /// Which breakpoint at `pc` stops the program, counting hits as gdb does: a breakpoint
@@ -722,7 +859,7 @@ impl Debugger {
     }
 
     /// `0x… <sym+off>` (or just `0x…`), as gdb writes an address.
-    fn address_with_symbol(&self, addr: u64) -> String {
+    pub(crate) fn address_with_symbol(&self, addr: u64) -> String {
         match self.session.symbolize(addr) {
             Some(s) => format!("{addr:#x} <{s}>"),
             None => format!("{addr:#x}"),
@@ -781,7 +918,7 @@ impl Debugger {
 
     /// Address expressions: numbers, `$reg`, `$pc`/`$sp`/`$fp`, symbols, `&symbol`, joined
     /// with `+` and `-`.
-    fn eval_address(&self, expr: &str) -> Result<u64> {
+    pub(crate) fn eval_address(&self, expr: &str) -> Result<u64> {
         let expr = expr.trim();
         let mut total: i128 = 0;
         let mut sign = 1i128;
@@ -841,7 +978,7 @@ impl Debugger {
             .ok_or_else(|| EngineError::Other(format!("No symbol \"{t}\" in current context.")))
     }
 
-    fn cmd_x(&mut self, arg: &str) -> Result<Flow> {
+    pub(crate) fn cmd_x(&mut self, arg: &str) -> Result<Flow> {
         let (fmt, rest) = match arg.strip_prefix('/') {
             Some(r) => {
                 let end = r.find(char::is_whitespace).unwrap_or(r.len());
@@ -862,7 +999,7 @@ impl Debugger {
                 'h' => size = 2,
                 'w' => size = 4,
                 'g' => size = 8,
-                'x' | 'd' | 'u' | 'o' | 't' | 'c' | 'i' | 'a' => letter = c,
+                'x' | 'd' | 'u' | 'o' | 't' | 'c' | 'i' | 'a' | 's' | 'f' => letter = c,
                 _ => return Err(EngineError::Other(format!("Invalid number \"{fmt}\"."))),
             }
         }
@@ -871,11 +1008,19 @@ impl Debugger {
                 EngineError::Other("Argument required (starting display address).".into())
             })?
         } else {
-            self.eval_address(rest)?
+            self.address_of_expr(rest)?
         };
         if letter == 'i' {
             self.x_fmt.0 = 'i';
             return self.x_insns(addr, count);
+        }
+        if letter == 's' {
+            self.x_fmt.0 = 's';
+            self.x_next = Some(self.x_strings(addr, count)?);
+            return Ok(Flow::Go);
+        }
+        if letter == 'f' && size != 4 && size != 8 {
+            size = 8;
         }
         if letter == 'c' {
             size = 1;
@@ -920,7 +1065,9 @@ impl Debugger {
             let units: Vec<String> = buf
                 .chunks(size)
                 .map(|c| {
-                    if letter == 'a' {
+                    if letter == 'f' {
+                        self.x_float(c)
+                    } else if letter == 'a' {
                         let v = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
                         self.address_with_symbol(v)
                     } else {
@@ -951,7 +1098,12 @@ impl Debugger {
             return Err(EngineError::Memory(addr));
         }
         code.truncate(n);
-        let pc = self.session.registers(false).ok().map(|r| r.pc());
+        // gdb marks the selected frame's pc.
+        let pc = self
+            .frames(usize::MAX)
+            .get(self.selected_frame())
+            .map(|f| f.pc())
+            .or_else(|| self.session.registers(false).ok().map(|r| r.pc()));
         let sym = |a: u64| self.session.symbolize(a);
         let insns = disasm::disassemble(arch, &code, addr, count, &sym)?;
         let mut next = addr;
@@ -973,14 +1125,26 @@ impl Debugger {
             None => (arg, ""),
         };
         match what {
-            "breakpoints" | "b" | "break" | "watchpoints" => self.info_breakpoints(),
+            "breakpoints" | "b" | "break" => self.info_breakpoints(false),
+            "watchpoints" | "wat" | "watch" => self.info_breakpoints(true),
             "registers" | "reg" | "r" => self.info_registers(rest, false),
             "all-registers" => self.info_registers(rest, true),
             "threads" | "thread" => self.info_threads(),
-            "sharedlibrary" | "shared" | "dll" => self.info_shared(),
+            "sharedlibrary" | "shared" | "dll" => self.info_shared(rest),
             "signals" | "handle" => self.info_signals(rest),
             "locals" | "lo" => self.cmd_info_vars(false, rest),
             "frame" | "f" => self.cmd_info_frame(),
+            "source" => self.cmd_info_source(),
+            "symbol" => self.cmd_info_symbol(rest),
+            "address" => self.cmd_info_address(rest),
+            "line" => self.cmd_info_line(rest),
+            "functions" | "fu" => {
+                self.cmd_info_symbols(crate::symtab_info::SymbolClass::Functions, rest)
+            }
+            "variables" | "va" => {
+                self.cmd_info_symbols(crate::symtab_info::SymbolClass::Variables, rest)
+            }
+            "types" | "ty" => self.cmd_info_symbols(crate::symtab_info::SymbolClass::Types, rest),
             "args" | "ar" => self.cmd_info_vars(true, rest),
             "display" => {
                 let list = self.data.displays.borrow().clone();
@@ -1026,47 +1190,88 @@ impl Debugger {
         }
     }
 
-    fn info_breakpoints(&mut self) -> Result<Flow> {
-        let bps = self.session.breakpoints().to_vec();
+    /// The Type column of a watchpoint in `info breakpoints`.
+    fn watch_type(&self, id: u32, kind: WatchKind) -> &'static str {
+        match (kind, self.watches.get(&id)) {
+            (WatchKind::Write, _) => "hw watchpoint",
+            (_, Some(w)) if w.title.contains("read watchpoint") => "read watchpoint",
+            _ => "acc watchpoint",
+        }
+    }
+
+    /// `info breakpoints` (`watch_only`: `info watchpoints`).
+    fn info_breakpoints(&mut self, watch_only: bool) -> Result<Flow> {
+        let bps: Vec<_> = self
+            .session
+            .breakpoints()
+            .iter()
+            .filter(|b| !watch_only || matches!(b.kind, BpKind::Watch { .. }))
+            .cloned()
+            .collect();
         if bps.is_empty() {
-            out("No breakpoints or watchpoints.");
+            if watch_only {
+                out("No watchpoints.");
+            } else {
+                out("No breakpoints or watchpoints.");
+            }
             return Ok(Flow::Go);
         }
-        // gdb sizes the address column for 64-bit addresses only when some breakpoint has one.
-        let wide = bps
-            .iter()
-            .any(|b| b.kind == BpKind::Software && !b.addrs.is_empty());
+        // gdb sizes the address column for 64-bit addresses only when some breakpoint has one
+        // (a hardware watchpoint has one it does not print).
+        let wide = bps.iter().any(|b| match b.kind {
+            BpKind::Software => !b.addrs.is_empty(),
+            BpKind::Watch { .. } => true,
+        });
         let aw = if wide { 18 } else { 10 };
+        let types: Vec<&str> = bps
+            .iter()
+            .map(|b| match &b.kind {
+                BpKind::Software => "breakpoint",
+                BpKind::Watch { kind, .. } => self.watch_type(b.id, *kind),
+            })
+            .collect();
+        let tw = types.iter().map(|t| t.len()).max().unwrap_or(14).max(14);
         out(format!(
-            "Num     Type           Disp Enb {:<aw$} What",
-            "Address"
+            "Num     Type{:<pad$} Disp Enb {:<aw$} What",
+            "",
+            "Address",
+            pad = tw - 4
         ));
-        for b in bps {
+        for (b, ty) in bps.iter().zip(types) {
             let disp = if b.temporary { "del " } else { "keep" };
             let enb = if b.enabled { "y" } else { "n" };
+            let mut locations = Vec::new();
             match &b.kind {
                 BpKind::Software => {
-                    let (addr, what) = match (b.addrs.first().copied(), &b.spec) {
-                        (None, BpSpec::Symbol(n) | BpSpec::Location(n)) => {
+                    let mut addrs = b.addrs.clone();
+                    addrs.sort_unstable();
+                    let (addr, what) = match (addrs.as_slice(), &b.spec) {
+                        ([], BpSpec::Symbol(n) | BpSpec::Location(n)) => {
                             (format!("{:<aw$}", "<PENDING>"), n.clone())
                         }
-                        (Some(a), _) => (format!("0x{a:016x}"), self.breakpoint_what(a)),
-                        (None, _) => (String::new(), String::new()),
+                        ([a], _) => (format!("0x{a:016x}"), self.breakpoint_what(*a)),
+                        ([], _) => (String::new(), String::new()),
+                        (many, _) => {
+                            for (i, a) in many.iter().enumerate() {
+                                locations.push(format!(
+                                    "{:<w$}{enb}   0x{a:016x} {}",
+                                    format!("{}.{}", b.id, i + 1),
+                                    self.breakpoint_what(*a),
+                                    w = tw + 14
+                                ));
+                            }
+                            (format!("{:<aw$}", "<MULTIPLE>"), String::new())
+                        }
                     };
                     out(format!(
-                        "{:<7} {:<14} {disp} {enb}   {addr} {what}",
-                        b.id, "breakpoint"
+                        "{:<7} {ty:<tw$} {disp} {enb}   {addr} {what}",
+                        b.id
                     ));
                 }
-                BpKind::Watch { kind, expr, .. } => {
-                    let ty = match (kind, self.watch_titles.get(&b.id)) {
-                        (WatchKind::Write, _) => "hw watchpoint",
-                        (_, Some(t)) if t.contains("read watchpoint") => "read watchpoint",
-                        _ => "acc watchpoint",
-                    };
+                BpKind::Watch { expr, .. } => {
                     out(format!(
-                        "{:<7} {:<14} {disp} {enb}   {:<aw$} {expr}",
-                        b.id, ty, ""
+                        "{:<7} {ty:<tw$} {disp} {enb}   {:<aw$} {expr}",
+                        b.id, ""
                     ));
                 }
             }
@@ -1078,10 +1283,10 @@ impl Debugger {
                 out(format!("\tbreakpoint already hit {} {times}", b.hits));
             }
             if b.ignore > 0 {
-                out(format!(
-                    "\tWill ignore next {} crossings of breakpoint.",
-                    b.ignore
-                ));
+                out(format!("\tignore next {} hits", b.ignore));
+            }
+            for l in locations {
+                out(l);
             }
         }
         Ok(Flow::Go)
@@ -1130,19 +1335,22 @@ impl Debugger {
         }
         let pid = self.session.pid();
         let cur = self.session.current_thread();
-        let rows: Vec<(String, String, String)> = threads
-            .iter()
-            .map(|t| {
-                let target = format!("{} \"{}\"", thread_target(t.pointer, t.tid, pid), t.name);
-                let pc = self
-                    .session
-                    .process()
-                    .and_then(|p| p.pc(t.tid).ok())
-                    .unwrap_or(0);
-                let mark = if Some(t.tid) == cur { "*" } else { " " };
-                (format!("{mark} {:<4}", t.num), target, self.frame_line(pc))
-            })
-            .collect();
+        let sel = self.selected_frame();
+        let mut rows = Vec::new();
+        for t in &threads {
+            let target = format!("{} \"{}\"", thread_target(t.pointer, t.tid, pid), t.name);
+            let mark = if Some(t.tid) == cur { "*" } else { " " };
+            // The Frame column is the thread's frame 0 as gdb describes it.
+            self.session.select_thread(t.num)?;
+            self.invalidate_frames();
+            let frames = self.frames(2);
+            rows.push((
+                format!("{mark} {:<4}", t.num),
+                target,
+                self.describe_frame(&frames, 0, false),
+            ));
+        }
+        self.restore_thread(cur, sel);
         let w = rows.iter().map(|r| r.1.len()).max().unwrap_or(9).max(9);
         out(format!("  {:<4} {:<w$} Frame ", "Id", "Target Id"));
         for (a, b, c) in rows {
@@ -1151,9 +1359,111 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    fn info_shared(&mut self) -> Result<Flow> {
-        let libs = self.session.libraries().to_vec();
+    /// Make `tid` the current thread again, with frame `frame` selected.
+    fn restore_thread(&mut self, tid: Option<i32>, frame: usize) {
+        let num = tid.and_then(|t| self.session.process().and_then(|p| p.thread_num(t)));
+        if let Some(n) = num {
+            let _ = self.session.select_thread(n);
+        }
+        self.invalidate_frames();
+        self.select_frame(frame);
+        self.set_thread_variable();
+    }
+
+    /// `$_thread`: the current thread's number.
+    fn set_thread_variable(&self) {
+        let num = self
+            .session
+            .current_thread()
+            .and_then(|t| self.session.process().and_then(|p| p.thread_num(t)))
+            .unwrap_or(0);
+        let ty = Type::base("int", 4, Encoding::Signed);
+        let v = Value::new(ty, (num as i32).to_le_bytes().to_vec(), Lval::None);
+        self.data
+            .convenience
+            .borrow_mut()
+            .insert("_thread".into(), v);
+    }
+
+    /// `thread apply all|LIST COMMAND`: run COMMAND in each thread (`all`: newest first),
+    /// each under a `Thread N (…):` title; the current thread and frame stay as they were.
+    fn cmd_thread_apply(&mut self, arg: &str) -> Result<Flow> {
+        let (which, cmd) = match arg.split_once(char::is_whitespace) {
+            Some((w, c)) => (w, c.trim()),
+            None => (arg, ""),
+        };
+        let threads = self.session.threads();
+        let mut nums: Vec<usize> = Vec::new();
+        let mut rest = cmd.to_string();
+        if which == "all" {
+            nums = threads.iter().map(|t| t.num).collect();
+            nums.sort_unstable_by(|a, b| b.cmp(a));
+        } else {
+            // A list of numbers and ranges, then the command.
+            let mut words = arg.split_whitespace().peekable();
+            let mut used = 0;
+            while let Some(w) = words.peek() {
+                let range = match w.split_once('-') {
+                    Some((a, b)) => a.parse::<usize>().ok().zip(b.parse::<usize>().ok()),
+                    None => w.parse::<usize>().ok().map(|n| (n, n)),
+                };
+                let Some((a, b)) = range else { break };
+                nums.extend(a..=b);
+                used += 1;
+                words.next();
+            }
+            if used == 0 {
+                return Err(EngineError::Other(format!("Invalid thread ID: {arg}")));
+            }
+            rest = arg
+                .split_whitespace()
+                .skip(used)
+                .collect::<Vec<_>>()
+                .join(" ");
+        }
+        if rest.is_empty() {
+            return Err(EngineError::Other(
+                "Please specify a command following the thread ID list".into(),
+            ));
+        }
+        let cur = self.session.current_thread();
+        let sel = self.selected_frame();
+        let pid = self.session.pid();
+        for n in nums {
+            let Some(t) = threads.iter().find(|t| t.num == n) else {
+                eprintln!("warning: Unknown thread {n}");
+                continue;
+            };
+            self.session.select_thread(n)?;
+            self.invalidate_frames();
+            self.set_thread_variable();
+            out(format!(
+                "\nThread {n} ({} \"{}\"):",
+                thread_target(t.pointer, t.tid, pid),
+                t.name
+            ));
+            if self.execute(&rest) == Flow::Quit {
+                return Ok(Flow::Quit);
+            }
+        }
+        self.restore_thread(cur, sel);
+        Ok(Flow::Go)
+    }
+
+    /// `info sharedlibrary [REGEX]`.
+    fn info_shared(&mut self, regex: &str) -> Result<Flow> {
+        let libs: Vec<_> = self
+            .session
+            .libraries()
+            .iter()
+            .filter(|l| simple_regex_match(regex.trim(), &l.path))
+            .cloned()
+            .collect();
         if libs.is_empty() {
+            if !regex.trim().is_empty() {
+                out("No shared libraries matched.");
+                return Ok(Flow::Go);
+            }
             out("No shared libraries loaded at this time.");
             return Ok(Flow::Go);
         }
@@ -1197,6 +1507,9 @@ impl Debugger {
 
     fn cmd_thread(&mut self, arg: &str) -> Result<Flow> {
         let arg = arg.trim();
+        if let Some(rest) = arg.strip_prefix("apply") {
+            return self.cmd_thread_apply(rest.trim());
+        }
         let pid = self.session.pid();
         if arg.is_empty() {
             let cur = self
@@ -1221,6 +1534,7 @@ impl Debugger {
             .select_thread(num)
             .map_err(|_| EngineError::Other(format!("Unknown thread {num}.")))?;
         self.last_tid = Some(tid);
+        self.set_thread_variable();
         let t = self.session.threads().into_iter().find(|t| t.tid == tid);
         let pointer = t.map(|t| t.pointer).unwrap_or(0);
         let pc = self.session.registers(false)?.pc();
@@ -1234,71 +1548,6 @@ impl Debugger {
         out(self.describe_frame(&frames, 0, true));
         self.print_source_line_at(self.frame0_pc());
         Ok(Flow::Go)
-    }
-
-    /// `thread apply all|ID… COMMAND`: COMMAND in each thread (`all`: highest number first),
-    /// each under a `Thread N (…):` header; then the thread and frame selected before.
-    fn cmd_thread_apply(&mut self, arg: &str) -> Result<Flow> {
-        let arg = arg.trim();
-        let threads = self.session.threads();
-        let (nums, cmd) = if let Some(c) = arg.strip_prefix("all") {
-            let mut n: Vec<usize> = threads.iter().map(|t| t.num).collect();
-            n.sort_unstable_by(|a, b| b.cmp(a));
-            if c.trim().is_empty() {
-                return Err(EngineError::Other(
-                    "Please specify a command at the end of 'thread apply all'".into(),
-                ));
-            }
-            (n, c.trim())
-        } else {
-            let mut nums = Vec::new();
-            let mut rest = arg;
-            while let Some(w) = rest.split_whitespace().next() {
-                let range = match w.split_once('-') {
-                    Some((a, b)) => a.parse::<usize>().ok().zip(b.parse::<usize>().ok()),
-                    None => w.parse::<usize>().ok().map(|n| (n, n)),
-                };
-                let Some((a, b)) = range else { break };
-                nums.extend(a..=b);
-                rest = rest.trim_start()[w.len()..].trim_start();
-            }
-            if nums.is_empty() {
-                return Err(EngineError::Other(format!("Invalid thread ID: {arg}")));
-            }
-            if rest.is_empty() {
-                return Err(EngineError::Other(
-                    "Please specify a command following the thread ID list".into(),
-                ));
-            }
-            (nums, rest)
-        };
-        let pid = self.session.pid();
-        let saved = self.session.current_thread();
-        let saved_frame = self.selected_frame();
-        let mut result = Ok(Flow::Go);
-        for n in nums {
-            let Some(t) = threads.iter().find(|t| t.num == n) else {
-                eprintln!("warning: Unknown thread 1.{n}");
-                continue;
-            };
-            self.session.select_thread(n)?;
-            self.invalidate_frames();
-            out(format!(
-                "\nThread {n} ({} \"{}\"):",
-                thread_target(t.pointer, t.tid, pid),
-                t.name
-            ));
-            result = self.dispatch(cmd);
-            if result.is_err() {
-                break;
-            }
-        }
-        if let Some(t) = threads.iter().find(|t| Some(t.tid) == saved) {
-            self.session.select_thread(t.num)?;
-        }
-        self.invalidate_frames();
-        self.select_frame(saved_frame);
-        result
     }
 
     fn cmd_handle(&mut self, arg: &str) -> Result<Flow> {
@@ -1377,6 +1626,26 @@ impl Debugger {
             }
         }
         Ok(Flow::Go)
+    }
+}
+
+/// A regular expression of literal text with optional `^`/`$` anchors (enough for library
+/// names); empty matches everything.
+fn simple_regex_match(re: &str, text: &str) -> bool {
+    let (start, re) = match re.strip_prefix('^') {
+        Some(r) => (true, r),
+        None => (false, re),
+    };
+    let (end, re) = match re.strip_suffix('$') {
+        Some(r) => (true, r),
+        None => (false, re),
+    };
+    let re = re.replace("\\.", ".");
+    match (start, end) {
+        (true, true) => text == re,
+        (true, false) => text.starts_with(&re),
+        (false, true) => text.ends_with(&re),
+        (false, false) => text.contains(&re),
     }
 }
 

@@ -144,10 +144,10 @@ impl Debugger {
     /// the file of `main`).
     pub(crate) fn qualify_linespec(&self, text: &str) -> String {
         let t = text.trim();
-        if t.parse::<u32>().is_ok() {
-            if let Some(f) = self.default_source_file() {
-                return format!("{f}:{t}");
-            }
+        if t.parse::<u32>().is_ok()
+            && let Some(f) = self.default_source_file()
+        {
+            return format!("{f}:{t}");
         }
         t.to_string()
     }
@@ -191,7 +191,7 @@ impl Debugger {
             Ok(locs) => {
                 if let Some(c) = &cond {
                     // gdb checks the condition parses in the location's scope first.
-                    self.check_condition(c)?;
+                    self.check_condition(c, locs.first().map(|l| l.addr))?;
                 }
                 let b = self
                     .session
@@ -223,11 +223,62 @@ impl Debugger {
         }
     }
 
-    fn check_condition(&self, c: &str) -> Result<()> {
+    /// gdb parses a condition in the scope of the breakpoint's location: a syntax error or
+    /// a name unknown there (`No symbol "x" in current context.`) rejects it.
+    fn check_condition(&self, c: &str, at: Option<u64>) -> Result<()> {
         let ctx = self.eval_ctx();
-        cohort_dwarf::expr::parse_in(c, &ctx)
-            .map(|_| ())
-            .map_err(|e| EngineError::Other(e.to_string()))
+        let e =
+            cohort_dwarf::expr::parse_in(c, &ctx).map_err(|e| EngineError::Other(e.to_string()))?;
+        let mut names = Vec::new();
+        expr_names(&e, &mut names);
+        let scope = at.and_then(|a| {
+            let (d, bias) = self.debug_for(a)?;
+            cohort_dwarf::scopes::scope_at(&d, a.wrapping_sub(bias))
+                .ok()
+                .flatten()
+        });
+        for n in names {
+            let local = scope
+                .as_ref()
+                .is_some_and(|s| s.frames.iter().any(|f| f.lookup(n).is_some()));
+            if local || self.global_name_known(n) {
+                continue;
+            }
+            return Err(EngineError::Other(format!(
+                "No symbol \"{n}\" in current context."
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether `name` is a global or static variable, a function or an enumerator of some
+    /// loaded object.
+    fn global_name_known(&self, name: &str) -> bool {
+        use cohort_dwarf::context::EvalContext;
+        for (d, _) in self.debug_objects() {
+            if cohort_dwarf::scopes::lookup_global(&d, name, None)
+                .ok()
+                .flatten()
+                .is_some()
+                || cohort_dwarf::scopes::function_by_name(&d, name)
+                    .ok()
+                    .flatten()
+                    .is_some()
+            {
+                return true;
+            }
+        }
+        if self.session.symbols().lookup(name).is_some()
+            || self.session.symbols().data_symbol(name).is_some()
+        {
+            return true;
+        }
+        // Enumerators (the selected frame's locals may answer too: a rare false accept).
+        self.eval_ctx()
+            .lookup_variable(name)
+            .ok()
+            .flatten()
+            .is_some()
     }
 
     /// `condition N [EXPR]`.
@@ -250,9 +301,17 @@ impl Debugger {
         }
         if expr.is_empty() {
             self.session.set_condition(id, None)?;
-            out(format!("Breakpoint {id} now unconditional."));
+            if !self.batch {
+                out(format!("Breakpoint {id} now unconditional."));
+            }
         } else {
-            self.check_condition(expr)?;
+            let at = self
+                .session
+                .breakpoints()
+                .iter()
+                .find(|b| b.id == id)
+                .and_then(|b| b.addrs.first().copied());
+            self.check_condition(expr, at)?;
             self.session.set_condition(id, Some(expr.to_string()))?;
         }
         Ok(Flow::Go)
@@ -276,6 +335,10 @@ impl Debugger {
             return Err(EngineError::Other(format!("No breakpoint number {id}.")));
         }
         self.session.set_ignore(id, count)?;
+        // gdb says so only to a terminal.
+        if self.batch {
+            return Ok(Flow::Go);
+        }
         match count {
             0 => out(format!("Will stop next time breakpoint {id} is reached.")),
             1 => out(format!("Will ignore next crossing of breakpoint {id}.")),
@@ -308,6 +371,38 @@ impl Debugger {
             .symbolize(addr)
             .map(|s| format!("<{s}>"))
             .unwrap_or_default()
+    }
+}
+
+/// The variable names an expression uses (not members, not types).
+pub(crate) fn expr_names<'a>(e: &'a cohort_dwarf::expr::Expr, out: &mut Vec<&'a str>) {
+    use cohort_dwarf::expr::Expr as E;
+    match e {
+        E::Name(n) => out.push(n),
+        E::Unary(_, a) | E::Member(a, _, _) | E::Cast(_, a) | E::SizeOf(a) | E::AlignOf(a) => {
+            expr_names(a, out)
+        }
+        E::Binary(_, a, b)
+        | E::Logical(_, a, b)
+        | E::Assign(_, a, b)
+        | E::Comma(a, b)
+        | E::Index(a, b)
+        | E::At(a, b) => {
+            expr_names(a, out);
+            expr_names(b, out);
+        }
+        E::Ternary(a, b, c) => {
+            expr_names(a, out);
+            expr_names(b, out);
+            expr_names(c, out);
+        }
+        E::Call(f, args) => {
+            expr_names(f, out);
+            for a in args {
+                expr_names(a, out);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -6,12 +6,16 @@
 
 mod data;
 mod debugger;
+mod disassemble;
+mod examine;
 mod format;
+mod listing;
 mod locations;
 mod registers;
 mod source;
 mod stack;
 mod stepping;
+mod symtab_info;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

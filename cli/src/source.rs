@@ -34,6 +34,9 @@ pub struct SrcLine {
     pub is_stmt: bool,
 }
 
+/// Frames of one stop: keyed by (tid, pc, sp) of frame 0; whether the list is complete.
+type CachedFrames = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
+
 /// Per-session source-level state.
 #[derive(Default)]
 pub struct SourceState {
@@ -41,7 +44,7 @@ pub struct SourceState {
     debug: RefCell<HashMap<PathBuf, Option<Arc<DebugFile>>>>,
     files: RefCell<HashMap<PathBuf, Option<Rc<Vec<String>>>>>,
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
-    frames: RefCell<Option<((i32, u64, u64), Rc<Vec<Frame>>, bool)>>,
+    frames: RefCell<Option<CachedFrames>>,
     pub selected: Cell<usize>,
     /// `list`: the last line listed and its file, for a bare `list` to go on.
     pub list_last: RefCell<Option<(PathBuf, String, u32)>>,
@@ -390,7 +393,7 @@ impl Debugger {
                     text.len()
                 )),
             },
-            None => out(format!("{line}\tin {}", file.display())),
+            None => out(format!("{line}\t{name}: No such file or directory.")),
         }
         *self.src.list_center.borrow_mut() = Some((file.to_path_buf(), name.to_string(), line));
         *self.src.list_last.borrow_mut() = None;

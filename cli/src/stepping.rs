@@ -5,6 +5,7 @@
 //! has line information, stopping after its prologue; returning into the middle of a line
 //! finishes that line.
 
+use cohort_engine::flow::{self, next_control_flow};
 use cohort_engine::session::Event;
 use cohort_engine::{EngineError, Result};
 
@@ -19,6 +20,16 @@ pub enum StepKind {
     Over,
     /// `until` without argument: `next` that does not go backwards in loops.
     Until,
+}
+
+/// What running the straight-line part of a line did.
+enum Straight {
+    /// Stopped at this pc (by our breakpoint).
+    Moved(u64),
+    /// Something else happened and was reported.
+    Reported,
+    /// The next instruction must be single-stepped.
+    SingleStep,
 }
 
 /// How one step ended.
@@ -36,9 +47,13 @@ impl Debugger {
             return Err(EngineError::NotRunning);
         }
         let n = crate::debugger::parse_count(arg)?;
-        for _ in 0..n {
+        for i in 0..n {
             match self.step_once(kind)? {
                 Outcome::Done { new_function } => {
+                    // `next N` shows only where the last step ended.
+                    if i + 1 < n {
+                        continue;
+                    }
                     self.select_frame(0);
                     let pc = self.session.registers(false)?.pc();
                     if new_function {
@@ -65,26 +80,35 @@ impl Debugger {
         };
         let start_line = self.line_at(start_pc);
         let mut frame_cfa = self.cfa_of_frame0();
-        let start_function = self.function_start(start_pc);
+        if kind == StepKind::Until
+            && let Some(f) = self.function_start(start_pc)
+        {
+            // gdb's `until_next_command`: the range runs from the function's entry to the end
+            // of the line, so jumping back (a loop) keeps going.
+            range.0 = range.0.min(f);
+        }
         let mut new_function = false;
         loop {
             let before = self.session.registers(false)?.pc();
-            let ev = self.session.step_instruction();
-            self.flush_messages();
-            let pc = match ev? {
-                Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
-                other => {
-                    if self.report(other)? {
-                        return Ok(Outcome::Reported);
+            let pc = match self.run_straight_line(before, range, kind, frame_cfa)? {
+                Straight::Moved(pc) => pc,
+                Straight::Reported => return Ok(Outcome::Reported),
+                Straight::SingleStep => {
+                    let ev = self.session.step_instruction();
+                    self.flush_messages();
+                    match ev? {
+                        Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
+                        other => {
+                            if self.report(other)? {
+                                return Ok(Outcome::Reported);
+                            }
+                            // Absorbed (e.g. a breakpoint whose condition is false).
+                            self.session.registers(false)?.pc()
+                        }
                     }
-                    // Absorbed (e.g. a breakpoint whose condition is false): go on stepping.
-                    self.session.registers(false)?.pc()
                 }
             };
             if pc >= range.0 && pc < range.1 {
-                if kind == StepKind::Until && pc < before {
-                    // A jump backwards within the line: until does not stop in loops either.
-                }
                 continue;
             }
             let cfa = self.cfa_of_frame0();
@@ -138,19 +162,46 @@ impl Debugger {
                 range = r;
                 continue;
             }
-            if kind == StepKind::Until && pc < before && self.function_start(pc) == start_function {
-                // until: a jump backwards (loop) keeps going.
-                if let Some(r) = self.line_range(pc) {
-                    range = (range.0.min(r.0), range.1.max(r.1));
-                }
-                continue;
-            }
             if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
                 return Ok(match o {
                     Outcome::Done { .. } => Outcome::Done { new_function },
                     r => r,
                 });
             }
+        }
+    }
+
+    /// Inside the line being stepped, run the instructions that cannot leave it with one
+    /// breakpoint instead of a trap per instruction: up to the next jump (which is then
+    /// single-stepped), to the end of the range, or — for `next` — over a call to its return
+    /// address in this frame.
+    fn run_straight_line(
+        &mut self,
+        pc: u64,
+        range: (u64, u64),
+        kind: StepKind,
+        frame_cfa: Option<u64>,
+    ) -> Result<Straight> {
+        if pc < range.0 || pc >= range.1 {
+            return Ok(Straight::SingleStep);
+        }
+        let len = (range.1 - pc).min(4096) as usize;
+        let mut code = vec![0u8; len];
+        if self.session.read_memory(pc, &mut code).is_err() {
+            return Ok(Straight::SingleStep);
+        }
+        let arch = self.session.arch();
+        let (target, cfa) = match next_control_flow(arch, &code, pc) {
+            None => (range.1, None),
+            Some((a, _, _)) if a > pc => (a, None),
+            Some((a, n, flow::Flow::Call)) if a == pc && kind != StepKind::Into => {
+                (pc + n as u64, frame_cfa)
+            }
+            Some(_) => return Ok(Straight::SingleStep),
+        };
+        match self.run_to(target, cfa)? {
+            Some(pc) => Ok(Straight::Moved(pc)),
+            None => Ok(Straight::Reported),
         }
     }
 
@@ -237,6 +288,21 @@ impl Debugger {
         addrs: &[u64],
         frame_cfa: Option<u64>,
     ) -> Result<Option<u64>> {
+        // In a recursive call the same return address is reached by inner frames first: only
+        // the frame we wait for counts.
+        self.run_until(addrs, |d, _| {
+            frame_cfa.is_none_or(|want| d.cfa_of_frame0().is_none_or(|c| c >= want))
+        })
+    }
+
+    /// Run (all threads) until the current thread reaches one of `addrs` where `accept`
+    /// (given the pc) agrees. Returns `Some(pc)` then, `None` when something else was
+    /// reported.
+    pub(crate) fn run_until(
+        &mut self,
+        addrs: &[u64],
+        accept: impl Fn(&Self, u64) -> bool,
+    ) -> Result<Option<u64>> {
         let tid = self
             .session
             .current_thread()
@@ -259,13 +325,9 @@ impl Debugger {
                     if t != tid {
                         continue;
                     }
-                    // In a recursive call the same return address is reached by inner frames
-                    // first: only the frame we wait for counts.
-                    if let Some(want) = frame_cfa {
-                        let cfa = self.cfa_of_frame0();
-                        if cfa.is_some_and(|c| c < want) {
-                            continue;
-                        }
+                    self.invalidate_frames();
+                    if !accept(self, pc) {
+                        continue;
                     }
                     break Some(pc);
                 }
@@ -327,22 +389,30 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    /// `until LOCATION` / `advance LOCATION`: run until the location is reached or the
-    /// current frame returns.
-    pub(crate) fn cmd_advance(&mut self, arg: &str) -> Result<Flow> {
+    /// `until LOCATION` / `advance LOCATION` (gdb's `until_break_command`): run until the
+    /// location is reached or the current frame returns to its caller. `until` stops at the
+    /// location only in the current frame; `advance` in any.
+    pub(crate) fn cmd_advance(&mut self, arg: &str, is_until: bool) -> Result<Flow> {
         if !self.session.is_running() {
             return Err(EngineError::NotRunning);
         }
         if arg.trim().is_empty() {
             return Err(EngineError::Other("Argument required (a location).".into()));
         }
-        let mut addrs = self.resolve_location(arg.trim())?;
+        let locs = self.resolve_location(arg.trim())?;
         let frames = self.frames(2);
         let cfa = frames.first().and_then(|f| f.cfa);
-        if let Some(c) = frames.get(1) {
-            addrs.push(c.pc());
+        let caller = frames.get(1).map(|c| (c.pc(), c.cfa));
+        let mut addrs = locs.clone();
+        if let Some((pc, _)) = caller {
+            addrs.push(pc);
         }
-        match self.run_to_any(&addrs, cfa)? {
+        let accept = |d: &Self, pc: u64| {
+            let now = d.cfa_of_frame0();
+            (locs.contains(&pc) && (!is_until || now == cfa))
+                || caller.is_some_and(|(cpc, ccfa)| cpc == pc && now == ccfa)
+        };
+        match self.run_until(&addrs, accept)? {
             Some(_) => {}
             None => return Ok(Flow::Go),
         }
@@ -359,8 +429,10 @@ impl Debugger {
             return Err(EngineError::NotRunning);
         }
         let n = crate::debugger::parse_count(arg)?;
+        let mut before = (None, None);
         for _ in 0..n {
-            let cfa = self.cfa_of_frame0();
+            before = self.step_frame_id();
+            let cfa = before.1;
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {
@@ -371,6 +443,7 @@ impl Debugger {
                     }
                 }
             }
+            self.invalidate_frames();
             let now = self.cfa_of_frame0();
             if self.stepped_into_subroutine(cfa, now)
                 && let Some(ret) = self.return_address_of_frame0()
@@ -379,10 +452,29 @@ impl Debugger {
                 return Ok(Flow::Go);
             }
         }
-        self.select_frame(0);
-        let pc = self.session.registers(false)?.pc();
-        self.print_stop_location(pc);
+        self.print_stepi_stop(before);
         Ok(Flow::Go)
+    }
+
+    /// gdb's frame id of frame 0 for stepping: (function start, CFA).
+    pub(crate) fn step_frame_id(&self) -> (Option<u64>, Option<u64>) {
+        self.invalidate_frames();
+        (self.function_start(self.frame0_pc()), self.cfa_of_frame0())
+    }
+
+    /// The stop report after `stepi`/`nexti`: the source line alone (with the address
+    /// mid-line) when the last instruction stepped stayed in the frame it started in (`before`,
+    /// from [`Self::step_frame_id`]), else the frame line and the source line; then displays.
+    pub(crate) fn print_stepi_stop(&mut self, before: (Option<u64>, Option<u64>)) {
+        self.select_frame(0);
+        let now = self.step_frame_id();
+        let pc = self.frame0_pc();
+        if now == before && self.line_at(pc).is_some_and(|l| l.line != 0) {
+            self.print_stop_location(pc);
+        } else {
+            self.print_stop_frame();
+        }
+        self.do_displays();
     }
 
     /// Whether frame 0, with CFA `now`, is a subroutine called from the frame whose CFA was

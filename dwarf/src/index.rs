@@ -290,15 +290,7 @@ impl DebugFile {
         let Ok(entry) = unit.entry(off) else {
             return Vec::new();
         };
-        let mut out = Vec::new();
-        if let Ok(mut rs) = self.dwarf.die_ranges(unit, &entry) {
-            while let Ok(Some(r)) = rs.next() {
-                if r.end > r.begin {
-                    out.push((r.begin, r.end));
-                }
-            }
-        }
-        out
+        self.entry_ranges(unit, &entry)
     }
 
     /// The name index, built now if it was not yet.

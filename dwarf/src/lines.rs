@@ -101,12 +101,81 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// What `info source` says of a unit's file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFileInfo {
+    pub comp_dir: Option<String>,
+    /// The language as gdb names it (`c`, `c++`, `fortran`, `asm`, `minimal`).
+    pub language: &'static str,
+    pub producer: Option<String>,
+    pub dwarf_version: u16,
+}
+
+/// gdb's name of a `DW_AT_language`.
+fn language_name(lang: gimli::DwLang) -> &'static str {
+    use gimli::constants as c;
+    match lang {
+        c::DW_LANG_C89 | c::DW_LANG_C99 | c::DW_LANG_C11 | c::DW_LANG_C17 | c::DW_LANG_C => "c",
+        c::DW_LANG_C_plus_plus
+        | c::DW_LANG_C_plus_plus_03
+        | c::DW_LANG_C_plus_plus_11
+        | c::DW_LANG_C_plus_plus_14 => "c++",
+        c::DW_LANG_Fortran77
+        | c::DW_LANG_Fortran90
+        | c::DW_LANG_Fortran95
+        | c::DW_LANG_Fortran03
+        | c::DW_LANG_Fortran08 => "fortran",
+        c::DW_LANG_Mips_Assembler => "asm",
+        c::DW_LANG_Rust => "rust",
+        c::DW_LANG_Go => "go",
+        c::DW_LANG_Ada83 | c::DW_LANG_Ada95 => "ada",
+        _ => "minimal",
+    }
+}
+
 impl DebugFile {
     fn attr_path(&self, unit: &Unit<R>, v: gimli::AttributeValue<R>) -> Option<String> {
         self.dwarf
             .attr_string(unit, v)
             .ok()
             .map(|s| String::from_utf8_lossy(s.slice()).into_owned())
+    }
+
+    /// `info source` facts for the unit whose file `full` is (its primary file preferred).
+    pub fn source_file_info(&self, full: &Path) -> Option<SourceFileInfo> {
+        let has = |ui: usize, primary: bool| {
+            self.unit_lines(ui).is_ok_and(|l| {
+                let mut it = l.subfiles.iter();
+                if primary {
+                    it.next().is_some_and(|s| s.full == full)
+                } else {
+                    it.any(|s| s.full == full)
+                }
+            })
+        };
+        let n = self.lines.len();
+        let ui = (0..n)
+            .find(|&u| has(u, true))
+            .or_else(|| (0..n).find(|&u| has(u, false)))?;
+        let unit = self.unit(ui).ok()?;
+        let mut entries = unit.entries();
+        let (_, root) = entries.next_dfs().ok()??;
+        let text = |at| {
+            root.attr_value(at)
+                .ok()
+                .flatten()
+                .and_then(|v| self.attr_path(unit, v))
+        };
+        let language = match root.attr_value(gimli::constants::DW_AT_language) {
+            Ok(Some(gimli::AttributeValue::Language(l))) => language_name(l),
+            _ => "minimal",
+        };
+        Some(SourceFileInfo {
+            comp_dir: text(gimli::constants::DW_AT_comp_dir),
+            language,
+            producer: text(gimli::constants::DW_AT_producer),
+            dwarf_version: unit.header.version(),
+        })
     }
 
     /// Line tables of unit `ui`, built on first use.
@@ -188,16 +257,10 @@ impl DebugFile {
             }
         }
         let unit_low = self
-            .dwarf
-            .unit_ranges(unit)
-            .ok()
-            .and_then(|mut rs| {
-                let mut low = None::<u64>;
-                while let Ok(Some(r)) = rs.next() {
-                    low = Some(low.map_or(r.begin, |l| l.min(r.begin)));
-                }
-                low
-            })
+            .unit_code_ranges(unit)
+            .iter()
+            .map(|r| r.0)
+            .min()
             .unwrap_or(0);
 
         // gdb's line state machine (dwarf2/read.c, lnp_state_machine::record_line).

@@ -241,13 +241,8 @@ impl DebugFile {
                 continue;
             }
             let Ok(unit) = self.unit(ui) else { continue };
-            let Ok(mut rs) = self.dwarf.unit_ranges(unit) else {
-                continue;
-            };
-            while let Ok(Some(r)) = rs.next() {
-                if r.end > r.begin {
-                    out.push((r.begin, r.end, ui));
-                }
+            for (b, e) in self.unit_code_ranges(unit) {
+                out.push((b, e, ui));
             }
         }
         out.sort_unstable();
@@ -273,16 +268,32 @@ impl DebugFile {
 }
 
 /// Bytes of section `name` (decompressed when SHF_COMPRESSED or `.zdebug_*`); empty when
-/// absent or undecodable.
+/// absent or undecodable, or when its header claims a size no real section has (a corrupt
+/// file must not make us allocate exabytes).
 fn section_bytes(obj: &object::File<'static>, name: &str) -> &'static [u8] {
+    const MAX_RATIO: u64 = 1024;
+    const MAX_SIZE: u64 = 8 << 30;
     match obj.section_by_name(name) {
-        Some(s) => match s.uncompressed_data() {
-            Ok(std::borrow::Cow::Borrowed(b)) => b,
-            Ok(std::borrow::Cow::Owned(v)) => Vec::leak(v),
-            Err(e) => {
-                tracing::warn!("section {name}: {e}");
+        Some(s) => match s.compressed_file_range() {
+            Ok(r)
+                if r.format != object::CompressionFormat::None
+                    && (r.uncompressed_size > MAX_SIZE
+                        || r.uncompressed_size > r.compressed_size.saturating_mul(MAX_RATIO)) =>
+            {
+                tracing::warn!(
+                    "section {name}: claims {} bytes uncompressed; ignored",
+                    r.uncompressed_size
+                );
                 &[]
             }
+            _ => match s.uncompressed_data() {
+                Ok(std::borrow::Cow::Borrowed(b)) => b,
+                Ok(std::borrow::Cow::Owned(v)) => Vec::leak(v),
+                Err(e) => {
+                    tracing::warn!("section {name}: {e}");
+                    &[]
+                }
+            },
         },
         None => &[],
     }
@@ -360,31 +371,64 @@ fn find_sup_file(dwarf_path: &Path, obj: &object::File<'static>) -> Option<PathB
     build_id_path(id).filter(|p| p.is_file())
 }
 
-/// CRC-32 (IEEE, as `.gnu_debuglink` uses) of a whole file.
+/// CRC-32 (IEEE, as `.gnu_debuglink` uses) of a whole file, read through a map.
 fn file_crc32(path: &Path) -> Option<u32> {
-    let data = std::fs::read(path).ok()?;
-    Some(crc32(&data))
+    let file = std::fs::File::open(path).ok()?;
+    if file.metadata().ok()?.len() == 0 {
+        return Some(crc32fast::hash(&[]));
+    }
+    // SAFETY: mmap(2) of a regular file, read-only and private, dropped at the end of this
+    // function; a concurrent change gives a wrong checksum, not unsafety.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    Some(crc32fast::hash(&map))
 }
 
-pub(crate) fn crc32(data: &[u8]) -> u32 {
-    static TABLE: LazyLock<[u32; 256]> = LazyLock::new(|| {
-        let mut t = [0u32; 256];
-        for (i, e) in t.iter_mut().enumerate() {
-            let mut c = i as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
+impl DebugFile {
+    /// Code ranges of a DIE (`DW_AT_low_pc`/`high_pc` or `DW_AT_ranges`), link-time, without
+    /// trusting the file: a `high_pc` offset that overflows gives no range instead of a panic.
+    pub fn entry_ranges(
+        &self,
+        unit: &Unit<R>,
+        entry: &gimli::DebuggingInformationEntry<R>,
+    ) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        if let Ok(Some(v)) = entry.attr_value(gimli::DW_AT_ranges) {
+            if let Ok(Some(mut it)) = self.dwarf.attr_ranges(unit, v) {
+                while let Ok(Some(r)) = it.next() {
+                    if r.end > r.begin {
+                        out.push((r.begin, r.end));
+                    }
+                }
             }
-            *e = c;
+            return out;
         }
-        t
-    });
-    let mut c = !0u32;
-    for &b in data {
-        c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+        let low = match entry.attr_value(gimli::DW_AT_low_pc) {
+            Ok(Some(v)) => self.dwarf.attr_address(unit, v).ok().flatten(),
+            _ => None,
+        };
+        let Some(low) = low else { return out };
+        let high = match entry.attr_value(gimli::DW_AT_high_pc) {
+            Ok(Some(gimli::AttributeValue::Udata(n))) => low.checked_add(n),
+            Ok(Some(v)) => match self.dwarf.attr_address(unit, v) {
+                Ok(Some(a)) => Some(a),
+                _ => v.udata_value().and_then(|n| low.checked_add(n)),
+            },
+            _ => None,
+        };
+        if let Some(high) = high
+            && high > low
+        {
+            out.push((low, high));
+        }
+        out
     }
-    !c
+
+    /// Code ranges of a whole unit (its root DIE).
+    pub fn unit_code_ranges(&self, unit: &Unit<R>) -> Vec<(u64, u64)> {
+        let mut entries = unit.entries();
+        match entries.next_dfs() {
+            Ok(Some((_, root))) => self.entry_ranges(unit, root),
+            _ => Vec::new(),
+        }
+    }
 }

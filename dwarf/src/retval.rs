@@ -21,14 +21,14 @@ enum Class {
     Sse,
     X87,
     Memory,
-    NoClass,
+    Empty,
 }
 
 fn merge(a: Class, b: Class) -> Class {
     use Class::*;
     match (a, b) {
         (x, y) if x == y => x,
-        (NoClass, x) | (x, NoClass) => x,
+        (Empty, x) | (x, Empty) => x,
         (Memory, _) | (_, Memory) => Memory,
         (Integer, _) | (_, Integer) => Integer,
         (X87, _) | (_, X87) => Memory,
@@ -70,7 +70,7 @@ fn classify(ty: &TypeRef, offset: u64, classes: &mut [Class]) -> bool {
         | TypeKind::Reference(_)
         | TypeKind::RvalueReference(_)
         | TypeKind::Enum { .. } => {
-            if offset % size.max(1) != 0 {
+            if !offset.is_multiple_of(size.max(1)) {
                 return false;
             }
             let first = (offset / 8) as usize;
@@ -136,7 +136,7 @@ fn sysv_x86_64(ty: &TypeRef) -> ReturnLocation {
     if size > 16 {
         return ReturnLocation::Memory { address_reg: RAX };
     }
-    let mut classes = [Class::NoClass; 2];
+    let mut classes = [Class::Empty; 2];
     if !classify(ty, 0, &mut classes) {
         return ReturnLocation::Memory { address_reg: RAX };
     }

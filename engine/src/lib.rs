@@ -7,6 +7,7 @@ pub mod memory;
 
 pub use error::{EngineError, Result};
 pub mod disasm;
+pub mod flow;
 pub mod native;
 pub mod process;
 pub mod regs;

@@ -161,6 +161,9 @@ pub struct Process {
     threads: BTreeMap<i32, Thread>,
     next_num: usize,
     sites: BTreeMap<u64, Site>,
+    /// Addresses of breakpoints removed while the program ran: a thread that hit one just
+    /// before it went may still report its trap (gdb's moribund locations).
+    moribund: HashSet<u64>,
     watch: Vec<WatchSlot>,
     /// Stops of new threads seen before their parent's clone event.
     early: HashSet<i32>,
@@ -263,6 +266,7 @@ impl Process {
             threads: BTreeMap::new(),
             next_num: 1,
             sites: BTreeMap::new(),
+            moribund: HashSet::new(),
             watch: vec![None; arch.watch_slots],
             early: HashSet::new(),
             launched,
@@ -349,8 +353,9 @@ impl Process {
             Some(d) => Some(cstr(d.as_os_str().as_bytes())?),
             None => None,
         };
-        let (gate_r, gate_w) =
-            nix::unistd::pipe().map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
+        // Close-on-exec: the program must not inherit the gate (its first fd is 3, as under gdb).
+        let (gate_r, gate_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+            .map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
         let disable_aslr = opts.disable_aslr;
         // SAFETY: the child only makes async-signal-safe calls (personality, chdir, read,
         // execve, _exit) on data prepared before the fork.
@@ -679,6 +684,7 @@ impl Process {
             return Ok(());
         }
         let bp = self.arch.breakpoint_insn;
+        self.moribund.remove(&addr);
         let mut orig = vec![0u8; bp.len()];
         self.mem.read(addr, &mut orig)?;
         self.mem.write(addr, bp)?;
@@ -718,6 +724,7 @@ impl Process {
     fn remove_site(&mut self, addr: u64) -> Result<()> {
         if let Some(s) = self.sites.remove(&addr) {
             self.mem.write(addr, &s.orig)?;
+            self.moribund.insert(addr);
         }
         Ok(())
     }
@@ -1025,6 +1032,16 @@ impl Process {
                     tid,
                     kind: StopKind::Breakpoint(at),
                 }));
+            }
+            if self.moribund.contains(&at) {
+                // The trap of a breakpoint removed since: run the instruction again.
+                if arch.pc_after_breakpoint != 0 {
+                    self.set_pc(tid, at)?;
+                }
+                if !stopping {
+                    self.resume_thread(tid)?;
+                }
+                return Ok(None);
             }
         }
         let d = self.signals.get(sig as i32);

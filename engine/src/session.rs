@@ -146,6 +146,8 @@ pub struct Session {
     dl_hook: Option<u64>,
     /// Breakpoints the front end placed to run to a place (step, next, finish).
     step_bps: Vec<u64>,
+    /// The front end's scope breakpoints (where a watched frame returns), kept across steps.
+    scope_bps: Vec<u64>,
     pub resolver: Option<LocationResolver>,
     messages: Vec<Message>,
     /// Makes the hook given to each new process (see `Process::on_notice`).
@@ -179,6 +181,7 @@ impl Session {
             r_debug: None,
             dl_hook: None,
             step_bps: Vec::new(),
+            scope_bps: Vec::new(),
             resolver: None,
             messages: Vec::new(),
             notice_hook: None,
@@ -384,6 +387,7 @@ impl Session {
         self.current = None;
         self.libs.clear();
         self.step_bps.clear();
+        self.scope_bps.clear();
         self.dl_hook = None;
         for b in &mut self.breakpoints {
             b.inserted = false;
@@ -721,10 +725,36 @@ impl Session {
         let keep = self.dl_hook;
         if let Some(p) = self.process.as_mut() {
             for a in bps {
-                if Some(a) != keep {
+                if Some(a) != keep && !self.scope_bps.contains(&a) {
                     p.remove_internal_breakpoint(a)?;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Place a breakpoint of the front end's own at `addr` that stays until
+    /// [`Session::clear_scope_breakpoint`] (reported as [`Event::StepBreakpoint`]), e.g. where
+    /// the frame of a watched local returns.
+    pub fn set_scope_breakpoint(&mut self, addr: u64) -> Result<()> {
+        if !self.step_bps.contains(&addr) && Some(addr) != self.dl_hook {
+            self.process_mut()?.add_internal_breakpoint(addr)?;
+        }
+        self.scope_bps.push(addr);
+        Ok(())
+    }
+
+    /// Drop one scope breakpoint at `addr`.
+    pub fn clear_scope_breakpoint(&mut self, addr: u64) -> Result<()> {
+        let Some(i) = self.scope_bps.iter().position(|a| *a == addr) else {
+            return Ok(());
+        };
+        self.scope_bps.remove(i);
+        let keep = self.scope_bps.contains(&addr)
+            || self.step_bps.contains(&addr)
+            || Some(addr) == self.dl_hook;
+        if !keep && let Some(p) = self.process.as_mut() {
+            p.remove_internal_breakpoint(addr)?;
         }
         Ok(())
     }
@@ -805,7 +835,7 @@ impl Session {
                     b.enabled && b.inserted && b.kind == BpKind::Software && b.addrs.contains(&addr)
                 });
                 let Some(b) = first else {
-                    if self.step_bps.contains(&addr) {
+                    if self.step_bps.contains(&addr) || self.scope_bps.contains(&addr) {
                         self.current = Some(tid);
                         return Ok(Some(Event::StepBreakpoint { tid, pc: addr }));
                     }
@@ -825,8 +855,9 @@ impl Session {
                     .breakpoints
                     .iter_mut()
                     .find(|b| matches!(&b.kind, BpKind::Watch { slot: Some(s), .. } if *s == slot));
+                // The front end counts a hit when it reports one (a `watch` whose value did
+                // not change is no hit).
                 let Some(b) = found else { return Ok(None) };
-                b.hits += 1;
                 let (id, addr) = (b.id, b.addrs.first().copied().unwrap_or(0));
                 self.current = Some(tid);
                 Ok(Some(Event::Watchpoint { tid, id, addr }))

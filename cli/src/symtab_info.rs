@@ -1,0 +1,466 @@
+//! `info functions`, `info variables`, `info types` with a regular expression: debug symbols
+//! grouped by file, then (functions and variables) the matching ELF symbols without debug
+//! information, as gdb 13 prints them.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use cohort_dwarf::format::{self as typeprint, Language};
+use cohort_dwarf::loader::DebugFile;
+use cohort_dwarf::types::DieRef;
+use cohort_engine::symbols::SymKind;
+use cohort_engine::{EngineError, Result};
+
+use crate::debugger::{Debugger, Flow, out};
+
+/// Which `info` listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolClass {
+    Functions,
+    Variables,
+    Types,
+}
+
+impl SymbolClass {
+    fn word(self) -> &'static str {
+        match self {
+            SymbolClass::Functions => "functions",
+            SymbolClass::Variables => "variables",
+            SymbolClass::Types => "types",
+        }
+    }
+}
+
+/// A small regular-expression matcher (POSIX basic syntax as gdb's `info` commands use it:
+/// `^`, `$`, `.`, `*`, `[...]`, `\c`), searching anywhere in the text.
+pub struct Regex {
+    items: Vec<(Atom, bool)>,
+    anchored: bool,
+    end: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Atom {
+    Any,
+    Char(char),
+    Set(Vec<(char, char)>, bool),
+}
+
+impl Atom {
+    fn matches(&self, c: char) -> bool {
+        match self {
+            Atom::Any => true,
+            Atom::Char(x) => *x == c,
+            Atom::Set(ranges, neg) => ranges.iter().any(|(a, b)| *a <= c && c <= *b) != *neg,
+        }
+    }
+}
+
+impl Regex {
+    pub fn new(pattern: &str) -> std::result::Result<Regex, String> {
+        let mut p = pattern;
+        let anchored = p.starts_with('^');
+        if anchored {
+            p = &p[1..];
+        }
+        let end = p.ends_with('$') && !p.ends_with("\\$");
+        if end {
+            p = &p[..p.len() - 1];
+        }
+        let mut items: Vec<(Atom, bool)> = Vec::new();
+        let mut it = p.chars().peekable();
+        while let Some(c) = it.next() {
+            let atom = match c {
+                '.' => Atom::Any,
+                '*' => {
+                    match items.last_mut() {
+                        Some(last) => last.1 = true,
+                        None => items.push((Atom::Char('*'), false)),
+                    }
+                    continue;
+                }
+                '\\' => Atom::Char(it.next().ok_or("Trailing backslash")?),
+                '[' => {
+                    let neg = it.peek() == Some(&'^');
+                    if neg {
+                        it.next();
+                    }
+                    let mut ranges = Vec::new();
+                    let mut first = true;
+                    loop {
+                        let Some(a) = it.next() else {
+                            return Err("Unmatched [, [^, [:, [., or [=".into());
+                        };
+                        if a == ']' && !first {
+                            break;
+                        }
+                        first = false;
+                        if it.peek() == Some(&'-') {
+                            it.next();
+                            match it.next() {
+                                Some(']') => {
+                                    ranges.push((a, a));
+                                    ranges.push(('-', '-'));
+                                    break;
+                                }
+                                Some(b) => ranges.push((a, b)),
+                                None => return Err("Unmatched [, [^, [:, [., or [=".into()),
+                            }
+                        } else {
+                            ranges.push((a, a));
+                        }
+                    }
+                    Atom::Set(ranges, neg)
+                }
+                c => Atom::Char(c),
+            };
+            items.push((atom, false));
+        }
+        Ok(Regex {
+            items,
+            anchored,
+            end,
+        })
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        let t: Vec<char> = text.chars().collect();
+        if self.anchored {
+            return self.match_here(0, &t, 0);
+        }
+        (0..=t.len()).any(|s| self.match_here(0, &t, s))
+    }
+
+    fn match_here(&self, i: usize, t: &[char], at: usize) -> bool {
+        let Some((atom, star)) = self.items.get(i) else {
+            return !self.end || at == t.len();
+        };
+        if *star {
+            let mut k = at;
+            loop {
+                if self.match_here(i + 1, t, k) {
+                    return true;
+                }
+                match t.get(k) {
+                    Some(&c) if atom.matches(c) => k += 1,
+                    _ => return false,
+                }
+            }
+        }
+        match t.get(at) {
+            Some(&c) if atom.matches(c) => self.match_here(i + 1, t, at + 1),
+            _ => false,
+        }
+    }
+}
+
+fn die_type(d: &Arc<DebugFile>, unit: usize, off: gimli::UnitOffset) -> Option<DieRef> {
+    let u = d.unit(unit).ok()?;
+    off.to_debug_info_offset(&u.header).map(DieRef)
+}
+
+impl Debugger {
+    /// `info functions|variables|types [-q] [-n] [REGEX]`.
+    pub(crate) fn cmd_info_symbols(&mut self, class: SymbolClass, arg: &str) -> Result<Flow> {
+        let mut words = arg.split_whitespace().peekable();
+        let mut nondebug = class != SymbolClass::Types;
+        while let Some(w) = words.peek() {
+            match *w {
+                "-n" => nondebug = false,
+                "-q" => {}
+                "--" => {
+                    words.next();
+                    break;
+                }
+                _ => break,
+            }
+            words.next();
+        }
+        let pattern = words.collect::<Vec<_>>().join(" ");
+        let re =
+            Regex::new(&pattern).map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))?;
+        if self.session.symbols().is_empty() {
+            return Err(EngineError::Other(
+                "No symbol table is loaded.  Use the \"file\" command.".into(),
+            ));
+        }
+        let word = class.word();
+        if pattern.is_empty() {
+            out(format!("All defined {word}:"));
+        } else {
+            out(format!(
+                "All {word} matching regular expression \"{pattern}\":"
+            ));
+        }
+        let matches = |n: &str| re.is_match(n);
+        let mut with_debug: HashSet<String> = HashSet::new();
+        for (d, _) in self.debug_objects() {
+            match class {
+                SymbolClass::Functions => {
+                    for g in d.functions_by_file(matches) {
+                        out(format!("\nFile {}:", g.file));
+                        for f in g.entries {
+                            with_debug.insert(f.name.clone());
+                            let decl = die_type(&d, f.unit, f.offset)
+                                .map(|r| {
+                                    let ty = cohort_dwarf::dietypes::type_of(&d, r);
+                                    typeprint::declaration(&ty, &f.name, Language::C)
+                                })
+                                .unwrap_or_else(|| f.name.clone());
+                            let st = if f.external { "" } else { "static " };
+                            out(format!("{}:\t{st}{decl};", f.decl_line));
+                        }
+                    }
+                }
+                SymbolClass::Variables => {
+                    for g in d.variables_by_file(matches) {
+                        out(format!("\nFile {}:", g.file));
+                        for v in g.entries {
+                            with_debug.insert(v.name.clone());
+                            let decl = die_type(&d, v.unit, v.offset)
+                                .map(|r| {
+                                    let ty = cohort_dwarf::dietypes::type_of(&d, r);
+                                    typeprint::declaration(&ty, &v.name, Language::C)
+                                })
+                                .unwrap_or_else(|| v.name.clone());
+                            let st = if v.external { "" } else { "static " };
+                            out(format!("{}:\t{st}{decl};", v.decl_line));
+                        }
+                    }
+                }
+                SymbolClass::Types => {
+                    for g in d.types_by_file(matches) {
+                        out(format!("\nFile {}:", g.file));
+                        for t in g.entries {
+                            let ty = die_type(&d, t.unit, t.offset)
+                                .map(|r| cohort_dwarf::dietypes::type_of(&d, r));
+                            let text = match (&ty, t.tag) {
+                                (Some(ty), gimli::constants::DW_TAG_typedef) => {
+                                    let target = match &ty.kind {
+                                        cohort_dwarf::types::TypeKind::Typedef(l) => {
+                                            typeprint::type_name(l.get())
+                                        }
+                                        _ => String::new(),
+                                    };
+                                    format!("typedef {target} {};", t.name)
+                                }
+                                (Some(ty), gimli::constants::DW_TAG_base_type) => {
+                                    typeprint::type_name(ty)
+                                }
+                                (Some(ty), _) => format!("{};", typeprint::type_name(ty)),
+                                (None, _) => t.name.clone(),
+                            };
+                            if t.decl_line == 0 {
+                                out(format!("\t{text}"));
+                            } else {
+                                out(format!("{}:\t{text}", t.decl_line));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if nondebug {
+            let want = match class {
+                SymbolClass::Functions => SymKind::Function,
+                _ => SymKind::Data,
+            };
+            let mut rows: Vec<(u64, String)> = Vec::new();
+            for o in self.session.symbols().objects() {
+                for s in o.file.symbols() {
+                    if s.kind != want
+                        || s.name.is_empty()
+                        || with_debug.contains(&s.name)
+                        || !re.is_match(&s.name)
+                    {
+                        continue;
+                    }
+                    rows.push((s.addr.wrapping_add(o.bias), s.name.clone()));
+                }
+            }
+            rows.sort();
+            rows.dedup();
+            if !rows.is_empty() {
+                out("\nNon-debugging symbols:");
+                for (a, n) in rows {
+                    out(format!("0x{a:016x}  {n}"));
+                }
+            }
+        }
+        Ok(Flow::Go)
+    }
+}
+
+impl Debugger {
+    /// `info symbol ADDR`: the ELF symbol containing the address and its section.
+    pub(crate) fn cmd_info_symbol(&mut self, arg: &str) -> Result<Flow> {
+        let a = arg.trim();
+        if a.is_empty() {
+            return Err(EngineError::Other("Argument required (address).".into()));
+        }
+        let addr = self.address_of_expr(a)?;
+        let syms = self.session.symbols();
+        let multi = syms.objects().count() > 1;
+        let Some((obj, sym, off)) = syms.symbolize_parts(addr) else {
+            return Err(EngineError::Other(format!("No symbol matches {a}.")));
+        };
+        let sec = obj
+            .file
+            .section_containing(addr.wrapping_sub(obj.bias))
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        let mut s = if off == 0 {
+            format!("{} in section {sec}", sym.name)
+        } else {
+            format!("{} + {off} in section {sec}", sym.name)
+        };
+        if multi {
+            s.push_str(&format!(" of {}", obj.file.path.display()));
+        }
+        out(s);
+        Ok(Flow::Go)
+    }
+
+    /// `info address NAME` for globals and functions.
+    pub(crate) fn cmd_info_address(&mut self, arg: &str) -> Result<Flow> {
+        let name = arg.trim();
+        if name.is_empty() {
+            return Err(EngineError::Other("Argument required.".into()));
+        }
+        let elf = self.session.symbols().objects().find_map(|o| {
+            o.file
+                .lookup_exact(name)
+                .map(|s| (s.addr.wrapping_add(o.bias), s.kind))
+        });
+        let mut debug_fn = false;
+        let mut debug_var = false;
+        for (d, _) in self.debug_objects() {
+            debug_fn |= d.functions_named(name).iter().any(|f| !f.inlined_copy);
+            debug_var |= !d.variables_named(name).is_empty();
+        }
+        match elf {
+            Some((a, _)) if debug_fn => out(format!(
+                "Symbol \"{name}\" is a function at address {a:#x}."
+            )),
+            Some((a, _)) if debug_var => out(format!(
+                "Symbol \"{name}\" is static storage at address {a:#x}."
+            )),
+            Some((a, _)) => out(format!(
+                "Symbol \"{name}\" is at {a:#x} in a file compiled without debugging."
+            )),
+            None => {
+                return Err(EngineError::Other(format!(
+                    "No symbol \"{name}\" in current context."
+                )));
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `info line [FUNCTION|*ADDR]`: the address range of a line.
+    pub(crate) fn cmd_info_line(&mut self, arg: &str) -> Result<Flow> {
+        let a = arg.trim();
+        let pc = if a.is_empty() {
+            let cur = self
+                .src
+                .list_center
+                .borrow()
+                .clone()
+                .or_else(|| self.src.list_last.borrow().clone());
+            let Some((file, _, line)) = cur else {
+                return Err(EngineError::Other(
+                    "No line number information available.".into(),
+                ));
+            };
+            self.first_address_of_line(&file, line)
+        } else if let Some(x) = a.strip_prefix('*') {
+            Some(self.address_of_expr(x.trim())?)
+        } else if let Some((file, line)) = self.file_line_spec(a) {
+            self.first_address_of_line(&file, line)
+        } else {
+            let mut found = None;
+            for (d, bias) in self.debug_objects() {
+                if let Some(f) = d.functions_named(a).into_iter().find(|f| !f.inlined_copy) {
+                    found = f.entry_pc().map(|p| p.wrapping_add(bias));
+                    break;
+                }
+            }
+            if found.is_none() {
+                return Err(EngineError::Other(format!("Function \"{a}\" not defined.")));
+            }
+            found
+        };
+        let Some(pc) = pc else {
+            return Err(EngineError::Other(
+                "No line number information available.".into(),
+            ));
+        };
+        match self.line_at(pc) {
+            Some(l) if l.line != 0 => {
+                let start = self.address_with_symbol(l.start);
+                let end = self.address_with_symbol(l.end);
+                out(format!(
+                    "Line {} of \"{}\" starts at address {start} and ends at {end}.",
+                    l.line, l.name
+                ));
+            }
+            _ => out(format!(
+                "No line number information available for address {}",
+                self.address_with_symbol(pc)
+            )),
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `LINE` (in the default source file) or `FILE:LINE`: the file's full path and the line.
+    fn file_line_spec(&self, spec: &str) -> Option<(std::path::PathBuf, u32)> {
+        let spec = self.qualify_linespec(spec);
+        let (f, l) = spec.rsplit_once(':')?;
+        let line = l.trim().parse::<u32>().ok()?;
+        self.debug_objects().into_iter().find_map(|(d, _)| {
+            d.source_files()
+                .into_iter()
+                .find(|(name, full)| cohort_dwarf::lines::file_matches(name, full, f))
+                .map(|(_, full)| (full, line))
+        })
+    }
+
+    /// The lowest address of a line-table row for `line` of `file` (gdb's `find_line_pc`).
+    fn first_address_of_line(&self, file: &std::path::Path, line: u32) -> Option<u64> {
+        let mut best: Option<u64> = None;
+        for (d, bias) in self.debug_objects() {
+            for ui in 0..d.units.len() {
+                let Ok(lines) = d.unit_lines(ui) else {
+                    continue;
+                };
+                for s in lines.subfiles.iter().filter(|s| s.full == file) {
+                    for r in s.rows.iter().filter(|r| r.line == line) {
+                        let a = r.address.wrapping_add(bias);
+                        best = Some(best.map_or(a, |b| b.min(a)));
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Regex;
+
+    #[test]
+    fn regex_basics() {
+        let m = |p: &str, t: &str| Regex::new(p).unwrap().is_match(t);
+        assert!(m("widget_", "gadget_widget_make"));
+        assert!(m("^gadget", "gadget_make"));
+        assert!(!m("^gadget", "a_gadget"));
+        assert!(m("_make$", "widget_make"));
+        assert!(!m("_make$", "widget_make2"));
+        assert!(m("^w.*t$", "widget_count"));
+        assert!(m("^[a-c]x", "bx"));
+        assert!(!m("^[^a-c]x", "bx"));
+        assert!(m("", "anything"));
+        assert!(m("^_init$", "_init"));
+    }
+}

@@ -1,0 +1,121 @@
+//! Control flow of straight-line code, for stepping with breakpoints instead of one trap per
+//! instruction: where the next instruction that can leave the fall-through path is.
+
+use std::cell::RefCell;
+
+use capstone::InsnGroupType;
+use capstone::prelude::*;
+
+use crate::arch::{ArchInfo, DisasmKind};
+
+/// What an instruction does to the flow of control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Falls through to the next instruction.
+    Plain,
+    /// A call: control comes back after it (`len` bytes on).
+    Call,
+    /// Anything else that may not fall through: jumps, returns, traps, system calls, and
+    /// bytes that do not decode.
+    Branch,
+}
+
+thread_local! {
+    static CS: RefCell<Option<(DisasmKind, Capstone)>> = const { RefCell::new(None) };
+}
+
+fn engine(kind: DisasmKind) -> Option<Capstone> {
+    let cs = match kind {
+        DisasmKind::X86_64 => Capstone::new()
+            .x86()
+            .mode(arch::x86::ArchMode::Mode64)
+            .detail(true)
+            .build(),
+        DisasmKind::Aarch64 => Capstone::new()
+            .arm64()
+            .mode(arch::arm64::ArchMode::Arm)
+            .detail(true)
+            .build(),
+    };
+    cs.ok()
+}
+
+/// The first instruction of `code` (at `addr`) that is not [`Flow::Plain`]: its address,
+/// length and kind. `None` when every decoded instruction falls through.
+pub fn next_control_flow(arch: &ArchInfo, code: &[u8], addr: u64) -> Option<(u64, usize, Flow)> {
+    CS.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.as_ref().is_none_or(|(k, _)| *k != arch.disasm) {
+            *slot = Some((arch.disasm, engine(arch.disasm)?));
+        }
+        let (_, cs) = slot.as_ref()?;
+        let mut off = 0usize;
+        while off < code.len() {
+            let at = addr.wrapping_add(off as u64);
+            let Ok(insns) = cs.disasm_count(&code[off..], at, 1) else {
+                return Some((at, 1, Flow::Branch));
+            };
+            let Some(i) = insns.iter().next() else {
+                // Undecodable or cut off at the end of the buffer.
+                if code.len() - off < arch.max_insn_len {
+                    return None;
+                }
+                return Some((at, 1, Flow::Branch));
+            };
+            let len = i.bytes().len();
+            let kind = match cs.insn_detail(i) {
+                Ok(d) => classify(d.groups()),
+                Err(_) => Flow::Branch,
+            };
+            if kind != Flow::Plain {
+                return Some((at, len, kind));
+            }
+            off += len;
+        }
+        None
+    })
+}
+
+fn classify(groups: &[capstone::InsnGroupId]) -> Flow {
+    let has = |g: u32| groups.iter().any(|x| u32::from(x.0) == g);
+    if has(InsnGroupType::CS_GRP_CALL) {
+        Flow::Call
+    } else if has(InsnGroupType::CS_GRP_JUMP)
+        || has(InsnGroupType::CS_GRP_RET)
+        || has(InsnGroupType::CS_GRP_INT)
+        || has(InsnGroupType::CS_GRP_IRET)
+        || has(InsnGroupType::CS_GRP_BRANCH_RELATIVE)
+        || has(InsnGroupType::CS_GRP_PRIVILEGE)
+    {
+        Flow::Branch
+    } else {
+        Flow::Plain
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x86_straight_line_then_call_then_jump() {
+        let arch = &crate::arch::x86_64::ARCH;
+        // mov -0x4(%rbp),%eax ; mov %eax,%edi ; call +0 ; jmp -2 ; syscall
+        let code = [
+            0x8b, 0x45, 0xfc, 0x89, 0xc7, 0xe8, 0, 0, 0, 0, 0xeb, 0xfe, 0x0f, 0x05,
+        ];
+        assert_eq!(
+            next_control_flow(arch, &code, 0x1000),
+            Some((0x1005, 5, Flow::Call))
+        );
+        assert_eq!(
+            next_control_flow(arch, &code[10..], 0x100a),
+            Some((0x100a, 2, Flow::Branch))
+        );
+        assert_eq!(
+            next_control_flow(arch, &code[12..], 0x100c),
+            Some((0x100c, 2, Flow::Branch))
+        );
+        assert_eq!(next_control_flow(arch, &code[..5], 0x1000), None);
+    }
+}
