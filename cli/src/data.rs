@@ -824,6 +824,23 @@ impl EvalContext for EvalCtx<'_> {
                 return cohort_dwarf::location::variable_value(&d, &var, &ctx).map(Some);
             }
         }
+        // `'file.c'::function`: a function defined in that file.
+        if scope.contains('.') {
+            for (d, bias) in self.dbg.debug_objects() {
+                for m in d.breakpoint_locations_for_name(name) {
+                    if !cohort_dwarf::lines::file_matches(&m.name, &m.file, scope) {
+                        continue;
+                    }
+                    if let Some(f) = scopes::scope_at(&d, m.address)?
+                        .as_ref()
+                        .and_then(|s| s.function())
+                        .filter(|f| f.name == name)
+                    {
+                        return Ok(Some(function_value(&d, f, bias)));
+                    }
+                }
+            }
+        }
         Ok(None)
     }
 
