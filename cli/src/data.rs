@@ -94,6 +94,177 @@ fn is_thread_local(var: &scopes::Variable) -> bool {
     }
 }
 
+/// gdb's `linux_get_siginfo_type` for an LP64 target.
+fn siginfo_type() -> TypeRef {
+    use cohort_dwarf::types::{AggregateKind, Encoding, LazyType, Member};
+    let int = Type::base("int", 4, Encoding::Signed);
+    let uint = Type::base("unsigned int", 4, Encoding::Unsigned);
+    let short = Type::base("short", 2, Encoding::Signed);
+    let long = Type::base("long", 8, Encoding::Signed);
+    let ptr = Type::pointer_to(Type::void(), 8);
+    let typedef = |n: &str, t: &TypeRef| {
+        Type::new(
+            Some(n.into()),
+            t.byte_size(),
+            TypeKind::Typedef(LazyType::ready(t.clone())),
+        )
+    };
+    let (pid, uid, clock) = (
+        typedef("__pid_t", &int),
+        typedef("__uid_t", &uint),
+        typedef("__clock_t", &long),
+    );
+    let agg = |name: Option<&str>, kind, size, fields: Vec<(&str, TypeRef, u64)>| {
+        let members = fields
+            .into_iter()
+            .map(|(n, t, offset)| Member {
+                name: Some(n.into()),
+                ty: LazyType::ready(t),
+                offset,
+                bitfield: None,
+                is_static: false,
+                is_base: false,
+            })
+            .collect();
+        Type::new(
+            name.map(Into::into),
+            size,
+            TypeKind::Aggregate {
+                kind,
+                members,
+                declaration: false,
+            },
+        )
+    };
+    use AggregateKind::{Struct, Union};
+    let sigval = agg(
+        Some("sigval"),
+        Union,
+        8,
+        vec![("sival_int", int.clone()), ("sival_ptr", ptr.clone())]
+            .into_iter()
+            .map(|(n, t)| (n, t, 0))
+            .collect(),
+    );
+    let sigval = typedef("sigval_t", &sigval);
+    let fields = vec![
+        ("_pad", Type::array_of(int.clone(), 28), 0),
+        (
+            "_kill",
+            agg(
+                None,
+                Struct,
+                8,
+                vec![("si_pid", pid.clone(), 0), ("si_uid", uid.clone(), 4)],
+            ),
+            0,
+        ),
+        (
+            "_timer",
+            agg(
+                None,
+                Struct,
+                16,
+                vec![
+                    ("si_tid", int.clone(), 0),
+                    ("si_overrun", int.clone(), 4),
+                    ("si_sigval", sigval.clone(), 8),
+                ],
+            ),
+            0,
+        ),
+        (
+            "_rt",
+            agg(
+                None,
+                Struct,
+                16,
+                vec![
+                    ("si_pid", pid.clone(), 0),
+                    ("si_uid", uid.clone(), 4),
+                    ("si_sigval", sigval.clone(), 8),
+                ],
+            ),
+            0,
+        ),
+        (
+            "_sigchld",
+            agg(
+                None,
+                Struct,
+                32,
+                vec![
+                    ("si_pid", pid.clone(), 0),
+                    ("si_uid", uid.clone(), 4),
+                    ("si_status", int.clone(), 8),
+                    ("si_utime", clock.clone(), 16),
+                    ("si_stime", clock.clone(), 24),
+                ],
+            ),
+            0,
+        ),
+        (
+            "_sigfault",
+            agg(
+                None,
+                Struct,
+                32,
+                vec![
+                    ("si_addr", ptr.clone(), 0),
+                    ("_addr_lsb", short, 8),
+                    (
+                        "_addr_bnd",
+                        agg(
+                            None,
+                            Struct,
+                            16,
+                            vec![("_lower", ptr.clone(), 0), ("_upper", ptr.clone(), 8)],
+                        ),
+                        16,
+                    ),
+                ],
+            ),
+            0,
+        ),
+        (
+            "_sigpoll",
+            agg(
+                None,
+                Struct,
+                16,
+                vec![("si_band", long, 0), ("si_fd", int.clone(), 8)],
+            ),
+            0,
+        ),
+        (
+            "_sigsys",
+            agg(
+                None,
+                Struct,
+                16,
+                vec![
+                    ("_call_addr", ptr, 0),
+                    ("_syscall", int.clone(), 8),
+                    ("_arch", uint, 12),
+                ],
+            ),
+            0,
+        ),
+    ];
+    let sifields = agg(None, Union, 112, fields);
+    agg(
+        Some("siginfo"),
+        Struct,
+        128,
+        vec![
+            ("si_signo", int.clone(), 0),
+            ("si_errno", int.clone(), 4),
+            ("si_code", int, 8),
+            ("_sifields", sifields, 16),
+        ],
+    )
+}
+
 /// Whether command `line` lets the program run: after it stops, gdb shows the displays
 /// (`stepi`/`nexti` show them in their own stop report).
 pub(crate) fn resumes(line: &str) -> bool {
@@ -577,6 +748,27 @@ pub struct EvalCtx<'a> {
 }
 
 impl EvalCtx<'_> {
+    /// `$_siginfo`: the signal information of the current thread, typed as gdb types it on
+    /// Linux (LP64).
+    fn siginfo(&self) -> Option<Value> {
+        let tid = self.dbg.session.current_thread()?;
+        let mut bytes = vec![0u8; 128];
+        // SAFETY: PTRACE_GETSIGINFO writes one siginfo_t (128 bytes on Linux) to the buffer,
+        // which is 128 bytes long; `tid` is a thread this process traces.
+        let r = unsafe {
+            libc::ptrace(
+                libc::PTRACE_GETSIGINFO,
+                tid,
+                std::ptr::null_mut::<libc::c_void>(),
+                bytes.as_mut_ptr().cast::<libc::c_void>(),
+            )
+        };
+        if r < 0 {
+            return None;
+        }
+        Some(Value::new(siginfo_type(), bytes, Lval::None))
+    }
+
     /// A type as C spells it, through the frame's object first.
     fn lookup_type_c(&self, name: &str) -> Option<TypeRef> {
         let here = self.frame_debug();
@@ -867,6 +1059,9 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn convenience(&self, name: &str) -> Option<Value> {
+        if name == "_siginfo" {
+            return self.siginfo();
+        }
         self.dbg.data.convenience.borrow().get(name).cloned()
     }
 
