@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use cohort_dwarf::context::{EvalContext, HistoryRef, Target};
 use cohort_dwarf::error::DwarfError;
-use cohort_dwarf::format::{FormatOptions, ptype, type_name};
+use cohort_dwarf::format::{FormatOptions, Language, ptype_in, type_name_in};
 use cohort_dwarf::loader::DebugFile;
 use cohort_dwarf::retval::{ReturnLocation, return_location};
 use cohort_dwarf::scopes::{self, Function};
@@ -28,6 +28,8 @@ pub struct DataState {
     /// `display` expressions: (number, format, text), numbered from 1.
     pub displays: RefCell<Vec<(u32, Option<char>, String)>>,
     pub next_display: std::cell::Cell<u32>,
+    /// Where `show values +` goes on from (the history index after the last one shown).
+    pub values_shown: std::cell::Cell<usize>,
     /// Parsed breakpoint conditions, by breakpoint number.
     pub conditions: RefCell<HashMap<u32, (String, Option<expr::Expr>)>>,
 }
@@ -49,7 +51,270 @@ pub(crate) fn split_format(arg: &str) -> (Option<char>, &str) {
     }
 }
 
+/// `print`'s `/FMT` checked as gdb's `validate_format` does: no size letter, no count, not
+/// `i`. `cmd` names the command in the messages.
+pub(crate) fn print_format<'a>(arg: &'a str, cmd: &str) -> Result<(Option<char>, &'a str)> {
+    let (fmt, text) = split_format(arg);
+    let a = arg.trim_start();
+    if let Some(rest) = a.strip_prefix('/') {
+        let letters = &rest[..rest.find(char::is_whitespace).unwrap_or(rest.len())];
+        let digits: String = letters
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '-')
+            .collect();
+        let tail = &letters[digits.len()..];
+        if tail.chars().any(|c| matches!(c, 'b' | 'h' | 'w' | 'g')) {
+            return Err(EngineError::Other(format!(
+                "Size letters are meaningless in \"{cmd}\" command."
+            )));
+        }
+        if !digits.is_empty() && digits.parse::<i64>().ok() != Some(1) {
+            return Err(EngineError::Other(format!(
+                "Item count other than 1 is meaningless in \"{cmd}\" command."
+            )));
+        }
+        if fmt == Some('i') {
+            return Err(EngineError::Other(format!(
+                "Format letter \"i\" is meaningless in \"{cmd}\" command."
+            )));
+        }
+    }
+    Ok((fmt, text))
+}
+
+/// Whether `var` lives in thread-local storage (its location ends with
+/// `DW_OP_form_tls_address` or `DW_OP_GNU_push_tls_address`).
+fn is_thread_local(var: &scopes::Variable) -> bool {
+    match var.location.as_ref().and_then(|l| l.exprloc_value()) {
+        Some(e) => matches!(
+            e.0.slice().last(),
+            Some(&b) if b == gimli::DW_OP_form_tls_address.0 || b == gimli::DW_OP_GNU_push_tls_address.0
+        ),
+        None => false,
+    }
+}
+
+/// gdb's `linux_get_siginfo_type` for an LP64 target.
+fn siginfo_type() -> TypeRef {
+    use cohort_dwarf::types::{AggregateKind, Encoding, LazyType, Member};
+    let int = Type::base("int", 4, Encoding::Signed);
+    let uint = Type::base("unsigned int", 4, Encoding::Unsigned);
+    let short = Type::base("short", 2, Encoding::Signed);
+    let long = Type::base("long", 8, Encoding::Signed);
+    let ptr = Type::pointer_to(Type::void(), 8);
+    let typedef = |n: &str, t: &TypeRef| {
+        Type::new(
+            Some(n.into()),
+            t.byte_size(),
+            TypeKind::Typedef(LazyType::ready(t.clone())),
+        )
+    };
+    let (pid, uid, clock) = (
+        typedef("__pid_t", &int),
+        typedef("__uid_t", &uint),
+        typedef("__clock_t", &long),
+    );
+    let agg = |name: Option<&str>, kind, size, fields: Vec<(&str, TypeRef, u64)>| {
+        let members = fields
+            .into_iter()
+            .map(|(n, t, offset)| Member {
+                name: Some(n.into()),
+                ty: LazyType::ready(t),
+                offset,
+                bitfield: None,
+                is_static: false,
+                is_base: false,
+            })
+            .collect();
+        Type::new(
+            name.map(Into::into),
+            size,
+            TypeKind::Aggregate {
+                kind,
+                members,
+                declaration: false,
+            },
+        )
+    };
+    use AggregateKind::{Struct, Union};
+    let sigval = agg(
+        Some("sigval"),
+        Union,
+        8,
+        vec![("sival_int", int.clone()), ("sival_ptr", ptr.clone())]
+            .into_iter()
+            .map(|(n, t)| (n, t, 0))
+            .collect(),
+    );
+    let sigval = typedef("sigval_t", &sigval);
+    let fields = vec![
+        ("_pad", Type::array_of(int.clone(), 28), 0),
+        (
+            "_kill",
+            agg(
+                None,
+                Struct,
+                8,
+                vec![("si_pid", pid.clone(), 0), ("si_uid", uid.clone(), 4)],
+            ),
+            0,
+        ),
+        (
+            "_timer",
+            agg(
+                None,
+                Struct,
+                16,
+                vec![
+                    ("si_tid", int.clone(), 0),
+                    ("si_overrun", int.clone(), 4),
+                    ("si_sigval", sigval.clone(), 8),
+                ],
+            ),
+            0,
+        ),
+        (
+            "_rt",
+            agg(
+                None,
+                Struct,
+                16,
+                vec![
+                    ("si_pid", pid.clone(), 0),
+                    ("si_uid", uid.clone(), 4),
+                    ("si_sigval", sigval.clone(), 8),
+                ],
+            ),
+            0,
+        ),
+        (
+            "_sigchld",
+            agg(
+                None,
+                Struct,
+                32,
+                vec![
+                    ("si_pid", pid.clone(), 0),
+                    ("si_uid", uid.clone(), 4),
+                    ("si_status", int.clone(), 8),
+                    ("si_utime", clock.clone(), 16),
+                    ("si_stime", clock.clone(), 24),
+                ],
+            ),
+            0,
+        ),
+        (
+            "_sigfault",
+            agg(
+                None,
+                Struct,
+                32,
+                vec![
+                    ("si_addr", ptr.clone(), 0),
+                    ("_addr_lsb", short, 8),
+                    (
+                        "_addr_bnd",
+                        agg(
+                            None,
+                            Struct,
+                            16,
+                            vec![("_lower", ptr.clone(), 0), ("_upper", ptr.clone(), 8)],
+                        ),
+                        16,
+                    ),
+                ],
+            ),
+            0,
+        ),
+        (
+            "_sigpoll",
+            agg(
+                None,
+                Struct,
+                16,
+                vec![("si_band", long, 0), ("si_fd", int.clone(), 8)],
+            ),
+            0,
+        ),
+        (
+            "_sigsys",
+            agg(
+                None,
+                Struct,
+                16,
+                vec![
+                    ("_call_addr", ptr, 0),
+                    ("_syscall", int.clone(), 8),
+                    ("_arch", uint, 12),
+                ],
+            ),
+            0,
+        ),
+    ];
+    let sifields = agg(None, Union, 112, fields);
+    agg(
+        Some("siginfo"),
+        Struct,
+        128,
+        vec![
+            ("si_signo", int.clone(), 0),
+            ("si_errno", int.clone(), 4),
+            ("si_code", int, 8),
+            ("_sifields", sifields, 16),
+        ],
+    )
+}
+
+/// Whether command `line` lets the program run: after it stops, gdb shows the displays
+/// (`stepi`/`nexti` show them in their own stop report).
+pub(crate) fn resumes(line: &str) -> bool {
+    let cmd = line
+        .trim()
+        .split(|c: char| c.is_whitespace() || c == '/')
+        .next()
+        .unwrap_or("");
+    matches!(
+        cmd,
+        "run"
+            | "r"
+            | "start"
+            | "starti"
+            | "continue"
+            | "c"
+            | "cont"
+            | "fg"
+            | "step"
+            | "s"
+            | "next"
+            | "n"
+            | "until"
+            | "u"
+            | "advance"
+            | "finish"
+            | "fin"
+    )
+}
+
 impl Debugger {
+    /// gdb's `set language auto`: the language of the selected frame's unit, else of `main`'s.
+    pub(crate) fn language(&self) -> Language {
+        let frames = self.frames(usize::MAX);
+        let unit = match frames.get(self.selected_frame()) {
+            Some(f) => self.debug_for(f.lookup_pc()).and_then(|(d, bias)| {
+                let u = d.unit_for_pc(f.lookup_pc().wrapping_sub(bias))?;
+                Some((d, u))
+            }),
+            None => self.debug_objects().into_iter().find_map(|(d, _)| {
+                let f = scopes::function_by_name(&d, "main").ok()??;
+                Some((d, f.unit))
+            }),
+        };
+        match unit {
+            Some((d, u)) if dietypes::is_cplus_unit(&d, u) => Language::Cplus,
+            _ => Language::C,
+        }
+    }
+
     pub(crate) fn eval_ctx(&self) -> EvalCtx<'_> {
         let frames = self.frames(usize::MAX);
         EvalCtx {
@@ -104,16 +369,24 @@ impl Debugger {
 
     /// `print[/FMT] [EXPR]`.
     pub(crate) fn cmd_print(&mut self, arg: &str) -> Result<Flow> {
-        let (fmt, text) = split_format(arg);
+        self.print_like(arg, true)
+    }
+
+    /// `call EXPR`: as `print`, but a void result prints nothing.
+    pub(crate) fn cmd_call(&mut self, arg: &str) -> Result<Flow> {
+        self.print_like(arg, false)
+    }
+
+    fn print_like(&mut self, arg: &str, voidprint: bool) -> Result<Flow> {
+        let (fmt, text) = print_format(arg, "print")?;
         let v = if text.trim().is_empty() {
-            let h = self.data.history.borrow();
-            match h.last() {
-                Some(v) => v.clone(),
-                None => return Ok(Flow::Go),
-            }
+            self.history_entry(0).map_err(derr)?
         } else {
             self.evaluate(text)?
         };
+        if !voidprint && matches!(v.ty.strip().kind, TypeKind::Void) {
+            return Ok(Flow::Go);
+        }
         let opts = match fmt {
             Some(f) => FormatOptions::with_format(f),
             None => FormatOptions::default(),
@@ -123,6 +396,86 @@ impl Debugger {
         let n = self.record_history(v);
         out(format!("${n} = {s}"));
         Ok(Flow::Go)
+    }
+
+    /// `output[/FMT] EXPR`: the value alone, no history entry, no newline.
+    pub(crate) fn cmd_output(&mut self, arg: &str) -> Result<Flow> {
+        let (fmt, text) = print_format(arg, "output")?;
+        if text.trim().is_empty() {
+            return Err(EngineError::Other(
+                "Argument required (expression to compute).".into(),
+            ));
+        }
+        let v = self.evaluate(text)?;
+        let opts = match fmt {
+            Some(f) => FormatOptions::with_format(f),
+            None => FormatOptions::default(),
+        };
+        let s = self.format(&v, &opts);
+        print!("{s}");
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        Ok(Flow::Go)
+    }
+
+    /// gdb's `access_value_history`: `num` > 0 is `$num`, `num` <= 0 counts back from the
+    /// last entry (`$` is 0, `$$N` is -N).
+    fn history_entry(&self, num: i64) -> cohort_dwarf::Result<Value> {
+        let h = self.data.history.borrow();
+        let len = h.len() as i64;
+        let abs = if num <= 0 { num + len } else { num };
+        if abs <= 0 {
+            return Err(DwarfError::user(if num == 0 {
+                "The history is empty.".to_string()
+            } else {
+                format!("History does not go back to $${}.", -num)
+            }));
+        }
+        match h.get((abs - 1) as usize) {
+            Some(v) => Ok(v.clone()),
+            None => Err(DwarfError::user(format!(
+                "History has not yet reached ${abs}."
+            ))),
+        }
+    }
+
+    /// `show values [N|+]`: ten history entries (the last ten; those around `$N`; the ten
+    /// after the last shown).
+    pub(crate) fn cmd_show_values(&mut self, arg: &str) -> Result<Flow> {
+        let len = self.data.history.borrow().len();
+        let arg = arg.trim();
+        let start = if arg == "+" {
+            self.data.values_shown.get()
+        } else if arg.is_empty() {
+            len.saturating_sub(10)
+        } else {
+            let n = self.evaluate(arg)?;
+            let n = n.as_i64();
+            (n - 5).max(0) as usize
+        };
+        let end = (start + 10).min(len);
+        for i in start..end {
+            let v = self.data.history.borrow().get(i).cloned();
+            if let Some(v) = v {
+                let s = self.format(&v, &FormatOptions::default());
+                out(format!("${} = {s}", i + 1));
+            }
+        }
+        self.data.values_shown.set(end.max(start));
+        Ok(Flow::Go)
+    }
+
+    /// `show WHAT`: only what cohort knows.
+    pub(crate) fn cmd_show(&mut self, arg: &str) -> Result<Flow> {
+        let (what, rest) = match arg.trim().find(char::is_whitespace) {
+            Some(i) => (&arg.trim()[..i], arg.trim()[i..].trim()),
+            None => (arg.trim(), ""),
+        };
+        match what {
+            "values" => self.cmd_show_values(rest),
+            _ => Err(EngineError::Other(format!(
+                "Undefined show command: \"{what}\".  Try \"help show\"."
+            ))),
+        }
     }
 
     /// `set var EXPR` / `set variable EXPR` / `set EXPR`.
@@ -155,7 +508,12 @@ impl Debugger {
             let e = expr::parse_in(text, &ctx).map_err(derr)?;
             expr::evaluate_type(&e, &ctx).map_err(derr)?
         };
-        let s = if expand { ptype(&ty) } else { type_name(&ty) };
+        let lang = self.language();
+        let s = if expand {
+            ptype_in(&ty, lang)
+        } else {
+            type_name_in(&ty, lang)
+        };
         out(format!("type = {s}"));
         Ok(Flow::Go)
     }
@@ -171,11 +529,14 @@ impl Debugger {
         let Some(frame) = frames.get(idx) else {
             return Err(EngineError::Other("No frame selected.".into()));
         };
+        // gdb says so on stdout, as a message rather than an error.
         let Some((d, _, scope)) = self.scope_of(frame) else {
-            return Err(EngineError::Other("No symbol table info available.".into()));
+            out("No symbol table info available.");
+            return Ok(Flow::Go);
         };
         let Some(fs) = scope.innermost() else {
-            return Err(EngineError::Other("No symbol table info available.".into()));
+            out("No symbol table info available.");
+            return Ok(Flow::Go);
         };
         let mut vars: Vec<_> = if args {
             fs.params.iter().collect()
@@ -319,7 +680,10 @@ impl Debugger {
             .displays
             .borrow_mut()
             .push((n, fmt, text.trim().to_string()));
-        // gdb (batch, no terminal) shows a new display at the next stop only.
+        // gdb shows a new display at once, except in batch mode.
+        if self.session.is_running() && !self.batch {
+            self.show_display(n, fmt, text.trim());
+        }
         Ok(Flow::Go)
     }
 
@@ -331,10 +695,11 @@ impl Debugger {
         for w in arg.split_whitespace() {
             if let Ok(n) = w.parse::<u32>() {
                 let mut list = self.data.displays.borrow_mut();
-                if !list.iter().any(|d| d.0 == n) {
-                    eprintln!("No display number {n}.");
-                }
+                let before = list.len();
                 list.retain(|d| d.0 != n);
+                if list.len() == before {
+                    out(format!("No display number {n}."));
+                }
             }
         }
         Ok(Flow::Go)
@@ -383,6 +748,43 @@ pub struct EvalCtx<'a> {
 }
 
 impl EvalCtx<'_> {
+    /// `$_siginfo`: the signal information of the current thread, typed as gdb types it on
+    /// Linux (LP64).
+    fn siginfo(&self) -> Option<Value> {
+        let tid = self.dbg.session.current_thread()?;
+        let mut bytes = vec![0u8; 128];
+        // SAFETY: PTRACE_GETSIGINFO writes one siginfo_t (128 bytes on Linux) to the buffer,
+        // which is 128 bytes long; `tid` is a thread this process traces.
+        let r = unsafe {
+            libc::ptrace(
+                libc::PTRACE_GETSIGINFO,
+                tid,
+                std::ptr::null_mut::<libc::c_void>(),
+                bytes.as_mut_ptr().cast::<libc::c_void>(),
+            )
+        };
+        if r < 0 {
+            return None;
+        }
+        Some(Value::new(siginfo_type(), bytes, Lval::None))
+    }
+
+    /// A type as C spells it, through the frame's object first.
+    fn lookup_type_c(&self, name: &str) -> Option<TypeRef> {
+        let here = self.frame_debug();
+        if let Some((d, _)) = &here
+            && let Some(t) = dietypes::lookup_type(d, name)
+        {
+            return Some(t);
+        }
+        for (d, _) in self.dbg.debug_objects() {
+            if let Some(t) = dietypes::lookup_type(&d, name) {
+                return Some(t);
+            }
+        }
+        None
+    }
+
     fn frame_debug(&self) -> Option<(Arc<DebugFile>, u64)> {
         let f = self.frames.get(self.sel)?;
         self.dbg.debug_for(f.lookup_pc())
@@ -415,6 +817,35 @@ impl Target for EvalCtx<'_> {
 }
 
 impl EvalContext for EvalCtx<'_> {
+    fn resolve_dynamic(&self, ty: &TypeRef) -> cohort_dwarf::Result<TypeRef> {
+        // The bounds' expressions are relative to the selected frame's function.
+        let Some(frame) = self.frames.get(self.sel) else {
+            return Ok(ty.clone());
+        };
+        let (Some((d, _, scope)), Some(ctx)) = (
+            self.dbg.scope_of(frame),
+            self.dbg.frame_ctx(&self.frames, self.sel),
+        ) else {
+            return Ok(ty.clone());
+        };
+        let Some(f) = scope.function() else {
+            return Ok(ty.clone());
+        };
+        let anchor = scopes::Variable {
+            name: String::new(),
+            ty: ty.clone(),
+            die: f.die,
+            unit: f.unit,
+            kind: scopes::VarKind::Local,
+            location: None,
+            const_value: None,
+            frame_base: f.frame_base,
+            decl_line: None,
+            artificial: false,
+        };
+        cohort_dwarf::location::resolve_type(&d, ty, &anchor, &ctx)
+    }
+
     fn write(&self, lval: &Lval, bytes: &[u8]) -> cohort_dwarf::Result<()> {
         match lval {
             Lval::Memory(a) => {
@@ -458,7 +889,9 @@ impl EvalContext for EvalCtx<'_> {
                     .map_err(Into::into)
             }
             Lval::Register(n) => {
-                if self.sel != 0 {
+                if self.sel != 0
+                    && !crate::registers::lives_in_innermost(&self.frames, self.sel, *n)
+                {
                     return Err(DwarfError::user(
                         "Attempt to assign to an unmodifiable value.",
                     ));
@@ -499,6 +932,11 @@ impl EvalContext for EvalCtx<'_> {
                 None
             };
             if let Some(var) = scopes::lookup_global(d, name, prefer)? {
+                if !self.dbg.session.is_running() && is_thread_local(&var) {
+                    return Err(DwarfError::user(format!(
+                        "Cannot read `{name}' without registers"
+                    )));
+                }
                 let ctx = crate::source::StaticCtx::new(self.dbg, *bias);
                 return cohort_dwarf::location::variable_value(d, &var, &ctx).map(Some);
             }
@@ -512,42 +950,45 @@ impl EvalContext for EvalCtx<'_> {
                 return Ok(Some(function_value(d, &f, *bias)));
             }
         }
-        // A symbol known only to the ELF symbol table: gdb's minimal symbols. Data has no
-        // type to read it with; code is a function of unknown return type.
-        let syms = self.dbg.session.symbols();
-        if let Some((o, sym)) = syms.lookup_symbol(name) {
+        // A symbol known only to the ELF symbol table: gdb's minimal symbols, a function of
+        // unknown return type, or data of unknown type (usable through a cast).
+        if let Some((o, sym)) = self.dbg.session.symbols().lookup_symbol(name) {
             let addr = sym.addr.wrapping_add(o.bias);
-            if sym.kind != cohort_engine::symbols::SymKind::Function {
-                return Err(cohort_dwarf::DwarfError::User(format!(
-                    "'{name}' has unknown type; cast it to its declared type"
-                )));
-            }
-            let ty = Type::new(
-                Some("<text variable, no debug info>".into()),
-                1,
-                TypeKind::Function {
-                    ret: Some(cohort_dwarf::types::LazyType::ready(Type::base(
-                        "<unknown return type>",
-                        4,
-                        cohort_dwarf::types::Encoding::Signed,
-                    ))),
-                    params: Vec::new(),
-                    varargs: false,
-                    prototyped: false,
-                },
-            );
+            let ty = if sym.kind == cohort_engine::symbols::SymKind::Function {
+                let ret = Type::new(Some("<unknown return type>".into()), 0, TypeKind::Void);
+                Type::new(
+                    Some("<text variable, no debug info>".into()),
+                    1,
+                    TypeKind::Function {
+                        ret: Some(cohort_dwarf::types::LazyType::ready(ret)),
+                        params: Vec::new(),
+                        varargs: false,
+                        prototyped: false,
+                    },
+                )
+            } else {
+                Type::new(
+                    Some("<data variable, no debug info>".into()),
+                    0,
+                    TypeKind::Error(format!(
+                        "'{name}' has unknown type; cast it to its declared type"
+                    )),
+                )
+            };
             return Ok(Some(Value::new(ty, Vec::new(), Lval::Memory(addr))));
         }
         if !objs.iter().any(|(d, _)| d.has_debug_info()) {
             // gdb's parser: no full or partial symbols anywhere.
-            return Err(cohort_dwarf::DwarfError::User(
-                "No symbol table is loaded.  Use the \"file\" command.".into(),
+            return Err(DwarfError::user(
+                "No symbol table is loaded.  Use the \"file\" command.",
             ));
         }
         Ok(None)
     }
 
     fn lookup_scoped(&self, scope: &str, name: &str) -> cohort_dwarf::Result<Option<Value>> {
+        // `file.c::function` (from `'file.c'::function::name`): the function's block.
+        let scope = scope.rsplit_once("::").map_or(scope, |(_, f)| f);
         for (d, bias) in self.dbg.debug_objects() {
             let found = if scope.contains('.') {
                 scopes::lookup_in_file(&d, scope, name)?
@@ -575,49 +1016,52 @@ impl EvalContext for EvalCtx<'_> {
                 return cohort_dwarf::location::variable_value(&d, &var, &ctx).map(Some);
             }
         }
+        // `'file.c'::function`: a function defined in that file.
+        if scope.contains('.') {
+            for (d, bias) in self.dbg.debug_objects() {
+                for m in d.breakpoint_locations_for_name(name) {
+                    if !cohort_dwarf::lines::file_matches(&m.name, &m.file, scope) {
+                        continue;
+                    }
+                    if let Some(f) = scopes::scope_at(&d, m.address)?
+                        .as_ref()
+                        .and_then(|s| s.function())
+                        .filter(|f| f.name == name)
+                    {
+                        return Ok(Some(function_value(&d, f, bias)));
+                    }
+                }
+            }
+        }
         Ok(None)
     }
 
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {
-        let here = self.frame_debug();
-        if let Some((d, _)) = &here
-            && let Some(t) = dietypes::lookup_type(d, name)
-        {
-            return Some(t);
+        let found = self.lookup_type_c(name);
+        if found.is_some() || self.dbg.language() != Language::Cplus || name.contains(' ') {
+            return found;
         }
-        for (d, _) in self.dbg.debug_objects() {
-            if let Some(t) = dietypes::lookup_type(&d, name) {
-                return Some(t);
-            }
-        }
-        None
+        // C++ names classes, structs, unions and enums without their keyword.
+        ["struct", "class", "union", "enum"]
+            .iter()
+            .find_map(|k| self.lookup_type_c(&format!("{k} {name}")))
     }
 
     fn register(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
-        let Some(frame) = self.frames.get(self.sel) else {
-            return Ok(None);
-        };
-        crate::registers::register_value(self.dbg, frame, name)
+        crate::registers::register_value(self.dbg, &self.frames, self.sel, name)
     }
 
     fn history(&self, which: HistoryRef) -> cohort_dwarf::Result<Value> {
-        let h = self.dbg.data.history.borrow();
-        let idx = match which {
-            HistoryRef::Absolute(n) => n,
-            HistoryRef::Relative(back) => h.len().saturating_sub(back),
-        };
-        if h.is_empty() && matches!(which, HistoryRef::Relative(_)) {
-            return Ok(Value::new(Type::void(), Vec::new(), Lval::None));
-        }
-        match idx.checked_sub(1).and_then(|i| h.get(i)) {
-            Some(v) => Ok(v.clone()),
-            None => Err(DwarfError::user(format!(
-                "History has not yet reached ${idx}."
-            ))),
-        }
+        self.dbg.history_entry(match which {
+            HistoryRef::Absolute(n) => n as i64,
+            HistoryRef::Relative(back) => -(back as i64),
+        })
     }
 
     fn convenience(&self, name: &str) -> Option<Value> {
+        if name == "_siginfo" {
+            return self.siginfo();
+        }
         self.dbg.data.convenience.borrow().get(name).cloned()
     }
 

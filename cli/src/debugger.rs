@@ -112,7 +112,11 @@ impl Debugger {
 
     /// Run one command line. Errors are printed to stderr; the session goes on.
     pub fn execute(&mut self, line: &str) -> Flow {
-        match self.dispatch(line.trim()) {
+        let r = self.dispatch(line.trim());
+        if crate::data::resumes(line) && self.session.is_running() {
+            self.do_displays();
+        }
+        match r {
             Ok(f) => f,
             Err(e) => {
                 let mut err = std::io::stderr().lock();
@@ -146,6 +150,7 @@ impl Debugger {
         match cmd {
             "break" | "b" | "br" | "brea" => self.cmd_break(rest, false),
             "tbreak" | "tb" => self.cmd_break(rest, true),
+            "delete" | "d" if rest.starts_with("display") => self.cmd_undisplay(&rest[7..]),
             "delete" | "d" => self.cmd_delete(rest),
             "disable" | "dis" | "disa" => self.cmd_enable(rest, false),
             "enable" | "en" => self.cmd_enable(rest, true),
@@ -173,8 +178,10 @@ impl Debugger {
             }
             "condition" => self.cmd_condition(rest),
             "ignore" => self.cmd_ignore(rest),
-            "print" | "p" | "inspect" | "call" => self.cmd_print(rest),
-            "output" => self.cmd_print(rest),
+            "print" | "p" | "inspect" => self.cmd_print(rest),
+            "call" => self.cmd_call(rest),
+            "output" => self.cmd_output(rest),
+            "show" => self.cmd_show(rest),
             "ptype" => self.cmd_ptype(rest, true),
             "whatis" => self.cmd_ptype(rest, false),
             "display" => self.cmd_display(rest),

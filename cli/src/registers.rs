@@ -8,12 +8,41 @@ use cohort_unwind::Frame;
 
 use crate::debugger::Debugger;
 
-/// The value of register `name` (without `$`) in `frame`; `Ok(None)` when it is not a register.
+/// Register `idx` as frame `sel` of `frames` sees it: a register the frame's unwind rules leave
+/// unspecified keeps the value it has in the frame it called (gdb's same-value default).
+fn reg_in(frames: &[Frame], sel: usize, idx: usize) -> Option<u128> {
+    frames
+        .get(..=sel)?
+        .iter()
+        .rev()
+        .find_map(|f| f.regs.get(idx))
+}
+
+/// Whether DWARF register `dwarf` of frame `sel` is the innermost frame's live register (no
+/// frame between saved it), so that assigning it writes the thread's register.
+pub fn lives_in_innermost(frames: &[Frame], sel: usize, dwarf: u16) -> bool {
+    let Some(f0) = frames.first() else {
+        return false;
+    };
+    let Some(idx) = f0.regs.arch.reg_by_dwarf(dwarf) else {
+        return false;
+    };
+    frames
+        .get(1..=sel)
+        .is_some_and(|fs| fs.iter().all(|f| f.regs.get(idx).is_none()))
+}
+
+/// The value of register `name` (without `$`) in frame `sel` of `frames`; `Ok(None)` when it
+/// is not a register.
 pub fn register_value(
     dbg: &Debugger,
-    frame: &Frame,
+    frames: &[Frame],
+    sel: usize,
     name: &str,
 ) -> cohort_dwarf::Result<Option<Value>> {
+    let Some(frame) = frames.get(sel) else {
+        return Ok(None);
+    };
     let arch = frame.regs.arch;
     let ptr = arch.ptr_size as u64;
     let (idx, ty) = match name {
@@ -69,7 +98,7 @@ pub fn register_value(
                     2 => Type::base("short", 2, Encoding::Signed),
                     _ => Type::base("int8_t", 1, Encoding::Signed),
                 };
-                let Some(v) = frame.regs.get(i) else {
+                let Some(v) = reg_in(frames, sel, i) else {
                     return Ok(Some(Value::optimized_out(t)));
                 };
                 let bytes = v.to_le_bytes()[..size].to_vec();
@@ -83,7 +112,7 @@ pub fn register_value(
     let _ = LazyType::ready;
     let size = ty.byte_size() as usize;
     let dwarf = arch.regs.get(idx).and_then(|r| r.dwarf);
-    let Some(v) = frame.regs.get(idx) else {
+    let Some(v) = reg_in(frames, sel, idx) else {
         return Ok(Some(Value::optimized_out(ty)));
     };
     let bytes = v.to_le_bytes()[..size.min(16)].to_vec();

@@ -521,7 +521,11 @@ impl Debugger {
     }
 
     pub(crate) fn format(&self, v: &Value, opts: &FormatOptions) -> String {
-        format_value(v, &self.target(), opts)
+        let opts = FormatOptions {
+            language: self.language(),
+            ..opts.clone()
+        };
+        format_value(v, &self.target(), &opts)
     }
 
     pub(crate) fn target(&self) -> SessionTarget<'_> {
@@ -800,10 +804,12 @@ pub(crate) fn machine_caller(frames: &[Frame], idx: usize) -> Option<usize> {
 
 fn is_aggregate(v: &Value) -> bool {
     use cohort_dwarf::types::TypeKind;
-    matches!(
-        v.ty.strip().kind,
-        TypeKind::Aggregate { .. } | TypeKind::Array { .. }
-    )
+    // gdb's `val_print_scalar_type_p`: references are looked through.
+    let mut t = v.ty.strip();
+    while let TypeKind::Reference(l) | TypeKind::RvalueReference(l) = &t.kind {
+        t = l.get().strip();
+    }
+    matches!(t.kind, TypeKind::Aggregate { .. } | TypeKind::Array { .. })
 }
 
 /// [`Target`] over the session: memory and symbols of the program.

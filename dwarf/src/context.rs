@@ -61,4 +61,11 @@ pub trait EvalContext: Target {
 
     /// Set a convenience variable.
     fn set_convenience(&self, name: &str, value: Value);
+
+    /// `ty` with its variable-length array bounds computed at the selected frame (gdb's
+    /// `resolve_dynamic_type`, done when a pointer to a VLA is dereferenced). By default
+    /// `ty` as it is.
+    fn resolve_dynamic(&self, ty: &TypeRef) -> Result<TypeRef> {
+        Ok(ty.clone())
+    }
 }

@@ -14,8 +14,8 @@ use crate::R;
 use crate::error::{DwarfError, Result};
 use crate::loader::DebugFile;
 use crate::types::{
-    AggregateKind, Bitfield, Bound, DieRef, DynamicBound, Encoding, EncodingInfo, LazyType, Member,
-    Type, TypeKind, TypeRef, TypeSource,
+    Access, AggregateKind, Bitfield, Bound, CxxInfo, DieRef, DynamicBound, Encoding, EncodingInfo,
+    LazyType, Member, Method, Type, TypeKind, TypeRef, TypeSource,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -400,6 +400,20 @@ fn base_encoding(ate: u64) -> Encoding {
 }
 
 /// A constant attribute as a signed value: data forms are read as `signed` says.
+/// gdb's canonical spelling of gcc's base type names (`long unsigned int` is shown as
+/// `unsigned long`); `None` for a name kept as it is.
+fn canonical_base_name(n: &str) -> Option<&'static str> {
+    Some(match n {
+        "long int" => "long",
+        "long unsigned int" => "unsigned long",
+        "short int" => "short",
+        "short unsigned int" => "unsigned short",
+        "long long int" => "long long",
+        "long long unsigned int" => "unsigned long long",
+        _ => return None,
+    })
+}
+
 fn const_i64(v: &AttributeValue<R>, signed: bool) -> Option<i64> {
     Some(match *v {
         AttributeValue::Sdata(i) => i,
@@ -478,6 +492,7 @@ impl FileTypes {
         let t = match die.tag {
             dw::DW_TAG_base_type => {
                 let e = base_encoding(die.udata(dw::DW_AT_encoding).unwrap_or(0));
+                let name = name.map(|n| canonical_base_name(&n).map_or(n, str::to_string));
                 Type::new(name, size.unwrap_or(0), TypeKind::Base(e))
             }
             dw::DW_TAG_unspecified_type => Type::new(name, 0, TypeKind::Void),
@@ -597,8 +612,22 @@ impl FileTypes {
                 },
             ));
         }
+        let cplus = is_cplus_unit(file, die.unit);
+        // DWARF's default access: private in a class, public in a struct or union.
+        let default_access = if kind == AggregateKind::Class {
+            Access::Private
+        } else {
+            Access::Public
+        };
+        let mut cxx = CxxInfo::default();
         let mut members = Vec::new();
         for c in &die.children {
+            if cplus && c.tag == dw::DW_TAG_subprogram {
+                if let Some(m) = self.method(c, default_access) {
+                    cxx.methods.push(m);
+                }
+                continue;
+            }
             let is_base = c.tag == dw::DW_TAG_inheritance;
             let is_static_var = c.tag == dw::DW_TAG_variable;
             if c.tag != dw::DW_TAG_member && !is_base && !is_static_var {
@@ -644,16 +673,76 @@ impl FileTypes {
                 is_static,
                 is_base,
             });
+            cxx.member_access.push(access(c, default_access));
         }
-        Ok(Type::new(
+        let kind = TypeKind::Aggregate {
+            kind,
+            members,
+            declaration: false,
+        };
+        Ok(if cplus {
+            Type::new_cxx(name, size.unwrap_or(0), kind, cxx)
+        } else {
+            Type::new(name, size.unwrap_or(0), kind)
+        })
+    }
+
+    /// A member function declaration (`DW_TAG_subprogram` child of a class).
+    fn method(&self, c: &Die, default_access: Access) -> Option<Method> {
+        let file = &*self.file;
+        let name = c.name(file)?;
+        let tree = read_tree(file, c.die_ref(file)?, 1).ok()?;
+        let mut params = Vec::new();
+        let mut varargs = false;
+        let (mut is_const, mut is_volatile) = (false, false);
+        let mut is_static = true;
+        for (i, p) in tree.children.iter().enumerate() {
+            match p.tag {
+                dw::DW_TAG_formal_parameter if i == 0 && p.flag(dw::DW_AT_artificial) => {
+                    // `this`: its pointee's qualifiers are the method's. Read from the
+                    // DIEs: the class itself is being built.
+                    is_static = false;
+                    let mut d = p.reference(file, dw::DW_AT_type);
+                    let mut past_pointer = false;
+                    for _ in 0..8 {
+                        let Some(die) = d.and_then(|r| read_die(file, r).ok()) else {
+                            break;
+                        };
+                        match die.tag {
+                            dw::DW_TAG_const_type if past_pointer => is_const = true,
+                            dw::DW_TAG_volatile_type if past_pointer => is_volatile = true,
+                            dw::DW_TAG_const_type | dw::DW_TAG_volatile_type => {}
+                            dw::DW_TAG_pointer_type if !past_pointer => past_pointer = true,
+                            _ => break,
+                        }
+                        d = die.reference(file, dw::DW_AT_type);
+                    }
+                }
+                dw::DW_TAG_formal_parameter => {
+                    params.push(self.lazy(p.reference(file, dw::DW_AT_type)));
+                }
+                dw::DW_TAG_unspecified_parameters => varargs = true,
+                _ => {}
+            }
+        }
+        if c.has(dw::DW_AT_object_pointer) {
+            is_static = false;
+        }
+        let ret = c
+            .reference(file, dw::DW_AT_type)
+            .map(|d| self.lazy(Some(d)));
+        Some(Method {
             name,
-            size.unwrap_or(0),
-            TypeKind::Aggregate {
-                kind,
-                members,
-                declaration: false,
-            },
-        ))
+            ret,
+            params,
+            varargs,
+            is_const,
+            is_volatile,
+            is_static,
+            is_virtual: c.udata(dw::DW_AT_virtuality).is_some_and(|v| v != 0),
+            artificial: c.flag(dw::DW_AT_artificial),
+            access: access(c, default_access),
+        })
     }
 
     fn enumeration(&self, die: &Die, name: Option<String>, size: Option<u64>) -> Result<TypeRef> {
@@ -751,9 +840,14 @@ impl FileTypes {
 
     fn bound(&self, c: &Die, enc: gimli::Encoding, lang_lower: i64) -> Bound {
         let file = &*self.file;
+        // Like gdb, a `DW_FORM_dataN` bound is sign-extended only when the index type is
+        // signed (gcc writes C's `char a[250]` upper bound 249 as data1, index `sizetype`).
+        let signed = c
+            .reference(file, dw::DW_AT_type)
+            .is_none_or(|d| self.type_at(d).is_signed());
         let lower = c
             .attr(dw::DW_AT_lower_bound)
-            .and_then(|v| const_i64(v, true))
+            .and_then(|v| const_i64(v, signed))
             .unwrap_or(lang_lower);
         let dynamic = |v: &AttributeValue<R>, is_count: bool| -> Option<Bound> {
             if let Some(e) = v.exprloc_value() {
@@ -773,7 +867,7 @@ impl FileTypes {
             return dynamic(v, true).unwrap_or(Bound::Unknown);
         }
         if let Some(v) = c.attr(dw::DW_AT_upper_bound) {
-            if let Some(u) = const_i64(v, true) {
+            if let Some(u) = const_i64(v, signed) {
                 // gcc writes `int a[0]` as upper bound -1 (data8 all ones).
                 let n = u.saturating_sub(lower).saturating_add(1);
                 return Bound::Count(n.max(0) as u64);
@@ -814,6 +908,36 @@ impl FileTypes {
         })?;
         Some(self.type_at(named.die))
     }
+}
+
+/// `DW_AT_accessibility` of a member, or the default of its aggregate.
+fn access(c: &Die, default: Access) -> Access {
+    match c
+        .udata(dw::DW_AT_accessibility)
+        .map(|a| gimli::DwAccess(a as u8))
+    {
+        Some(dw::DW_ACCESS_public) => Access::Public,
+        Some(dw::DW_ACCESS_protected) => Access::Protected,
+        Some(dw::DW_ACCESS_private) => Access::Private,
+        _ => default,
+    }
+}
+
+/// Whether unit `ui` is C++ (`DW_AT_language` of its root).
+pub fn is_cplus_unit(file: &DebugFile, ui: usize) -> bool {
+    let Ok(root) = read_tree_at(file, ui, None, 0) else {
+        return false;
+    };
+    matches!(
+        root.udata(dw::DW_AT_language)
+            .map(|l| gimli::DwLang(l as u16)),
+        Some(
+            dw::DW_LANG_C_plus_plus
+                | dw::DW_LANG_C_plus_plus_03
+                | dw::DW_LANG_C_plus_plus_11
+                | dw::DW_LANG_C_plus_plus_14
+        )
+    )
 }
 
 /// Lower bound of arrays in the unit's language (0 for C, 1 for Fortran).

@@ -222,11 +222,64 @@ pub struct Type {
     /// Size in bytes (0 for void, functions and incomplete types).
     pub size: u64,
     pub kind: TypeKind,
+    /// What C++ adds to a struct, class or union (access, member functions); `None` for C.
+    pub cxx: Option<Box<CxxInfo>>,
+}
+
+/// C++ access of a member or member function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Public,
+    Protected,
+    Private,
+}
+
+/// A member function declared in a C++ class (for `ptype`).
+#[derive(Debug)]
+pub struct Method {
+    pub name: String,
+    /// `None` for `void` and for constructors and destructors.
+    pub ret: Option<LazyType>,
+    /// Parameters after the implicit `this`.
+    pub params: Vec<LazyType>,
+    pub varargs: bool,
+    /// `this` points to a const (volatile) object: `int f() const`.
+    pub is_const: bool,
+    pub is_volatile: bool,
+    pub is_static: bool,
+    pub is_virtual: bool,
+    /// Declared by the compiler (an implicit constructor…): not shown.
+    pub artificial: bool,
+    pub access: Access,
+}
+
+/// The C++ side of a struct, class or union type.
+#[derive(Debug, Default)]
+pub struct CxxInfo {
+    /// Access of each entry of the aggregate's `members`, in the same order.
+    pub member_access: Vec<Access>,
+    /// Member functions in declaration order.
+    pub methods: Vec<Method>,
 }
 
 impl Type {
     pub fn new(name: Option<String>, size: u64, kind: TypeKind) -> TypeRef {
-        Arc::new(Type { name, size, kind })
+        Arc::new(Type {
+            name,
+            size,
+            kind,
+            cxx: None,
+        })
+    }
+
+    /// A struct, class or union of a C++ unit, with its access and member functions.
+    pub fn new_cxx(name: Option<String>, size: u64, kind: TypeKind, cxx: CxxInfo) -> TypeRef {
+        Arc::new(Type {
+            name,
+            size,
+            kind,
+            cxx: Some(Box::new(cxx)),
+        })
     }
 
     pub fn error(msg: impl Into<String>) -> TypeRef {

@@ -114,6 +114,7 @@ impl Mock {
                     ],
                     declaration: false,
                 },
+                cxx: None,
             }
         });
         let item_t = Type::new(

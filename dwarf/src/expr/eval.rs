@@ -607,6 +607,7 @@ impl<'a> Ev<'a> {
         match op {
             UnOp::Addr => {
                 let v = self.eval(x)?;
+                let v = if v.is_type { v } else { self.coerce_ref(v)? };
                 if v.is_type {
                     return Err(user(
                         "Attempt to take address of value not located in memory.",
@@ -625,7 +626,7 @@ impl<'a> Ev<'a> {
                 self.deref(v)
             }
             UnOp::Neg | UnOp::Plus | UnOp::Compl => {
-                let mut v = self.eval(x)?;
+                let mut v = self.coerce_ref(self.eval(x)?)?;
                 let (name, sym) = match op {
                     UnOp::Neg => ("negate", "-"),
                     UnOp::Plus => ("positive", "+"),
@@ -644,7 +645,8 @@ impl<'a> Ev<'a> {
                     }
                     Cls::Float(size) if op != UnOp::Compl => {
                         let f = self.float_of(&mut v)?;
-                        let r = if op == UnOp::Neg { -f } else { f };
+                        // gdb negates as `0 - x`: `-0.0` is 0 and a NaN keeps its sign.
+                        let r = if op == UnOp::Neg { 0.0 - f } else { f };
                         Ok(V::new(v.ty.clone(), float_bytes(r, size)))
                     }
                     Cls::Agg => Err(user(format!(
@@ -691,6 +693,11 @@ impl<'a> Ev<'a> {
                     return Err(user("Attempt to take contents of a non-pointer value."));
                 }
                 let a = self.int_of(&mut v)? as u64;
+                let target = if has_dynamic_bound(&target) {
+                    self.ctx.resolve_dynamic(&target).unwrap_or(target)
+                } else {
+                    target
+                };
                 Ok(V::lazy_at(target, a))
             }
             Cls::Array(elem) => match v.lval {
@@ -759,7 +766,7 @@ impl<'a> Ev<'a> {
             Cls::Ptr(target) => {
                 let mut a = a;
                 let base = self.int_of(&mut a)? as u64;
-                let esize = target.byte_size().max(1) as i64;
+                let esize = pointer_math_size(&target)? as i64;
                 Ok(V::lazy_at(
                     target,
                     base.wrapping_add(idx.wrapping_mul(esize) as u64),
@@ -885,7 +892,20 @@ impl<'a> Ev<'a> {
         Ok(V::new(ret, vec![0; size]))
     }
 
+    /// gdb's `coerce_ref`: a C++ reference stands for the object it refers to.
+    fn coerce_ref(&self, mut v: V) -> Result<V> {
+        match &v.ty.strip().kind {
+            TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
+                let target = t.get().clone();
+                let a = self.int_of(&mut v)? as u64;
+                Ok(V::lazy_at(target, a))
+            }
+            _ => Ok(v),
+        }
+    }
+
     pub fn binop(&self, op: BinOp, a: V, b: V) -> Result<V> {
+        let (a, b) = (self.coerce_ref(a)?, self.coerce_ref(b)?);
         let (ca, cb) = (classify(&a.ty), classify(&b.ty));
         if matches!(ca, Cls::Agg) || matches!(cb, Cls::Agg) {
             return Err(user(format!(
@@ -917,7 +937,7 @@ impl<'a> Ev<'a> {
                 (Cls::Ptr(t), Cls::Int { .. }) if matches!(op, BinOp::Add | BinOp::Sub) => {
                     let p = self.int_of(&mut a)? as u64;
                     let i = self.int_of(&mut b)? as i64;
-                    let step = pointee_size(t) as i64;
+                    let step = pointer_math_size(t)? as i64;
                     let d = i.wrapping_mul(step) as u64;
                     let r = if op == BinOp::Add {
                         p.wrapping_add(d)
@@ -929,7 +949,7 @@ impl<'a> Ev<'a> {
                 (Cls::Int { .. }, Cls::Ptr(t)) if op == BinOp::Add => {
                     let i = self.int_of(&mut a)? as i64;
                     let p = self.int_of(&mut b)? as u64;
-                    let step = pointee_size(t) as i64;
+                    let step = pointer_math_size(t)? as i64;
                     let r = p.wrapping_add(i.wrapping_mul(step) as u64);
                     return Ok(self.int_value(&b.ty, r as i128));
                 }
@@ -1121,6 +1141,12 @@ impl<'a> Ev<'a> {
                     v.ty = to.clone();
                     return Ok(v);
                 }
+                // gdb's `value_cast`: a value of the same length is taken bit for bit.
+                if v.ty.byte_size() == ts.size && ts.size > 0 && !matches!(from, Cls::Void) {
+                    let mut v = v;
+                    let bytes = self.bytes(&mut v)?.to_vec();
+                    return Ok(V::new(to.clone(), bytes));
+                }
                 reinterpret(&v)
             }
             _ => {
@@ -1244,6 +1270,21 @@ fn compare(op: BinOp, o: std::cmp::Ordering) -> bool {
     }
 }
 
+/// gdb's `find_size_for_pointer_math`: the step of `p + i` and `p[i]`; an error for a target
+/// of unknown size (an incomplete struct, a VLA type not resolved).
+fn pointer_math_size(t: &TypeRef) -> Result<u64> {
+    match classify(t) {
+        Cls::Void | Cls::Func => Ok(1),
+        _ if t.byte_size() > 0 => Ok(t.byte_size()),
+        _ => Err(user(match &t.strip().name {
+            Some(n) => format!(
+                "Cannot perform pointer math on incomplete type \"{n}\", try casting to a known type, or void *."
+            ),
+            None => "Cannot perform pointer math on incomplete types, try casting to a known type, or void *.".to_string(),
+        })),
+    }
+}
+
 fn pointee_size(t: &TypeRef) -> u64 {
     match classify(t) {
         Cls::Void | Cls::Func => 1,
@@ -1340,6 +1381,16 @@ fn align_of(ty: &TypeRef, ptr: u64) -> u64 {
 }
 
 /// Build the type a [`TypeName`] names.
+/// Whether `t` is an array with a bound known only at run time (a C VLA).
+fn has_dynamic_bound(t: &TypeRef) -> bool {
+    match &t.kind {
+        TypeKind::Array { element, bound } => {
+            matches!(bound, Bound::Dynamic(_)) || has_dynamic_bound(element)
+        }
+        _ => false,
+    }
+}
+
 pub(crate) fn resolve_type(t: &TypeName, ctx: &dyn EvalContext) -> Result<TypeRef> {
     let mut ty = match &t.base {
         BaseType::Builtin(k) => builtin_named(k),

@@ -45,6 +45,13 @@ pub fn parse_in(text: &str, ctx: &dyn EvalContext) -> Result<Expr> {
 pub fn evaluate(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
     let ev = Ev { ctx, side: true };
     let mut v = ev.eval(e)?;
+    // A symbol without debug information, not cast to a type: gdb's error.
+    if let crate::types::TypeKind::Error(msg) = &v.ty.strip().kind
+        && !v.is_type
+        && matches!(v.lval, crate::value::Lval::Memory(_))
+    {
+        return Err(crate::error::DwarfError::user(msg.clone()));
+    }
     if !v.optimized_out {
         ev.fetch(&mut v)?;
     }

@@ -653,7 +653,18 @@ impl<'a> Parser<'a> {
                     return match self.peek().clone() {
                         Tok::Ident(m) => {
                             self.bump();
-                            Ok(Expr::Scoped(n, m))
+                            // `'file.c'::function::name`: the scope is `file.c::function`.
+                            let mut scope = n;
+                            let mut name = m;
+                            while self.is_punct("::")
+                                && let Some(Tok::Ident(k)) =
+                                    self.toks.get(self.pos + 1).map(|t| t.tok.clone())
+                            {
+                                self.pos += 2;
+                                scope = format!("{scope}::{name}");
+                                name = k;
+                            }
+                            Ok(Expr::Scoped(scope, name))
                         }
                         _ => Err(self.syntax_error()),
                     };

@@ -19,7 +19,7 @@
 //! - C++ (`class`): the keyword is left out of names (`whatis gc` → `C`), `ptype` shows
 //!   base classes (`class C : public B {`) and a `  public:` label.
 
-use crate::types::{AggregateKind, Bound, TypeKind, TypeRef};
+use crate::types::{Access, AggregateKind, Bound, CxxInfo, Method, TypeKind, TypeRef};
 
 /// const / volatile / restrict, which gdb keeps as flags on a type.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -69,8 +69,9 @@ impl TV {
             TypeKind::Pointer(_)
             | TypeKind::Reference(_)
             | TypeKind::RvalueReference(_)
-            | TypeKind::Array { .. }
-            | TypeKind::Function { .. } => None,
+            | TypeKind::Array { .. } => None,
+            // DWARF function types are unnamed; gdb's `<text variable, no debug info>` is not.
+            TypeKind::Function { .. } => self.t.name.as_deref(),
             TypeKind::Void => Some(self.t.name.as_deref().unwrap_or("void")),
             _ => self.t.name.as_deref(),
         }
@@ -224,7 +225,8 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                     out.push(' ');
                 }
                 out.push_str("{\n");
-                if members.is_empty() {
+                let cxx = tv.t.cxx.as_deref();
+                if members.is_empty() && cxx.is_none_or(|c| c.methods.is_empty()) {
                     out.push_str(&" ".repeat(level + 4));
                     out.push_str(if *declaration {
                         "<incomplete type>\n"
@@ -232,13 +234,21 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                         "<no data fields>\n"
                     });
                 }
-                let mut labelled = false;
-                for m in members.iter().filter(|m| !m.is_base) {
-                    // The model has no access flags: class members are taken as public.
-                    if *kind == AggregateKind::Class && !labelled {
-                        out.push_str(&" ".repeat(level + 2));
-                        out.push_str("public:\n");
-                        labelled = true;
+                let need_label = match cxx {
+                    Some(c) => need_access_label(*kind, c),
+                    None => *kind == AggregateKind::Class,
+                };
+                let mut section: Option<Access> = None;
+                for (i, m) in members.iter().enumerate() {
+                    if m.is_base {
+                        continue;
+                    }
+                    if need_label {
+                        // Without C++ facts, class members are taken as public.
+                        let a = cxx
+                            .and_then(|c| c.member_access.get(i).copied())
+                            .unwrap_or(Access::Public);
+                        access_label(out, &mut section, a, level);
                     }
                     out.push_str(&" ".repeat(level + 4));
                     if m.is_static {
@@ -252,6 +262,9 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                         out.push_str(&format!(" : {}", bf.bit_size));
                     }
                     out.push_str(";\n");
+                }
+                if let Some(c) = cxx {
+                    print_methods(out, tv.name(), c, &mut section, level, lang);
                 }
                 out.push_str(&" ".repeat(level));
                 out.push('}');
@@ -287,10 +300,107 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                 out.push('}');
             }
         }
-        TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
+        TypeKind::Error(msg) => match tv.name() {
+            // gdb's `<data variable, no debug info>`.
+            Some(name) => out.push_str(name),
+            None => out.push_str(&format!("<error: {msg}>")),
+        },
         _ => {
             modifiers(out, tv.q, false, true, lang);
             out.push_str(tv.name().unwrap_or("<unnamed type>"));
+        }
+    }
+}
+
+/// gdb's `need_access_label_p`: a class labels its members unless all are private; a struct
+/// or union unless all are public.
+fn need_access_label(kind: AggregateKind, c: &CxxInfo) -> bool {
+    let all = c
+        .member_access
+        .iter()
+        .copied()
+        .chain(c.methods.iter().map(|m| m.access));
+    let mut all = all;
+    if kind == AggregateKind::Class {
+        all.any(|a| a != Access::Private)
+    } else {
+        all.any(|a| a != Access::Public)
+    }
+}
+
+/// gdb's `output_access_specifier`: `  public:` when the section changes.
+fn access_label(out: &mut String, section: &mut Option<Access>, a: Access, level: usize) {
+    if *section == Some(a) {
+        return;
+    }
+    *section = Some(a);
+    out.push_str(&" ".repeat(level + 2));
+    out.push_str(match a {
+        Access::Public => "public:\n",
+        Access::Protected => "protected:\n",
+        Access::Private => "private:\n",
+    });
+}
+
+/// The member functions of a C++ class in `ptype` (artificial ones left out), after a blank
+/// line when the data members had an access label.
+fn print_methods(
+    out: &mut String,
+    class: Option<&str>,
+    c: &CxxInfo,
+    section: &mut Option<Access>,
+    level: usize,
+    lang: Language,
+) {
+    let shown: Vec<&Method> = c.methods.iter().filter(|m| !m.artificial).collect();
+    if !shown.is_empty() && section.is_some() {
+        out.push('\n');
+    }
+    // gdb lists overloads together, in the order each name first appears.
+    let mut names: Vec<&str> = Vec::new();
+    for m in &shown {
+        if !names.contains(&m.name.as_str()) {
+            names.push(&m.name);
+        }
+    }
+    for name in names {
+        for m in shown.iter().filter(|m| m.name == name) {
+            access_label(out, section, m.access, level);
+            out.push_str(&" ".repeat(level + 4));
+            if m.is_virtual {
+                out.push_str("virtual ");
+            } else if m.is_static {
+                out.push_str("static ");
+            }
+            let ctor = Some(m.name.as_str()) == class || m.name.starts_with('~');
+            if !ctor {
+                match &m.ret {
+                    Some(r) => print_type(out, &view(r.get()), "", -1, 0, lang),
+                    None => out.push_str("void"),
+                }
+                out.push(' ');
+            }
+            out.push_str(&m.name);
+            out.push('(');
+            for (i, p) in m.params.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                print_type(out, &view(p.get()), "", 0, 0, lang);
+            }
+            if m.varargs {
+                out.push_str(if m.params.is_empty() { "..." } else { ", ..." });
+            } else if m.params.is_empty() && lang == Language::Cplus {
+                out.push_str("void");
+            }
+            out.push(')');
+            if m.is_const {
+                out.push_str(" const");
+            }
+            if m.is_volatile {
+                out.push_str(" volatile");
+            }
+            out.push_str(";\n");
         }
     }
 }
