@@ -331,8 +331,9 @@ impl Debugger {
             return Ok(Flow::Go);
         }
         for id in self.ids(arg)? {
+            // gdb says this on stdout: an unknown number is skipped, not an error.
             if let Err(e) = self.session.delete_breakpoint(id) {
-                eprintln!("{e}");
+                out(e.to_string());
             }
             self.forget_watch(id);
         }

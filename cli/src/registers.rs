@@ -27,9 +27,13 @@ pub fn lives_in_innermost(frames: &[Frame], sel: usize, dwarf: u16) -> bool {
     let Some(idx) = f0.regs.arch.reg_by_dwarf(dwarf) else {
         return false;
     };
-    frames
-        .get(1..=sel)
-        .is_some_and(|fs| fs.iter().all(|f| f.regs.get(idx).is_none()))
+    // The unwinder gives a register no frame saved the value of its callee (gdb's
+    // same-value rule): such a register is still the thread's.
+    let live = f0.regs.get(idx);
+    frames.get(1..=sel).is_some_and(|fs| {
+        fs.iter()
+            .all(|f| f.regs.get(idx).is_none() || f.regs.get(idx) == live)
+    })
 }
 
 /// The value of register `name` (without `$`) in frame `sel` of `frames`; `Ok(None)` when it
