@@ -169,8 +169,7 @@ impl Debugger {
         let symbols = self.session.symbols();
         let mut frames = vec![self.src.unwinder.frame0(symbols, mem, regs)];
         let mut complete = false;
-        loop {
-            let Some(last) = frames.last() else { break };
+        while let Some(last) = frames.last() {
             if self.frame_is_main(last) {
                 complete = true;
                 break;
