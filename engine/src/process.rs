@@ -729,6 +729,12 @@ impl Process {
         Ok(())
     }
 
+    /// A hardware instruction breakpoint at `addr` (reported as `StopKind::Breakpoint`);
+    /// returns its slot.
+    pub fn add_hw_breakpoint(&mut self, addr: u64) -> Result<usize> {
+        self.add_watchpoint(addr, 1, WatchKind::Execute)
+    }
+
     /// Drop the debugger's own breakpoint at `addr` (user breakpoints there stay).
     pub fn remove_internal_breakpoint(&mut self, addr: u64) -> Result<()> {
         let Some(s) = self.sites.get_mut(&addr) else {
@@ -1008,6 +1014,20 @@ impl Process {
             let stepping = std::mem::replace(&mut t.stepping, false);
             let watching = self.watch.iter().any(Option::is_some);
             if watching && let Some(slot) = native::take_watch_hit(tpid)? {
+                if let Some((addr, WatchKind::Execute, _)) = self.watch.get(slot).copied().flatten()
+                {
+                    // A hardware breakpoint: the pc is at the instruction, not past it, and
+                    // resuming does not trap again (see `ArchInfo::hw_breakpoint_resumes`).
+                    // Marked as at a breakpoint all the same: should a trap instruction be put
+                    // here before it resumes, it is stepped over, not hit again.
+                    if let Some(t) = self.threads.get_mut(&tid) {
+                        t.at_breakpoint = true;
+                    }
+                    return Ok(Some(Stop {
+                        tid,
+                        kind: StopKind::Breakpoint(addr),
+                    }));
+                }
                 return Ok(Some(Stop {
                     tid,
                     kind: StopKind::Watch { slot },

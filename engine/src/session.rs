@@ -65,6 +65,8 @@ pub struct Breakpoint {
     pub ignore: u64,
     /// Inserted in the process.
     inserted: bool,
+    /// Hardware slots holding this breakpoint's locations (instead of trap instructions).
+    hw: Vec<usize>,
 }
 
 /// Why the program stopped, as a front end reports it.
@@ -149,6 +151,8 @@ pub struct Session {
     /// The front end's scope breakpoints (where a watched frame returns), kept across steps.
     scope_bps: Vec<u64>,
     pub resolver: Option<LocationResolver>,
+    /// Conditional breakpoints may use hardware slots until a watchpoint needs them.
+    hw_for_conditions: bool,
     messages: Vec<Message>,
     /// Makes the hook given to each new process (see `Process::on_notice`).
     pub notice_hook: Option<Box<dyn Fn() -> crate::process::NoticeHook + Send>>,
@@ -183,6 +187,7 @@ impl Session {
             step_bps: Vec::new(),
             scope_bps: Vec::new(),
             resolver: None,
+            hw_for_conditions: true,
             messages: Vec::new(),
             notice_hook: None,
         }
@@ -343,6 +348,7 @@ impl Session {
         self.process = Some(p);
         for b in &mut self.breakpoints {
             b.inserted = false;
+            b.hw.clear();
             if b.kind == BpKind::Software && !matches!(b.spec, BpSpec::Address(_)) {
                 b.addrs.clear();
             }
@@ -396,6 +402,7 @@ impl Session {
         self.dl_hook = None;
         for b in &mut self.breakpoints {
             b.inserted = false;
+            b.hw.clear();
             if let BpKind::Watch { slot, .. } = &mut b.kind {
                 *slot = None;
             }
@@ -494,6 +501,29 @@ impl Session {
         if !b.enabled || b.inserted {
             return Ok(());
         }
+        let use_hw = self.hw_for_conditions
+            && p.arch().hw_breakpoint_resumes
+            && b.condition.is_some()
+            && b.kind == BpKind::Software;
+        if use_hw {
+            // A conditional breakpoint is hit often and mostly goes on: a hardware slot saves
+            // stepping over a trap instruction at every hit. Software when slots run out.
+            let mut slots = Vec::new();
+            for &a in &b.addrs {
+                match p.add_hw_breakpoint(a) {
+                    Ok(s) => slots.push(s),
+                    Err(_) => break,
+                }
+            }
+            if slots.len() == b.addrs.len() && !slots.is_empty() {
+                b.hw = slots;
+                b.inserted = true;
+                return Ok(());
+            }
+            for s in slots {
+                let _ = p.remove_watchpoint(s);
+            }
+        }
         match &mut b.kind {
             BpKind::Software => {
                 for (n, &a) in b.addrs.iter().enumerate() {
@@ -529,6 +559,12 @@ impl Session {
             return Ok(());
         }
         b.inserted = false;
+        if !b.hw.is_empty() {
+            for s in std::mem::take(&mut b.hw) {
+                p.remove_watchpoint(s)?;
+            }
+            return Ok(());
+        }
         match &mut b.kind {
             BpKind::Software => {
                 for &a in &b.addrs {
@@ -597,6 +633,7 @@ impl Session {
             condition: None,
             ignore: 0,
             inserted: false,
+            hw: Vec::new(),
         });
         let i = self.breakpoints.len() - 1;
         if let Err(e) = self.insert(i) {
@@ -636,11 +673,28 @@ impl Session {
             condition: None,
             ignore: 0,
             inserted: false,
+            hw: Vec::new(),
         });
         let i = self.breakpoints.len() - 1;
         if let Err(e) = self.insert(i) {
-            self.breakpoints.pop();
-            return Err(e);
+            // Slots taken by conditional breakpoints go back to trap instructions first.
+            let hw: Vec<usize> = (0..i)
+                .filter(|&j| !self.breakpoints[j].hw.is_empty())
+                .collect();
+            let retried = if matches!(e, EngineError::NoWatchSlot(_)) && !hw.is_empty() {
+                self.hw_for_conditions = false;
+                for j in hw {
+                    self.uninsert(j)?;
+                    self.insert(j)?;
+                }
+                self.insert(i)
+            } else {
+                Err(e)
+            };
+            if let Err(e) = retried {
+                self.breakpoints.pop();
+                return Err(e);
+            }
         }
         self.next_id += 1;
         Ok(self.breakpoints[i].clone())
@@ -705,6 +759,11 @@ impl Session {
     pub fn set_condition(&mut self, id: u32, cond: Option<String>) -> Result<()> {
         let i = self.index_of(id)?;
         self.breakpoints[i].condition = cond;
+        // Re-insert: a conditional breakpoint may move to a hardware slot and back.
+        if self.breakpoints[i].inserted {
+            self.uninsert(i)?;
+            self.insert(i)?;
+        }
         Ok(())
     }
 

@@ -327,3 +327,49 @@ fn read_write_watchpoint_of_eight_bytes() {
     p.remove_watchpoint(slot).unwrap();
     assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));
 }
+
+/// A conditional breakpoint lives in a hardware slot (where the architecture resumes from one
+/// without stepping): every crossing is still reported exactly once, and when watchpoints need
+/// every slot the breakpoint moves back to a trap instruction without losing a crossing.
+#[test]
+fn conditional_breakpoints_in_hardware_slots_count_exactly() {
+    use cohort_engine::session::{BpSpec, Event, Session};
+    let prog = program("loop");
+    let mut s = Session::new();
+    s.load_program(&prog).unwrap();
+    s.args = vec!["40".into()];
+    let b = s
+        .add_breakpoint(BpSpec::Symbol("tick".into()), false)
+        .unwrap();
+    s.set_condition(b.id, Some("whatever the front end evaluates".into()))
+        .unwrap();
+    s.start_process().unwrap();
+    let total = PIE_BASE + nm_address(&prog, "total");
+    let mut hits = 0;
+    loop {
+        match s.cont().unwrap() {
+            Event::Breakpoint { id, .. } => {
+                assert_eq!(id, b.id);
+                hits += 1;
+                if hits == 10 {
+                    // Four watchpoints take every slot: the breakpoint goes back to software.
+                    for k in 0..4 {
+                        s.add_watchpoint(total + 8 * k, 8, WatchKind::Write, "w")
+                            .unwrap();
+                    }
+                    for w in s.breakpoints().to_vec() {
+                        if w.id != b.id {
+                            s.delete_breakpoint(w.id).unwrap();
+                        }
+                    }
+                }
+            }
+            Event::Exited { code, .. } => {
+                assert_eq!(code, 0);
+                break;
+            }
+            e => panic!("unexpected {e:?}"),
+        }
+    }
+    assert_eq!(hits, 40);
+}

@@ -265,6 +265,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     // engine asks for naturally aligned 1, 2, 4 or 8 bytes, as on x86-64.
     watch_lengths: &[1, 2, 4, 8],
     disasm: DisasmKind::Aarch64,
+    hw_breakpoint_resumes: false,
     sub_registers: SUB_REGISTERS,
     skip_prologue,
 };

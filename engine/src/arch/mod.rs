@@ -113,6 +113,10 @@ pub struct ArchInfo {
     /// Watch lengths the hardware supports (bytes); the address must be aligned to it.
     pub watch_lengths: &'static [usize],
     pub disasm: DisasmKind,
+    /// Whether a thread stopped by a hardware instruction breakpoint can simply be resumed
+    /// (x86: the kernel sets EFLAGS.RF so the instruction does not trap again), which makes
+    /// such breakpoints cheaper than a trap instruction to step over.
+    pub hw_breakpoint_resumes: bool,
     /// Narrower views of registers, as gdb names them: (name, full register, bytes), e.g.
     /// `eax` is the low 4 bytes of `rax`.
     pub sub_registers: &'static [(&'static str, &'static str, usize)],

@@ -234,6 +234,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     watch_slots: 4,
     watch_lengths: &[1, 2, 4, 8],
     disasm: DisasmKind::X86_64,
+    hw_breakpoint_resumes: true,
     sub_registers: SUB_REGISTERS,
     skip_prologue,
 };
