@@ -243,14 +243,26 @@ impl Debugger {
             return Ok(Straight::SingleStep);
         }
         let arch = self.session.arch();
-        let (target, cfa) = match next_control_flow(arch, &code, pc) {
-            None => (range.1, None),
-            Some((a, _, _)) if a > pc => (a, None),
-            Some((a, n, flow::Flow::Call)) if a == pc && kind != StepKind::Into => {
-                (pc + n as u64, frame_cfa)
+        // `next` runs through calls too: the breakpoint goes to the first jump after them (or
+        // the end of the line), and only counts in this frame (a call may recurse into it).
+        let mut at = pc;
+        let mut through_call = false;
+        let target = loop {
+            let off = (at - pc) as usize;
+            match next_control_flow(arch, &code[off..], at) {
+                None => break range.1,
+                Some((a, n, flow::Flow::Call)) if kind != StepKind::Into => {
+                    through_call = true;
+                    at = a + n as u64;
+                    if at >= range.1 {
+                        break at;
+                    }
+                }
+                Some((a, _, _)) if a > pc => break a,
+                Some(_) => return Ok(Straight::SingleStep),
             }
-            Some(_) => return Ok(Straight::SingleStep),
         };
+        let cfa = if through_call { frame_cfa } else { None };
         match self.run_to(target, cfa)? {
             Some(pc) => Ok(Straight::Moved(pc)),
             None => Ok(Straight::Reported),
