@@ -316,7 +316,9 @@ impl Debugger {
     }
 
     pub(crate) fn eval_ctx(&self) -> EvalCtx<'_> {
-        let frames = self.frames(usize::MAX);
+        // The selected frame and its caller (for entry values): a breakpoint condition should
+        // not unwind the whole stack at every crossing.
+        let frames = self.frames(self.selected_frame() + 2);
         EvalCtx {
             dbg: self,
             frames,
@@ -998,11 +1000,12 @@ impl EvalContext for EvalCtx<'_> {
             if let Some(var) = found {
                 if var.kind == scopes::VarKind::Param || var.kind == scopes::VarKind::Local {
                     // A local of another function: only in a frame of that function.
-                    for (i, f) in self.frames.iter().enumerate() {
+                    let all = self.dbg.frames(usize::MAX);
+                    for (i, f) in all.iter().enumerate() {
                         if let Some((fd, _, s)) = self.dbg.scope_of(f)
                             && Arc::ptr_eq(&fd, &d)
                             && s.innermost().is_some_and(|fs| fs.function.name == scope)
-                            && let Some(ctx) = self.dbg.frame_ctx(&self.frames, i)
+                            && let Some(ctx) = self.dbg.frame_ctx(&all, i)
                         {
                             return cohort_dwarf::location::variable_value(&d, &var, &ctx)
                                 .map(Some);

@@ -46,6 +46,8 @@ pub struct SourceState {
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
     frames: RefCell<Option<FramesCache>>,
     pub selected: Cell<usize>,
+    /// Tail-call chains by (callee pc, caller pc): see `tail_call_chain`.
+    tails: RefCell<HashMap<(u64, u64), Vec<u64>>>,
     /// Scopes by (debug file, pc): see `machine_scope_of`.
     scopes: RefCell<HashMap<(usize, u64), Option<Scope>>>,
     /// gdb's skipped inline frames at frame 0: (pc, how many of the innermost inlined calls
@@ -228,6 +230,22 @@ impl Debugger {
     /// The run-time return addresses of the tail calls from `caller`'s callee (per its call
     /// site) to the function of `callee`, outermost first; empty when none or not unique.
     fn tail_call_chain(&self, callee: &Frame, caller: &Frame) -> Vec<u64> {
+        // Depends only on the two pcs: worked out once (conditions and stepping see the same
+        // pairs again and again).
+        let key = (callee.lookup_pc(), caller.pc());
+        if let Some(c) = self.src.tails.borrow().get(&key) {
+            return c.clone();
+        }
+        let chain = self.tail_call_chain_uncached(callee, caller);
+        let mut cache = self.src.tails.borrow_mut();
+        if cache.len() >= 4096 {
+            cache.clear();
+        }
+        cache.insert(key, chain.clone());
+        chain
+    }
+
+    fn tail_call_chain_uncached(&self, callee: &Frame, caller: &Frame) -> Vec<u64> {
         let Some((d, bias)) = self.debug_for(caller.lookup_pc()) else {
             return Vec::new();
         };
