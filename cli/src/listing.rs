@@ -135,7 +135,7 @@ impl Debugger {
         }
         let spec = self.qualify_linespec(spec);
         // FILE:LINE: the file may have no code on that line; find it by name.
-        if let Some((f, l)) = spec.rsplit_once(':')
+        if let Some((f, l)) = crate::locations::split_file(&spec)
             && let Ok(line) = l.parse::<u32>()
         {
             for (d, _) in self.debug_objects() {
