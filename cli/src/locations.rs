@@ -446,3 +446,20 @@ fn describe_locs(locs: &[Loc]) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::split_file;
+
+    #[test]
+    fn file_part_of_linespecs() {
+        assert_eq!(split_file("f.c:12"), Some(("f.c", "12")));
+        assert_eq!(split_file("f.c:main"), Some(("f.c", "main")));
+        assert_eq!(split_file("Counter::add"), None);
+        assert_eq!(
+            split_file("f.cc:Counter::add"),
+            Some(("f.cc", "Counter::add"))
+        );
+        assert_eq!(split_file("main"), None);
+    }
+}

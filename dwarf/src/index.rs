@@ -319,7 +319,10 @@ impl DebugFile {
             if let Some(base) = unqualified(&f.name)
                 && base != f.name
             {
-                ix.function_names.entry(base.to_string()).or_default().push(i);
+                ix.function_names
+                    .entry(base.to_string())
+                    .or_default()
+                    .push(i);
             }
             if let Some(l) = &f.linkage_name
                 && l != &f.name
@@ -872,4 +875,19 @@ fn group<T: Clone>(items: impl Iterator<Item = (String, (bool, String), T)>) -> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unqualified;
+
+    #[test]
+    fn unqualified_names() {
+        assert_eq!(unqualified("Counter::add"), Some("add"));
+        assert_eq!(unqualified("ns::C::f"), Some("f"));
+        assert_eq!(unqualified("main"), None);
+        assert_eq!(unqualified("f<a::b>"), None);
+        assert_eq!(unqualified("C::operator<"), Some("operator<"));
+        assert_eq!(unqualified("operator::"), None);
+    }
 }
