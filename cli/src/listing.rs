@@ -135,7 +135,7 @@ impl Debugger {
         }
         let spec = self.qualify_linespec(spec);
         // FILE:LINE: the file may have no code on that line; find it by name.
-        if let Some((f, l)) = spec.rsplit_once(':')
+        if let Some((f, l)) = crate::locations::split_file(&spec)
             && let Ok(line) = l.parse::<u32>()
         {
             for (d, _) in self.debug_objects() {
@@ -147,12 +147,20 @@ impl Debugger {
             }
             return err(format!("No source file named {f}."));
         }
+        // FILE:FUNCTION: the function as defined in that file.
+        let (in_file, func) = match crate::locations::split_file(&spec) {
+            Some((f, name)) if !f.is_empty() => (Some(f), name),
+            _ => (None, spec.as_str()),
+        };
         for (d, _) in self.debug_objects() {
-            for f in d.functions_named(&spec) {
+            for f in d.functions_named(func) {
                 if f.inlined_copy {
                     continue;
                 }
-                if let Some(l) = d.function_start_line(&f) {
+                if let Some(l) = d.function_start_line(&f)
+                    && in_file
+                        .is_none_or(|s| cohort_dwarf::lines::file_matches(&l.name, &l.file, s))
+                {
                     return Ok(Some((l.file, l.name, l.line)));
                 }
             }
@@ -160,6 +168,18 @@ impl Debugger {
         if self.session.symbols().lookup(&spec).is_some() {
             // A symbol without line information: gdb lists nothing.
             return Ok(None);
+        }
+        if let Some(f) = in_file {
+            let known = self.debug_objects().iter().any(|(d, _)| {
+                d.source_files()
+                    .iter()
+                    .any(|(n, full)| cohort_dwarf::lines::file_matches(n, full, f))
+            });
+            return err(if known {
+                format!("Function \"{func}\" not defined in \"{f}\".")
+            } else {
+                format!("No source file named {f}.")
+            });
         }
         if self.debug_objects().is_empty() && self.session.symbols().is_empty() {
             return err("No symbol table is loaded.  Use the \"file\" command.");

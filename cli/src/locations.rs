@@ -41,12 +41,24 @@ fn loc_of(m: LineMatch, bias: u64) -> Loc {
     }
 }
 
+/// `FILE:REST` of a linespec: split at the first `:` that is not part of a C++ scope
+/// operator (`Counter::add` has no file; `f.cc:Counter::add` has one).
+pub(crate) fn split_file(text: &str) -> Option<(&str, &str)> {
+    let b = text.as_bytes();
+    let i = (0..b.len()).find(|&i| {
+        b.get(i) == Some(&b':')
+            && b.get(i + 1) != Some(&b':')
+            && (i == 0 || b.get(i - 1) != Some(&b':'))
+    })?;
+    Some((text.get(..i)?, text.get(i + 1..)?))
+}
+
 /// Resolve a linespec. `Err` carries gdb's message (`Function "x" not defined.`,
 /// `No source file named f.c.`, `No line 99 in file "f.c".`).
 pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc>, String> {
     let text = text.trim();
     let objs = debug_files(symbols);
-    if let Some((file, rest)) = text.rsplit_once(':')
+    if let Some((file, rest)) = split_file(text)
         && !file.is_empty()
     {
         let rest = rest.trim();
@@ -432,5 +444,22 @@ fn describe_locs(locs: &[Loc]) -> String {
             };
             format!("{:#x}: {label}. ({} locations)", first.addr, many.len())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_file;
+
+    #[test]
+    fn file_part_of_linespecs() {
+        assert_eq!(split_file("f.c:12"), Some(("f.c", "12")));
+        assert_eq!(split_file("f.c:main"), Some(("f.c", "main")));
+        assert_eq!(split_file("Counter::add"), None);
+        assert_eq!(
+            split_file("f.cc:Counter::add"),
+            Some(("f.cc", "Counter::add"))
+        );
+        assert_eq!(split_file("main"), None);
     }
 }

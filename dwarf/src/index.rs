@@ -111,6 +111,9 @@ pub struct NameIndex {
     type_names: HashMap<String, Vec<usize>>,
     /// (low, high, function) for every code range of every out-of-line function, by low.
     by_address: Vec<(u64, u64, usize)>,
+    /// C++ scope (`ns::Class`) of every subprogram DIE declared inside a class, struct or
+    /// namespace: (unit, DIE) → scope.
+    scopes: HashMap<(usize, UnitOffset), String>,
 }
 
 /// One block of a unit's code: a function, an inlined copy, or a lexical block that gdb keeps
@@ -215,6 +218,8 @@ struct DieFacts {
     declaration: bool,
     inline: bool,
     origin: Option<UnitOffset>,
+    /// The DIEs reached through `DW_AT_abstract_origin` / `DW_AT_specification`, in order.
+    chain: Vec<UnitOffset>,
 }
 
 impl DebugFile {
@@ -268,6 +273,8 @@ impl DebugFile {
             && depth < 4
         {
             let g = self.die_facts(unit, o, depth + 1);
+            f.chain.push(o);
+            f.chain.extend(g.chain);
             f.name = f.name.or(g.name);
             f.linkage_name = f.linkage_name.or(g.linkage_name);
             if f.decl_file.is_none() {
@@ -308,6 +315,15 @@ impl DebugFile {
         }
         for (i, f) in ix.functions.iter().enumerate() {
             ix.function_names.entry(f.name.clone()).or_default().push(i);
+            // `break add` finds `Counter::add`, as gdb's wild matching does.
+            if let Some(base) = unqualified(&f.name)
+                && base != f.name
+            {
+                ix.function_names
+                    .entry(base.to_string())
+                    .or_default()
+                    .push(i);
+            }
             if let Some(l) = &f.linkage_name
                 && l != &f.name
             {
@@ -330,7 +346,31 @@ impl DebugFile {
     fn index_unit(&self, ix: &mut NameIndex, ui: usize, unit: &Unit<R>) -> Result<()> {
         let mut tree = unit.entries_tree(None)?;
         let root = tree.root()?;
-        self.index_children(ix, ui, unit, root, 0)
+        self.index_children(ix, ui, unit, root, 0, "")
+    }
+
+    /// The C++ name of subprogram `off`: its name qualified with the scope of its declaration
+    /// (found through its origin / specification chain), else with the scope it is in.
+    fn qualify(ix: &NameIndex, ui: usize, off: UnitOffset, f: &DieFacts, name: String) -> String {
+        let scope = f
+            .chain
+            .iter()
+            .rev()
+            .chain(std::iter::once(&off))
+            .find_map(|o| ix.scopes.get(&(ui, *o)));
+        match scope {
+            Some(s) => format!("{s}::{name}"),
+            None => name,
+        }
+    }
+
+    /// The name gdb gives function DIE `off` of unit `ui`: in C++, qualified with its class
+    /// or namespace (`Counter::add`); `None` when the DIE has no name.
+    pub fn function_qualified_name(&self, ui: usize, off: UnitOffset) -> Option<String> {
+        let unit = self.unit(ui).ok()?;
+        let f = self.die_facts(unit, off, 0);
+        let name = f.name.clone()?;
+        Some(Self::qualify(self.name_index(), ui, off, &f, name))
     }
 
     fn index_children(
@@ -340,6 +380,7 @@ impl DebugFile {
         unit: &Unit<R>,
         node: gimli::EntriesTreeNode<'_, '_, '_, R>,
         depth: u32,
+        scope: &str,
     ) -> Result<()> {
         let mut children = node.children();
         while let Some(child) = children.next()? {
@@ -350,12 +391,22 @@ impl DebugFile {
                 constants::DW_TAG_subprogram => {
                     let f = self.die_facts(unit, off, 0);
                     let Some(name) = f.name.clone() else { continue };
+                    if !scope.is_empty() {
+                        ix.scopes.insert((ui, off), scope.to_string());
+                    }
                     if f.declaration {
                         continue;
                     }
+                    let name = Self::qualify(ix, ui, off, &f, name);
                     let ranges = self.die_code_ranges(unit, off);
                     if ranges.is_empty() {
                         if f.inline {
+                            if let Some(base) = unqualified(&name) {
+                                ix.abstract_functions
+                                    .entry(base.to_string())
+                                    .or_default()
+                                    .push((ui, off));
+                            }
                             ix.abstract_functions
                                 .entry(name)
                                 .or_default()
@@ -402,6 +453,11 @@ impl DebugFile {
                 | constants::DW_TAG_typedef
                 | constants::DW_TAG_base_type => {
                     let f = self.die_facts(unit, off, 0);
+                    let inner = match (&f.name, scope) {
+                        (Some(n), "") => n.clone(),
+                        (Some(n), s) => format!("{s}::{n}"),
+                        (None, s) => s.to_string(),
+                    };
                     if let Some(name) = f.name
                         && !f.declaration
                     {
@@ -419,11 +475,18 @@ impl DebugFile {
                         constants::DW_TAG_structure_type | constants::DW_TAG_class_type
                     ) && depth < 16
                     {
-                        self.index_children(ix, ui, unit, child, depth + 1)?;
+                        self.index_children(ix, ui, unit, child, depth + 1, &inner)?;
                     }
                 }
                 constants::DW_TAG_namespace if depth < 16 => {
-                    self.index_children(ix, ui, unit, child, depth + 1)?;
+                    let f = self.die_facts(unit, off, 0);
+                    let n = f.name.unwrap_or_else(|| "(anonymous namespace)".into());
+                    let inner = if scope.is_empty() {
+                        n
+                    } else {
+                        format!("{scope}::{n}")
+                    };
+                    self.index_children(ix, ui, unit, child, depth + 1, &inner)?;
                 }
                 _ => {}
             }
@@ -453,7 +516,10 @@ impl DebugFile {
         origins.sort_unstable_by_key(|o| (o.0, o.1.0));
         origins.dedup();
         for (ui, origin) in origins {
-            out.extend(self.inlined_copies(ui, origin, name));
+            let qualified = self
+                .function_qualified_name(ui, origin)
+                .unwrap_or_else(|| name.to_string());
+            out.extend(self.inlined_copies(ui, origin, &qualified));
         }
         out.sort_by_key(|f| (f.entry_pc(), f.inlined_copy));
         out
@@ -760,6 +826,27 @@ fn promote_pending(
     }
 }
 
+/// The last component of a C++ qualified name (`add` of `Counter::add`), `None` when the name
+/// has no scope. `::` inside template arguments or a parameter list does not count.
+pub fn unqualified(name: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    let mut cut = None;
+    let b = name.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        // `operator<`, `operator()`: the rest is the operator's name.
+        if depth == 0 && name.get(i..).is_some_and(|r| r.starts_with("operator")) {
+            break;
+        }
+        match c {
+            b'<' | b'(' => depth += 1,
+            b'>' | b')' => depth -= 1,
+            b':' if depth == 0 && b.get(i + 1) == Some(&b':') => cut = Some(i + 2),
+            _ => {}
+        }
+    }
+    cut.and_then(|i| name.get(i..))
+}
+
 fn flag(v: &AttributeValue<R>) -> bool {
     matches!(v, AttributeValue::Flag(true))
 }
@@ -788,4 +875,19 @@ fn group<T: Clone>(items: impl Iterator<Item = (String, (bool, String), T)>) -> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unqualified;
+
+    #[test]
+    fn unqualified_names() {
+        assert_eq!(unqualified("Counter::add"), Some("add"));
+        assert_eq!(unqualified("ns::C::f"), Some("f"));
+        assert_eq!(unqualified("main"), None);
+        assert_eq!(unqualified("f<a::b>"), None);
+        assert_eq!(unqualified("C::operator<"), Some("operator<"));
+        assert_eq!(unqualified("operator::"), None);
+    }
 }

@@ -293,7 +293,11 @@ fn make_function(
         .udata(dw::DW_AT_decl_file)
         .and_then(|i| file_name(file, d.unit, i));
     Function {
-        name: full.name(file).unwrap_or_else(|| "??".into()),
+        // C++: qualified with its class or namespace (`Counter::add`).
+        name: file
+            .function_qualified_name(d.unit, d.offset)
+            .or_else(|| full.name(file))
+            .unwrap_or_else(|| "??".into()),
         linkage_name: full
             .string(file, dw::DW_AT_linkage_name)
             .or_else(|| full.string(file, dw::DW_AT_MIPS_linkage_name)),
