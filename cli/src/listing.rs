@@ -209,7 +209,7 @@ impl Debugger {
         for l in first..=last {
             out(format!(
                 "{l}\t{}",
-                text.get((l - 1) as usize).map_or("", |s| s)
+                text.get((l - 1) as usize).unwrap_or_default()
             ));
         }
         *self.src.list_last.borrow_mut() = Some((file.to_path_buf(), name.to_string(), last));

@@ -20,6 +20,69 @@ use cohort_unwind::{Frame, FrameKind, Unwinder};
 
 use crate::debugger::{Debugger, out};
 
+/// A source file: the offsets of its lines, read once; each line is read from the file when it
+/// is shown (a 270k-line, 10 MB file costs 8 bytes a line here, not its whole text).
+pub struct SourceText {
+    file: std::fs::File,
+    /// Start offset of each line; a final entry marks the end of the last line (one past its
+    /// newline).
+    starts: Vec<u64>,
+}
+
+impl SourceText {
+    fn open(path: &Path) -> Option<SourceText> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path).ok()?;
+        let mut starts = vec![0u64];
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut pos = 0u64;
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return None,
+            };
+            for (k, &b) in buf[..n].iter().enumerate() {
+                if b == b'\n' {
+                    starts.push(pos + k as u64 + 1);
+                }
+            }
+            pos += n as u64;
+        }
+        // Like `str::lines`: a final newline does not start another line; a last line
+        // without one ends at the end of the file.
+        if pos == 0 {
+            starts.clear();
+            starts.push(0);
+        } else if starts.last() != Some(&pos) {
+            starts.push(pos + 1);
+        }
+        Some(SourceText { file, starts })
+    }
+
+    /// Number of lines.
+    pub fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// Line `i` (0-based), without its newline (or `\r\n`).
+    pub fn get(&self, i: usize) -> Option<String> {
+        use std::os::unix::fs::FileExt;
+        let a = *self.starts.get(i)?;
+        let b = self.starts.get(i + 1)?.saturating_sub(1).max(a);
+        let mut buf = vec![0u8; usize::try_from(b - a).ok()?];
+        self.file.read_exact_at(&mut buf, a).ok()?;
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        Some(match String::from_utf8(buf) {
+            Ok(t) => t,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+}
+
 /// A line-table answer in run-time addresses.
 #[derive(Debug, Clone)]
 pub struct SrcLine {
@@ -42,7 +105,7 @@ type FramesCache = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
 pub struct SourceState {
     pub unwinder: Unwinder,
     debug: RefCell<HashMap<PathBuf, Option<Arc<DebugFile>>>>,
-    files: RefCell<HashMap<PathBuf, Option<Rc<Vec<String>>>>>,
+    files: RefCell<HashMap<PathBuf, Option<Rc<SourceText>>>>,
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
     frames: RefCell<Option<FramesCache>>,
     pub selected: Cell<usize>,
@@ -726,18 +789,11 @@ impl Debugger {
     }
 
     /// The lines of a source file (read once).
-    pub(crate) fn source_text(&self, file: &Path) -> Option<Rc<Vec<String>>> {
+    pub(crate) fn source_text(&self, file: &Path) -> Option<Rc<SourceText>> {
         if let Some(t) = self.src.files.borrow().get(file) {
             return t.clone();
         }
-        let t = std::fs::read(file).ok().map(|b| {
-            Rc::new(
-                String::from_utf8_lossy(&b)
-                    .lines()
-                    .map(|l| l.to_string())
-                    .collect::<Vec<_>>(),
-            )
-        });
+        let t = SourceText::open(file).map(Rc::new);
         self.src
             .files
             .borrow_mut()
@@ -968,5 +1024,30 @@ impl FrameContext for StaticCtx<'_> {
 
     fn caller(&self) -> Option<&dyn FrameContext> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceText;
+
+    #[test]
+    fn source_text_lines_as_str_lines() {
+        let dir = std::env::temp_dir().join(format!("cohort-src-{}", std::process::id()));
+        for (n, text) in [
+            "", "a", "a\n", "a\nb", "a\nb\n", "\n\n", "x\r\ny\n", "é\n\tz",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let p = dir.with_extension(format!("{n}"));
+            std::fs::write(&p, text).unwrap();
+            let t = SourceText::open(&p).unwrap();
+            let want: Vec<&str> = text.lines().collect();
+            let got: Vec<String> = (0..t.len()).map(|i| t.get(i).unwrap()).collect();
+            assert_eq!(got, want, "{text:?}");
+            assert_eq!(t.get(t.len()), None);
+            let _ = std::fs::remove_file(&p);
+        }
     }
 }
