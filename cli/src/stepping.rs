@@ -245,25 +245,42 @@ impl Debugger {
         let arch = self.session.arch();
         // `next` runs through calls too: the breakpoint goes to the first jump after them (or
         // the end of the line), and only counts in this frame (a call may recurse into it).
+        // A direct jump needs no trap of its own: breakpoints go where it can lead (its target
+        // and, when conditional, the next instruction), unless the target is in the code about
+        // to run.
         let mut at = pc;
         let mut through_call = false;
-        let target = loop {
+        let targets = loop {
             let off = (at - pc) as usize;
             match next_control_flow(arch, &code[off..], at) {
-                None => break range.1,
+                None => break vec![range.1],
                 Some((a, n, flow::Flow::Call)) if kind != StepKind::Into => {
                     through_call = true;
                     at = a + n as u64;
                     if at >= range.1 {
-                        break at;
+                        break vec![at];
                     }
                 }
-                Some((a, _, _)) if a > pc => break a,
+                Some((
+                    a,
+                    n,
+                    flow::Flow::Jump {
+                        target,
+                        conditional,
+                    },
+                )) if target < pc || target > a => {
+                    let mut t = vec![target];
+                    if conditional {
+                        t.push(a + n as u64);
+                    }
+                    break t;
+                }
+                Some((a, _, _)) if a > pc => break vec![a],
                 Some(_) => return Ok(Straight::SingleStep),
             }
         };
         let cfa = if through_call { frame_cfa } else { None };
-        match self.run_to(target, cfa)? {
+        match self.run_to_any(&targets, cfa)? {
             Some(pc) => Ok(Straight::Moved(pc)),
             None => Ok(Straight::Reported),
         }

@@ -15,8 +15,10 @@ pub enum Flow {
     Plain,
     /// A call: control comes back after it (`len` bytes on).
     Call,
-    /// Anything else that may not fall through: jumps, returns, traps, system calls, and
-    /// bytes that do not decode.
+    /// A direct jump to `target`; `conditional` when it may also fall through.
+    Jump { target: u64, conditional: bool },
+    /// Anything else that may not fall through: indirect jumps, returns, traps, system calls,
+    /// and bytes that do not decode.
     Branch,
 }
 
@@ -64,7 +66,12 @@ pub fn next_control_flow(arch: &ArchInfo, code: &[u8], addr: u64) -> Option<(u64
             };
             let len = i.bytes().len();
             let kind = match cs.insn_detail(i) {
-                Ok(d) => classify(d.groups()),
+                Ok(d) => match classify(d.groups()) {
+                    Flow::Branch if arch.disasm == DisasmKind::X86_64 => {
+                        direct_jump_x86(&d, i.mnemonic().unwrap_or(""))
+                    }
+                    k => k,
+                },
                 Err(_) => Flow::Branch,
             };
             if kind != Flow::Plain {
@@ -74,6 +81,32 @@ pub fn next_control_flow(arch: &ArchInfo, code: &[u8], addr: u64) -> Option<(u64
         }
         None
     })
+}
+
+/// An x86 `jmp`/`jcc` with an immediate target (capstone gives it as an absolute address).
+fn direct_jump_x86(d: &capstone::InsnDetail, mnemonic: &str) -> Flow {
+    use capstone::arch::x86::X86OperandType;
+    // Only the plain jumps: `loop*`/`jrcxz` and friends are left to single-stepping.
+    if !mnemonic.starts_with('j') {
+        return Flow::Branch;
+    }
+    let Some(x86) = d
+        .arch_detail()
+        .x86()
+        .map(|x| x.operands().collect::<Vec<_>>())
+    else {
+        return Flow::Branch;
+    };
+    match x86.as_slice() {
+        [op] => match op.op_type {
+            X86OperandType::Imm(t) => Flow::Jump {
+                target: t as u64,
+                conditional: mnemonic != "jmp",
+            },
+            _ => Flow::Branch,
+        },
+        _ => Flow::Branch,
+    }
 }
 
 fn classify(groups: &[capstone::InsnGroupId]) -> Flow {
@@ -110,7 +143,35 @@ mod tests {
         );
         assert_eq!(
             next_control_flow(arch, &code[10..], 0x100a),
-            Some((0x100a, 2, Flow::Branch))
+            Some((
+                0x100a,
+                2,
+                Flow::Jump {
+                    target: 0x100a,
+                    conditional: false
+                }
+            ))
+        );
+        // jl -0x10 ; ret ; jmp *%rax
+        let jumps = [0x7c, 0xf0, 0xc3, 0xff, 0xe0];
+        assert_eq!(
+            next_control_flow(arch, &jumps, 0x2000),
+            Some((
+                0x2000,
+                2,
+                Flow::Jump {
+                    target: 0x1ff2,
+                    conditional: true
+                }
+            ))
+        );
+        assert_eq!(
+            next_control_flow(arch, &jumps[2..], 0x2002),
+            Some((0x2002, 1, Flow::Branch))
+        );
+        assert_eq!(
+            next_control_flow(arch, &jumps[3..], 0x2003),
+            Some((0x2003, 2, Flow::Branch))
         );
         assert_eq!(
             next_control_flow(arch, &code[12..], 0x100c),
