@@ -804,19 +804,7 @@ impl EvalCtx<'_> {
     }
 }
 
-impl Target for EvalCtx<'_> {
-    fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
-        self.dbg.session.read_memory(addr, buf).map_err(Into::into)
-    }
-
-    fn ptr_size(&self) -> u64 {
-        self.dbg.session.arch().ptr_size as u64
-    }
-
-    fn symbol_for(&self, addr: u64) -> Option<String> {
-        self.dbg.session.symbolize(addr)
-    }
-}
+crate::session_target!(EvalCtx);
 
 impl EvalContext for EvalCtx<'_> {
     fn resolve_dynamic(&self, ty: &TypeRef) -> cohort_dwarf::Result<TypeRef> {

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use cohort_dwarf::context::Target;
 use cohort_dwarf::format::{FormatOptions, format_value};
 use cohort_dwarf::loader::DebugFile;
 use cohort_dwarf::location::FrameContext;
@@ -81,6 +80,26 @@ impl SourceText {
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         })
     }
+}
+
+/// `Target` (memory and symbols of the program) for a view that holds the debugger as `dbg`.
+#[macro_export]
+macro_rules! session_target {
+    ($t:ident) => {
+        impl cohort_dwarf::context::Target for $t<'_> {
+            fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
+                self.dbg.session.read_memory(addr, buf).map_err(Into::into)
+            }
+
+            fn ptr_size(&self) -> u64 {
+                self.dbg.session.arch().ptr_size as u64
+            }
+
+            fn symbol_for(&self, addr: u64) -> Option<String> {
+                self.dbg.session.symbolize(addr)
+            }
+        }
+    };
 }
 
 /// A line-table answer in run-time addresses.
@@ -890,19 +909,7 @@ pub struct SessionTarget<'a> {
     dbg: &'a Debugger,
 }
 
-impl Target for SessionTarget<'_> {
-    fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
-        self.dbg.session.read_memory(addr, buf).map_err(Into::into)
-    }
-
-    fn ptr_size(&self) -> u64 {
-        self.dbg.session.arch().ptr_size as u64
-    }
-
-    fn symbol_for(&self, addr: u64) -> Option<String> {
-        self.dbg.session.symbolize(addr)
-    }
-}
+crate::session_target!(SessionTarget);
 
 /// One frame of the program, as location evaluation sees it.
 pub struct Ctx<'a> {
@@ -914,19 +921,7 @@ pub struct Ctx<'a> {
     caller: Option<Box<Ctx<'a>>>,
 }
 
-impl Target for Ctx<'_> {
-    fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
-        self.dbg.session.read_memory(addr, buf).map_err(Into::into)
-    }
-
-    fn ptr_size(&self) -> u64 {
-        self.dbg.session.arch().ptr_size as u64
-    }
-
-    fn symbol_for(&self, addr: u64) -> Option<String> {
-        self.dbg.session.symbolize(addr)
-    }
-}
+crate::session_target!(Ctx);
 
 impl FrameContext for Ctx<'_> {
     fn pc(&self) -> u64 {
@@ -984,19 +979,7 @@ impl<'a> StaticCtx<'a> {
     }
 }
 
-impl Target for StaticCtx<'_> {
-    fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
-        self.dbg.session.read_memory(addr, buf).map_err(Into::into)
-    }
-
-    fn ptr_size(&self) -> u64 {
-        self.dbg.session.arch().ptr_size as u64
-    }
-
-    fn symbol_for(&self, addr: u64) -> Option<String> {
-        self.dbg.session.symbolize(addr)
-    }
-}
+crate::session_target!(StaticCtx);
 
 impl FrameContext for StaticCtx<'_> {
     fn pc(&self) -> u64 {
