@@ -71,6 +71,9 @@ int main(void)
     wait_gate(0);
     for (int i = 0; i < NWORKERS; i++)
         pthread_join(t[i], NULL);
+    /* Let the debugger report the last thread's exit before this line is printed: the two
+       share the terminal, and gdb's "[Thread ... exited]" may otherwise split it. */
+    usleep(200000);
     printf("%d %d %d %d\n", results[0], results[1], results[2], results[3]);
     return 0;
 }
