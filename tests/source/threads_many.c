@@ -1,5 +1,6 @@
 /* 100 threads, all alive at once (a barrier holds them until the last one is created). */
 #include <pthread.h>
+#include <unistd.h>
 #include <stdio.h>
 
 #define NTHREADS 100
@@ -35,6 +36,9 @@ int main(void)
         pthread_join(t[i], NULL);
         sum += totals[i];
     }
+    /* Let the debugger report the threads' exits before this line is printed (they share the
+       terminal). */
+    usleep(200000);
     printf("sum=%ld\n", sum);
     return 0;
 }
