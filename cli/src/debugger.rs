@@ -1454,11 +1454,18 @@ impl Debugger {
 
     /// `info sharedlibrary [REGEX]`.
     fn info_shared(&mut self, regex: &str) -> Result<Flow> {
+        let re = match regex.trim() {
+            "" => None,
+            r => Some(
+                crate::symtab_info::Regex::new(r)
+                    .map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))?,
+            ),
+        };
         let libs: Vec<_> = self
             .session
             .libraries()
             .iter()
-            .filter(|l| simple_regex_match(regex.trim(), &l.path))
+            .filter(|l| re.as_ref().is_none_or(|r| r.is_match(&l.path)))
             .cloned()
             .collect();
         if libs.is_empty() {
@@ -1628,26 +1635,6 @@ impl Debugger {
             }
         }
         Ok(Flow::Go)
-    }
-}
-
-/// A regular expression of literal text with optional `^`/`$` anchors (enough for library
-/// names); empty matches everything.
-fn simple_regex_match(re: &str, text: &str) -> bool {
-    let (start, re) = match re.strip_prefix('^') {
-        Some(r) => (true, r),
-        None => (false, re),
-    };
-    let (end, re) = match re.strip_suffix('$') {
-        Some(r) => (true, r),
-        None => (false, re),
-    };
-    let re = re.replace("\\.", ".");
-    match (start, end) {
-        (true, true) => text == re,
-        (true, false) => text.starts_with(&re),
-        (false, true) => text.ends_with(&re),
-        (false, false) => text.contains(&re),
     }
 }
 

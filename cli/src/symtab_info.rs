@@ -31,126 +31,73 @@ impl SymbolClass {
     }
 }
 
-/// A small regular-expression matcher (POSIX basic syntax as gdb's `info` commands use it:
-/// `^`, `$`, `.`, `*`, `[...]`, `\c`), searching anywhere in the text.
-pub struct Regex {
-    items: Vec<(Atom, bool)>,
-    anchored: bool,
-    end: bool,
-}
-
-#[derive(Debug, Clone)]
-enum Atom {
-    Any,
-    Char(char),
-    Set(Vec<(char, char)>, bool),
-}
-
-impl Atom {
-    fn matches(&self, c: char) -> bool {
-        match self {
-            Atom::Any => true,
-            Atom::Char(x) => *x == c,
-            Atom::Set(ranges, neg) => ranges.iter().any(|(a, b)| *a <= c && c <= *b) != *neg,
-        }
-    }
-}
+/// A regular expression as gdb's `info` commands read it: POSIX basic syntax (`\(`, `\{`,
+/// `\|`, `\+` and `\?` are operators; plain `(`, `{`, `|`, `+`, `?` are literal), matched
+/// anywhere in the text. Translated to the `regex` crate's syntax.
+pub struct Regex(regex::Regex);
 
 impl Regex {
     pub fn new(pattern: &str) -> std::result::Result<Regex, String> {
-        let mut p = pattern;
-        let anchored = p.starts_with('^');
-        if anchored {
-            p = &p[1..];
-        }
-        let end = p.ends_with('$') && !p.ends_with("\\$");
-        if end {
-            p = &p[..p.len() - 1];
-        }
-        let mut items: Vec<(Atom, bool)> = Vec::new();
-        let mut it = p.chars().peekable();
+        let mut out = String::with_capacity(pattern.len() + 8);
+        let mut it = pattern.chars().peekable();
+        let mut in_set = false;
         while let Some(c) = it.next() {
-            let atom = match c {
-                '.' => Atom::Any,
-                '*' => {
-                    match items.last_mut() {
-                        Some(last) => last.1 = true,
-                        None => items.push((Atom::Char('*'), false)),
+            if in_set {
+                // Bracket expressions read the same, except that a backslash is literal in
+                // POSIX and `[` `&` `~` are special in the regex crate.
+                match c {
+                    ']' => {
+                        in_set = false;
+                        out.push(']');
                     }
-                    continue;
+                    '\\' | '[' | '&' | '~' => {
+                        out.push('\\');
+                        out.push(c);
+                    }
+                    _ => out.push(c),
                 }
-                '\\' => Atom::Char(it.next().ok_or("Trailing backslash")?),
+                continue;
+            }
+            match c {
+                '\\' => match it.next() {
+                    Some(o @ ('(' | ')' | '{' | '}' | '|' | '+' | '?')) => out.push(o),
+                    Some(o) => {
+                        out.push('\\');
+                        out.push(o);
+                    }
+                    None => return Err("Trailing backslash".into()),
+                },
+                '(' | ')' | '{' | '}' | '|' | '+' | '?' => {
+                    out.push('\\');
+                    out.push(c);
+                }
                 '[' => {
-                    let neg = it.peek() == Some(&'^');
-                    if neg {
+                    in_set = true;
+                    out.push('[');
+                    if it.peek() == Some(&'^') {
                         it.next();
+                        out.push('^');
                     }
-                    let mut ranges = Vec::new();
-                    let mut first = true;
-                    loop {
-                        let Some(a) = it.next() else {
-                            return Err("Unmatched [, [^, [:, [., or [=".into());
-                        };
-                        if a == ']' && !first {
-                            break;
-                        }
-                        first = false;
-                        if it.peek() == Some(&'-') {
-                            it.next();
-                            match it.next() {
-                                Some(']') => {
-                                    ranges.push((a, a));
-                                    ranges.push(('-', '-'));
-                                    break;
-                                }
-                                Some(b) => ranges.push((a, b)),
-                                None => return Err("Unmatched [, [^, [:, [., or [=".into()),
-                            }
-                        } else {
-                            ranges.push((a, a));
-                        }
+                    if it.peek() == Some(&']') {
+                        it.next();
+                        out.push_str("\\]");
                     }
-                    Atom::Set(ranges, neg)
                 }
-                c => Atom::Char(c),
-            };
-            items.push((atom, false));
+                // A leading `*` is literal in POSIX basic syntax.
+                '*' if out.is_empty() || out == "^" => out.push_str("\\*"),
+                c => out.push(c),
+            }
         }
-        Ok(Regex {
-            items,
-            anchored,
-            end,
-        })
+        if in_set {
+            return Err("Unmatched [, [^, [:, [., or [=".into());
+        }
+        regex::Regex::new(&out)
+            .map(Regex)
+            .map_err(|e| e.to_string())
     }
 
     pub fn is_match(&self, text: &str) -> bool {
-        let t: Vec<char> = text.chars().collect();
-        if self.anchored {
-            return self.match_here(0, &t, 0);
-        }
-        (0..=t.len()).any(|s| self.match_here(0, &t, s))
-    }
-
-    fn match_here(&self, i: usize, t: &[char], at: usize) -> bool {
-        let Some((atom, star)) = self.items.get(i) else {
-            return !self.end || at == t.len();
-        };
-        if *star {
-            let mut k = at;
-            loop {
-                if self.match_here(i + 1, t, k) {
-                    return true;
-                }
-                match t.get(k) {
-                    Some(&c) if atom.matches(c) => k += 1,
-                    _ => return false,
-                }
-            }
-        }
-        match t.get(at) {
-            Some(&c) if atom.matches(c) => self.match_here(i + 1, t, at + 1),
-            _ => false,
-        }
+        self.0.is_match(text)
     }
 }
 
@@ -462,5 +409,13 @@ mod tests {
         assert!(!m("^[^a-c]x", "bx"));
         assert!(m("", "anything"));
         assert!(m("^_init$", "_init"));
+        // POSIX basic syntax: groups and alternation are escaped, plain ones are literal.
+        assert!(m("^a\\(b\\|c\\)$", "ac"));
+        assert!(m("f(x)", "f(x)"));
+        assert!(m("a+b", "a+b"));
+        assert!(!m("a+b", "aab"));
+        assert!(m("*x", "*x"));
+        assert!(m("libc\\.so", "/lib/libc.so.6"));
+        assert!(!m("libc\\.so", "/lib/libcXso.6"));
     }
 }
