@@ -218,12 +218,7 @@ impl Debugger {
 
     /// `info source`: the current source file (the last listed or stopped at).
     pub(crate) fn cmd_info_source(&mut self) -> Result<Flow> {
-        let cur = self
-            .src
-            .list_center
-            .borrow()
-            .clone()
-            .or_else(|| self.src.list_last.borrow().clone());
+        let cur = self.current_source();
         let Some((file, name, _)) = cur else {
             out("No current source file.");
             return Ok(Flow::Go);

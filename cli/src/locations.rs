@@ -166,11 +166,8 @@ impl Debugger {
 
     /// The default source file's display name.
     pub(crate) fn default_source_file(&self) -> Option<String> {
-        if let Some((_, name, _)) = &*self.src.list_center.borrow() {
-            return Some(name.clone());
-        }
-        if let Some((_, name, _)) = &*self.src.list_last.borrow() {
-            return Some(name.clone());
+        if let Some((_, name, _)) = self.current_source() {
+            return Some(name);
         }
         if self.session.is_running() {
             let pc = self.session.registers(false).ok()?.pc();

@@ -820,6 +820,15 @@ impl Debugger {
         t
     }
 
+    /// The current source file and line: where the last stop or `list` left it.
+    pub(crate) fn current_source(&self) -> Option<(PathBuf, String, u32)> {
+        self.src
+            .list_center
+            .borrow()
+            .clone()
+            .or_else(|| self.src.list_last.borrow().clone())
+    }
+
     /// The pc of the current thread (0 without a process).
     pub(crate) fn frame0_pc(&self) -> u64 {
         self.session.registers(false).map(|r| r.pc()).unwrap_or(0)

@@ -308,12 +308,7 @@ impl Debugger {
     pub(crate) fn cmd_info_line(&mut self, arg: &str) -> Result<Flow> {
         let a = arg.trim();
         let pc = if a.is_empty() {
-            let cur = self
-                .src
-                .list_center
-                .borrow()
-                .clone()
-                .or_else(|| self.src.list_last.borrow().clone());
+            let cur = self.current_source();
             let Some((file, _, line)) = cur else {
                 return Err(EngineError::Other(
                     "No line number information available.".into(),

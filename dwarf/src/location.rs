@@ -324,19 +324,7 @@ impl<'a> Evaluator<'a> {
                 } => {
                     let mut buf = vec![0u8; size as usize];
                     frame.read_memory(address, &mut buf)?;
-                    let v = if base_type.0 == 0 {
-                        let mut a = [0u8; 8];
-                        let n = buf.len().min(8);
-                        a[..n].copy_from_slice(&buf[..n]);
-                        gimli::Value::Generic(u64::from_le_bytes(a))
-                    } else {
-                        let vt = self.base_type(base_type)?;
-                        gimli::Value::parse(
-                            vt,
-                            gimli::EndianSlice::new(&buf, RunTimeEndian::Little),
-                        )?
-                    };
-                    eval.resume_with_memory(v)?
+                    eval.resume_with_memory(self.typed_value(&buf, base_type)?)?
                 }
                 EvaluationResult::RequiresRegister {
                     register,
@@ -345,19 +333,7 @@ impl<'a> Evaluator<'a> {
                     let bytes = frame
                         .reg_bytes(register.0)
                         .ok_or(DwarfError::OptimizedOut)?;
-                    let v = if base_type.0 == 0 {
-                        let mut a = [0u8; 8];
-                        let n = bytes.len().min(8);
-                        a[..n].copy_from_slice(&bytes[..n]);
-                        gimli::Value::Generic(u64::from_le_bytes(a))
-                    } else {
-                        let vt = self.base_type(base_type)?;
-                        gimli::Value::parse(
-                            vt,
-                            gimli::EndianSlice::new(&bytes, RunTimeEndian::Little),
-                        )?
-                    };
-                    eval.resume_with_register(v)?
+                    eval.resume_with_register(self.typed_value(&bytes, base_type)?)?
                 }
                 EvaluationResult::RequiresFrameBase => {
                     let fb = self.frame_base_value()?;
@@ -402,6 +378,26 @@ impl<'a> Evaluator<'a> {
             };
         }
         Ok(eval.result())
+    }
+
+    /// Bytes read for the evaluator, as a value of the DWARF base type at `base_type` (the
+    /// generic address-sized type when 0).
+    fn typed_value(
+        &self,
+        bytes: &[u8],
+        base_type: gimli::UnitOffset<usize>,
+    ) -> Result<gimli::Value> {
+        if base_type.0 == 0 {
+            let mut a = [0u8; 8];
+            let n = bytes.len().min(8);
+            a[..n].copy_from_slice(&bytes[..n]);
+            return Ok(gimli::Value::Generic(u64::from_le_bytes(a)));
+        }
+        let vt = self.base_type(base_type)?;
+        Ok(gimli::Value::parse(
+            vt,
+            gimli::EndianSlice::new(bytes, RunTimeEndian::Little),
+        )?)
     }
 
     fn base_type(&self, off: gimli::UnitOffset<usize>) -> Result<gimli::ValueType> {
