@@ -575,8 +575,11 @@ impl Debugger {
         }
         let n = parse_count(arg)?;
         let mut before = (None, None);
-        for _ in 0..n {
-            before = self.step_frame_id();
+        for i in 0..n {
+            // Only the last step's frame decides how the stop is shown.
+            if i + 1 == n {
+                before = self.step_frame_id();
+            }
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {

@@ -98,6 +98,9 @@ struct Thread {
     pointer: u64,
     /// PC read since the thread last stopped (cleared whenever it runs).
     pc: std::cell::Cell<Option<u64>>,
+    /// General registers read since the thread last stopped (cleared whenever it runs or they
+    /// are written): a stop report asks for them several times.
+    regs: std::cell::RefCell<Option<Registers>>,
 }
 
 #[derive(Debug)]
@@ -294,6 +297,7 @@ impl Process {
                 stepping: false,
                 pointer: 0,
                 pc: std::cell::Cell::new(None),
+                regs: std::cell::RefCell::new(None),
             },
         );
         num
@@ -637,8 +641,15 @@ impl Process {
 
     /// General-purpose registers of `tid`.
     pub fn registers(&self, tid: i32) -> Result<Registers> {
-        self.thread(tid)?;
-        native::read_gp(Pid::from_raw(tid))
+        let t = self.thread(tid)?;
+        if let Some(r) = &*t.regs.borrow() {
+            return Ok(r.clone());
+        }
+        let r = native::read_gp(Pid::from_raw(tid))?;
+        if t.state == TState::Stopped {
+            t.regs.replace(Some(r.clone()));
+        }
+        Ok(r)
     }
 
     /// Every register of `tid`, floating point and vector included.
@@ -648,7 +659,9 @@ impl Process {
     }
 
     pub fn set_registers(&mut self, tid: i32, regs: &Registers) -> Result<()> {
-        self.thread(tid)?.pc.set(None);
+        let t = self.thread(tid)?;
+        t.pc.set(None);
+        t.regs.replace(None);
         native::write_gp(Pid::from_raw(tid), regs)
     }
 
@@ -668,6 +681,7 @@ impl Process {
         native::write_pc(Pid::from_raw(tid), pc)?;
         if let Some(t) = self.threads.get(&tid) {
             t.pc.set(Some(pc));
+            t.regs.replace(None);
         }
         Ok(())
     }
@@ -836,6 +850,7 @@ impl Process {
         t.state = TState::Running;
         t.stepping = false;
         t.pc.set(None);
+        t.regs.replace(None);
         match ptrace::cont(t.tid, sig) {
             Ok(()) | Err(Errno::ESRCH) => Ok(()),
             Err(e) => Err(EngineError::Ptrace {
@@ -1165,6 +1180,7 @@ impl Process {
         t.stepping = true;
         t.state = TState::Running;
         t.pc.set(None);
+        t.regs.replace(None);
         let sig = t.deliver.take();
         ptrace::step(t.tid, sig).map_err(perr("PTRACE_SINGLESTEP", t.tid))?;
         loop {
@@ -1186,6 +1202,7 @@ impl Process {
                     t.stepping = true;
                     t.state = TState::Running;
                     t.pc.set(None);
+                    t.regs.replace(None);
                     let sig = t.deliver.take();
                     match ptrace::step(t.tid, sig) {
                         Ok(()) => {}
