@@ -754,20 +754,7 @@ impl EvalCtx<'_> {
     /// Linux (LP64).
     fn siginfo(&self) -> Option<Value> {
         let tid = self.dbg.session.current_thread()?;
-        let mut bytes = vec![0u8; 128];
-        // SAFETY: PTRACE_GETSIGINFO writes one siginfo_t (128 bytes on Linux) to the buffer,
-        // which is 128 bytes long; `tid` is a thread this process traces.
-        let r = unsafe {
-            libc::ptrace(
-                libc::PTRACE_GETSIGINFO,
-                tid,
-                std::ptr::null_mut::<libc::c_void>(),
-                bytes.as_mut_ptr().cast::<libc::c_void>(),
-            )
-        };
-        if r < 0 {
-            return None;
-        }
+        let bytes = self.dbg.session.process()?.siginfo_bytes(tid).ok()?;
         Some(Value::new(siginfo_type(), bytes, Lval::None))
     }
 

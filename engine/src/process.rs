@@ -1308,6 +1308,31 @@ impl Process {
         Ok(stop)
     }
 
+    /// The raw `siginfo_t` of the signal `tid` stopped with (128 bytes on Linux), for
+    /// `$_siginfo`.
+    pub fn siginfo_bytes(&self, tid: i32) -> Result<Vec<u8>> {
+        self.thread(tid)?;
+        let mut bytes = vec![0u8; 128];
+        // SAFETY: PTRACE_GETSIGINFO writes one siginfo_t (128 bytes on Linux) to the buffer,
+        // which is 128 bytes long; `tid` is a thread this process traces and has stopped.
+        let r = unsafe {
+            libc::ptrace(
+                libc::PTRACE_GETSIGINFO,
+                tid,
+                std::ptr::null_mut::<libc::c_void>(),
+                bytes.as_mut_ptr().cast::<libc::c_void>(),
+            )
+        };
+        if r < 0 {
+            return Err(EngineError::Ptrace {
+                op: "PTRACE_GETSIGINFO",
+                tid,
+                err: nix::Error::last(),
+            });
+        }
+        Ok(bytes)
+    }
+
     /// The faulting address of the signal `tid` stopped with (SIGSEGV, SIGBUS, SIGFPE, SIGILL).
     pub fn fault_address(&self, tid: i32) -> Result<Option<u64>> {
         self.thread(tid)?;
