@@ -1660,7 +1660,7 @@ fn notice_line(n: &Notice) -> Option<String> {
 
 /// gdb's target id of a thread: `Thread 0x7ffff7d87740 (LWP 1649)`, or `process N` before the
 /// thread library has set the thread pointer.
-fn thread_target(pointer: u64, tid: i32, pid: Option<i32>) -> String {
+pub(crate) fn thread_target(pointer: u64, tid: i32, pid: Option<i32>) -> String {
     if pointer == 0 {
         if Some(tid) == pid {
             format!("process {tid}")

@@ -820,6 +820,78 @@ impl Debugger {
         t
     }
 
+    /// Address of `offset` in the thread-local block, for the thread whose registers are
+    /// `regs`, of the object loaded at `bias`. glibc: the thread pointer's TCB holds the DTV one
+    /// pointer in; entry `modid` of the DTV (two pointers each, entry 0 the generation) is the
+    /// module's block. The program is module 1; a library's module id is read from its
+    /// `struct link_map` at the offset glibc publishes for libthread_db
+    /// (`_thread_db_link_map_l_tls_modid`: size in bits, count, offset).
+    pub(crate) fn tls_address(
+        &self,
+        regs: &Registers,
+        bias: u64,
+        offset: u64,
+    ) -> cohort_dwarf::Result<u64> {
+        let cannot = || {
+            cohort_dwarf::DwarfError::user("Cannot access thread-local variables in this context")
+        };
+        let arch = regs.arch;
+        let tp = arch
+            .thread_pointer
+            .and_then(|i| regs.get(i))
+            .ok_or_else(cannot)? as u64;
+        let mem = self.session.process().ok_or_else(cannot)?;
+        let ptr = arch.ptr_size as u64;
+        let is_program = self
+            .session
+            .symbols()
+            .main()
+            .is_some_and(|m| m.bias == bias);
+        let lib = if is_program {
+            None
+        } else {
+            Some(
+                self.session
+                    .libraries()
+                    .iter()
+                    .find(|l| l.bias == bias)
+                    .ok_or_else(cannot)?,
+            )
+        };
+        let modid = match lib {
+            None => 1,
+            Some(lib) => {
+                let lm = lib.link_map.ok_or_else(cannot)?;
+                let desc = self
+                    .session
+                    .symbols()
+                    .lookup("_thread_db_link_map_l_tls_modid")
+                    .ok_or_else(cannot)?;
+                let mut d = [0u8; 12];
+                mem.read_memory(desc, &mut d).map_err(|_| cannot())?;
+                let bits = u32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+                let off = u32::from_le_bytes([d[8], d[9], d[10], d[11]]);
+                let mut v = [0u8; 8];
+                let n = ((bits / 8) as usize).clamp(1, 8);
+                mem.read_memory(lm + u64::from(off), &mut v[..n])
+                    .map_err(|_| cannot())?;
+                u64::from_le_bytes(v)
+            }
+        };
+        let dtv = mem.read_u64(tp + ptr).map_err(|_| cannot())?;
+        let block = mem.read_u64(dtv + 2 * ptr * modid).map_err(|_| cannot())?;
+        // Dynamic TLS is allocated for a thread on its first use (gdb's wording).
+        if block == 0 || block == u64::MAX {
+            let tid = self.session.current_thread().unwrap_or(0);
+            let name = lib.map(|l| l.path.clone()).unwrap_or_default();
+            return Err(cohort_dwarf::DwarfError::user(format!(
+                "The inferior has not yet allocated storage for thread-local variables in\nthe shared library `{name}'\nfor {}",
+                crate::debugger::thread_target(tp, tid, self.session.pid())
+            )));
+        }
+        Ok(block + offset)
+    }
+
     /// The current source file and line: where the last stop or `list` left it.
     pub(crate) fn current_source(&self) -> Option<(PathBuf, String, u32)> {
         self.src
@@ -957,18 +1029,8 @@ impl FrameContext for Ctx<'_> {
         self.cfa
     }
 
-    fn tls_address(&self, offset: u64) -> Option<u64> {
-        // glibc: the thread pointer's TCB holds the DTV at one pointer; entry `modid` of the
-        // DTV (two pointers each, entry 0 is the generation) is the module's TLS block.
-        // The program itself is module 1.
-        let arch = self.regs.arch;
-        let tp = self.regs.get(arch.thread_pointer?)? as u64;
-        let mem = self.dbg.session.process()?;
-        let ptr = arch.ptr_size as u64;
-        let dtv = mem.read_u64(tp + ptr).ok()?;
-        let modid = 1u64;
-        let block = mem.read_u64(dtv + 2 * ptr * modid).ok()?;
-        Some(block + offset)
+    fn tls_address(&self, offset: u64) -> cohort_dwarf::Result<u64> {
+        self.dbg.tls_address(self.regs, self.bias, offset)
     }
 
     fn caller(&self) -> Option<&dyn FrameContext> {
@@ -1007,11 +1069,13 @@ impl FrameContext for StaticCtx<'_> {
         None
     }
 
-    fn tls_address(&self, offset: u64) -> Option<u64> {
-        // Thread-local globals: through the selected thread's frame 0 registers.
+    fn tls_address(&self, offset: u64) -> cohort_dwarf::Result<u64> {
+        // Thread-local globals: through the selected thread's registers.
         let frames = self.dbg.frames(1);
-        let ctx = self.dbg.frame_ctx(&frames, 0)?;
-        ctx.tls_address(offset)
+        let f = frames.first().ok_or_else(|| {
+            cohort_dwarf::DwarfError::user("Cannot access thread-local variables in this context")
+        })?;
+        self.dbg.tls_address(&f.regs, self.bias, offset)
     }
 
     fn caller(&self) -> Option<&dyn FrameContext> {

@@ -165,6 +165,7 @@ cases! {
     threads,
     threads_many,
     tls,
+    tls_lib,
     two_units,
     until_advance,
     values_array,

@@ -37,7 +37,9 @@ pub trait FrameContext: Target {
     /// Canonical frame address of this frame.
     fn cfa(&self) -> Option<u64>;
     /// Address of `offset` in this object's thread-local storage block, for this thread.
-    fn tls_address(&self, offset: u64) -> Option<u64>;
+    /// Errors are worded for the user (gdb's "Cannot access thread-local variables in this
+    /// context", or why the block does not exist yet).
+    fn tls_address(&self, offset: u64) -> Result<u64>;
     /// The calling frame (for `DW_OP_entry_value` through call-site parameters).
     fn caller(&self) -> Option<&dyn FrameContext>;
 }
@@ -340,9 +342,7 @@ impl<'a> Evaluator<'a> {
                     eval.resume_with_frame_base(fb)?
                 }
                 EvaluationResult::RequiresTls(off) => {
-                    let a = frame.tls_address(off).ok_or_else(|| {
-                        DwarfError::user("Cannot access thread-local variables in this context")
-                    })?;
+                    let a = frame.tls_address(off)?;
                     eval.resume_with_tls(a)?
                 }
                 EvaluationResult::RequiresCallFrameCfa => {

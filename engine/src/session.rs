@@ -115,6 +115,8 @@ pub struct SharedLib {
     /// Run-time `.text` range.
     pub text: Option<(u64, u64)>,
     pub has_debug_info: bool,
+    /// Its `struct link_map` in the program (None for the dynamic linker found from auxv).
+    pub link_map: Option<u64>,
 }
 
 /// Messages a front end shows while the program runs (gdb's bracketed lines).
@@ -453,7 +455,9 @@ impl Session {
             let Ok(file) = ObjectFile::load_cached(Path::new(&e.name)) else {
                 continue;
             };
-            self.libs.push(lib_info(&e.name, &file, e.l_addr));
+            let mut lib = lib_info(&e.name, &file, e.l_addr);
+            lib.link_map = Some(e.node);
+            self.libs.push(lib);
             self.symbols.push(LoadedObject {
                 file,
                 bias: e.l_addr,
@@ -1033,5 +1037,6 @@ fn lib_info(path: &str, file: &ObjectFile, bias: u64) -> SharedLib {
         bias,
         text: file.text_range().map(|(a, b)| (a + bias, b + bias)),
         has_debug_info: file.has_debug_info() || file.separate_debug_file().is_some(),
+        link_map: None,
     }
 }

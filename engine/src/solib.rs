@@ -151,6 +151,9 @@ pub struct LinkMapEntry {
     pub name: String,
     /// Runtime address of the object's dynamic section.
     pub l_ld: u64,
+    /// Address of this `struct link_map` itself (glibc's private fields, such as the TLS
+    /// module id, are found from it).
+    pub node: u64,
 }
 
 impl LinkMapEntry {
@@ -189,7 +192,12 @@ pub fn read_link_map_sized(
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default()
         };
-        out.push(LinkMapEntry { l_addr, name, l_ld });
+        out.push(LinkMapEntry {
+            l_addr,
+            name,
+            l_ld,
+            node,
+        });
         node = next;
     }
     Ok(out)

@@ -131,8 +131,10 @@ impl FrameContext for TestFrame<'_> {
     fn cfa(&self) -> Option<u64> {
         self.cfa
     }
-    fn tls_address(&self, offset: u64) -> Option<u64> {
-        self.tls_block.map(|b| b + offset)
+    fn tls_address(&self, offset: u64) -> cohort_dwarf::Result<u64> {
+        self.tls_block
+            .map(|b| b + offset)
+            .ok_or_else(|| cohort_dwarf::DwarfError::user("no TLS block"))
     }
     fn caller(&self) -> Option<&dyn FrameContext> {
         self.caller.as_deref().map(|c| c as &dyn FrameContext)
