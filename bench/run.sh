@@ -14,22 +14,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-REPS=${BENCH_REPS:-5}
 N=${BENCH_HITS:-2000}
 STEPS=${BENCH_STEPS:-20000}
-GDB=${GDB:-gdb}
-OUT=target/bench
-COHORT=target/release/cohort
-FIX=$OUT/hot
+FIX=target/bench/hot
 MEM_WORDS=131072 # 131072 8-byte words = 1 MiB, the size of `big`
 
-# No network look-ups and no init files for gdb; cohort accepts and ignores -nx.
-unset DEBUGINFOD_URLS
-GDB_CMD=("$GDB" -nx)
+# Timing, medians, table rows and warnings are shared with the source-level benchmarks.
+source bench/lib.sh
+COHORT=target/release/cohort
 COHORT_CMD=("$COHORT" -nx)
-
-bench_start=$(date +%s.%N)
-load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "== building cohort (release) and the fixture" >&2
 cargo build --release -q -p cohort
@@ -38,70 +31,9 @@ cc -g -O0 -o "$FIX" bench/fixtures/hot.c
 CONT="$OUT/continue-$N.gdb"
 awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++) print "continue" }' >"$CONT"
 
-# ------------------------------------------------------------------ helpers
-
-# timed LOG CMD...: run CMD with stdout+stderr to LOG (or /dev/null), print wall seconds.
-# A failing exit status is recorded in LOG.rc rather than aborting the benchmark.
-timed() {
-    local log=$1
-    shift
-    local s e rc=0
-    s=$(date +%s.%N)
-    "$@" >"$log" 2>&1 </dev/null || rc=$?
-    e=$(date +%s.%N)
-    [ "$log" = /dev/null ] || echo "$rc" >"$log.rc"
-    awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f\n", e - s }'
-}
-
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
-# measure NAME WORK LOG_WORK LOG_BASE -- BASE_CMD... -- WORK_CMD...
-# Alternates baseline and work runs REPS times; sets RATE (WORK per second, or empty when
-# the difference is not positive) and DELTA (seconds).
-measure() {
-    local name=$1 work=$2 log_w=$3 log_b=$4
-    shift 4
-    [ "$1" = -- ] && shift
-    local base=() cmd=()
-    while [ "$1" != -- ]; do
-        base+=("$1")
-        shift
-    done
-    shift
-    cmd=("$@")
-    local tb=() tw=() i
-    for ((i = 0; i < REPS; i++)); do
-        tb+=("$(timed "$log_b" "${base[@]}")")
-        tw+=("$(timed "$log_w" "${cmd[@]}")")
-    done
-    local mb mw
-    mb=$(median "${tb[@]}")
-    mw=$(median "${tw[@]}")
-    DELTA=$(awk -v a="$mw" -v b="$mb" 'BEGIN { printf "%.4f", a - b }')
-    RATE=$(awk -v d="$DELTA" -v w="$work" 'BEGIN { if (d > 0) printf "%.3f", w / d }')
-    printf '   %-28s base %.3fs  work %.3fs  delta %ss\n' "$name" "$mb" "$mw" "$DELTA" >&2
-}
-
-count() { grep -c -- "$1" "$2" || true; }
-
-ROWS=()
-WARNINGS=()
-# row METRIC UNIT GDB_VALUE COHORT_VALUE
-row() {
-    local ratio=-
-    if [[ $3 =~ ^[0-9.]+$ && $4 =~ ^[0-9.]+$ ]]; then
-        ratio=$(awk -v g="$3" -v c="$4" 'BEGIN { if (g > 0) printf "%.1fx", c / g; else print "-" }')
-    fi
-    ROWS+=("$(printf '| %-50s | %14s | %14s | %8s |' "$1 ($2)" "$3" "$4" "$ratio")")
-}
-warn() {
-    WARNINGS+=("$1")
-    echo "WARNING: $1" >&2
-}
 # value RATE OK: the figure for the table (rounded), or FAIL when a sanity check failed.
 value() { if [ "$2" = ok ] && [ -n "$1" ]; then printf '%.0f\n' "$1"; else echo FAIL; fi; }
 
-L=$OUT/logs
 
 # ------------------------------------------------------------------ a. breakpoint hits
 
@@ -200,20 +132,7 @@ row "memory read+format, x/${MEM_WORDS}xg" "MiB/s" "$(fmt_mib "${MEM[gdb]}")" "$
 
 # ------------------------------------------------------------------ report
 
-bench_end=$(date +%s.%N)
-echo
-echo "cohort $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cli engine || echo '+dirty') vs $("$GDB" --version | head -n 1)"
-echo "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(uname -sr), $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "load average at start $load_start, at end $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
-echo "N=$N hits, $STEPS steps, 1 MiB; median of $REPS runs each; ratio = cohort/gdb (higher is better for cohort)"
-echo
-printf '| %-50s | %14s | %14s | %8s |\n' "metric" "gdb" "cohort" "ratio"
-printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..52})" "$(printf -- '-%.0s' {1..16})" "$(printf -- '-%.0s' {1..16})" "$(printf -- '-%.0s' {1..10})"
-printf '%s\n' "${ROWS[@]}"
-for w in "${WARNINGS[@]+"${WARNINGS[@]}"}"; do
-    printf '| %-50s | %s |\n' "WARNING" "$w"
-done
-echo
+report "Instruction-level benchmarks: N=$N hits, $STEPS steps, 1 MiB; median of $REPS runs each; ratio = cohort/gdb (higher is better for cohort)" \
+    "bash bench/run.sh"
 echo "stepi end state: gdb ${FINAL[gdb]}; cohort ${FINAL[cohort]}"
 echo "cohort with 'break hot if i < 0': $COHORT_COND_SAYS"
-awk -v s="$bench_start" -v e="$bench_end" 'BEGIN { printf "total %.0fs; logs in target/bench/logs\n", e - s }'

@@ -1026,7 +1026,7 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn register(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
-        crate::registers::register_value(self.dbg, &self.frames, self.sel, name)
+        crate::registers::register_value(&self.frames, self.sel, name)
     }
 
     fn history(&self, which: HistoryRef) -> cohort_dwarf::Result<Value> {

@@ -1,12 +1,10 @@
 //! Registers as expression values: `$pc` (`void (*)()`), `$sp`/`$fp` (`void *`), `$rax`
 //! (`long`), `$eax` (`int`), at the selected frame, typed the way gdb types them.
 
-use cohort_dwarf::types::{Encoding, LazyType, Type, TypeKind};
+use cohort_dwarf::types::{Encoding, Type, TypeKind, TypeRef};
 use cohort_dwarf::value::{Lval, Value};
 use cohort_engine::arch::RegKind;
 use cohort_unwind::Frame;
-
-use crate::debugger::Debugger;
 
 /// Register `idx` as frame `sel` of `frames` sees it: a register the frame's unwind rules leave
 /// unspecified keeps the value it has in the frame it called (gdb's same-value default).
@@ -39,7 +37,6 @@ pub fn lives_in_innermost(frames: &[Frame], sel: usize, dwarf: u16) -> bool {
 /// The value of register `name` (without `$`) in frame `sel` of `frames`; `Ok(None)` when it
 /// is not a register.
 pub fn register_value(
-    dbg: &Debugger,
     frames: &[Frame],
     sel: usize,
     name: &str,
@@ -50,38 +47,14 @@ pub fn register_value(
     let arch = frame.regs.arch;
     let ptr = arch.ptr_size as u64;
     let (idx, ty) = match name {
-        "pc" => {
-            let f = Type::new(
-                None,
-                1,
-                TypeKind::Function {
-                    ret: None,
-                    params: Vec::new(),
-                    varargs: false,
-                    prototyped: false,
-                },
-            );
-            (arch.pc, Type::pointer_to(f, ptr))
-        }
+        "pc" => (arch.pc, code_pointer(ptr)),
         "sp" => (arch.sp, Type::pointer_to(Type::void(), ptr)),
         "fp" => (arch.fp, Type::pointer_to(Type::void(), ptr)),
         _ => {
             if let Some(i) = arch.reg_index(name) {
                 let d = &arch.regs[i];
                 let ty = match d.kind {
-                    RegKind::CodePtr => {
-                        let f = Type::new(
-                            None,
-                            1,
-                            TypeKind::Function {
-                                ret: None,
-                                params: Vec::new(),
-                                varargs: false,
-                                prototyped: false,
-                            },
-                        );
-                        Type::pointer_to(f, ptr)
-                    }
+                    RegKind::CodePtr => code_pointer(ptr),
                     RegKind::DataPtr => Type::pointer_to(Type::void(), ptr),
                     RegKind::Int | RegKind::Flags(_) => Type::base("long", 8, Encoding::Signed),
                     RegKind::Uint => Type::base("unsigned long", 8, Encoding::Unsigned),
@@ -112,8 +85,6 @@ pub fn register_value(
             }
         }
     };
-    let _ = dbg;
-    let _ = LazyType::ready;
     let size = ty.byte_size() as usize;
     let dwarf = arch.regs.get(idx).and_then(|r| r.dwarf);
     let Some(v) = reg_in(frames, sel, idx) else {
@@ -133,4 +104,19 @@ fn sub_register(arch: &cohort_engine::arch::ArchInfo, name: &str) -> Option<(usi
         .iter()
         .find(|(n, _, _)| *n == name)
         .and_then(|(_, full, size)| arch.reg_index(full).map(|i| (i, *size)))
+}
+
+/// gdb's type of code-pointer registers: `void (*)()`.
+fn code_pointer(ptr: u64) -> TypeRef {
+    let f = Type::new(
+        None,
+        1,
+        TypeKind::Function {
+            ret: None,
+            params: Vec::new(),
+            varargs: false,
+            prototyped: false,
+        },
+    );
+    Type::pointer_to(f, ptr)
 }

@@ -89,13 +89,7 @@ pub fn variable_value_parts(
     let Some(expr) = expression_at(file, var.unit, loc, frame)? else {
         return Ok(whole(Value::optimized_out(ty)));
     };
-    let ev = Evaluator {
-        file,
-        unit: var.unit,
-        frame,
-        frame_base: var.frame_base.as_ref(),
-        depth: 0,
-    };
+    let ev = Evaluator::for_variable(file, var, frame);
     // A register or entry value that cannot be recovered in this frame: gdb says
     // `<optimized out>` for the variable.
     let r = ev
@@ -143,13 +137,7 @@ pub fn entry_value_of(
     if size == 0 || size > 8 {
         return Ok(None);
     }
-    let ev = Evaluator {
-        file,
-        unit: var.unit,
-        frame,
-        frame_base: var.frame_base.as_ref(),
-        depth: 0,
-    };
+    let ev = Evaluator::for_variable(file, var, frame);
     match ev.entry_value(expr.0) {
         Ok(v) => {
             let bytes = v.to_le_bytes().get(..size as usize).map(|b| b.to_vec());
@@ -171,13 +159,7 @@ pub fn variable_address(
     let Some(expr) = expression_at(file, var.unit, loc, frame)? else {
         return Ok(None);
     };
-    let ev = Evaluator {
-        file,
-        unit: var.unit,
-        frame,
-        frame_base: var.frame_base.as_ref(),
-        depth: 0,
-    };
+    let ev = Evaluator::for_variable(file, var, frame);
     let pieces = ev.run(expr.0, None)?;
     Ok(match pieces.as_slice() {
         [
@@ -291,6 +273,21 @@ struct Evaluator<'a> {
 const MAX_EVAL_DEPTH: u32 = 8;
 
 impl<'a> Evaluator<'a> {
+    /// An evaluator for the location of `var` in `frame`.
+    fn for_variable(
+        file: &'a Arc<DebugFile>,
+        var: &'a Variable,
+        frame: &'a dyn FrameContext,
+    ) -> Self {
+        Evaluator {
+            file,
+            unit: var.unit,
+            frame,
+            frame_base: var.frame_base.as_ref(),
+            depth: 0,
+        }
+    }
+
     fn encoding(&self) -> Result<gimli::Encoding> {
         Ok(self.file.unit(self.unit)?.encoding())
     }
@@ -638,13 +635,7 @@ fn dynamic_count(
             (val.as_i64(), *is_count)
         }
         DynamicBound::Expr { expr, is_count, .. } => {
-            let ev = Evaluator {
-                file,
-                unit: var.unit,
-                frame,
-                frame_base: var.frame_base.as_ref(),
-                depth: 0,
-            };
+            let ev = Evaluator::for_variable(file, var, frame);
             let pieces = ev.run(gimli::EndianSlice::new(expr, file.endian), None)?;
             let v = match pieces.first().map(|p| &p.location) {
                 Some(Location::Address { address }) => *address,
