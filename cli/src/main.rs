@@ -4,26 +4,13 @@
 //! [--args] PROGRAM [ARGS...]` and `-p PID`) is parsed by hand: gdb's single-dash long options
 //! (`-ex`, `-batch`) are not something clap parses (see docs/HANDWRITTEN.md).
 
-mod data;
-mod debugger;
-mod disassemble;
-mod examine;
-mod format;
-mod listing;
-mod locations;
-mod registers;
-mod source;
-mod stack;
-mod stepping;
-mod symtab_info;
-
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use cohort_engine::tracer::Tracer;
 
-use debugger::{Debugger, Flow};
+use cohort_debugger::{Debugger, Flow};
 
 #[derive(Debug, Default)]
 struct Options {

@@ -2,7 +2,6 @@
 //! `Session`, and prints what gdb prints.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 use cohort_engine::arch::WatchKind;
@@ -58,9 +57,10 @@ pub struct Debugger {
 }
 
 pub(crate) fn out(s: impl AsRef<str>) {
-    let mut o = std::io::stdout().lock();
-    let _ = writeln!(o, "{}", s.as_ref());
-    let _ = o.flush();
+    let mut line = String::with_capacity(s.as_ref().len() + 1);
+    line.push_str(s.as_ref());
+    line.push('\n');
+    crate::output::write_out(&line);
 }
 
 /// A repeat count argument (`step 3`); empty means 1.
@@ -119,8 +119,7 @@ impl Debugger {
         match r {
             Ok(f) => f,
             Err(e) => {
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(err, "{e}");
+                crate::errln!("{e}");
                 Flow::Go
             }
         }
@@ -206,8 +205,7 @@ impl Debugger {
             "set" => self.cmd_set(rest),
             "quit" | "q" | "exit" => Ok(Flow::Quit),
             "echo" => {
-                print!("{}", rest.replace("\\n", "\n"));
-                let _ = std::io::stdout().flush();
+                crate::out!("{}", rest.replace("\\n", "\n"));
                 Ok(Flow::Go)
             }
             _ => err(format!("Undefined command: \"{cmd}\".  Try \"help\".")),
@@ -277,15 +275,16 @@ impl Debugger {
         let make = match self.pending_mode {
             Some(on) => on,
             None if self.batch => {
-                eprintln!("{msg}");
+                crate::errln!("{msg}");
                 out(
                     "Make breakpoint pending on future shared library load? (y or [n]) [answered N; input not from terminal]",
                 );
                 return Ok(false);
             }
             None => {
-                print!("{msg}\nMake breakpoint pending on future shared library load? (y or [n]) ");
-                let _ = std::io::stdout().flush();
+                crate::out!(
+                    "{msg}\nMake breakpoint pending on future shared library load? (y or [n]) "
+                );
                 let mut ans = String::new();
                 let _ = std::io::stdin().read_line(&mut ans);
                 ans.trim().eq_ignore_ascii_case("y")
@@ -295,7 +294,7 @@ impl Debugger {
             return Err(EngineError::Other(msg.to_string()));
         }
         if self.pending_mode == Some(true) {
-            eprintln!("{msg}");
+            crate::errln!("{msg}");
         }
         Ok(true)
     }
@@ -349,7 +348,7 @@ impl Debugger {
         };
         for id in ids {
             if let Err(e) = self.session.set_enabled(id, on) {
-                eprintln!("{e}");
+                crate::errln!("{e}");
             }
         }
         Ok(Flow::Go)
@@ -1055,8 +1054,7 @@ impl Debugger {
                     line.push('\t');
                     let mut one = vec![0u8; size];
                     if self.session.read_memory(u, &mut one).is_err() {
-                        print!("{line}");
-                        let _ = std::io::stdout().flush();
+                        crate::out!("{line}");
                         return Err(EngineError::Memory(u));
                     }
                     line.push_str(&unit(&one, fmt));
@@ -1098,8 +1096,7 @@ impl Debugger {
         }
         if n == 0 {
             let label = format!("{}:", self.address_with_symbol(addr));
-            print!("   {label}\t");
-            let _ = std::io::stdout().flush();
+            crate::out!("   {label}\t");
             return Err(EngineError::Memory(addr));
         }
         code.truncate(n);
@@ -1436,7 +1433,7 @@ impl Debugger {
         let pid = self.session.pid();
         for n in nums {
             let Some(t) = threads.iter().find(|t| t.num == n) else {
-                eprintln!("warning: Unknown thread {n}");
+                crate::errln!("warning: Unknown thread {n}");
                 continue;
             };
             self.session.select_thread(n)?;

@@ -414,8 +414,7 @@ impl Debugger {
             None => FormatOptions::default(),
         };
         let s = self.format(&v, &opts);
-        print!("{s}");
-        let _ = std::io::Write::flush(&mut std::io::stdout());
+        crate::out!("{s}");
         Ok(Flow::Go)
     }
 
@@ -663,7 +662,7 @@ impl Debugger {
         match expr::evaluate(&e, &ctx).and_then(|v| expr::is_truthy(&v)) {
             Ok(b) => b,
             Err(err) => {
-                eprintln!("Error in testing condition for breakpoint {id}:\n{err}");
+                crate::errln!("Error in testing condition for breakpoint {id}:\n{err}");
                 true
             }
         }
@@ -719,7 +718,7 @@ impl Debugger {
             // Memory formats display like `x`.
             out(format!("{n}: x/{f} {text}"));
             if let Err(e) = self.cmd_x(&format!("/{f} {text}")) {
-                eprintln!("{e}");
+                crate::errln!("{e}");
             }
             return;
         }
@@ -735,7 +734,7 @@ impl Debugger {
                     None => out(format!("{n}: {text} = {s}")),
                 }
             }
-            Err(e) => eprintln!("{e}"),
+            Err(e) => crate::errln!("{e}"),
         }
     }
 }

@@ -778,7 +778,7 @@ impl Debugger {
                 if l.start == pc {
                     self.print_source_line(&l.file, &l.name, l.line, false);
                 } else {
-                    print!("0x{pc:016x}\t");
+                    crate::out!("0x{pc:016x}\t");
                     self.print_source_line(&l.file, &l.name, l.line, false);
                 }
             }
@@ -798,9 +798,7 @@ impl Debugger {
             },
             // gdb reports a missing source file on stderr.
             None => {
-                use std::io::Write;
-                let _ = std::io::stdout().flush();
-                eprintln!("{line}\t{name}: No such file or directory.");
+                crate::errln!("{line}\t{name}: No such file or directory.");
             }
         }
         *self.src.list_center.borrow_mut() = Some((file.to_path_buf(), name.to_string(), line));

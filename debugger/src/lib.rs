@@ -1,0 +1,20 @@
+//! Cohort's gdb-compatible command interpreter for one process: `cohort PROGRAM` runs one on
+//! its tracer thread, and agentd runs one per rank on the rank's tracer thread (with the output
+//! captured, see [`output`]). It prints exactly what gdb 13 prints.
+
+pub mod output;
+
+mod data;
+pub mod debugger;
+mod disassemble;
+mod examine;
+mod format;
+mod listing;
+mod locations;
+mod registers;
+mod source;
+mod stack;
+mod stepping;
+mod symtab_info;
+
+pub use debugger::{Debugger, Flow};
