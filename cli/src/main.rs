@@ -4,6 +4,9 @@
 //! [--args] PROGRAM [ARGS...]` and `-p PID`) is parsed by hand: gdb's single-dash long options
 //! (`-ex`, `-batch`) are not something clap parses (see docs/HANDWRITTEN.md).
 
+mod parallel;
+mod report;
+
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
@@ -94,6 +97,21 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
 
 fn main() -> anyhow::Result<()> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    let sub: Option<fn(&[String]) -> anyhow::Result<i32>> = match argv.first().map(String::as_str) {
+        Some("launch") => Some(parallel::launch_main),
+        Some("offline") => Some(report::offline_main),
+        Some("demo") => Some(report::demo_main),
+        _ => None,
+    };
+    if let Some(f) = sub {
+        match f(&argv[1..]) {
+            Ok(code) => std::process::exit(code),
+            Err(e) => {
+                eprintln!("{e:#}");
+                std::process::exit(1);
+            }
+        }
+    }
     let mut opts = match parse_args(&argv) {
         Ok(o) => o,
         Err(e) => {

@@ -50,6 +50,10 @@ pub struct Debugger {
     many_threads: bool,
     /// Thread last reported to the user.
     last_tid: Option<i32>,
+    /// Where a step tells which MPI call it runs through (agentd's ranks only).
+    pub(crate) activity: Option<std::sync::Arc<std::sync::Mutex<Option<String>>>>,
+    /// How the program ended, once it has (`exited normally`, `exited with code 3`, …).
+    ended: Option<String>,
     /// Source-level state: debug info, frames, selected frame, source text.
     pub(crate) src: crate::source::SourceState,
     /// Value history, convenience variables, displays, parsed conditions.
@@ -105,6 +109,8 @@ impl Debugger {
             watches: HashMap::new(),
             many_threads: false,
             last_tid: None,
+            ended: None,
+            activity: None,
             src: Default::default(),
             data: Default::default(),
         }
@@ -123,6 +129,38 @@ impl Debugger {
                 Flow::Go
             }
         }
+    }
+
+    /// One line for `info ranks`: the state and place of the program, the same for every rank
+    /// in the same state at the same line (`stopped in compute at heat.c:27`).
+    pub fn state_summary(&self) -> String {
+        if self.session.pid().is_none() {
+            return self
+                .ended
+                .clone()
+                .unwrap_or_else(|| "not started".to_string());
+        }
+        let Ok(regs) = self.session.registers(false) else {
+            return "stopped".to_string();
+        };
+        let pc = regs.pc();
+        let func = self.session.function_at(pc).0;
+        let line = self.frame0_src_line();
+        match (func, line) {
+            (Some(f), Some(l)) => format!("stopped in {f} at {}:{}", l.name, l.line),
+            (Some(f), None) => format!("stopped in {f}"),
+            (None, _) => format!("stopped at 0x{pc:x}"),
+        }
+    }
+
+    /// Let steps name the MPI call they run through in `slot` (see agentd).
+    pub fn set_activity_slot(&mut self, slot: std::sync::Arc<std::sync::Mutex<Option<String>>>) {
+        self.activity = Some(slot);
+    }
+
+    /// The process being debugged, if any.
+    pub fn pid(&self) -> Option<i32> {
+        self.session.pid()
     }
 
     /// What happens at the end of a batch run or on `quit`: launched programs are killed,
@@ -633,6 +671,11 @@ impl Debugger {
     pub(crate) fn report(&mut self, ev: Event) -> Result<bool> {
         match ev {
             Event::Exited { pid, code } => {
+                self.ended = Some(if code == 0 {
+                    "exited normally".to_string()
+                } else {
+                    format!("exited with code {code}")
+                });
                 if code == 0 {
                     out(format!("[Inferior 1 (process {pid}) exited normally]"));
                 } else {
@@ -644,6 +687,7 @@ impl Debugger {
             }
             Event::Killed { signo, .. } => {
                 let (name, desc) = describe(signo);
+                self.ended = Some(format!("terminated with signal {name}"));
                 out(format!(
                     "\nProgram terminated with signal {name}, {desc}.\nThe program no longer exists."
                 ));

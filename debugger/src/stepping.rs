@@ -148,7 +148,10 @@ impl Debugger {
                         new_function: false,
                     });
                 };
-                match self.run_to(ret, frame_cfa)? {
+                self.note_entered(pc);
+                let r = self.run_to(ret, frame_cfa);
+                self.clear_activity();
+                match r? {
                     Some(_) => {}
                     None => return Ok(Outcome::Reported),
                 }
@@ -256,6 +259,10 @@ impl Debugger {
                 None => break vec![range.1],
                 Some((a, n, flow::Flow::Call)) if kind != StepKind::Into => {
                     through_call = true;
+                    if self.activity.is_some() {
+                        let off = (a - pc) as usize;
+                        self.note_call(code.get(off..).unwrap_or_default(), a);
+                    }
                     at = a + n as u64;
                     if at >= range.1 {
                         break vec![at];
@@ -280,9 +287,51 @@ impl Debugger {
             }
         };
         let cfa = if through_call { frame_cfa } else { None };
-        match self.run_to_any(&targets, cfa)? {
+        let r = self.run_to_any(&targets, cfa);
+        self.clear_activity();
+        match r? {
             Some(pc) => Ok(Straight::Moved(pc)),
             None => Ok(Straight::Reported),
+        }
+    }
+
+    /// With many ranks: name the MPI call a step is about to run through, so that a rank still
+    /// inside it when the others have finished is reported as waiting there.
+    fn note_call(&self, code: &[u8], at: u64) {
+        let Some(slot) = &self.activity else { return };
+        let Some(target) = flow::direct_call_target(self.session.arch(), code, at) else {
+            return;
+        };
+        let Some(name) = self.session.function_at(target).0 else {
+            return;
+        };
+        let name = name.trim_end_matches("@plt");
+        if (name.starts_with("MPI_") || name.starts_with("PMPI_") || name.starts_with("mpi_"))
+            && let Ok(mut s) = slot.lock()
+        {
+            *s = Some(name.to_string());
+        }
+    }
+
+    /// Like [`Self::note_call`], for a call already entered (stopped at its first instruction).
+    fn note_entered(&self, pc: u64) {
+        let Some(slot) = &self.activity else { return };
+        let Some(name) = self.session.function_at(pc).0 else {
+            return;
+        };
+        let name = name.trim_end_matches("@plt");
+        if (name.starts_with("MPI_") || name.starts_with("PMPI_"))
+            && let Ok(mut s) = slot.lock()
+        {
+            *s = Some(name.to_string());
+        }
+    }
+
+    fn clear_activity(&self) {
+        if let Some(slot) = &self.activity
+            && let Ok(mut s) = slot.lock()
+        {
+            *s = None;
         }
     }
 

@@ -83,6 +83,45 @@ pub fn next_control_flow(arch: &ArchInfo, code: &[u8], addr: u64) -> Option<(u64
     })
 }
 
+/// The target of a direct call at the start of `code` (at `addr`); `None` for indirect calls
+/// and anything else. Used to name what a step runs through (e.g. `MPI_Recv`).
+pub fn direct_call_target(arch: &ArchInfo, code: &[u8], addr: u64) -> Option<u64> {
+    CS.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.as_ref().is_none_or(|(k, _)| *k != arch.disasm) {
+            *slot = Some((arch.disasm, engine(arch.disasm)?));
+        }
+        let (_, cs) = slot.as_ref()?;
+        let insns = cs.disasm_count(code, addr, 1).ok()?;
+        let i = insns.iter().next()?;
+        let d = cs.insn_detail(i).ok()?;
+        match arch.disasm {
+            DisasmKind::X86_64 => {
+                use capstone::arch::x86::X86OperandType;
+                let ops: Vec<_> = d.arch_detail().x86()?.operands().collect();
+                match ops.as_slice() {
+                    [op] => match op.op_type {
+                        X86OperandType::Imm(t) => Some(t as u64),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            DisasmKind::Aarch64 => {
+                use capstone::arch::arm64::Arm64OperandType;
+                let ops: Vec<_> = d.arch_detail().arm64()?.operands().collect();
+                match ops.as_slice() {
+                    [op] => match op.op_type {
+                        Arm64OperandType::Imm(t) => Some(t as u64),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+        }
+    })
+}
+
 /// An x86 `jmp`/`jcc` with an immediate target (capstone gives it as an absolute address).
 fn direct_jump_x86(d: &capstone::InsnDetail, mnemonic: &str) -> Flow {
     use capstone::arch::x86::X86OperandType;

@@ -136,6 +136,9 @@ pub struct LaunchOptions {
     /// Arguments exactly as typed to `run` (given to the shell unquoted); when `None`, `args`
     /// are quoted for the shell.
     pub args_line: Option<String>,
+    /// Descriptors the program gets at given numbers (a rank's stdout/stderr pipes, its stdin,
+    /// a launcher's PMI descriptor); the rest of the debugger's descriptors stay its own.
+    pub fds: Vec<(std::sync::Arc<std::os::fd::OwnedFd>, i32)>,
 }
 
 /// Quote one argument for a POSIX shell, as gdb does for `--args`.
@@ -183,8 +186,18 @@ pub struct Process {
 /// See [`Process::on_notice`].
 pub type NoticeHook = Box<dyn FnMut(&Notice) + Send>;
 
-/// How long `wait_any` polls before it sleeps in `waitpid`.
-const SPIN_BEFORE_SLEEP: std::time::Duration = std::time::Duration::from_micros(200);
+/// How long `wait_any` polls before it sleeps in `waitpid`, in microseconds.
+static SPIN_BEFORE_SLEEP_US: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(200);
+
+/// Set how long a wait for a stop polls before sleeping (200 µs by default: right for one
+/// process on its own CPU; agentd, with a tracer thread per rank and more ranks than CPUs,
+/// sets 0 so that waiting threads leave the CPUs to the ranks).
+pub fn set_wait_spin(d: std::time::Duration) {
+    SPIN_BEFORE_SLEEP_US.store(
+        d.as_micros().min(u64::MAX as u128) as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
 
 fn wait_flags() -> WaitPidFlag {
     WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD
@@ -361,12 +374,33 @@ impl Process {
         let (gate_r, gate_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
             .map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
         let disable_aslr = opts.disable_aslr;
-        // SAFETY: the child only makes async-signal-safe calls (personality, chdir, read,
-        // execve, _exit) on data prepared before the fork.
+        let fds: Vec<(i32, i32)> = opts
+            .fds
+            .iter()
+            .map(|(fd, to)| (std::os::fd::AsRawFd::as_raw_fd(&**fd), *to))
+            .collect();
+        // SAFETY: the child only makes async-signal-safe calls (personality, chdir, fcntl,
+        // dup2, read, execve, _exit) on data prepared before the fork.
         match unsafe { nix::unistd::fork() } {
             Err(e) => Err(EngineError::Other(format!("fork: {e}"))),
             Ok(ForkResult::Child) => {
                 drop(gate_w);
+                if !fds.is_empty() {
+                    // Move the sources above every target first, so that no dup2 overwrites a
+                    // source still to be placed.
+                    let mut moved = [-1i32; 64];
+                    for (i, (from, _)) in fds.iter().take(64).enumerate() {
+                        // SAFETY: fcntl(F_DUPFD_CLOEXEC) on a descriptor we own.
+                        moved[i] = unsafe { libc::fcntl(*from, libc::F_DUPFD_CLOEXEC, 256) };
+                    }
+                    for (i, (_, to)) in fds.iter().take(64).enumerate() {
+                        // SAFETY: dup2 of a valid descriptor onto the number the program expects.
+                        if moved[i] < 0 || unsafe { libc::dup2(moved[i], *to) } < 0 {
+                            // SAFETY: _exit never returns and is async-signal-safe.
+                            unsafe { libc::_exit(126) };
+                        }
+                    }
+                }
                 if disable_aslr {
                     // SAFETY: personality(2) with a flag word; no memory is passed.
                     unsafe {
@@ -819,7 +853,10 @@ impl Process {
         // Most stops we wait for (a single step, a breakpoint in a loop) come within
         // microseconds. Polling briefly before sleeping keeps this thread on its CPU: waking a
         // sleeping CPU costs far more than the stop itself (on virtual machines above all).
-        let spin_until = std::time::Instant::now() + SPIN_BEFORE_SLEEP;
+        let spin_until = std::time::Instant::now()
+            + std::time::Duration::from_micros(
+                SPIN_BEFORE_SLEEP_US.load(std::sync::atomic::Ordering::Relaxed),
+            );
         loop {
             let spinning = std::time::Instant::now() < spin_until;
             let flags = if spinning {

@@ -137,6 +137,8 @@ pub struct Session {
     pub startup_with_shell: bool,
     /// Arguments as typed to `run`/`set args`, passed to the shell unquoted.
     pub args_line: Option<String>,
+    /// Descriptors the program is started with (see `LaunchOptions::fds`).
+    pub fds: Vec<(std::sync::Arc<std::os::fd::OwnedFd>, i32)>,
     exe: Option<Arc<ObjectFile>>,
     process: Option<Process>,
     symbols: SymbolTable,
@@ -176,6 +178,7 @@ impl Session {
             disable_randomization: true,
             startup_with_shell: true,
             args_line: None,
+            fds: Vec::new(),
             exe: None,
             process: None,
             symbols: SymbolTable::default(),
@@ -343,6 +346,7 @@ impl Session {
                     .unwrap_or_else(|| "/bin/sh".into())
             }),
             args_line: self.args_line.clone(),
+            fds: self.fds.clone(),
         };
         let mut p = Process::launch(&opts)?;
         p.signals = self.signals.clone();

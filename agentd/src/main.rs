@@ -1,0 +1,183 @@
+//! `cohort-agentd`: the node agent. Started by the front end (`cohort launch`) or by the
+//! resource manager (one per node); it controls its ranks and joins the agent tree.
+
+use std::ffi::OsString;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use cohort_agentd::node::{self, LocalRank, Msg, Node};
+use cohort_agentd::rank::Init;
+use cohort_agentd::stdio;
+use cohort_wire::{RankSet, Secret};
+
+#[derive(Parser, Debug)]
+#[command(name = "cohort-agentd", about = "Cohort's node agent", version)]
+struct Args {
+    /// This agent's number in the tree (0-based).
+    #[arg(long)]
+    index: u32,
+    /// How many agents the tree has.
+    #[arg(long)]
+    agents: u32,
+    /// Agent addresses: agent i listens on HOSTS[i] (comma-separated) …
+    #[arg(long, value_delimiter = ',')]
+    hosts: Vec<String>,
+    /// … or on this IPv4 address plus i (loopback trees: 127.1.0.1, 127.1.0.2, …).
+    #[arg(long)]
+    host_base: Option<Ipv4Addr>,
+    /// The port every agent of the session listens on.
+    #[arg(long)]
+    port: u16,
+    /// The front end's address (the parent of the first agents).
+    #[arg(long)]
+    root: SocketAddr,
+    /// Children of the root, children of every agent below.
+    #[arg(long, default_value = "32,8", value_delimiter = ',')]
+    fanout: Vec<u32>,
+    /// The session secret (else from the environment variable COHORT_SECRET, in hex).
+    #[arg(long)]
+    secret_file: Option<PathBuf>,
+    /// Number of ranks of the job.
+    #[arg(long)]
+    size: u32,
+    /// The ranks this agent starts (local launcher).
+    #[arg(long)]
+    ranks: Option<String>,
+    /// Ranks to attach to: RANK=PID,… (MPIR acquisition).
+    #[arg(long, value_delimiter = ',')]
+    attach: Vec<String>,
+    /// Working directory of launched ranks.
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    /// The program and its arguments (launched ranks).
+    #[arg(last = true)]
+    program: Vec<OsString>,
+}
+
+fn agent_addr(a: &Args, i: u32) -> anyhow::Result<SocketAddr> {
+    if let Some(base) = a.host_base {
+        let ip = Ipv4Addr::from(u32::from(base).wrapping_add(i));
+        return Ok(SocketAddr::new(IpAddr::V4(ip), a.port));
+    }
+    let h = a
+        .hosts
+        .get(i as usize)
+        .with_context(|| format!("no host given for agent {i}"))?;
+    use std::net::ToSocketAddrs;
+    (h.as_str(), a.port)
+        .to_socket_addrs()
+        .with_context(|| format!("resolving {h}"))?
+        .next()
+        .with_context(|| format!("no address for {h}"))
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("COHORT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let a = Args::parse();
+    if a.index >= a.agents {
+        bail!("--index {} is not below --agents {}", a.index, a.agents);
+    }
+    let (root_fanout, fanout) = match a.fanout.as_slice() {
+        [r] => (*r, 8),
+        [r, f, ..] => (*r, *f),
+        [] => (32, 8),
+    };
+    if root_fanout == 0 || fanout == 0 {
+        bail!("--fanout must be at least 1");
+    }
+    let secret = match (&a.secret_file, std::env::var("COHORT_SECRET")) {
+        (Some(f), _) => Secret::from_file(f)?,
+        (None, Ok(hex)) => Secret::from_hex(hex.trim())?,
+        (None, Err(_)) => bail!("no session secret: give --secret-file or COHORT_SECRET"),
+    };
+    cohort_engine::process::set_wait_spin(Duration::ZERO);
+    stdio::raise_fd_limit();
+
+    let mut locals = Vec::new();
+    if let Some(r) = &a.ranks {
+        let set = RankSet::parse(r, a.size)?;
+        let Some(program) = a.program.first() else {
+            bail!("--ranks needs the program after --");
+        };
+        let base_env = cohort_engine::session::gdb_environment();
+        for rank in set.iter() {
+            let pipes = stdio::rank_pipes().context("creating the rank's pipes")?;
+            let mut env = base_env.clone();
+            env.push(("COHORT_RANK".into(), rank.to_string().into()));
+            env.push(("COHORT_SIZE".into(), a.size.to_string().into()));
+            locals.push(LocalRank {
+                rank,
+                init: Init::Launch {
+                    program: PathBuf::from(program),
+                    args: a.program.iter().skip(1).cloned().collect(),
+                    env,
+                    cwd: a.cwd.clone(),
+                    fds: pipes.child.clone(),
+                },
+                pipes: Some(pipes),
+            });
+        }
+    }
+    for spec in &a.attach {
+        let (r, p) = spec
+            .split_once('=')
+            .with_context(|| format!("--attach wants RANK=PID, not {spec}"))?;
+        locals.push(LocalRank {
+            rank: r.parse().with_context(|| format!("bad rank in {spec}"))?,
+            init: Init::Attach {
+                pid: p.parse().with_context(|| format!("bad pid in {spec}"))?,
+            },
+            pipes: None,
+        });
+    }
+
+    let children = cohort_wire::tree::children(a.index, a.agents, root_fanout, fanout);
+    let parent = match cohort_wire::tree::parent(a.index, a.agents, root_fanout, fanout) {
+        None => a.root,
+        Some(p) => agent_addr(&a, p)?,
+    };
+    let me = agent_addr(&a, a.index)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let detached = rt.block_on(async move {
+        let (up_tx, up_rx) = tokio::sync::mpsc::unbounded_channel();
+        let host = nix::unistd::gethostname()
+            .map(|h| h.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (node, rx) = Node::new(a.index, host, locals, children.len() as u32, up_tx);
+        if !children.is_empty() {
+            let l = tokio::net::TcpListener::bind(me)
+                .await
+                .with_context(|| format!("listening on {me}"))?;
+            node::serve_children(l, Secret::from_hex(&secret.to_hex())?, node.sender());
+        }
+        // Children that never come are reported lost; the rest of the tree goes on.
+        let tx = node.sender();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(20)).await;
+            let _ = tx.send(Msg::RegisterNow);
+        });
+        node::connect_parent(
+            parent,
+            &secret,
+            node.sender(),
+            up_rx,
+            Duration::from_secs(30),
+        )
+        .await
+        .with_context(|| format!("joining the tree at {parent}"))?;
+        anyhow::Ok(node.run(rx).await)
+    })?;
+    tracing::info!("agent {} done (detached: {detached})", a.index);
+    Ok(())
+}

@@ -1,0 +1,783 @@
+//! One node of the agent tree: its own ranks, its children, the merging of answers.
+//!
+//! Everything arrives as a [`Msg`] on one channel and is handled by one task, so the state
+//! needs no locks: commands from the parent, answers of the ranks' threads, messages of the
+//! children, the programs' output, timers.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::os::fd::OwnedFd;
+use std::time::{Duration, Instant};
+
+use cohort_wire::{Down, Merged, Payload, RankSet, Secret, StackTree, Stream, Up};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use crate::rank::{self, Done, Init, Job, RankHandle};
+
+/// How long a parent waits for any message from a child before it declares it lost.
+pub const CHILD_SILENCE: Duration = Duration::from_secs(4);
+/// How often a parent pings its children.
+pub const PING_EVERY: Duration = Duration::from_secs(1);
+/// Events (stops after a resume) that arrive within this window go up as one merged message.
+const EVENT_BATCH: Duration = Duration::from_millis(3);
+
+/// Everything the node's task reacts to.
+pub enum Msg {
+    /// From the parent (or the front end's command loop, at the root).
+    Down(Down),
+    /// The parent went away.
+    ParentGone(String),
+    /// A child connected and registered.
+    ChildJoined {
+        key: u64,
+        agent: u32,
+        ranks: RankSet,
+        agents: u32,
+        tx: UnboundedSender<Down>,
+    },
+    ChildUp(u64, Up),
+    ChildGone(u64, String),
+    RankDone(Done),
+    Output {
+        rank: u32,
+        stream: Stream,
+        data: Vec<u8>,
+    },
+    Tick,
+    /// Stop waiting for missing children: register with the subtree there is.
+    RegisterNow,
+}
+
+/// Where this node's messages go: the parent's connection, or the front end.
+pub type UpSink = UnboundedSender<Up>;
+
+/// What a rank of this node starts as.
+pub struct LocalRank {
+    pub rank: u32,
+    pub init: Init,
+    /// The agent's ends of the rank's pipes (launched ranks).
+    pub pipes: Option<crate::stdio::RankPipes>,
+}
+
+struct Child {
+    agent: u32,
+    ranks: RankSet,
+    tx: UnboundedSender<Down>,
+    last_heard: Instant,
+}
+
+struct Pending {
+    local_wait: RankSet,
+    child_wait: Vec<u64>,
+    merged: Merged,
+    stacks: Option<StackTree>,
+    bt: bool,
+    timed_out: RankSet,
+    lost: RankSet,
+    deadline: Instant,
+    resuming: bool,
+    line: String,
+}
+
+/// Does this command let the program run (so that a rank may legitimately not come back
+/// before the others: blocked in MPI, or computing)?
+pub fn is_resuming(line: &str) -> bool {
+    let w = line.split_whitespace().next().unwrap_or("");
+    let w = w.split('/').next().unwrap_or("");
+    matches!(
+        w,
+        "run"
+            | "r"
+            | "start"
+            | "starti"
+            | ":start"
+            | "continue"
+            | "c"
+            | "cont"
+            | "fg"
+            | "next"
+            | "n"
+            | "step"
+            | "s"
+            | "finish"
+            | "fin"
+            | "until"
+            | "u"
+            | "advance"
+            | "stepi"
+            | "si"
+            | "nexti"
+            | "ni"
+            | "jump"
+            | "signal"
+            | "call"
+    )
+}
+
+fn is_backtrace(line: &str) -> bool {
+    let mut w = line.split_whitespace();
+    matches!(w.next(), Some("bt" | "backtrace" | "where")) && w.next().is_none()
+}
+
+/// The frames of a plain `bt` output, innermost first, without their numbers; `None` when the
+/// output has anything else in it (then it merges as text).
+fn frames_of(out: &str) -> Option<Vec<String>> {
+    let mut frames = Vec::new();
+    for l in out.lines() {
+        let rest = l.strip_prefix('#')?;
+        let (num, frame) = rest.split_once(' ')?;
+        if num.parse::<u32>().ok()? as usize != frames.len() {
+            return None;
+        }
+        frames.push(frame.trim_start().to_string());
+    }
+    (!frames.is_empty()).then_some(frames)
+}
+
+pub struct Node {
+    /// This agent's number in the tree (`u32::MAX` for the front end).
+    pub agent: u32,
+    pub host: String,
+    ranks: BTreeMap<u32, RankHandle>,
+    own: RankSet,
+    stdin: HashMap<u32, OwnedFd>,
+    children: HashMap<u64, Child>,
+    expected_children: u32,
+    registered: bool,
+    agents_below: u32,
+    pending: HashMap<u64, Pending>,
+    /// Ranks running a command whose answer went up already (its stop will be an event).
+    running: HashMap<u32, u64>,
+    events: Merged,
+    events_since: Option<Instant>,
+    up: UpSink,
+    tx: UnboundedSender<Msg>,
+    lost: RankSet,
+}
+
+impl Node {
+    /// Start the node: one thread per local rank, readers for their output.
+    pub fn new(
+        agent: u32,
+        host: String,
+        locals: Vec<LocalRank>,
+        expected_children: u32,
+        up: UpSink,
+    ) -> (Self, UnboundedReceiver<Msg>) {
+        let (tx, rx) = unbounded_channel();
+        let mut ranks = BTreeMap::new();
+        let mut stdin = HashMap::new();
+        let mut own = RankSet::new();
+        for l in locals {
+            if let Some(p) = l.pipes {
+                stdin.insert(l.rank, p.stdin_w);
+                spawn_reader(l.rank, Stream::Stdout, p.stdout_r, tx.clone());
+                spawn_reader(l.rank, Stream::Stderr, p.stderr_r, tx.clone());
+            }
+            let t = tx.clone();
+            match rank::spawn(l.rank, l.init, move |d| {
+                let _ = t.send(Msg::RankDone(d));
+            }) {
+                Ok(h) => {
+                    own.insert(l.rank);
+                    ranks.insert(l.rank, h);
+                }
+                Err(e) => tracing::error!("rank {}: cannot start its thread: {e}", l.rank),
+            }
+        }
+        let node = Node {
+            agent,
+            host,
+            ranks,
+            own,
+            stdin,
+            children: HashMap::new(),
+            expected_children,
+            registered: false,
+            agents_below: 0,
+            pending: HashMap::new(),
+            running: HashMap::new(),
+            events: Merged::default(),
+            events_since: None,
+            up,
+            tx,
+            lost: RankSet::new(),
+        };
+        (node, rx)
+    }
+
+    pub fn sender(&self) -> UnboundedSender<Msg> {
+        self.tx.clone()
+    }
+
+    /// Every rank of this subtree (own and children's).
+    pub fn subtree_ranks(&self) -> RankSet {
+        self.children
+            .values()
+            .fold(self.own.clone(), |acc, c| acc.union(&c.ranks))
+    }
+
+    fn maybe_register(&mut self) {
+        if self.registered || (self.children.len() as u32) < self.expected_children {
+            return;
+        }
+        self.registered = true;
+        let _ = self.up.send(Up::Register {
+            agent: self.agent,
+            host: self.host.clone(),
+            ranks: self.subtree_ranks(),
+            agents: self.agents_below + 1,
+        });
+    }
+
+    /// Register with what is there, even if some children never came (they are lost).
+    pub fn register_now(&mut self) {
+        self.expected_children = self.children.len() as u32;
+        self.maybe_register();
+    }
+
+    /// Run the node until its parent goes or a shutdown. Returns whether ranks were detached.
+    pub async fn run(mut self, mut rx: UnboundedReceiver<Msg>) -> bool {
+        self.maybe_register();
+        let tick_tx = self.tx.clone();
+        let ticker = tokio::spawn(async move {
+            let mut iv = tokio::time::interval(Duration::from_millis(2));
+            iv.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                iv.tick().await;
+                if tick_tx.send(Msg::Tick).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut last_ping = Instant::now();
+        let mut seq = 0u64;
+        let mut detach = false;
+        while let Some(m) = rx.recv().await {
+            match m {
+                Msg::Down(Down::Shutdown { detach: d }) => {
+                    detach = d;
+                    for c in self.children.values() {
+                        let _ = c.tx.send(Down::Shutdown { detach: d });
+                    }
+                    break;
+                }
+                Msg::Down(d) => self.on_down(d),
+                Msg::ParentGone(why) => {
+                    tracing::warn!("parent gone: {why}");
+                    for c in self.children.values() {
+                        let _ = c.tx.send(Down::Shutdown { detach: false });
+                    }
+                    break;
+                }
+                Msg::ChildJoined {
+                    key,
+                    agent,
+                    ranks,
+                    agents,
+                    tx,
+                } => {
+                    self.agents_below += agents;
+                    self.children.insert(
+                        key,
+                        Child {
+                            agent,
+                            ranks,
+                            tx,
+                            last_heard: Instant::now(),
+                        },
+                    );
+                    self.maybe_register();
+                }
+                Msg::ChildUp(key, up) => self.on_child(key, up),
+                Msg::ChildGone(key, why) => self.child_gone(key, &why),
+                Msg::RankDone(d) => self.on_done(d),
+                Msg::RegisterNow => self.register_now(),
+                Msg::Output { rank, stream, data } => {
+                    let _ = self.up.send(Up::Output {
+                        rank,
+                        stream,
+                        data: Payload::new(data),
+                    });
+                }
+                Msg::Tick => {
+                    let now = Instant::now();
+                    self.check_deadlines(now);
+                    self.flush_events(false);
+                    if now.duration_since(last_ping) >= PING_EVERY {
+                        last_ping = now;
+                        seq += 1;
+                        let mut silent = Vec::new();
+                        for (k, c) in &self.children {
+                            if now.duration_since(c.last_heard) > CHILD_SILENCE {
+                                silent.push(*k);
+                            } else {
+                                let _ = c.tx.send(Down::Ping { seq });
+                            }
+                        }
+                        for k in silent {
+                            self.child_gone(k, "no answer for 4 seconds");
+                        }
+                    }
+                }
+            }
+        }
+        ticker.abort();
+        self.flush_events(true);
+        for h in self.ranks.values() {
+            h.send(Job::Shutdown { detach });
+        }
+        for h in self.ranks.values_mut() {
+            h.join();
+        }
+        detach
+    }
+
+    fn on_down(&mut self, d: Down) {
+        match d {
+            Down::Command {
+                id,
+                ranks,
+                line,
+                timeout_ms,
+            } => self.command(id, ranks, line, timeout_ms),
+            Down::Interrupt { ranks } => {
+                for (r, h) in &self.ranks {
+                    let pid = h.pid.load(std::sync::atomic::Ordering::Relaxed);
+                    if ranks.contains(*r) && pid > 0 {
+                        // The rank's thread is waiting for it: a signal ends the wait, and
+                        // the debugger reports it as gdb reports a Ctrl-C.
+                        let _ = nix::sys::signal::kill(
+                            nix::unistd::Pid::from_raw(pid),
+                            nix::sys::signal::Signal::SIGINT,
+                        );
+                    }
+                }
+                for c in self.children.values() {
+                    if !c.ranks.intersection(&ranks).is_empty() {
+                        let _ = c.tx.send(Down::Interrupt {
+                            ranks: ranks.clone(),
+                        });
+                    }
+                }
+            }
+            Down::Stdin { rank, data } => {
+                if let Some(fd) = self.stdin.get(&rank) {
+                    let _ = nix::unistd::write(fd, &data);
+                } else if let Some(c) = self.children.values().find(|c| c.ranks.contains(rank)) {
+                    let _ = c.tx.send(Down::Stdin { rank, data });
+                }
+            }
+            Down::Ping { seq } => {
+                let _ = self.up.send(Up::Pong { seq });
+            }
+            Down::Shutdown { .. } => {}
+        }
+    }
+
+    fn command(&mut self, id: u64, ranks: RankSet, line: String, timeout_ms: u32) {
+        let resuming = is_resuming(&line);
+        let bt = is_backtrace(&line);
+        let mut p = Pending {
+            local_wait: RankSet::new(),
+            child_wait: Vec::new(),
+            merged: Merged::default(),
+            stacks: bt.then(StackTree::default),
+            bt,
+            timed_out: RankSet::new(),
+            lost: ranks.intersection(&self.lost),
+            deadline: Instant::now() + Duration::from_millis(u64::from(timeout_ms.max(1))),
+            resuming,
+            line: line.clone(),
+        };
+        for (k, c) in &self.children {
+            let sub = c.ranks.intersection(&ranks);
+            if sub.is_empty() {
+                continue;
+            }
+            if c.tx
+                .send(Down::Command {
+                    id,
+                    ranks: sub.clone(),
+                    line: line.clone(),
+                    timeout_ms,
+                })
+                .is_ok()
+            {
+                p.child_wait.push(*k);
+            } else {
+                p.lost = p.lost.union(&sub);
+            }
+        }
+        for r in ranks.intersection(&self.own).iter() {
+            if let Some(prev) = self.running.get(&r) {
+                let _ = prev;
+                p.merged.add(
+                    r,
+                    "",
+                    "Cannot execute this command while the selected thread is running.\n",
+                );
+                continue;
+            }
+            let Some(h) = self.ranks.get(&r) else {
+                continue;
+            };
+            if h.send(Job::Exec {
+                id,
+                line: line.clone(),
+            }) {
+                p.local_wait.insert(r);
+                self.running.insert(r, id);
+            } else {
+                p.lost.insert(r);
+            }
+        }
+        self.pending.insert(id, p);
+        self.try_complete(id);
+    }
+
+    fn on_done(&mut self, d: Done) {
+        if self.running.get(&d.rank) == Some(&d.id) {
+            self.running.remove(&d.rank);
+        }
+        match self.pending.get_mut(&d.id) {
+            Some(p) if p.local_wait.contains(d.rank) => {
+                p.local_wait = p.local_wait.difference(&RankSet::single(d.rank));
+                match (&mut p.stacks, frames_of(&d.out)) {
+                    (Some(t), Some(frames)) if p.bt && d.err.is_empty() => {
+                        t.add(d.rank, &frames);
+                    }
+                    _ => p.merged.add(d.rank, &d.out, &d.err),
+                }
+                self.try_complete(d.id);
+            }
+            _ => {
+                // The answer of a rank that was still running when its command was answered:
+                // it goes up as an event (`[3] Breakpoint 1, …`).
+                if !d.out.is_empty() || !d.err.is_empty() {
+                    self.events.add(d.rank, &d.out, &d.err);
+                    self.events_since.get_or_insert_with(Instant::now);
+                }
+            }
+        }
+    }
+
+    fn on_child(&mut self, key: u64, up: Up) {
+        if let Some(c) = self.children.get_mut(&key) {
+            c.last_heard = Instant::now();
+        }
+        match up {
+            Up::Reply {
+                id,
+                merged,
+                stacks,
+                timed_out,
+                lost,
+            } => {
+                if let Some(p) = self.pending.get_mut(&id)
+                    && let Some(i) = p.child_wait.iter().position(|k| *k == key)
+                {
+                    p.child_wait.swap_remove(i);
+                    p.merged.merge(merged);
+                    match (&mut p.stacks, stacks) {
+                        (Some(t), Some(s)) => t.merge(s),
+                        (None, Some(s)) => p.stacks = Some(s),
+                        _ => {}
+                    }
+                    p.timed_out = p.timed_out.union(&timed_out);
+                    p.lost = p.lost.union(&lost);
+                    self.try_complete(id);
+                } else {
+                    // Too late for its command: what it says still reaches the user.
+                    self.events.merge(merged);
+                    self.events_since.get_or_insert_with(Instant::now);
+                }
+            }
+            Up::Event { merged } => {
+                self.events.merge(merged);
+                self.events_since.get_or_insert_with(Instant::now);
+            }
+            Up::Pong { .. } | Up::Register { .. } => {}
+            other @ (Up::Output { .. } | Up::Lost { .. }) => {
+                if let Up::Lost { ranks, .. } = &other {
+                    self.lost = self.lost.union(ranks);
+                }
+                let _ = self.up.send(other);
+            }
+        }
+    }
+
+    fn child_gone(&mut self, key: u64, why: &str) {
+        let Some(c) = self.children.remove(&key) else {
+            return;
+        };
+        tracing::warn!("agent {} lost: {why}", c.agent);
+        self.lost = self.lost.union(&c.ranks);
+        let _ = self.up.send(Up::Lost {
+            ranks: c.ranks.clone(),
+            reason: format!("agent {} ({why})", c.agent),
+        });
+        let ids: Vec<u64> = self.pending.keys().copied().collect();
+        for id in ids {
+            if let Some(p) = self.pending.get_mut(&id)
+                && let Some(i) = p.child_wait.iter().position(|k| *k == key)
+            {
+                p.child_wait.swap_remove(i);
+                p.lost = p.lost.union(&c.ranks);
+                self.try_complete(id);
+            }
+        }
+    }
+
+    fn check_deadlines(&mut self, now: Instant) {
+        let due: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| now >= p.deadline && !p.local_wait.is_empty())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            let Some(p) = self.pending.get_mut(&id) else {
+                continue;
+            };
+            let waiting = std::mem::take(&mut p.local_wait);
+            if p.resuming {
+                // Still running its step: waiting for a peer (in an MPI call) or computing.
+                // Its stop comes later as an event.
+                for r in waiting.iter() {
+                    let call = self
+                        .ranks
+                        .get(&r)
+                        .and_then(|h| h.activity.lock().ok().and_then(|a| a.clone()));
+                    let cmd = p.line.split_whitespace().next().unwrap_or("").to_string();
+                    let text = match call {
+                        Some(c) => format!("waiting in {c} (`{cmd}` completes when it returns)\n"),
+                        None => format!("running (`{cmd}` has not finished)\n"),
+                    };
+                    p.merged.add(r, &text, "");
+                }
+            } else {
+                p.timed_out = p.timed_out.union(&waiting);
+            }
+            self.try_complete(id);
+        }
+        // Children that do not answer in time: their ranks are reported as timed out (the
+        // child's own deadline normally answers first; this is the net under it).
+        let late: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| {
+                now >= p.deadline + Duration::from_secs(2) && !p.child_wait.is_empty()
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in late {
+            let Some(p) = self.pending.get_mut(&id) else {
+                continue;
+            };
+            for k in std::mem::take(&mut p.child_wait) {
+                if let Some(c) = self.children.get(&k) {
+                    p.timed_out = p.timed_out.union(&c.ranks);
+                }
+            }
+            self.try_complete(id);
+        }
+    }
+
+    fn try_complete(&mut self, id: u64) {
+        let done = self
+            .pending
+            .get(&id)
+            .is_some_and(|p| p.local_wait.is_empty() && p.child_wait.is_empty());
+        if !done {
+            return;
+        }
+        let Some(p) = self.pending.remove(&id) else {
+            return;
+        };
+        // Events that came before this answer go first, in order.
+        self.flush_events(true);
+        let _ = self.up.send(Up::Reply {
+            id,
+            merged: p.merged,
+            stacks: p.stacks.filter(|t| !t.children.is_empty()),
+            timed_out: p.timed_out,
+            lost: p.lost,
+        });
+    }
+
+    fn flush_events(&mut self, now: bool) {
+        let Some(since) = self.events_since else {
+            return;
+        };
+        if now || since.elapsed() >= EVENT_BATCH {
+            self.events_since = None;
+            let merged = std::mem::take(&mut self.events);
+            if !merged.is_empty() {
+                let _ = self.up.send(Up::Event { merged });
+            }
+        }
+    }
+}
+
+fn spawn_reader(rank: u32, stream: Stream, fd: OwnedFd, tx: UnboundedSender<Msg>) {
+    tokio::spawn(async move {
+        let Ok(mut rx) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd) else {
+            return;
+        };
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            match rx.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let data = buf.get(..n).unwrap_or_default().to_vec();
+                    if tx.send(Msg::Output { rank, stream, data }).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Accept children on `listener`: handshake, registration, then a reader task feeding the
+/// node and a writer task fed by it. A peer that fails the handshake is dropped and logged;
+/// the others go on.
+pub fn serve_children(
+    listener: tokio::net::TcpListener,
+    secret: Secret,
+    node: UnboundedSender<Msg>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut key = 0u64;
+        let secret = std::sync::Arc::new(secret);
+        loop {
+            let Ok((sock, peer)) = listener.accept().await else {
+                continue;
+            };
+            key += 1;
+            let (node, secret) = (node.clone(), secret.clone());
+            tokio::spawn(async move {
+                if let Err(e) = child_connection(key, sock, peer, &secret, node).await {
+                    tracing::warn!("connection from {peer} closed: {e}");
+                }
+            });
+        }
+    })
+}
+
+async fn child_connection(
+    key: u64,
+    sock: tokio::net::TcpStream,
+    peer: SocketAddr,
+    secret: &Secret,
+    node: UnboundedSender<Msg>,
+) -> Result<(), cohort_wire::WireError> {
+    let _ = sock.set_nodelay(true);
+    let (mut conn, _v) = cohort_wire::handshake_parent(sock, secret).await?;
+    let first: Option<Up> = tokio::time::timeout(Duration::from_secs(30), conn.recv())
+        .await
+        .map_err(|_| cohort_wire::WireError::Timeout("registration"))??;
+    let Some(Up::Register {
+        agent,
+        ranks,
+        agents,
+        ..
+    }) = first
+    else {
+        return Err(cohort_wire::WireError::Decode(format!(
+            "{peer}: first message is not a registration"
+        )));
+    };
+    let (mut rd, mut wr) = conn.split();
+    let (tx, mut rx) = unbounded_channel::<Down>();
+    let _ = node.send(Msg::ChildJoined {
+        key,
+        agent,
+        ranks,
+        agents,
+        tx,
+    });
+    let writer = tokio::spawn(async move {
+        while let Some(d) = rx.recv().await {
+            let stop = matches!(d, Down::Shutdown { .. });
+            if wr.send(&d).await.is_err() || stop {
+                break;
+            }
+        }
+        let _ = wr.close().await;
+    });
+    let why = loop {
+        match rd.recv::<Up>().await {
+            Ok(Some(up)) => {
+                if node.send(Msg::ChildUp(key, up)).is_err() {
+                    break "agent ending".to_string();
+                }
+            }
+            Ok(None) => break "connection closed".to_string(),
+            Err(e) => break e.to_string(),
+        }
+    };
+    let _ = node.send(Msg::ChildGone(key, why));
+    writer.abort();
+    Ok(())
+}
+
+/// Connect to the parent (retrying while it starts), handshake, and pump: `Up` messages from
+/// the node to the parent, `Down` messages from the parent to the node.
+pub async fn connect_parent(
+    addr: SocketAddr,
+    secret: &Secret,
+    node: UnboundedSender<Msg>,
+    mut up_rx: UnboundedReceiver<Up>,
+    patience: Duration,
+) -> Result<tokio::task::JoinHandle<()>, cohort_wire::WireError> {
+    let start = Instant::now();
+    let sock = loop {
+        match tokio::net::TcpStream::connect(addr).await {
+            Ok(s) => break s,
+            Err(e) if start.elapsed() < patience => {
+                tracing::debug!("parent {addr} not there yet: {e}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(e) => return Err(cohort_wire::WireError::Io(e)),
+        }
+    };
+    let _ = sock.set_nodelay(true);
+    let (conn, _v) = cohort_wire::handshake_child(sock, secret).await?;
+    let (mut rd, mut wr) = conn.split();
+    let writer = tokio::spawn(async move {
+        while let Some(u) = up_rx.recv().await {
+            if wr.send(&u).await.is_err() {
+                break;
+            }
+        }
+        let _ = wr.close().await;
+    });
+    let n2 = node.clone();
+    let reader = tokio::spawn(async move {
+        let why = loop {
+            match rd.recv::<Down>().await {
+                Ok(Some(d)) => {
+                    if n2.send(Msg::Down(d)).is_err() {
+                        break "agent ending".to_string();
+                    }
+                }
+                Ok(None) => break "connection closed".to_string(),
+                Err(e) => break e.to_string(),
+            }
+        };
+        let _ = n2.send(Msg::ParentGone(why));
+    });
+    Ok(tokio::spawn(async move {
+        let _ = reader.await;
+        writer.abort();
+    }))
+}
+
+/// Write everything queued for stdin of a rank (used by tests).
+pub async fn write_all(fd: OwnedFd, data: &[u8]) -> std::io::Result<()> {
+    let mut tx = tokio::net::unix::pipe::Sender::from_owned_fd(fd)?;
+    tx.write_all(data).await
+}

@@ -1,0 +1,185 @@
+//! One rank: a tracer thread that owns the rank's process (ptrace requires the thread that
+//! attached to drive it) and a [`Debugger`] whose output is captured for merging.
+//!
+//! Every rank has its own thread, so that a rank whose step blocks (inside `MPI_Recv` whose
+//! sender has not sent yet) holds only its own thread while every other rank goes on; the
+//! agent reports it as waiting and forwards its stop when it comes (docs/ARCHITECTURE.md).
+
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+
+use cohort_debugger::{Debugger, Flow, output};
+
+/// How a rank's process comes under control.
+pub enum Init {
+    /// Start the program (the local launcher and MPICH's per-rank wrapper).
+    Launch {
+        program: PathBuf,
+        args: Vec<OsString>,
+        env: Vec<(OsString, OsString)>,
+        cwd: Option<PathBuf>,
+        fds: Vec<(Arc<OwnedFd>, i32)>,
+    },
+    /// Attach to a running process (ranks acquired through MPIR).
+    Attach { pid: i32 },
+}
+
+/// A job for a rank's thread.
+pub enum Job {
+    /// Run one command line (or one of the agent's own: `:start`, `:state`).
+    Exec { id: u64, line: String },
+    /// End: kill a launched program or detach (also from a launched one, when `detach`).
+    Shutdown { detach: bool },
+}
+
+/// What one rank answered.
+#[derive(Debug)]
+pub struct Done {
+    pub id: u64,
+    pub rank: u32,
+    pub out: String,
+    pub err: String,
+}
+
+/// The agent's handle on a rank's thread.
+pub struct RankHandle {
+    pub rank: u32,
+    tx: mpsc::Sender<Job>,
+    /// The rank's process id once it has one (0 before).
+    pub pid: Arc<AtomicI32>,
+    /// The MPI call a step is running through, if any (set by the rank's debugger).
+    pub activity: Arc<Mutex<Option<String>>>,
+    join: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RankHandle {
+    pub fn send(&self, job: Job) -> bool {
+        self.tx.send(job).is_ok()
+    }
+
+    /// Wait for the thread to end (after a `Shutdown`).
+    pub fn join(&mut self) {
+        if let Some(j) = self.join.take() {
+            let _ = j.join();
+        }
+    }
+}
+
+/// gdb names the process in a few lines; with many ranks those lines would never merge.
+fn without_pids(s: String) -> String {
+    if !s.contains("(process ") {
+        return s;
+    }
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\[Inferior 1 \(process \d+\) ").expect("static regex")
+    });
+    RE.replace_all(&s, "[Inferior 1 ").into_owned()
+}
+
+/// Start a rank's thread. `done` receives every answer.
+pub fn spawn(
+    rank: u32,
+    init: Init,
+    done: impl Fn(Done) + Send + 'static,
+) -> std::io::Result<RankHandle> {
+    let (tx, rx) = mpsc::channel::<Job>();
+    let pid = Arc::new(AtomicI32::new(0));
+    let activity = Arc::new(Mutex::new(None));
+    let (pid2, act2) = (pid.clone(), activity.clone());
+    let join = std::thread::Builder::new()
+        .name(format!("rank-{rank}"))
+        .stack_size(8 << 20)
+        .spawn(move || worker(rank, init, rx, pid2, act2, done))?;
+    Ok(RankHandle {
+        rank,
+        tx,
+        pid,
+        activity,
+        join: Some(join),
+    })
+}
+
+fn worker(
+    rank: u32,
+    init: Init,
+    rx: mpsc::Receiver<Job>,
+    pid: Arc<AtomicI32>,
+    activity: Arc<Mutex<Option<String>>>,
+    done: impl Fn(Done),
+) {
+    output::capture_always();
+    let mut d = Debugger::new(true);
+    d.set_activity_slot(activity);
+    let mut attach_pid = None;
+    match init {
+        Init::Launch {
+            program,
+            args,
+            env,
+            cwd,
+            fds,
+        } => {
+            d.session.args = args;
+            d.session.env = Some(env);
+            d.session.cwd = cwd;
+            d.session.fds = fds;
+            if let Err(e) = d.session.load_program(&program) {
+                cohort_debugger::errln!("{e}");
+            }
+        }
+        Init::Attach { pid } => attach_pid = Some(pid),
+    }
+    // Whatever loading printed goes with the first answer.
+    let mut detach_at_end = attach_pid.is_some();
+    while let Ok(job) = rx.recv() {
+        match job {
+            Job::Exec { id, line } => {
+                let line = line.trim();
+                match line {
+                    ":start" => match attach_pid {
+                        Some(p) => {
+                            if let Err(e) = d.attach(p) {
+                                cohort_debugger::errln!("{e}");
+                            }
+                        }
+                        None => {
+                            d.execute("start");
+                        }
+                    },
+                    ":state" => {
+                        let s = d.state_summary();
+                        output::write_out(&format!("{s}\n"));
+                    }
+                    _ => {
+                        if d.execute(line) == Flow::Quit {
+                            output::write_out("");
+                        }
+                    }
+                }
+                pid.store(d.pid().unwrap_or(0), Ordering::Relaxed);
+                let c = output::take();
+                done(Done {
+                    id,
+                    rank,
+                    out: without_pids(c.out),
+                    err: without_pids(c.err),
+                });
+            }
+            Job::Shutdown { detach } => {
+                detach_at_end |= detach;
+                break;
+            }
+        }
+    }
+    if detach_at_end {
+        if d.pid().is_some() {
+            let _ = d.session.detach();
+        }
+    } else {
+        d.finish();
+    }
+    pid.store(0, Ordering::Relaxed);
+}

@@ -1,0 +1,684 @@
+//! The front end of a multi-rank session (`cohort launch`, `cohort attach`): it starts the
+//! agents, is the root of their tree, sends commands down addressed to rank sets and prints
+//! the merged answers (`[0-3,5] $1 = 42`).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::Write;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use cohort_agentd::node::{self, Msg, Node};
+use cohort_wire::{Down, Merged, RankSet, Secret, StackTree, Stream, Up};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+/// Which launcher acquires the ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launcher {
+    Local,
+    OpenMpi,
+    Mpich,
+    Slurm,
+}
+
+#[derive(Debug)]
+pub enum Cmd {
+    Line(String),
+    File(PathBuf),
+}
+
+/// `cohort launch` options.
+#[derive(Debug)]
+pub struct LaunchOpts {
+    pub n: u32,
+    pub launcher: Launcher,
+    pub root_fanout: u32,
+    pub fanout: u32,
+    /// Agents for the local launcher (one per simulated node; each on its own loopback
+    /// address).
+    pub agents: u32,
+    pub batch: bool,
+    pub commands: Vec<Cmd>,
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// How long a command that does not run the program may take (ms).
+    pub timeout_ms: u32,
+    /// How long a step or continue waits for the last ranks before reporting them as running
+    /// or waiting (ms).
+    pub settle_ms: u32,
+}
+
+pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
+
+pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
+    let mut o = LaunchOpts {
+        n: 0,
+        launcher: Launcher::Local,
+        root_fanout: 32,
+        fanout: 8,
+        agents: 1,
+        batch: false,
+        commands: Vec::new(),
+        program: PathBuf::new(),
+        args: Vec::new(),
+        timeout_ms: 30_000,
+        settle_ms: 1_000,
+    };
+    let mut i = 0;
+    let mut program: Option<PathBuf> = None;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        let val = |i: usize| {
+            argv.get(i + 1)
+                .cloned()
+                .with_context(|| format!("option '{a}' requires an argument\n{LAUNCH_USAGE}"))
+        };
+        let num = |i: usize| -> anyhow::Result<u32> {
+            let v = val(i)?;
+            v.parse()
+                .with_context(|| format!("'{a}' wants a number, not '{v}'"))
+        };
+        match a {
+            "-n" | "-np" | "--np" | "--ranks" => {
+                o.n = num(i)?;
+                i += 1;
+            }
+            "--launcher" => {
+                o.launcher = match val(i)?.as_str() {
+                    "local" => Launcher::Local,
+                    "openmpi" => Launcher::OpenMpi,
+                    "mpich" => Launcher::Mpich,
+                    "slurm" => Launcher::Slurm,
+                    l => bail!("unknown launcher '{l}' (local, openmpi, mpich, slurm)"),
+                };
+                i += 1;
+            }
+            "--fanout" => {
+                let v = val(i)?;
+                let parts: Vec<&str> = v.split(',').collect();
+                let p = |s: &str| -> anyhow::Result<u32> {
+                    let n: u32 = s
+                        .trim()
+                        .parse()
+                        .with_context(|| format!("--fanout wants numbers, not '{v}'"))?;
+                    if n == 0 {
+                        bail!("--fanout must be at least 1");
+                    }
+                    Ok(n)
+                };
+                o.root_fanout = p(parts[0])?;
+                if let Some(b) = parts.get(1) {
+                    o.fanout = p(b)?;
+                }
+                i += 1;
+            }
+            "--agents" => {
+                o.agents = num(i)?.max(1);
+                i += 1;
+            }
+            "--timeout" => {
+                o.timeout_ms = num(i)?;
+                i += 1;
+            }
+            "--settle" => {
+                o.settle_ms = num(i)?;
+                i += 1;
+            }
+            "-batch" | "--batch" => o.batch = true,
+            "-q" | "-quiet" | "--quiet" | "-silent" | "-nx" | "--nx" | "-nh" => {}
+            "-ex" | "--ex" | "-eval-command" | "--eval-command" => {
+                o.commands.push(Cmd::Line(val(i)?));
+                i += 1;
+            }
+            "-x" | "--x" | "-command" | "--command" => {
+                o.commands.push(Cmd::File(PathBuf::from(val(i)?)));
+                i += 1;
+            }
+            "--" => {
+                let mut rest = argv[i + 1..].iter();
+                program = rest.next().map(PathBuf::from);
+                o.args = rest.map(OsString::from).collect();
+                break;
+            }
+            _ if a.starts_with('-') => bail!("unrecognized option '{a}'\n{LAUNCH_USAGE}"),
+            _ => {
+                let mut rest = argv[i..].iter();
+                program = rest.next().map(PathBuf::from);
+                o.args = rest.map(OsString::from).collect();
+                break;
+            }
+        }
+        i += 1;
+    }
+    if o.n == 0 {
+        bail!("cohort launch needs -n N (N >= 1)\n{LAUNCH_USAGE}");
+    }
+    o.program = program.with_context(|| format!("no program given\n{LAUNCH_USAGE}"))?;
+    o.agents = o.agents.min(o.n);
+    Ok(o)
+}
+
+/// Where this session keeps its secret: a private directory of the user's.
+fn session_dir() -> anyhow::Result<PathBuf> {
+    let base = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_dir())
+        .unwrap_or_else(|| PathBuf::from(format!("/tmp/cohort-{}", nix::unistd::getuid())));
+    let dir = base.join("cohort");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("securing {}", dir.display()))?;
+    Ok(dir)
+}
+
+fn agentd_path() -> anyhow::Result<PathBuf> {
+    let me = std::env::current_exe().context("finding cohort's own path")?;
+    let p = me.with_file_name("cohort-agentd");
+    if p.exists() {
+        return Ok(p);
+    }
+    // Installed side by side on PATH.
+    if let Some(paths) = std::env::var_os("PATH") {
+        for d in std::env::split_paths(&paths) {
+            let c = d.join("cohort-agentd");
+            if c.exists() {
+                return Ok(c);
+            }
+        }
+    }
+    bail!("cohort-agentd not found next to {} or on PATH", me.display())
+}
+
+/// Rank blocks for `agents` agents.
+fn blocks(n: u32, agents: u32) -> Vec<(u32, u32)> {
+    let mut v = Vec::new();
+    let mut lo = 0;
+    for a in 0..agents {
+        let k = n / agents + u32::from(a < n % agents);
+        if k == 0 {
+            continue;
+        }
+        v.push((lo, lo + k - 1));
+        lo += k;
+    }
+    v
+}
+
+/// A running multi-rank session: the root node of the tree and the terminal.
+pub struct Front {
+    node: UnboundedSender<Msg>,
+    up: UnboundedReceiver<Up>,
+    pub size: u32,
+    pub focus: RankSet,
+    next_id: u64,
+    pub lost: RankSet,
+    partial: HashMap<(u32, bool), Vec<u8>>,
+    pub timeout_ms: u32,
+    pub settle_ms: u32,
+    /// Keep the program's output lines (for a report).
+    pub record_output: bool,
+    pub program_output: Vec<String>,
+}
+
+/// What a command answered.
+#[derive(Debug, Default)]
+pub struct Answer {
+    pub merged: Merged,
+    pub stacks: Option<StackTree>,
+    pub timed_out: RankSet,
+    pub lost: RankSet,
+}
+
+impl Answer {
+    /// The text of the answer as printed: (stdout, stderr).
+    pub fn render(&self) -> (String, String) {
+        let (mut out, mut err) = self.merged.render();
+        if let Some(t) = &self.stacks {
+            let mut groups = t.distinct();
+            groups.sort_by_key(|(r, _)| r.first());
+            let mut s = String::new();
+            for (ranks, frames) in groups {
+                for (i, f) in frames.iter().enumerate() {
+                    s.push_str(&format!("[{ranks}] #{i:<3}{f}\n"));
+                }
+            }
+            // Stacks and other text (errors) keep rank order only within each kind.
+            out = s + &out;
+        }
+        if !self.timed_out.is_empty() {
+            err.push_str(&format!(
+                "[{}] no answer in time (the command timed out)\n",
+                self.timed_out
+            ));
+        }
+        if !self.lost.is_empty() {
+            err.push_str(&format!("[{}] lost\n", self.lost));
+        }
+        (out, err)
+    }
+}
+
+fn print(out: &str, err: &str) {
+    if !out.is_empty() {
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(out.as_bytes());
+        let _ = o.flush();
+    }
+    if !err.is_empty() {
+        let mut e = std::io::stderr().lock();
+        let _ = e.write_all(err.as_bytes());
+        let _ = e.flush();
+    }
+}
+
+impl Front {
+    pub fn say(&mut self, out: &str, err: &str) {
+        print(out, err);
+    }
+
+    fn program_says(&mut self, stream: Stream, text: &str) {
+        if self.record_output {
+            self.program_output.extend(text.lines().map(str::to_string));
+        }
+        match stream {
+            Stream::Stdout => print(text, ""),
+            Stream::Stderr => print("", text),
+        }
+    }
+
+    fn on_up(&mut self, up: Up) -> Option<(u64, Answer)> {
+        match up {
+            Up::Reply {
+                id,
+                merged,
+                stacks,
+                timed_out,
+                lost,
+            } => {
+                return Some((
+                    id,
+                    Answer {
+                        merged,
+                        stacks,
+                        timed_out,
+                        lost,
+                    },
+                ));
+            }
+            Up::Event { merged } => {
+                let (o, e) = merged.render();
+                self.say(&o, &e);
+            }
+            Up::Output { rank, stream, data } => {
+                let Ok(bytes) = data.into_bytes() else {
+                    return None;
+                };
+                let buf = self.partial.entry((rank, stream == Stream::Stderr)).or_default();
+                buf.extend_from_slice(&bytes);
+                let mut text = String::new();
+                while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
+                    let line: Vec<u8> = buf.drain(..=nl).collect();
+                    text.push_str(&format!("[{rank}] {}", String::from_utf8_lossy(&line)));
+                }
+                self.program_says(stream, &text);
+            }
+            Up::Lost { ranks, reason } => {
+                self.lost = self.lost.union(&ranks);
+                self.say("", &format!("[{ranks}] lost: {reason}\n"));
+            }
+            Up::Register { .. } | Up::Pong { .. } => {}
+        }
+        None
+    }
+
+    /// Print what is left of partial output lines.
+    fn flush_partial(&mut self) {
+        let parts: Vec<_> = self.partial.drain().collect();
+        for ((rank, is_err), buf) in parts {
+            let stream = if is_err { Stream::Stderr } else { Stream::Stdout };
+            if buf.is_empty() {
+                continue;
+            }
+            let text = format!("[{rank}] {}\n", String::from_utf8_lossy(&buf));
+            self.program_says(stream, &text);
+        }
+    }
+
+    /// Send `line` to `ranks` and wait for the merged answer, printing events and program
+    /// output that arrive meanwhile.
+    pub async fn ask(&mut self, ranks: RankSet, line: &str) -> Answer {
+        self.next_id += 1;
+        let id = self.next_id;
+        let ms = if node::is_resuming(line) {
+            self.settle_ms
+        } else {
+            self.timeout_ms
+        };
+        let _ = self.node.send(Msg::Down(Down::Command {
+            id,
+            ranks,
+            line: line.to_string(),
+            timeout_ms: ms,
+        }));
+        while let Some(up) = self.up.recv().await {
+            if let Some((rid, a)) = self.on_up(up)
+                && rid == id
+            {
+                return a;
+            }
+        }
+        Answer::default()
+    }
+
+    /// Print events and output for a while (between batch commands nothing is lost: they
+    /// are also printed while the next command waits).
+    pub async fn drain(&mut self, d: Duration) {
+        let end = tokio::time::Instant::now() + d;
+        while let Ok(Some(up)) = tokio::time::timeout_at(end, self.up.recv()).await {
+            let _ = self.on_up(up);
+        }
+    }
+
+    /// One line typed by the user: `[SET] CMD`, `focus SET`, `info ranks`, `quit`, or a
+    /// command for the focus set. Returns false to end the session.
+    pub async fn execute(&mut self, line: &str) -> bool {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return true;
+        }
+        let (set, cmd) = match self.split_set(line) {
+            Ok(x) => x,
+            Err(e) => {
+                self.say("", &format!("{e}\n"));
+                return true;
+            }
+        };
+        let word = cmd.split_whitespace().next().unwrap_or("");
+        match word {
+            "quit" | "q" => return false,
+            "focus" => {
+                let arg = cmd[word.len()..].trim();
+                if arg.is_empty() {
+                    let f = self.focus.clone();
+                    self.say(&format!("Focus: ranks {f}\n"), "");
+                    return true;
+                }
+                match RankSet::parse(arg, self.size) {
+                    Ok(s) if !s.is_empty() => {
+                        self.focus = s;
+                        let f = self.focus.clone();
+                        self.say(&format!("Focus: ranks {f}\n"), "");
+                    }
+                    Ok(_) => self.say("", "An empty rank set cannot be the focus.\n"),
+                    Err(e) => self.say("", &format!("{e}\n")),
+                }
+                return true;
+            }
+            "interrupt" => {
+                let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: set }));
+                return true;
+            }
+            _ => {}
+        }
+        let is_info_ranks = {
+            let mut w = cmd.split_whitespace();
+            matches!(w.next(), Some("info" | "i" | "inf")) && matches!(w.next(), Some("ranks"))
+        };
+        let cmd = if is_info_ranks { ":state" } else { cmd };
+        let a = self.ask(set, cmd).await;
+        let (o, e) = a.render();
+        self.say(&o, &e);
+        true
+    }
+
+    /// `[0-3,5] print x` → (ranks, "print x"); without brackets, the focus set.
+    fn split_set<'a>(&self, line: &'a str) -> anyhow::Result<(RankSet, &'a str)> {
+        if let Some(rest) = line.strip_prefix('[') {
+            let Some(end) = rest.find(']') else {
+                bail!("Unterminated rank set: {line}");
+            };
+            let set = RankSet::parse(&rest[..end], self.size)?;
+            return Ok((set, rest[end + 1..].trim_start()));
+        }
+        Ok((self.focus.clone(), line))
+    }
+
+    /// Run the commands of `-ex`/`-x`, then (without -batch) read commands from the terminal.
+    pub async fn command_loop(&mut self, commands: Vec<Cmd>, batch: bool) {
+        for c in commands {
+            let lines: Vec<String> = match c {
+                Cmd::Line(l) => vec![l],
+                Cmd::File(f) => match std::fs::read_to_string(&f) {
+                    Ok(t) => t.lines().map(str::to_string).collect(),
+                    Err(_) => {
+                        self.say("", &format!("{}: No such file or directory.\n", f.display()));
+                        continue;
+                    }
+                },
+            };
+            for l in lines {
+                if !self.execute(&l).await {
+                    return;
+                }
+            }
+        }
+        if batch {
+            return;
+        }
+        use tokio::io::AsyncBufReadExt;
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        let mut last = String::new();
+        loop {
+            print("(cohort) ", "");
+            let line = loop {
+                tokio::select! {
+                    l = stdin.next_line() => break l,
+                    up = self.up.recv() => match up {
+                        Some(up) => { let _ = self.on_up(up); }
+                        None => return,
+                    },
+                    _ = tokio::signal::ctrl_c() => {
+                        let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: RankSet::all(self.size) }));
+                    }
+                }
+            };
+            let mut l = match line {
+                Ok(Some(l)) => l,
+                _ => {
+                    print("quit\n", "");
+                    return;
+                }
+            };
+            if l.trim().is_empty() {
+                l = last.clone();
+            } else {
+                last = l.clone();
+            }
+            if !self.execute(&l).await {
+                return;
+            }
+        }
+    }
+
+    /// End the session: agents kill launched ranks and detach from attached ones.
+    pub async fn shutdown(&mut self) {
+        self.drain(Duration::from_millis(20)).await;
+        self.flush_partial();
+        let _ = self.node.send(Msg::Down(Down::Shutdown { detach: false }));
+    }
+}
+
+/// Spawned agents and the session's files, cleaned up on drop.
+pub(crate) struct Agents {
+    children: Vec<Child>,
+    secret_file: PathBuf,
+}
+
+impl Drop for Agents {
+    fn drop(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        for c in &mut self.children {
+            while Instant::now() < deadline {
+                match c.try_wait() {
+                    Ok(Some(_)) | Err(_) => break,
+                    Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        let _ = std::fs::remove_file(&self.secret_file);
+    }
+}
+
+/// `cohort launch`.
+pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
+    let o = parse_launch(argv)?;
+    if o.launcher != Launcher::Local {
+        bail!(
+            "launcher {:?} is not available in this build yet; use --launcher local",
+            o.launcher
+        );
+    }
+    let program = resolve_program(&o.program)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let started = Instant::now();
+        let (mut front, agents) = start_local(&o, &program).await?;
+        let formed = started.elapsed();
+        println!(
+            "cohort: {} ranks under {} agent{}, tree formed in {} ms",
+            o.n,
+            o.agents,
+            if o.agents == 1 { "" } else { "s" },
+            formed.as_millis()
+        );
+        let all = RankSet::all(o.n);
+        let a = front.ask(all, ":start").await;
+        let (out, err) = a.render();
+        front.say(&out, &err);
+        front.command_loop(o.commands, o.batch).await;
+        front.shutdown().await;
+        drop(agents);
+        anyhow::Ok(0)
+    })
+}
+
+pub(crate) fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
+    let found = if p.components().count() > 1 {
+        Some(p.to_path_buf())
+    } else if p.exists() {
+        Some(p.to_path_buf())
+    } else {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(p))
+                .find(|c| c.is_file())
+        })
+    };
+    let Some(f) = found.filter(|f| f.exists()) else {
+        bail!("{}: No such file or directory.", p.display());
+    };
+    std::fs::canonicalize(&f).with_context(|| format!("{}", f.display()))
+}
+
+/// Start the local launcher's agents and the root node; wait until the whole tree has
+/// registered.
+pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Result<(Front, Agents)> {
+    let secret = Secret::generate();
+    let dir = session_dir()?;
+    let secret_file = dir.join(format!("session-{}.key", std::process::id()));
+    let _ = std::fs::remove_file(&secret_file);
+    secret.write_new_file(&secret_file)?;
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .await
+        .context("listening on 127.0.0.1")?;
+    let root: SocketAddr = listener.local_addr()?;
+    let (up_tx, up_rx) = tokio::sync::mpsc::unbounded_channel();
+    let root_children = o.agents.min(o.root_fanout);
+    let (node, rx) = Node::new(u32::MAX, "front end".into(), Vec::new(), root_children, up_tx);
+    let node_tx = node.sender();
+    node::serve_children(listener, secret, node_tx.clone());
+    tokio::spawn(node.run(rx));
+
+    let agentd = agentd_path()?;
+    let cwd = std::env::current_dir().context("the working directory")?;
+    let mut agents = Agents {
+        children: Vec::new(),
+        secret_file: secret_file.clone(),
+    };
+    for (i, (lo, hi)) in blocks(o.n, o.agents).into_iter().enumerate() {
+        let mut c = std::process::Command::new(&agentd);
+        c.arg("--index")
+            .arg(i.to_string())
+            .arg("--agents")
+            .arg(o.agents.to_string())
+            .arg("--host-base")
+            .arg("127.1.0.1")
+            .arg("--port")
+            .arg(root.port().to_string())
+            .arg("--root")
+            .arg(root.to_string())
+            .arg("--fanout")
+            .arg(format!("{},{}", o.root_fanout, o.fanout))
+            .arg("--secret-file")
+            .arg(&secret_file)
+            .arg("--size")
+            .arg(o.n.to_string())
+            .arg("--ranks")
+            .arg(format!("{lo}-{hi}"))
+            .arg("--cwd")
+            .arg(&cwd)
+            .arg("--")
+            .arg(program)
+            .args(&o.args)
+            .stdin(std::process::Stdio::null());
+        agents.children.push(
+            c.spawn()
+                .with_context(|| format!("starting {}", agentd.display()))?,
+        );
+    }
+    let mut front = Front {
+        node: node_tx,
+        up: up_rx,
+        size: o.n,
+        focus: RankSet::all(o.n),
+        next_id: 0,
+        lost: RankSet::new(),
+        partial: HashMap::new(),
+        timeout_ms: o.timeout_ms,
+        settle_ms: o.settle_ms,
+        record_output: false,
+        program_output: Vec::new(),
+    };
+    // The root registers once every child has; children that never come make it register
+    // with what there is.
+    let tx = front.node.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        let _ = tx.send(Msg::RegisterNow);
+    });
+    loop {
+        match front.up.recv().await {
+            Some(Up::Register { ranks, .. }) => {
+                let missing = RankSet::all(o.n).difference(&ranks);
+                if !missing.is_empty() {
+                    front.lost = missing.clone();
+                    eprintln!("[{missing}] never joined (their agents did not start)");
+                }
+                break;
+            }
+            Some(up) => {
+                let _ = front.on_up(up);
+            }
+            None => bail!("the agent tree ended before it formed"),
+        }
+    }
+    Ok((front, agents))
+}
