@@ -1,0 +1,15 @@
+//! Process acquisition for MPI launchers.
+//!
+//! DOC-PLACEHOLDER
+
+mod error;
+mod gate;
+mod mpir;
+mod proc_util;
+
+pub use error::LaunchError;
+pub use gate::release_gate;
+pub use mpir::{
+    DEFAULT_TIMEOUT, Launcher, LauncherHandle, MpirJob, ProcDesc, attach_mpir,
+    attach_mpir_timeout, launch_mpir, launch_mpir_timeout,
+};
