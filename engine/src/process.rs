@@ -120,7 +120,7 @@ pub struct ThreadInfo {
 }
 
 /// How to start a program.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct LaunchOptions {
     pub program: PathBuf,
     pub args: Vec<OsString>,
@@ -136,6 +136,9 @@ pub struct LaunchOptions {
     /// Arguments exactly as typed to `run` (given to the shell unquoted); when `None`, `args`
     /// are quoted for the shell.
     pub args_line: Option<String>,
+    /// Descriptors the program gets: each is dup2'd onto its number in the child just before
+    /// exec (e.g. a rank's stdin/stdout/stderr and PMI socket passed by a launcher's wrapper).
+    pub fds: Vec<(std::os::fd::OwnedFd, i32)>,
 }
 
 /// Quote one argument for a POSIX shell, as gdb does for `--args`.
@@ -361,6 +364,22 @@ impl Process {
         let (gate_r, gate_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
             .map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
         let disable_aslr = opts.disable_aslr;
+        // Above every target number, so that no dup2 in the child clobbers a source not yet
+        // placed; close-on-exec, so that only the targets survive the exec.
+        let min_high = opts.fds.iter().map(|(_, n)| *n).max().unwrap_or(0).max(2) + 1;
+        let high: Vec<(std::os::fd::OwnedFd, i32)> = opts
+            .fds
+            .iter()
+            .map(|(fd, n)| {
+                if *n < 0 {
+                    return Err(EngineError::Other(format!("bad descriptor number {n}")));
+                }
+                nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(min_high))
+                    // SAFETY: F_DUPFD_CLOEXEC returned a new descriptor that nothing else owns.
+                    .map(|h| (unsafe { std::os::fd::FromRawFd::from_raw_fd(h) }, *n))
+                    .map_err(|e| EngineError::Other(format!("dup of descriptor for {n}: {e}")))
+            })
+            .collect::<Result<_>>()?;
         // SAFETY: the child only makes async-signal-safe calls (personality, chdir, read,
         // execve, _exit) on data prepared before the fork.
         match unsafe { nix::unistd::fork() } {
@@ -386,12 +405,20 @@ impl Process {
                 let mut b = [0u8; 1];
                 // Wait until the parent has seized us, so exec is the first thing it sees.
                 let _ = nix::unistd::read(&gate_r, &mut b);
+                for (fd, n) in &high {
+                    // SAFETY: dup2 on descriptors we own; the target number is the caller's.
+                    if unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(fd), *n) } < 0 {
+                        // SAFETY: _exit never returns and is async-signal-safe.
+                        unsafe { libc::_exit(126) };
+                    }
+                }
                 let _ = nix::unistd::execve(&path_c, &argv, &envp);
                 // SAFETY: _exit never returns and is async-signal-safe.
                 unsafe { libc::_exit(127) }
             }
             Ok(ForkResult::Parent { child }) => {
                 drop(gate_r);
+                drop(high);
                 let opts = Options::PTRACE_O_TRACECLONE
                     | Options::PTRACE_O_TRACEEXEC
                     | Options::PTRACE_O_EXITKILL;

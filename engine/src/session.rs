@@ -343,6 +343,7 @@ impl Session {
                     .unwrap_or_else(|| "/bin/sh".into())
             }),
             args_line: self.args_line.clone(),
+            fds: Vec::new(),
         };
         let mut p = Process::launch(&opts)?;
         p.signals = self.signals.clone();

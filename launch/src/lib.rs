@@ -6,6 +6,7 @@ mod error;
 mod gate;
 mod mpir;
 mod proc_util;
+pub mod wrap;
 
 pub use error::LaunchError;
 pub use gate::release_gate;
@@ -13,3 +14,4 @@ pub use mpir::{
     DEFAULT_TIMEOUT, Launcher, LauncherHandle, MpirJob, ProcDesc, attach_mpir,
     attach_mpir_timeout, launch_mpir, launch_mpir_timeout,
 };
+pub use wrap::{WrapListener, WrappedRank, wait_status_exited, wait_status_killed};

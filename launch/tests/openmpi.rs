@@ -102,3 +102,52 @@ fn launcher_failing_before_spawn_reports_its_exit_code() {
 fn empty_command_is_an_error() {
     assert!(matches!(launch_mpir(&[], &[]), Err(LaunchError::EmptyCommand)));
 }
+
+#[test]
+fn attach_to_running_mpirun_reads_the_table() {
+    let exe = build("ring", "mpicc");
+    let dir = std::env::temp_dir().join(format!("cohort-attach-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let go = dir.join("go");
+    let ready = dir.join("ready");
+    let mut child = std::process::Command::new("mpirun")
+        .args(["--oversubscribe", "-np", "3"])
+        .arg(&exe)
+        .arg(&go)
+        .envs(ompi_env())
+        .spawn()
+        .unwrap();
+    // Wait (safety-net bounded) until the three ranks run our program.
+    let deadline = std::time::Instant::now() + WAIT;
+    while std::time::Instant::now() < deadline {
+        let n = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                std::fs::read_link(e.path().join("exe")).ok().as_deref() == Some(exe.as_path())
+                    && std::fs::read_to_string(e.path().join("stat"))
+                        .map(|s| s.contains(&format!(") S {} ", child.id())) || s.contains(&format!(") R {} ", child.id())))
+                        .unwrap_or(false)
+            })
+            .count();
+        if n == 3 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = ready;
+    let job = cohort_launch::attach_mpir(child.id() as i32).unwrap();
+    assert_eq!(job.launcher(), Launcher::OpenMpi);
+    assert_eq!(job.launcher_pid(), child.id() as i32);
+    let procs = job.procs().to_vec();
+    assert_eq!(procs.len(), 3);
+    for (i, p) in procs.iter().enumerate() {
+        assert_eq!(p.rank, i as u32);
+        assert_eq!(p.executable, exe);
+        assert_eq!(std::fs::read_link(format!("/proc/{}/exe", p.pid)).unwrap(), exe);
+    }
+    job.release().unwrap();
+    std::fs::write(&go, b"").unwrap();
+    assert!(child.wait().unwrap().success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

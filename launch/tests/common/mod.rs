@@ -69,6 +69,7 @@ pub fn ompi_env() -> Vec<(OsString, OsString)> {
         ("OMPI_ALLOW_RUN_AS_ROOT", "1"),
         ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
         ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+        ("OMPI_MPIR_DO_NOT_WARN", "1"),
     ]
     .iter()
     .map(|(k, v)| (OsString::from(k), OsString::from(v)))
