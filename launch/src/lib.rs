@@ -6,6 +6,7 @@ mod error;
 mod gate;
 mod mpir;
 mod proc_util;
+mod slurm;
 pub mod wrap;
 
 pub use error::LaunchError;
@@ -15,3 +16,4 @@ pub use mpir::{
     attach_mpir_timeout, launch_mpir, launch_mpir_timeout,
 };
 pub use wrap::{WrapListener, WrappedRank, wait_status_exited, wait_status_killed};
+pub use slurm::find_srun_of_job;
