@@ -16,7 +16,9 @@ use crate::proc_util;
 ///   it runs any instruction, and the signal is discarded), so the next `cont` of the caller
 ///   does not stop on it.
 pub fn release_gate(session: &mut Session) -> Result<(), LaunchError> {
-    let pid = session.pid().ok_or(cohort_engine::EngineError::NotRunning)?;
+    let pid = session
+        .pid()
+        .ok_or(cohort_engine::EngineError::NotRunning)?;
     if let Some((addr, _)) = lookup(session, "MPIR_debug_gate") {
         session.write_memory(addr, &1i32.to_ne_bytes())?;
     }

@@ -12,8 +12,8 @@ pub mod wrap;
 pub use error::LaunchError;
 pub use gate::release_gate;
 pub use mpir::{
-    DEFAULT_TIMEOUT, Launcher, LauncherHandle, MpirJob, ProcDesc, attach_mpir,
-    attach_mpir_timeout, launch_mpir, launch_mpir_timeout,
+    DEFAULT_TIMEOUT, Launcher, LauncherHandle, MpirJob, ProcDesc, attach_mpir, attach_mpir_timeout,
+    launch_mpir, launch_mpir_timeout,
 };
-pub use wrap::{WrapListener, WrappedRank, wait_status_exited, wait_status_killed};
 pub use slurm::find_srun_of_job;
+pub use wrap::{WrapListener, WrappedRank, wait_status_exited, wait_status_killed};

@@ -183,8 +183,9 @@ pub fn launch_mpir_timeout(
     }
     let program = PathBuf::from(program);
     let args = args.to_vec();
-    let tracer = Tracer::spawn("cohort-launcher", Session::new)
-        .map_err(crate::error::io_err("starting the launcher's tracer thread"))?;
+    let tracer = Tracer::spawn("cohort-launcher", Session::new).map_err(crate::error::io_err(
+        "starting the launcher's tracer thread",
+    ))?;
     let r = tracer.call(move |s| {
         s.load_program(&program)?;
         s.args = args;
@@ -217,8 +218,9 @@ pub fn attach_mpir(pid: i32) -> Result<MpirJob, LaunchError> {
 
 /// [`attach_mpir`] with a chosen timeout.
 pub fn attach_mpir_timeout(pid: i32, timeout: Duration) -> Result<MpirJob, LaunchError> {
-    let tracer = Tracer::spawn("cohort-launcher", Session::new)
-        .map_err(crate::error::io_err("starting the launcher's tracer thread"))?;
+    let tracer = Tracer::spawn("cohort-launcher", Session::new).map_err(crate::error::io_err(
+        "starting the launcher's tracer thread",
+    ))?;
     let r = tracer.call(move |s| {
         s.attach(pid)?;
         let r = attached_table(s, pid, timeout);
@@ -421,7 +423,11 @@ impl Watchdog {
 
 /// Continue the launcher until an event, at most `timeout`. `Ok(None)`: timed out (the
 /// launcher is stopped again).
-pub(crate) fn cont_timeout(s: &mut Session, pid: i32, timeout: Duration) -> Result<Option<Event>, LaunchError> {
+pub(crate) fn cont_timeout(
+    s: &mut Session,
+    pid: i32,
+    timeout: Duration,
+) -> Result<Option<Event>, LaunchError> {
     let dog = Watchdog::start(pid, timeout);
     let ev = s.cont();
     let fired = dog.finish();

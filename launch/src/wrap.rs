@@ -161,11 +161,7 @@ impl Reader<'_> {
 }
 
 /// Send `data` with `fds` attached (SCM_RIGHTS).
-pub fn send_with_fds(
-    sock: &UnixStream,
-    data: &[u8],
-    fds: &[RawFd],
-) -> Result<(), LaunchError> {
+pub fn send_with_fds(sock: &UnixStream, data: &[u8], fds: &[RawFd]) -> Result<(), LaunchError> {
     if fds.len() > MAX_FDS {
         return Err(LaunchError::Protocol("too many descriptors".into()));
     }
@@ -190,7 +186,11 @@ pub fn send_with_fds(
             (*c).cmsg_level = libc::SOL_SOCKET;
             (*c).cmsg_type = libc::SCM_RIGHTS;
             (*c).cmsg_len = libc::CMSG_LEN(fd_bytes) as _;
-            std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(c).cast::<RawFd>(), fds.len());
+            std::ptr::copy_nonoverlapping(
+                fds.as_ptr(),
+                libc::CMSG_DATA(c).cast::<RawFd>(),
+                fds.len(),
+            );
         }
     }
     loop {
@@ -296,8 +296,8 @@ impl WrapListener {
         {
             let _ = std::fs::remove_file(path);
         }
-        let listener = UnixListener::bind(path)
-            .map_err(io_err(format!("binding {}", path.display())))?;
+        let listener =
+            UnixListener::bind(path).map_err(io_err(format!("binding {}", path.display())))?;
         Ok(WrapListener {
             listener,
             path: path.to_path_buf(),

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cohort_engine::session::{BpSpec, Event, Session};
 use cohort_engine::tracer::Tracer;
-use cohort_launch::{Launcher, LaunchError, launch_mpir, release_gate};
+use cohort_launch::{LaunchError, Launcher, launch_mpir, release_gate};
 use common::*;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -25,13 +25,19 @@ fn mpirun_four_ranks_stop_after_init_and_complete() {
     pids.sort_unstable();
     pids.dedup();
     assert_eq!(pids.len(), 4);
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap().trim().to_string();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .to_string();
     for (i, p) in procs.iter().enumerate() {
         assert_eq!(p.rank, i as u32);
         assert_eq!(p.host, host);
         assert_eq!(p.executable, exe);
         // A real process of that executable on this host.
-        assert_eq!(std::fs::read_link(format!("/proc/{}/exe", p.pid)).unwrap(), exe);
+        assert_eq!(
+            std::fs::read_link(format!("/proc/{}/exe", p.pid)).unwrap(),
+            exe
+        );
     }
 
     let line = line_of("ring", "AFTER_INIT");
@@ -73,7 +79,13 @@ fn mpirun_four_ranks_stop_after_init_and_complete() {
         .map(|(t, _, _)| std::thread::spawn(move || t.call(|s| s.cont()).unwrap().unwrap()))
         .collect();
     for (h, p) in finishing.into_iter().zip(&procs) {
-        assert_eq!(h.join().unwrap(), Event::Exited { pid: p.pid, code: 0 });
+        assert_eq!(
+            h.join().unwrap(),
+            Event::Exited {
+                pid: p.pid,
+                code: 0
+            }
+        );
     }
     assert_eq!(launcher.wait(WAIT).unwrap(), 0);
 }
@@ -100,7 +112,10 @@ fn launcher_failing_before_spawn_reports_its_exit_code() {
 
 #[test]
 fn empty_command_is_an_error() {
-    assert!(matches!(launch_mpir(&[], &[]), Err(LaunchError::EmptyCommand)));
+    assert!(matches!(
+        launch_mpir(&[], &[]),
+        Err(LaunchError::EmptyCommand)
+    ));
 }
 
 #[test]
@@ -126,7 +141,10 @@ fn attach_to_running_mpirun_reads_the_table() {
             .filter(|e| {
                 std::fs::read_link(e.path().join("exe")).ok().as_deref() == Some(exe.as_path())
                     && std::fs::read_to_string(e.path().join("stat"))
-                        .map(|s| s.contains(&format!(") S {} ", child.id())) || s.contains(&format!(") R {} ", child.id())))
+                        .map(|s| {
+                            s.contains(&format!(") S {} ", child.id()))
+                                || s.contains(&format!(") R {} ", child.id()))
+                        })
                         .unwrap_or(false)
             })
             .count();
@@ -144,7 +162,10 @@ fn attach_to_running_mpirun_reads_the_table() {
     for (i, p) in procs.iter().enumerate() {
         assert_eq!(p.rank, i as u32);
         assert_eq!(p.executable, exe);
-        assert_eq!(std::fs::read_link(format!("/proc/{}/exe", p.pid)).unwrap(), exe);
+        assert_eq!(
+            std::fs::read_link(format!("/proc/{}/exe", p.pid)).unwrap(),
+            exe
+        );
     }
     job.release().unwrap();
     std::fs::write(&go, b"").unwrap();

@@ -79,14 +79,22 @@ fn hydra_ranks_run_under_the_agent_and_the_job_completes() {
             .unwrap()
         }));
     }
-    let mut seen: Vec<(u32, bool, StopKind)> = ranks.into_iter().map(|h| h.join().unwrap()).collect();
+    let mut seen: Vec<(u32, bool, StopKind)> =
+        ranks.into_iter().map(|h| h.join().unwrap()).collect();
     seen.sort_by_key(|s| s.0);
     assert_eq!(
         seen,
-        (0..4).map(|r| (r, true, StopKind::Exited(0))).collect::<Vec<_>>()
+        (0..4)
+            .map(|r| (r, true, StopKind::Exited(0)))
+            .collect::<Vec<_>>()
     );
     let mut out = String::new();
-    hydra.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    hydra
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     assert!(hydra.wait().unwrap().success());
     let mut lines: Vec<&str> = out.lines().collect();
     lines.sort_unstable();
@@ -111,7 +119,12 @@ fn wrapper_passes_environment_cwd_and_descriptors() {
     let mut w = Command::new(WRAP)
         .arg("--agent")
         .arg(&sock)
-        .args(["--", "sh", "-c", "echo \"$COHORT_X $PMI_RANK $(pwd)\"; echo err >&2; exit 3"])
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "echo \"$COHORT_X $PMI_RANK $(pwd)\"; echo err >&2; exit 3",
+        ])
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
         .env("PMI_RANK", "7")

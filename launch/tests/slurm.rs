@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use cohort_engine::session::{BpSpec, Event, Session};
 use cohort_engine::tracer::Tracer;
-use cohort_launch::{LaunchError, Launcher, ProcDesc, attach_mpir, find_srun_of_job, launch_mpir, release_gate};
+use cohort_launch::{
+    LaunchError, Launcher, ProcDesc, attach_mpir, find_srun_of_job, launch_mpir, release_gate,
+};
 use common::*;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -23,7 +25,10 @@ struct Cluster;
 
 impl Cluster {
     fn start() -> Cluster {
-        let st = Command::new(script()).args(["start", "2"]).status().unwrap();
+        let st = Command::new(script())
+            .args(["start", "2"])
+            .status()
+            .unwrap();
         assert!(st.success(), "slurm-cluster.sh start failed");
         Cluster
     }
@@ -72,8 +77,17 @@ fn run_tasks(procs: &[ProcDesc], release: impl FnOnce()) {
     release();
     for (h, p) in running.into_iter().zip(procs) {
         let (addr, first, second) = h.join().unwrap();
-        assert!(matches!(first, Event::Breakpoint { pc, .. } if pc == addr), "{first:?}");
-        assert_eq!(second, Event::Exited { pid: p.pid, code: 0 });
+        assert!(
+            matches!(first, Event::Breakpoint { pc, .. } if pc == addr),
+            "{first:?}"
+        );
+        assert_eq!(
+            second,
+            Event::Exited {
+                pid: p.pid,
+                code: 0
+            }
+        );
     }
 }
 
@@ -98,7 +112,10 @@ fn srun_tasks_acquired_launched_and_attached() {
         // The virtual node's name (Slurm reports the node, not the machine).
         assert!(p.host == "n1" || p.host == "n2", "{}", p.host);
         assert_eq!(p.executable, exe);
-        assert_eq!(std::fs::read_link(format!("/proc/{}/exe", p.pid)).unwrap(), exe);
+        assert_eq!(
+            std::fs::read_link(format!("/proc/{}/exe", p.pid)).unwrap(),
+            exe
+        );
     }
     let mut launcher = None;
     run_tasks(&procs, || launcher = Some(job.release_launcher().unwrap()));
@@ -124,13 +141,19 @@ fn srun_tasks_acquired_launched_and_attached() {
     let job = attach_mpir(pid).unwrap();
     assert_eq!(job.procs().len(), 2);
     for p in job.procs() {
-        assert_eq!(std::fs::read_link(format!("/proc/{}/exe", p.pid)).unwrap(), exe);
+        assert_eq!(
+            std::fs::read_link(format!("/proc/{}/exe", p.pid)).unwrap(),
+            exe
+        );
     }
     job.release().unwrap();
     std::fs::write(&go, b"").unwrap();
     assert!(srun.0.wait().unwrap().success());
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(matches!(find_srun_of_job(999_999), Err(LaunchError::NoSrun(999_999))));
+    assert!(matches!(
+        find_srun_of_job(999_999),
+        Err(LaunchError::NoSrun(999_999))
+    ));
 }
 
 /// A child killed if the test fails before it ends.
@@ -157,7 +180,9 @@ fn wait_for_job(exe: &Path) -> u64 {
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         let job = text.lines().find_map(|l| {
             let (id, cmd) = l.split_once(' ')?;
-            (Path::new(cmd.trim()) == exe).then(|| id.parse::<u64>().ok()).flatten()
+            (Path::new(cmd.trim()) == exe)
+                .then(|| id.parse::<u64>().ok())
+                .flatten()
         });
         let tasks = std::fs::read_dir("/proc")
             .unwrap()

@@ -58,7 +58,9 @@ fn rank_from_env() -> anyhow::Result<u32> {
                 .map_err(|_| anyhow::anyhow!("{k}={s} is not a rank"));
         }
     }
-    anyhow::bail!("no rank in the environment (PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID)")
+    anyhow::bail!(
+        "no rank in the environment (PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID)"
+    )
 }
 
 /// `PROGRAM` as `execvp` finds it.
@@ -104,7 +106,9 @@ fn run() -> anyhow::Result<i32> {
 
     // stdin, stdout, stderr and the PMI socket, where open.
     let mut fds: Vec<RawFd> = vec![0, 1, 2];
-    let pmi_fd = std::env::var("PMI_FD").ok().and_then(|v| v.parse::<RawFd>().ok());
+    let pmi_fd = std::env::var("PMI_FD")
+        .ok()
+        .and_then(|v| v.parse::<RawFd>().ok());
     if let Some(p) = pmi_fd
         && p > 2
     {
@@ -121,8 +125,12 @@ fn run() -> anyhow::Result<i32> {
         fd_numbers: fds.clone(),
     };
     let payload = hello.encode()?;
-    let sock = UnixStream::connect(&agent)
-        .map_err(|e| anyhow::anyhow!("connecting to the agent at {}: {e}", Path::new(&agent).display()))?;
+    let sock = UnixStream::connect(&agent).map_err(|e| {
+        anyhow::anyhow!(
+            "connecting to the agent at {}: {e}",
+            Path::new(&agent).display()
+        )
+    })?;
 
     // Signals arriving from now on are queued on the self-pipe and forwarded.
     let mut pipe = [0 as RawFd; 2];
@@ -152,7 +160,10 @@ fn run() -> anyhow::Result<i32> {
     }
     // Only the rank holds the job's stdin/stdout and PMI socket now (so the launcher sees
     // them close when the rank ends); stderr stays for our own messages.
-    let null = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null")?;
+    let null = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")?;
     for f in [0, 1] {
         // SAFETY: dup2 of a descriptor we own onto a standard one.
         unsafe { libc::dup2(null.as_raw_fd(), f) };
