@@ -476,3 +476,43 @@ impl WrappedRank {
         self.reported
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hello() -> Hello {
+        Hello {
+            rank: 3,
+            program: "/bin/prog".into(),
+            argv: vec!["prog".into(), "a b".into()],
+            cwd: "/tmp".into(),
+            env: vec![("K".into(), "v=1".into())],
+            fd_numbers: vec![0, 1, 2, 7],
+        }
+    }
+
+    #[test]
+    fn hello_round_trips() {
+        let h = hello();
+        assert_eq!(Hello::decode(&h.encode().unwrap()).unwrap(), h);
+    }
+
+    #[test]
+    fn truncated_or_padded_hello_is_an_error() {
+        let b = hello().encode().unwrap();
+        for n in 0..b.len() {
+            assert!(matches!(
+                Hello::decode(&b[..n]),
+                Err(LaunchError::Protocol(_))
+            ));
+        }
+        let mut long = b.clone();
+        long.push(0);
+        assert!(Hello::decode(&long).is_err());
+        // A huge length must not allocate or panic.
+        let mut bad = b.clone();
+        bad[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Hello::decode(&bad).is_err());
+    }
+}
