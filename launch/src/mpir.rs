@@ -352,7 +352,7 @@ fn read_table(s: &Session, pid: i32, syms: &MpirSyms) -> Result<Vec<ProcDesc>, L
     let ps = s.arch().ptr_size as u64;
     // struct MPIR_PROCDESC { char *host_name; char *executable_name; int pid; }
     let entry = (2 * ps + 4).div_ceil(ps) * ps;
-    let mut procs = Vec::with_capacity(size as usize);
+    let mut procs = Vec::with_capacity((size as usize).min(4096));
     for rank in 0..size as u32 {
         let e = table + u64::from(rank) * entry;
         let host = read_ptr(s, e)?;
