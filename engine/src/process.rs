@@ -136,8 +136,8 @@ pub struct LaunchOptions {
     /// Arguments exactly as typed to `run` (given to the shell unquoted); when `None`, `args`
     /// are quoted for the shell.
     pub args_line: Option<String>,
-    /// Descriptors the program gets at given numbers (a rank's stdout/stderr pipes, its stdin,
-    /// a launcher's PMI descriptor); the rest of the debugger's descriptors stay its own.
+    /// Descriptors the program gets: each is dup2'd onto its number in the child just before
+    /// exec (e.g. a rank's stdin/stdout/stderr and PMI socket passed by a launcher's wrapper).
     pub fds: Vec<(std::sync::Arc<std::os::fd::OwnedFd>, i32)>,
 }
 
@@ -374,33 +374,28 @@ impl Process {
         let (gate_r, gate_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
             .map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
         let disable_aslr = opts.disable_aslr;
-        let fds: Vec<(i32, i32)> = opts
+        // Above every target number, so that no dup2 in the child clobbers a source not yet
+        // placed; close-on-exec, so that only the targets survive the exec.
+        let min_high = opts.fds.iter().map(|(_, n)| *n).max().unwrap_or(0).max(2) + 1;
+        let high: Vec<(std::os::fd::OwnedFd, i32)> = opts
             .fds
             .iter()
-            .map(|(fd, to)| (std::os::fd::AsRawFd::as_raw_fd(&**fd), *to))
-            .collect();
-        // SAFETY: the child only makes async-signal-safe calls (personality, chdir, fcntl,
-        // dup2, read, execve, _exit) on data prepared before the fork.
+            .map(|(fd, n)| {
+                if *n < 0 {
+                    return Err(EngineError::Other(format!("bad descriptor number {n}")));
+                }
+                nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(min_high))
+                    // SAFETY: F_DUPFD_CLOEXEC returned a new descriptor that nothing else owns.
+                    .map(|h| (unsafe { std::os::fd::FromRawFd::from_raw_fd(h) }, *n))
+                    .map_err(|e| EngineError::Other(format!("dup of descriptor for {n}: {e}")))
+            })
+            .collect::<Result<_>>()?;
+        // SAFETY: the child only makes async-signal-safe calls (personality, chdir, read,
+        // execve, _exit) on data prepared before the fork.
         match unsafe { nix::unistd::fork() } {
             Err(e) => Err(EngineError::Other(format!("fork: {e}"))),
             Ok(ForkResult::Child) => {
                 drop(gate_w);
-                if !fds.is_empty() {
-                    // Move the sources above every target first, so that no dup2 overwrites a
-                    // source still to be placed.
-                    let mut moved = [-1i32; 64];
-                    for (i, (from, _)) in fds.iter().take(64).enumerate() {
-                        // SAFETY: fcntl(F_DUPFD_CLOEXEC) on a descriptor we own.
-                        moved[i] = unsafe { libc::fcntl(*from, libc::F_DUPFD_CLOEXEC, 256) };
-                    }
-                    for (i, (_, to)) in fds.iter().take(64).enumerate() {
-                        // SAFETY: dup2 of a valid descriptor onto the number the program expects.
-                        if moved[i] < 0 || unsafe { libc::dup2(moved[i], *to) } < 0 {
-                            // SAFETY: _exit never returns and is async-signal-safe.
-                            unsafe { libc::_exit(126) };
-                        }
-                    }
-                }
                 if disable_aslr {
                     // SAFETY: personality(2) with a flag word; no memory is passed.
                     unsafe {
@@ -420,12 +415,20 @@ impl Process {
                 let mut b = [0u8; 1];
                 // Wait until the parent has seized us, so exec is the first thing it sees.
                 let _ = nix::unistd::read(&gate_r, &mut b);
+                for (fd, n) in &high {
+                    // SAFETY: dup2 on descriptors we own; the target number is the caller's.
+                    if unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(fd), *n) } < 0 {
+                        // SAFETY: _exit never returns and is async-signal-safe.
+                        unsafe { libc::_exit(126) };
+                    }
+                }
                 let _ = nix::unistd::execve(&path_c, &argv, &envp);
                 // SAFETY: _exit never returns and is async-signal-safe.
                 unsafe { libc::_exit(127) }
             }
             Ok(ForkResult::Parent { child }) => {
                 drop(gate_r);
+                drop(high);
                 let opts = Options::PTRACE_O_TRACECLONE
                     | Options::PTRACE_O_TRACEEXEC
                     | Options::PTRACE_O_EXITKILL;

@@ -266,6 +266,7 @@ fn launch_with_arguments_environment_and_directory() {
         disable_aslr: true,
         shell: Some("/bin/sh".into()),
         args_line: Some(format!("one 'two words' > {}", out.display())),
+        fds: Vec::new(),
     };
     let mut p = Process::launch(&opts).unwrap();
     assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));
