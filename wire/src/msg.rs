@@ -1,0 +1,64 @@
+//! The messages exchanged once a connection is authenticated.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Merged, Payload, RankSet, StackTree};
+
+/// Parent to child.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Down {
+    /// Run a debugger command line on `ranks`; reply within `timeout_ms` (ranks that have not
+    /// answered by then are reported in `Up::Reply::timed_out`).
+    Command {
+        id: u64,
+        ranks: RankSet,
+        line: String,
+        timeout_ms: u32,
+    },
+    /// Stop the running ranks (as ^C does).
+    Interrupt { ranks: RankSet },
+    /// Bytes for a rank's standard input.
+    Stdin { rank: u32, data: Vec<u8> },
+    Ping { seq: u64 },
+    /// End the session: kill the processes, or detach from them when `detach`.
+    Shutdown { detach: bool },
+}
+
+/// Child to parent.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Up {
+    /// First message after the handshake: who the agent is and what its subtree covers.
+    /// `agents` counts the agents in the subtree, the sender included.
+    Register {
+        agent: u32,
+        host: String,
+        ranks: RankSet,
+        agents: u32,
+    },
+    /// The merged answer to `Down::Command { id, .. }` from the whole subtree.
+    Reply {
+        id: u64,
+        merged: Merged,
+        stacks: Option<StackTree>,
+        timed_out: RankSet,
+        lost: RankSet,
+    },
+    /// Asynchronous news (e.g. stops after a resume), merged.
+    Event { merged: Merged },
+    /// The program's own stdout/stderr.
+    Output {
+        rank: u32,
+        stream: Stream,
+        data: Payload,
+    },
+    /// Ranks that are gone (agent or process died, connection lost).
+    Lost { ranks: RankSet, reason: String },
+    Pong { seq: u64 },
+}
+
+/// Which output stream of the program.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
