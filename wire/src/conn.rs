@@ -134,7 +134,7 @@ fn next_message<M: DeserializeOwned>(
             *dead = true;
             Err(e)
         }
-        Some(Ok(frame)) => decode(&frame).inspect_err(|_| *dead = true),
+        Some(Ok(frame)) => decode::<M>(&frame).map(Some).inspect_err(|_| *dead = true),
     }
 }
 
