@@ -233,21 +233,87 @@ pub struct Answer {
     pub lost: RankSet,
 }
 
+/// Texts of groups of ranks, printed line by line: when every group has as many lines,
+/// line N of every group is merged on its own (`[0-3] 10\t    int v = …` once, under
+/// per-rank `Breakpoint 2, compute (rank=0, …)` lines); otherwise group after group.
+/// Every line is prefixed by its rank set; sets are ordered by their lowest rank.
+pub fn render_groups(groups: &[(RankSet, &str)]) -> String {
+    let groups: Vec<(&RankSet, Vec<&str>)> = groups
+        .iter()
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(r, t)| (r, t.strip_suffix('\n').unwrap_or(t).split('\n').collect()))
+        .collect();
+    let line = |set: &RankSet, l: &str| {
+        if l.is_empty() {
+            format!("[{set}]\n")
+        } else {
+            format!("[{set}] {l}\n")
+        }
+    };
+    let mut s = String::new();
+    let same_shape = groups.windows(2).all(|w| w[0].1.len() == w[1].1.len());
+    if !same_shape || groups.len() < 2 {
+        let mut sorted = groups;
+        sorted.sort_by_key(|(r, _)| r.first());
+        for (r, lines) in sorted {
+            for l in lines {
+                s.push_str(&line(r, l));
+            }
+        }
+        return s;
+    }
+    let n = groups.first().map_or(0, |g| g.1.len());
+    for i in 0..n {
+        let mut by_text: Vec<(RankSet, &str)> = Vec::new();
+        for (r, lines) in &groups {
+            let t = lines.get(i).copied().unwrap_or("");
+            match by_text.iter_mut().find(|(_, x)| *x == t) {
+                Some(e) => e.0 = e.0.union(r),
+                None => by_text.push(((*r).clone(), t)),
+            }
+        }
+        by_text.sort_by_key(|(r, _)| r.first());
+        for (r, t) in by_text {
+            s.push_str(&line(&r, t));
+        }
+    }
+    s
+}
+
 impl Answer {
     /// The text of the answer as printed: (stdout, stderr).
     pub fn render(&self) -> (String, String) {
-        let (mut out, mut err) = self.merged.render();
+        let outs: Vec<(RankSet, &str)> = self
+            .merged
+            .groups
+            .iter()
+            .map(|g| (g.ranks.clone(), g.out.as_str()))
+            .collect();
+        let errs: Vec<(RankSet, &str)> = self
+            .merged
+            .groups
+            .iter()
+            .map(|g| (g.ranks.clone(), g.err.as_str()))
+            .collect();
+        let mut out = render_groups(&outs);
+        let mut err = render_groups(&errs);
         if let Some(t) = &self.stacks {
-            let mut groups = t.distinct();
-            groups.sort_by_key(|(r, _)| r.first());
-            let mut s = String::new();
-            for (ranks, frames) in groups {
-                for (i, f) in frames.iter().enumerate() {
-                    s.push_str(&format!("[{ranks}] #{i:<3}{f}\n"));
-                }
-            }
+            let texts: Vec<(RankSet, String)> = t
+                .distinct()
+                .into_iter()
+                .map(|(ranks, frames)| {
+                    let text: String = frames
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| format!("#{i:<3}{f}\n"))
+                        .collect();
+                    (ranks, text)
+                })
+                .collect();
+            let refs: Vec<(RankSet, &str)> =
+                texts.iter().map(|(r, t)| (r.clone(), t.as_str())).collect();
             // Stacks and other text (errors) keep rank order only within each kind.
-            out = s + &out;
+            out = render_groups(&refs) + &out;
         }
         if !self.timed_out.is_empty() {
             err.push_str(&format!(
@@ -310,7 +376,11 @@ impl Front {
                 ));
             }
             Up::Event { merged } => {
-                let (o, e) = merged.render();
+                let (o, e) = Answer {
+                    merged,
+                    ..Default::default()
+                }
+                .render();
                 self.say(&o, &e);
             }
             Up::Output { rank, stream, data } => {
