@@ -265,7 +265,7 @@ impl Node {
                 }
                 Msg::Down(d) => self.on_down(d),
                 Msg::ParentGone(why) => {
-                    tracing::warn!("parent gone: {why}");
+                    tracing::info!("parent gone: {why}");
                     for c in self.children.values() {
                         let _ = c.tx.send(Down::Shutdown { detach: false });
                     }
@@ -567,9 +567,7 @@ impl Node {
         let late: Vec<u64> = self
             .pending
             .iter()
-            .filter(|(_, p)| {
-                now >= p.deadline + Duration::from_secs(2) && !p.child_wait.is_empty()
-            })
+            .filter(|(_, p)| now >= p.deadline + Duration::from_secs(2) && !p.child_wait.is_empty())
             .map(|(id, _)| *id)
             .collect();
         for id in late {

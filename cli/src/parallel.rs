@@ -190,7 +190,10 @@ fn agentd_path() -> anyhow::Result<PathBuf> {
             }
         }
     }
-    bail!("cohort-agentd not found next to {} or on PATH", me.display())
+    bail!(
+        "cohort-agentd not found next to {} or on PATH",
+        me.display()
+    )
 }
 
 /// Rank blocks for `agents` agents.
@@ -387,7 +390,10 @@ impl Front {
                 let Ok(bytes) = data.into_bytes() else {
                     return None;
                 };
-                let buf = self.partial.entry((rank, stream == Stream::Stderr)).or_default();
+                let buf = self
+                    .partial
+                    .entry((rank, stream == Stream::Stderr))
+                    .or_default();
                 buf.extend_from_slice(&bytes);
                 let mut text = String::new();
                 while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
@@ -409,7 +415,11 @@ impl Front {
     fn flush_partial(&mut self) {
         let parts: Vec<_> = self.partial.drain().collect();
         for ((rank, is_err), buf) in parts {
-            let stream = if is_err { Stream::Stderr } else { Stream::Stdout };
+            let stream = if is_err {
+                Stream::Stderr
+            } else {
+                Stream::Stdout
+            };
             if buf.is_empty() {
                 continue;
             }
@@ -423,7 +433,9 @@ impl Front {
     pub async fn ask(&mut self, ranks: RankSet, line: &str) -> Answer {
         self.next_id += 1;
         let id = self.next_id;
-        let ms = if node::is_resuming(line) {
+        // Starting (loading every library's debug information the first time) is not a step
+        // that may legitimately wait on peers: it gets the full timeout.
+        let ms = if node::is_resuming(line) && line != ":start" {
             self.settle_ms
         } else {
             self.timeout_ms
@@ -525,7 +537,10 @@ impl Front {
                 Cmd::File(f) => match std::fs::read_to_string(&f) {
                     Ok(t) => t.lines().map(str::to_string).collect(),
                     Err(_) => {
-                        self.say("", &format!("{}: No such file or directory.\n", f.display()));
+                        self.say(
+                            "",
+                            &format!("{}: No such file or directory.\n", f.display()),
+                        );
                         continue;
                     }
                 },
@@ -672,7 +687,13 @@ pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Resul
     let root: SocketAddr = listener.local_addr()?;
     let (up_tx, up_rx) = tokio::sync::mpsc::unbounded_channel();
     let root_children = o.agents.min(o.root_fanout);
-    let (node, rx) = Node::new(u32::MAX, "front end".into(), Vec::new(), root_children, up_tx);
+    let (node, rx) = Node::new(
+        u32::MAX,
+        "front end".into(),
+        Vec::new(),
+        root_children,
+        up_tx,
+    );
     let node_tx = node.sender();
     node::serve_children(listener, secret, node_tx.clone());
     tokio::spawn(node.run(rx));

@@ -28,7 +28,12 @@ pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local] [
 /// `LOC@0-3` → ("LOC", Some("0-3")).
 fn at_set(s: &str) -> (String, Option<String>) {
     match s.rsplit_once('@') {
-        Some((l, set)) if !set.is_empty() && set.chars().all(|c| c.is_ascii_digit() || ",-".contains(c) || set == "all") => {
+        Some((l, set))
+            if !set.is_empty()
+                && set
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || ",-".contains(c) || set == "all") =>
+        {
             (l.to_string(), Some(set.to_string()))
         }
         _ => (s.to_string(), None),
@@ -62,13 +67,18 @@ pub fn parse_offline(argv: &[String]) -> anyhow::Result<OfflineOpts> {
             "--evaluate" | "-e" => o.evaluate.push(val()?),
             "--focus" => {
                 let v = val()?;
-                o.focus = Some(v.parse().with_context(|| format!("--focus wants a rank, not {v}"))?);
+                o.focus = Some(
+                    v.parse()
+                        .with_context(|| format!("--focus wants a rank, not {v}"))?,
+                );
             }
             "-o" | "--output" => html = Some(PathBuf::from(val()?)),
             "--json" => o.json = Some(PathBuf::from(val()?)),
             "--max-stops" => {
                 let v = val()?;
-                o.max_stops = v.parse().with_context(|| format!("--max-stops wants a number, not {v}"))?;
+                o.max_stops = v
+                    .parse()
+                    .with_context(|| format!("--max-stops wants a number, not {v}"))?;
             }
             "--" => {
                 rest.extend(argv[i..].iter().cloned());
@@ -142,7 +152,10 @@ fn groups(text: &str) -> Vec<Group> {
                 g.text.push('\n');
                 g.text.push_str(&rest);
             }
-            _ => v.push(Group { ranks: set, text: rest }),
+            _ => v.push(Group {
+                ranks: set,
+                text: rest,
+            }),
         }
     }
     v
@@ -179,7 +192,9 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
     // Nobody is waiting at a keyboard: steps and continues may take their time.
     o.launch.settle_ms = o.launch.settle_ms.max(30_000);
     let program = parallel::resolve_program(&o.launch.program)?;
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let report = rt.block_on(async {
         let t0 = Instant::now();
         let (mut front, agents) = parallel::start_local(&o.launch, &program).await?;
@@ -189,7 +204,12 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
         let all = RankSet::all(n);
         let mut rep = Report {
             program: program.display().to_string(),
-            args: o.launch.args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
+            args: o
+                .launch
+                .args
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
             ranks: n,
             agents: o.launch.agents,
             tree_ms,
@@ -231,7 +251,10 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
                 let (bo, be) = front.ask(stopped.clone(), "bt").await.render();
                 stop.stacks = groups(&both(&bo, &be));
                 for e in &o.evaluate {
-                    let (vo, ve) = front.ask(stopped.clone(), &format!("print {e}")).await.render();
+                    let (vo, ve) = front
+                        .ask(stopped.clone(), &format!("print {e}"))
+                        .await
+                        .render();
                     stop.values.push((e.clone(), groups(&both(&vo, &ve))));
                 }
                 if let Some(f) = o.focus.filter(|f| stopped.contains(*f)) {
@@ -261,14 +284,20 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 fn table(title: &str, gs: &[Group]) -> String {
     if gs.is_empty() {
         return String::new();
     }
-    let mut h = format!("<h4>{}</h4><table><tr><th>ranks</th><th></th></tr>", esc(title));
+    let mut h = format!(
+        "<h4>{}</h4><table><tr><th>ranks</th><th></th></tr>",
+        esc(title)
+    );
     for g in gs {
         h.push_str(&format!(
             "<tr><td class=r>{}</td><td><pre>{}</pre></td></tr>",
@@ -336,7 +365,9 @@ pub fn demo_main(argv: &[String]) -> anyhow::Result<i32> {
         .arg(&exe)
         .arg(&src)
         .status()
-        .with_context(|| format!("running the C compiler '{cc}' (the demo compiles its bundled program)"))?;
+        .with_context(|| {
+            format!("running the C compiler '{cc}' (the demo compiles its bundled program)")
+        })?;
     if !st.success() {
         bail!("compiling the demo program failed");
     }
@@ -350,9 +381,19 @@ pub fn demo_main(argv: &[String]) -> anyhow::Result<i32> {
     let mut args: Vec<String> = vec!["-n".into(), "8".into(), "--agents".into(), "2".into()];
     args.extend(["--break".into(), "heat.c:40".into()]);
     args.extend(["--break".into(), "exchange@0-1".into()]);
-    args.extend(["--evaluate".into(), "rank".into(), "--evaluate".into(), "t[1]".into()]);
+    args.extend([
+        "--evaluate".into(),
+        "rank".into(),
+        "--evaluate".into(),
+        "t[1]".into(),
+    ]);
     args.extend(["--evaluate".into(), "local_sum".into()]);
-    args.extend(["--focus".into(), "0".into(), "--max-stops".into(), "6".into()]);
+    args.extend([
+        "--focus".into(),
+        "0".into(),
+        "--max-stops".into(),
+        "6".into(),
+    ]);
     args.extend(["-o".into(), out.display().to_string()]);
     args.extend(["--json".into(), json.display().to_string()]);
     args.push("--".into());

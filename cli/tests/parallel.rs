@@ -1,73 +1,259 @@
-//! `cohort launch` with the local launcher: real ranks under real agents, merged answers
-//! checked exactly.
+//! `cohort launch` with the local launcher: real ranks under real agents. Every rank's part of
+//! the merged answer is checked against gdb 13 running that rank alone (same program, same
+//! `COHORT_RANK`), merged here by the rule of ../shared/CLI.md: each distinct line once, prefixed
+//! by the ranks that printed it, sets ordered by their lowest rank (line N of every rank merged
+//! on its own when all ranks printed as many lines).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn cohort() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_cohort"))
 }
 
-/// Run `cohort launch ARGS -- ranks` in batch mode; (stdout, stderr) with the tree-formation
-/// line (its time varies) removed.
-fn launch(args: &[&str], cmds: &[&str]) -> (String, String) {
-    let prog = cohort_fixtures::program("ranks");
+/// The fixture compiled in its own folder under a relative name (as gdb users build).
+fn build(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("parallel-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = cohort_fixtures::source_dir().join(format!("{name}.c"));
+    std::fs::copy(&src, dir.join(format!("{name}.c"))).unwrap();
+    let st = Command::new("cc")
+        .args(["-g", "-O0", "-o", name])
+        .arg(format!("{name}.c"))
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    dir.join(name)
+}
+
+fn rankset(ranks: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < ranks.len() {
+        let mut j = i;
+        while j + 1 < ranks.len() && ranks[j + 1] == ranks[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            ranks[i].to_string()
+        } else {
+            format!("{}-{}", ranks[i], ranks[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+fn prefix(set: &[u32], line: &str) -> String {
+    if line.is_empty() {
+        format!("[{}]\n", rankset(set))
+    } else {
+        format!("[{}] {line}\n", rankset(set))
+    }
+}
+
+/// Merge per-rank texts by the CLI.md rule.
+fn merge(texts: &[(u32, String)]) -> String {
+    let texts: Vec<(u32, Vec<&str>)> = texts
+        .iter()
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(r, t)| (*r, t.lines().collect()))
+        .collect();
+    let mut out = String::new();
+    if texts.is_empty() {
+        return out;
+    }
+    let n = texts[0].1.len();
+    if texts.iter().all(|(_, l)| l.len() == n) {
+        for i in 0..n {
+            let mut groups: Vec<(Vec<u32>, &str)> = Vec::new();
+            for (r, l) in &texts {
+                match groups.iter_mut().find(|(_, t)| *t == l[i]) {
+                    Some(g) => g.0.push(*r),
+                    None => groups.push((vec![*r], l[i])),
+                }
+            }
+            for (set, l) in groups {
+                out.push_str(&prefix(&set, l));
+            }
+        }
+    } else {
+        let mut groups: Vec<(Vec<u32>, &Vec<&str>)> = Vec::new();
+        for (r, l) in &texts {
+            match groups.iter_mut().find(|(_, t)| *t == l) {
+                Some(g) => g.0.push(*r),
+                None => groups.push((vec![*r], l)),
+            }
+        }
+        for (set, lines) in groups {
+            for l in lines.iter() {
+                out.push_str(&prefix(&set, l));
+            }
+        }
+    }
+    out
+}
+
+/// gdb 13 on one rank: the answer of each command (stdout), `start` first.
+fn gdb_rank(prog: &Path, rank: u32, size: u32, cmds: &[&str]) -> Vec<String> {
+    // A marker between commands splits gdb's output per command.
+    let mut c = Command::new("gdb");
+    c.args(["-nx", "-batch", "-ex", "start"]);
+    for x in cmds {
+        c.args(["-ex", "echo @@@\\n", "-ex", x]);
+    }
+    c.arg(prog)
+        .current_dir(prog.parent().unwrap())
+        .env("COHORT_RANK", rank.to_string())
+        .env("COHORT_SIZE", size.to_string());
+    let o = c.output().unwrap();
+    let text = cohort_fixtures::normalize_gdb_output(&String::from_utf8_lossy(&o.stdout));
+    text.split("@@@\n")
+        .map(|s| {
+            s.lines()
+                .filter(|l| !l.starts_with("rank "))
+                .map(|l| {
+                    format!(
+                        "{}\n",
+                        l.replace("[Inferior 1 (process N) ", "[Inferior 1 ")
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn cohort_launch(prog: &Path, n: u32, extra: &[&str], cmds: &[&str]) -> (String, String) {
     let mut c = Command::new(cohort());
-    c.arg("launch").args(args).arg("-batch");
+    c.arg("launch")
+        .args(["-n", &n.to_string()])
+        .args(extra)
+        .arg("-batch");
     for x in cmds {
         c.args(["-ex", x]);
     }
-    c.arg("--").arg(&prog);
+    c.arg("--").arg(prog.file_name().unwrap());
     c.current_dir(prog.parent().unwrap());
     let o = c.output().expect("run cohort launch");
-    let out = String::from_utf8_lossy(&o.stdout)
+    let out: String = String::from_utf8_lossy(&o.stdout)
         .lines()
-        .filter(|l| !l.starts_with("cohort: "))
+        .filter(|l| !l.starts_with("cohort: ") && !l.contains("] rank "))
         .map(|l| format!("{l}\n"))
         .collect();
     (out, String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
-fn src_line(n: usize) -> String {
-    let src = std::fs::read_to_string(cohort_fixtures::source_dir().join("ranks.c")).unwrap();
-    src.lines().nth(n - 1).unwrap().to_string()
+/// Every rank runs `cmds`; cohort's merged answer equals gdb's per-rank answers merged.
+fn check(n: u32, extra: &[&str], cmds: &[&str]) {
+    let prog = build("ranks");
+    let per_rank: Vec<Vec<String>> = (0..n).map(|r| gdb_rank(&prog, r, n, cmds)).collect();
+    let mut expected = String::new();
+    for i in 0..=cmds.len() {
+        let texts: Vec<(u32, String)> = (0..n)
+            .map(|r| (r, per_rank[r as usize].get(i).cloned().unwrap_or_default()))
+            .collect();
+        expected.push_str(&merge(&texts));
+    }
+    let (out, err) = cohort_launch(&prog, n, extra, cmds);
+    assert_eq!(err, "", "stderr of cohort launch");
+    assert_eq!(out, expected);
 }
 
 #[test]
-fn four_ranks_merge_their_answers() {
-    let (out, err) = launch(
-        &["-n", "4"],
+fn four_ranks_stop_step_and_print_like_gdb() {
+    check(
+        4,
+        &[],
         &[
             "break compute",
             "continue",
             "print rank",
             "print rank % 2",
-            "[1-2] print step",
-            "info ranks",
-            "bt",
-            "focus 2-3",
+            "next",
+            "next",
+            "info locals",
             "finish",
+            "print total",
+            "continue",
+            "bt",
         ],
     );
-    assert_eq!(err, "", "stderr: {err}");
-    let l22 = src_line(22);
-    let l11 = src_line(11);
-    let expected = format!(
-        "[0-3] Temporary breakpoint 1 at 0x11a1: file ranks.c, line 19.
-[0-3] 
-[0-3] Temporary breakpoint 1, main () at ranks.c:19
-[0-3] 19\t{l19}
-[0-3] Breakpoint 2 at 0x1164: file ranks.c, line 11.
-[0-3] 
-[0-3] Breakpoint 2, compute (rank=0, step=0) at ranks.c:11
-",
-        l19 = src_line(19)
+}
+
+#[test]
+fn many_agents_in_a_tree_give_the_same_answers() {
+    // 12 ranks under 6 agents with 2 children at the root and 2 below: three levels.
+    check(
+        12,
+        &["--agents", "6", "--fanout", "2,2"],
+        &["break ranks.c:11", "continue", "print v", "continue"],
     );
-    let _ = (l22, l11, expected);
-    // The shape that must hold whatever the addresses: one group per distinct answer.
-    assert!(out.contains("[0] $1 = 0\n[1] $1 = 1\n[2] $1 = 2\n[3] $1 = 3\n"), "{out}");
-    assert!(out.contains("[0,2] $2 = 0\n[1,3] $2 = 1\n"), "{out}");
-    assert!(out.contains("[1-2] $3 = 0\n"), "{out}");
-    assert!(out.contains("[0-3] stopped in compute at ranks.c:11\n"), "{out}");
-    assert!(out.contains("Focus: ranks 2-3\n"), "{out}");
+}
+
+#[test]
+fn rank_sets_focus_and_info_ranks() {
+    let prog = build("ranks");
+    let (out, err) = cohort_launch(
+        &prog,
+        4,
+        &[],
+        &[
+            "break compute",
+            "[1-2] continue",
+            "info ranks",
+            "[0,3] print rank",
+            "focus 2-3",
+            "print iterations",
+            "[9] print 1",
+            "[1-] print 1",
+            "bt",
+        ],
+    );
+    // `start` (4 lines), `break` (1), the stops of ranks 1-2 (4), then:
+    let tail: Vec<&str> = out.lines().skip(9).collect();
+    assert_eq!(
+        tail.join("\n"),
+        "[0,3] stopped in main at ranks.c:18
+[1-2] stopped in compute at ranks.c:10
+[0,3] $1 = 0
+Focus: ranks 2-3
+[2] $1 = 3
+[3] $2 = 3
+[2] #0  compute (rank=2, step=0) at ranks.c:10
+[2] #1  0x0000555555555212 in main () at ranks.c:24
+[3] #0  main () at ranks.c:18",
+        "{out}"
+    );
+    assert_eq!(
+        err,
+        "bad rank set: rank 9 out of range (job has 4 ranks)\nbad rank set: '' is not a rank\n"
+    );
+}
+
+#[test]
+fn bad_launch_arguments_are_clear_errors() {
+    let run = |args: &[&str]| {
+        let o = Command::new(cohort())
+            .arg("launch")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["--", "/bin/true"]);
+    assert_eq!(code, Some(1));
+    assert!(err.starts_with("cohort launch needs -n N"), "{err}");
+    let (code, err) = run(&["-n", "2", "--", "/nonexistent/prog"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(err, "/nonexistent/prog: No such file or directory.\n");
+    let (code, err) = run(&["-n", "2", "--launcher", "pbs", "--", "/bin/true"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        err,
+        "unknown launcher 'pbs' (local, openmpi, mpich, slurm)\n"
+    );
 }
