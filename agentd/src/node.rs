@@ -411,13 +411,24 @@ impl Node {
             }
         }
         for r in ranks.intersection(&self.own).iter() {
-            if let Some(prev) = self.running.get(&r) {
-                let _ = prev;
-                p.merged.add(
-                    r,
-                    "",
-                    "Cannot execute this command while the selected thread is running.\n",
-                );
+            if self.running.contains_key(&r) {
+                if line == ":state" {
+                    let call = self
+                        .ranks
+                        .get(&r)
+                        .and_then(|h| h.activity.lock().ok().and_then(|a| a.clone()));
+                    let text = match call {
+                        Some(c) => format!("running (waiting in {c})\n"),
+                        None => "running\n".to_string(),
+                    };
+                    p.merged.add(r, &text, "");
+                } else {
+                    p.merged.add(
+                        r,
+                        "",
+                        "Cannot execute this command while the selected thread is running.\n",
+                    );
+                }
                 continue;
             }
             let Some(h) = self.ranks.get(&r) else {

@@ -143,6 +143,10 @@ fn worker(
                         Some(p) => {
                             if let Err(e) = d.attach(p) {
                                 cohort_debugger::errln!("{e}");
+                            } else if let Err(e) = cohort_launch::release_gate(&mut d.session) {
+                                // Ranks acquired through MPIR may wait for the debugger before
+                                // leaving MPI_Init (MPIR_debug_gate, or a SIGSTOP under Slurm).
+                                cohort_debugger::errln!("{e}");
                             }
                         }
                         None => {

@@ -623,11 +623,10 @@ impl Drop for Agents {
 /// `cohort launch`.
 pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
     let o = parse_launch(argv)?;
-    if o.launcher != Launcher::Local {
-        bail!(
-            "launcher {:?} is not available in this build yet; use --launcher local",
-            o.launcher
-        );
+    match o.launcher {
+        Launcher::Local => {}
+        Launcher::OpenMpi => return launch_mpir_main(o),
+        l => bail!("launcher {l:?} is not available in this build yet; use --launcher local or openmpi"),
     }
     let program = resolve_program(&o.program)?;
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -655,6 +654,75 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
     })
 }
 
+pub(crate) fn is_this_host(h: &str) -> bool {
+    let me = nix::unistd::gethostname()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    h == me || h == "localhost" || me.split('.').next() == Some(h)
+}
+
+/// `--launcher openmpi`: start `mpirun` under control (MPIR), read its process table, start
+/// the agents, attach every rank, then let `mpirun` go on.
+fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
+    let program = resolve_program(&o.program)?;
+    let mut argv: Vec<OsString> = vec!["mpirun".into(), "-np".into(), o.n.to_string().into()];
+    argv.push("--oversubscribe".into());
+    if nix::unistd::getuid().is_root() {
+        argv.push("--allow-run-as-root".into());
+    }
+    argv.push(program.clone().into());
+    argv.extend(o.args.iter().cloned());
+    let started = Instant::now();
+    let job = cohort_launch::launch_mpir(&argv, &[]).context("starting mpirun under control")?;
+    let procs = job.procs().to_vec();
+    if let Some(p) = procs.iter().find(|p| !is_this_host(&p.host)) {
+        bail!(
+            "rank {} runs on {}: starting agents on other hosts through mpirun is not in this build",
+            p.rank,
+            p.host
+        );
+    }
+    let agents = o.agents.min(procs.len().max(1) as u32).max(1);
+    let per_agent: Vec<Vec<String>> = blocks(procs.len() as u32, agents)
+        .into_iter()
+        .map(|(lo, hi)| {
+            let list: Vec<String> = procs
+                .iter()
+                .filter(|p| p.rank >= lo && p.rank <= hi)
+                .map(|p| format!("{}={}", p.rank, p.pid))
+                .collect();
+            vec!["--attach".to_string(), list.join(",")]
+        })
+        .collect();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let (mut front, agents_h) = start_agents(&o, &program, per_agent).await?;
+        println!(
+            "cohort: {} ranks of mpirun (pid {}) under {} agent{}, acquired in {} ms",
+            procs.len(),
+            job.launcher_pid(),
+            agents,
+            if agents == 1 { "" } else { "s" },
+            started.elapsed().as_millis()
+        );
+        let a = front.ask(RankSet::all(o.n), ":start").await;
+        let (out, err) = a.render();
+        front.say(&out, &err);
+        // Every rank is held by its agent: mpirun may go on (and reap the job at its end).
+        let launcher = tokio::task::spawn_blocking(move || job.release_launcher())
+            .await
+            .context("releasing mpirun")??;
+        front.command_loop(o.commands, o.batch).await;
+        front.shutdown().await;
+        drop(agents_h);
+        let mut launcher = launcher;
+        let _ = tokio::task::spawn_blocking(move || launcher.wait(Duration::from_secs(10))).await;
+        anyhow::Ok(0)
+    })
+}
+
 pub(crate) fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
     let found = if p.components().count() > 1 {
         Some(p.to_path_buf())
@@ -676,6 +744,21 @@ pub(crate) fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
 /// Start the local launcher's agents and the root node; wait until the whole tree has
 /// registered.
 pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Result<(Front, Agents)> {
+    let per_agent: Vec<Vec<String>> = blocks(o.n, o.agents)
+        .into_iter()
+        .map(|(lo, hi)| vec!["--ranks".to_string(), format!("{lo}-{hi}")])
+        .collect();
+    start_agents(o, program, per_agent).await
+}
+
+/// Start one agent per entry of `per_agent` (its acquisition arguments: `--ranks A-B` or
+/// `--attach R=PID,…`), be the root of their tree, and wait until it has formed.
+pub(crate) async fn start_agents(
+    o: &LaunchOpts,
+    program: &Path,
+    per_agent: Vec<Vec<String>>,
+) -> anyhow::Result<(Front, Agents)> {
+    let n_agents = per_agent.len() as u32;
     let secret = Secret::generate();
     let dir = session_dir()?;
     let secret_file = dir.join(format!("session-{}.key", std::process::id()));
@@ -686,7 +769,7 @@ pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Resul
         .context("listening on 127.0.0.1")?;
     let root: SocketAddr = listener.local_addr()?;
     let (up_tx, up_rx) = tokio::sync::mpsc::unbounded_channel();
-    let root_children = o.agents.min(o.root_fanout);
+    let root_children = n_agents.min(o.root_fanout);
     let (node, rx) = Node::new(
         u32::MAX,
         "front end".into(),
@@ -704,12 +787,12 @@ pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Resul
         children: Vec::new(),
         secret_file: secret_file.clone(),
     };
-    for (i, (lo, hi)) in blocks(o.n, o.agents).into_iter().enumerate() {
+    for (i, acquire) in per_agent.into_iter().enumerate() {
         let mut c = std::process::Command::new(&agentd);
         c.arg("--index")
             .arg(i.to_string())
             .arg("--agents")
-            .arg(o.agents.to_string())
+            .arg(n_agents.to_string())
             .arg("--host-base")
             .arg("127.1.0.1")
             .arg("--port")
@@ -722,8 +805,7 @@ pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Resul
             .arg(&secret_file)
             .arg("--size")
             .arg(o.n.to_string())
-            .arg("--ranks")
-            .arg(format!("{lo}-{hi}"))
+            .args(&acquire)
             .arg("--cwd")
             .arg(&cwd)
             .arg("--")
