@@ -9,6 +9,11 @@ for tool in cc:gcc c++:g++ gfortran:gfortran gdb:gdb nm:binutils objdump:binutil
 done
 # libc's separate debug information: gdb (the oracle) and cohort both read it.
 dpkg -s libc6-dbg >/dev/null 2>&1 || need+=(libc6-dbg)
+# MPI and a resource manager for the multi-rank tests: Open MPI (mpirun, MPIR), MPICH (hydra,
+# through cohort-rankwrap), Slurm (slurmctld + slurmd "nodes" on this host, srun with MPIR).
+for pkg in openmpi-bin libopenmpi-dev mpich libmpich-dev slurm-wlm; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
     SUDO=""
