@@ -257,3 +257,69 @@ fn bad_launch_arguments_are_clear_errors() {
         "unknown launcher 'pbs' (local, openmpi, mpich, slurm)\n"
     );
 }
+
+#[test]
+fn a_dead_agent_loses_only_its_ranks() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let prog = build("ranks");
+    let mut child = Command::new(cohort())
+        .args(["launch", "-n", "4", "--agents", "2", "--", "./ranks"])
+        .current_dir(prog.parent().unwrap())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut wait_for = |what: &str| {
+        for l in lines.by_ref() {
+            let l = l.unwrap();
+            if l.contains(what) {
+                return l;
+            }
+        }
+        panic!("no line with {what}");
+    };
+    writeln!(stdin, "info ranks").unwrap();
+    assert_eq!(
+        wait_for("stopped in"),
+        "(cohort) [0-3] stopped in main at ranks.c:18"
+    );
+    // Kill agent 1 (ranks 2-3), a child of this cohort.
+    let me = child.id().to_string();
+    let mut killed = 0;
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let ppid = stat.rsplit(')').next().unwrap_or("").split_whitespace().nth(1);
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if ppid == Some(me.as_str()) && cmd.contains("cohort-agentd --index 1 ") {
+            let pid: i32 = e.file_name().to_string_lossy().parse().unwrap();
+            nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            )
+            .unwrap();
+            killed += 1;
+        }
+    }
+    assert_eq!(killed, 1);
+    writeln!(stdin, "info ranks").unwrap();
+    writeln!(stdin, "print iterations").unwrap();
+    writeln!(stdin, "quit").unwrap();
+    assert_eq!(wait_for("stopped in"), "(cohort) [0-1] stopped in main at ranks.c:18");
+    assert_eq!(wait_for("$1"), "(cohort) [0-1] $1 = 3");
+    drop(stdin);
+    let st = child.wait().unwrap();
+    assert!(st.success());
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(
+        err.starts_with("[2-3] lost: agent 1 (") && err.ends_with("[2-3] lost\n[2-3] lost\n"),
+        "{err}"
+    );
+}

@@ -10,12 +10,12 @@ fn build_mpi(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/mpi/{name}.c"));
     std::fs::copy(&src, dir.join(format!("{name}.c"))).unwrap();
-    let st = Command::new("mpicc")
+    let st = Command::new("mpicc.openmpi")
         .args(["-g", "-O0", "-o", name])
         .arg(format!("{name}.c"))
         .current_dir(&dir)
         .status()
-        .expect("mpicc (Open MPI) is installed by scripts/test.sh");
+        .expect("mpicc.openmpi is installed by scripts/test.sh");
     assert!(st.success());
     dir.join(name)
 }
