@@ -49,6 +49,9 @@ struct Args {
     /// Ranks to attach to: RANK=PID,… (MPIR acquisition).
     #[arg(long, value_delimiter = ',')]
     attach: Vec<String>,
+    /// Accept the job's ranks from `cohort-rankwrap` wrappers on this unix socket (MPICH).
+    #[arg(long)]
+    wrap_socket: Option<PathBuf>,
     /// Working directory of launched ranks.
     #[arg(long)]
     cwd: Option<PathBuf>,
@@ -138,6 +141,26 @@ fn main() -> anyhow::Result<()> {
             },
             pipes: None,
         });
+    }
+
+    if let Some(sock) = &a.wrap_socket {
+        let l = cohort_launch::WrapListener::bind(sock)
+            .with_context(|| format!("listening for rank wrappers on {}", sock.display()))?;
+        let mut seen = RankSet::new();
+        while (seen.len() as u32) < a.size {
+            let w = l
+                .accept(Duration::from_secs(60))
+                .context("waiting for the launcher's ranks")?;
+            if w.rank >= a.size || seen.contains(w.rank) {
+                bail!("a wrapper announced rank {} twice or out of range", w.rank);
+            }
+            seen.insert(w.rank);
+            locals.push(LocalRank {
+                rank: w.rank,
+                init: Init::Wrapped(Box::new(w)),
+                pipes: None,
+            });
+        }
     }
 
     let children = cohort_wire::tree::children(a.index, a.agents, root_fanout, fanout);

@@ -149,6 +149,10 @@ pub struct Node {
     pending: HashMap<u64, Pending>,
     /// Ranks running a command whose answer went up already (its stop will be an event).
     running: HashMap<u32, u64>,
+    /// Ranks whose unfinished step a later step adopted (rank → the later command).
+    adopted: HashMap<u32, u64>,
+    /// Commands for ranks still busy: sent when the rank is idle (rank, command, line).
+    deferred: Vec<(u32, u64, String)>,
     events: Merged,
     events_since: Option<Instant>,
     up: UpSink,
@@ -198,6 +202,8 @@ impl Node {
             agents_below: 0,
             pending: HashMap::new(),
             running: HashMap::new(),
+            adopted: HashMap::new(),
+            deferred: Vec::new(),
             events: Merged::default(),
             events_since: None,
             up,
@@ -422,12 +428,15 @@ impl Node {
                         None => "running\n".to_string(),
                     };
                     p.merged.add(r, &text, "");
+                } else if resuming {
+                    // Still in its earlier step (waiting for a peer): this step's answer for it
+                    // is that step's end, when it comes; it does not step again.
+                    p.local_wait.insert(r);
+                    self.adopted.insert(r, id);
                 } else {
-                    p.merged.add(
-                        r,
-                        "",
-                        "Cannot execute this command while the selected thread is running.\n",
-                    );
+                    // Runs when the rank's step is over, if that is before the deadline.
+                    p.local_wait.insert(r);
+                    self.deferred.push((r, id, line.clone()));
                 }
                 continue;
             }
@@ -448,9 +457,33 @@ impl Node {
         self.try_complete(id);
     }
 
-    fn on_done(&mut self, d: Done) {
+    fn on_done(&mut self, mut d: Done) {
         if self.running.get(&d.rank) == Some(&d.id) {
             self.running.remove(&d.rank);
+        }
+        // A later step adopted this rank's unfinished one: its end answers that step.
+        if !self
+            .pending
+            .get(&d.id)
+            .is_some_and(|p| p.local_wait.contains(d.rank))
+            && let Some(nid) = self.adopted.remove(&d.rank)
+            && self
+                .pending
+                .get(&nid)
+                .is_some_and(|p| p.local_wait.contains(d.rank))
+        {
+            d.id = nid;
+        }
+        // Commands that waited for this rank to be idle.
+        if !self.running.contains_key(&d.rank)
+            && let Some(i) = self.deferred.iter().position(|(r, _, _)| *r == d.rank)
+        {
+            let (r, id, line) = self.deferred.remove(i);
+            if let Some(h) = self.ranks.get(&r)
+                && h.send(Job::Exec { id, line })
+            {
+                self.running.insert(r, id);
+            }
         }
         match self.pending.get_mut(&d.id) {
             Some(p) if p.local_wait.contains(d.rank) => {
@@ -553,6 +586,22 @@ impl Node {
                 continue;
             };
             let waiting = std::mem::take(&mut p.local_wait);
+            let mut never_ran = RankSet::new();
+            self.deferred.retain(|(r, did, _)| {
+                if *did == id {
+                    never_ran.insert(*r);
+                }
+                *did != id
+            });
+            self.adopted.retain(|_, aid| *aid != id);
+            for r in never_ran.iter() {
+                p.merged.add(
+                    r,
+                    "",
+                    "Cannot execute this command while the selected thread is running.\n",
+                );
+            }
+            let waiting = waiting.difference(&never_ran);
             if p.resuming {
                 // Still running its step: waiting for a peer (in an MPI call) or computing.
                 // Its stop comes later as an event.

@@ -25,6 +25,9 @@ pub enum Init {
     },
     /// Attach to a running process (ranks acquired through MPIR).
     Attach { pid: i32 },
+    /// Start the rank a launcher's wrapper handed over (MPICH's hydra through
+    /// `cohort-rankwrap`), and tell the wrapper how it ended.
+    Wrapped(Box<cohort_launch::WrappedRank>),
 }
 
 /// A job for a rank's thread.
@@ -114,6 +117,7 @@ fn worker(
     let mut d = Debugger::new(true);
     d.set_activity_slot(activity);
     let mut attach_pid = None;
+    let mut wrapped: Option<Box<cohort_launch::WrappedRank>> = None;
     match init {
         Init::Launch {
             program,
@@ -131,6 +135,17 @@ fn worker(
             }
         }
         Init::Attach { pid } => attach_pid = Some(pid),
+        Init::Wrapped(mut w) => {
+            let lo = w.launch_options();
+            d.session.args = lo.args;
+            d.session.env = lo.env;
+            d.session.cwd = lo.cwd;
+            d.session.fds = lo.fds;
+            if let Err(e) = d.session.load_program(&lo.program) {
+                cohort_debugger::errln!("{e}");
+            }
+            wrapped = Some(w);
+        }
     }
     // Whatever loading printed goes with the first answer.
     let mut detach_at_end = attach_pid.is_some();
@@ -164,6 +179,7 @@ fn worker(
                     }
                 }
                 pid.store(d.pid().unwrap_or(0), Ordering::Relaxed);
+                report_end(&mut wrapped, &d);
                 let c = output::take();
                 done(Done {
                     id,
@@ -183,7 +199,25 @@ fn worker(
             let _ = d.session.detach();
         }
     } else {
+        let was_running = d.pid().is_some();
         d.finish();
+        if was_running && d.exit_status.is_none() {
+            d.exit_status = Some(cohort_launch::wait_status_killed(libc::SIGKILL));
+        }
     }
+    report_end(&mut wrapped, &d);
     pid.store(0, Ordering::Relaxed);
+}
+
+/// A wrapped rank that has ended: its wrapper exits the same way (and the launcher sees it).
+fn report_end(wrapped: &mut Option<Box<cohort_launch::WrappedRank>>, d: &Debugger) {
+    if let Some(w) = wrapped
+        && !w.reported()
+        && d.pid().is_none()
+        && let Some(st) = d.exit_status
+    {
+        if let Err(e) = w.report_exit(st) {
+            tracing::warn!("rank {}: telling its wrapper how it ended: {e}", w.rank);
+        }
+    }
 }

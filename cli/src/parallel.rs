@@ -600,12 +600,24 @@ impl Front {
 /// Spawned agents and the session's files, cleaned up on drop.
 pub(crate) struct Agents {
     children: Vec<Child>,
+    /// A launcher started after the agents (MPICH's mpiexec), waited for at the end.
+    launcher: Option<Child>,
     secret_file: PathBuf,
 }
 
 impl Drop for Agents {
     fn drop(&mut self) {
         let deadline = Instant::now() + Duration::from_secs(5);
+        if let Some(l) = &mut self.launcher {
+            while Instant::now() < deadline {
+                match l.try_wait() {
+                    Ok(Some(_)) | Err(_) => break,
+                    Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+            let _ = l.kill();
+            let _ = l.wait();
+        }
         for c in &mut self.children {
             while Instant::now() < deadline {
                 match c.try_wait() {
@@ -626,7 +638,10 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
     match o.launcher {
         Launcher::Local => {}
         Launcher::OpenMpi => return launch_mpir_main(o),
-        l => bail!("launcher {l:?} is not available in this build yet; use --launcher local or openmpi"),
+        Launcher::Mpich => return launch_mpich_main(o),
+        l => bail!(
+            "launcher {l:?} is not available in this build yet; use --launcher local or openmpi"
+        ),
     }
     let program = resolve_program(&o.program)?;
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -654,7 +669,66 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
     })
 }
 
-pub(crate) fn is_this_host(h: &str) -> bool {
+/// `--launcher mpich`: MPICH's hydra has no MPIR interface. `mpiexec` starts
+/// `cohort-rankwrap` as each rank; the wrapper hands its rank, environment and descriptors to
+/// the node's agent, which starts the program itself under control (docs/ARCHITECTURE.md).
+fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
+    let program = resolve_program(&o.program)?;
+    let wrap = std::env::current_exe()?.with_file_name("cohort-rankwrap");
+    if !wrap.exists() {
+        bail!(
+            "cohort-rankwrap not found next to cohort ({})",
+            wrap.display()
+        );
+    }
+    let mpiexec = ["mpiexec.hydra", "mpiexec.mpich"]
+        .into_iter()
+        .find(|m| {
+            std::env::var_os("PATH")
+                .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(m).is_file()))
+        })
+        .context("MPICH's mpiexec.hydra is not installed")?;
+    let sock = session_dir()?.join(format!("wrap-{}.sock", std::process::id()));
+    let _ = std::fs::remove_file(&sock);
+    let mut cmd = std::process::Command::new(mpiexec);
+    cmd.arg("-n")
+        .arg(o.n.to_string())
+        .arg(&wrap)
+        .arg("--agent")
+        .arg(&sock)
+        .arg("--")
+        .arg(&program)
+        .args(&o.args)
+        .stdin(std::process::Stdio::null());
+    let per_agent = vec![vec![
+        "--wrap-socket".to_string(),
+        sock.display().to_string(),
+    ]];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let r = rt.block_on(async move {
+        let started = Instant::now();
+        let (mut front, agents_h) =
+            start_agents(&o, &program, per_agent, Some((sock.clone(), cmd))).await?;
+        println!(
+            "cohort: {} ranks of mpiexec (MPICH) under 1 agent, acquired in {} ms",
+            o.n,
+            started.elapsed().as_millis()
+        );
+        let a = front.ask(RankSet::all(o.n), ":start").await;
+        let (out, err) = a.render();
+        front.say(&out, &err);
+        front.command_loop(o.commands, o.batch).await;
+        front.shutdown().await;
+        drop(agents_h);
+        let _ = std::fs::remove_file(&sock);
+        anyhow::Ok(0)
+    });
+    r
+}
+
+fn is_this_host(h: &str) -> bool {
     let me = nix::unistd::gethostname()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -698,7 +772,7 @@ fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let (mut front, agents_h) = start_agents(&o, &program, per_agent).await?;
+        let (mut front, agents_h) = start_agents(&o, &program, per_agent, None).await?;
         println!(
             "cohort: {} ranks of mpirun (pid {}) under {} agent{}, acquired in {} ms",
             procs.len(),
@@ -748,7 +822,7 @@ pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Resul
         .into_iter()
         .map(|(lo, hi)| vec!["--ranks".to_string(), format!("{lo}-{hi}")])
         .collect();
-    start_agents(o, program, per_agent).await
+    start_agents(o, program, per_agent, None).await
 }
 
 /// Start one agent per entry of `per_agent` (its acquisition arguments: `--ranks A-B` or
@@ -757,6 +831,7 @@ pub(crate) async fn start_agents(
     o: &LaunchOpts,
     program: &Path,
     per_agent: Vec<Vec<String>>,
+    launcher: Option<(PathBuf, std::process::Command)>,
 ) -> anyhow::Result<(Front, Agents)> {
     let n_agents = per_agent.len() as u32;
     let secret = Secret::generate();
@@ -785,6 +860,7 @@ pub(crate) async fn start_agents(
     let cwd = std::env::current_dir().context("the working directory")?;
     let mut agents = Agents {
         children: Vec::new(),
+        launcher: None,
         secret_file: secret_file.clone(),
     };
     for (i, acquire) in per_agent.into_iter().enumerate() {
@@ -816,6 +892,14 @@ pub(crate) async fn start_agents(
             c.spawn()
                 .with_context(|| format!("starting {}", agentd.display()))?,
         );
+    }
+    if let Some((sock, mut cmd)) = launcher {
+        // The launcher's wrappers connect to the agent's socket: start it once it is there.
+        let until = Instant::now() + Duration::from_secs(30);
+        while !sock.exists() && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        agents.launcher = Some(cmd.spawn().context("starting the launcher")?);
     }
     let mut front = Front {
         node: node_tx,

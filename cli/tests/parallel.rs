@@ -294,7 +294,12 @@ fn a_dead_agent_loses_only_its_ranks() {
         let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
             continue;
         };
-        let ppid = stat.rsplit(')').next().unwrap_or("").split_whitespace().nth(1);
+        let ppid = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .nth(1);
         let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
         let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
         if ppid == Some(me.as_str()) && cmd.contains("cohort-agentd --index 1 ") {
@@ -311,7 +316,10 @@ fn a_dead_agent_loses_only_its_ranks() {
     writeln!(stdin, "info ranks").unwrap();
     writeln!(stdin, "print iterations").unwrap();
     writeln!(stdin, "quit").unwrap();
-    assert_eq!(wait_for("stopped in"), "(cohort) [0-1] stopped in main at ranks.c:18");
+    assert_eq!(
+        wait_for("stopped in"),
+        "(cohort) [0-1] stopped in main at ranks.c:18"
+    );
     assert_eq!(wait_for("$1"), "(cohort) [0-1] $1 = 3");
     drop(stdin);
     let st = child.wait().unwrap();

@@ -54,6 +54,8 @@ pub struct Debugger {
     pub(crate) activity: Option<std::sync::Arc<std::sync::Mutex<Option<String>>>>,
     /// How the program ended, once it has (`exited normally`, `exited with code 3`, …).
     ended: Option<String>,
+    /// The wait status of the program's end (for launchers that want it back).
+    pub exit_status: Option<i32>,
     /// Source-level state: debug info, frames, selected frame, source text.
     pub(crate) src: crate::source::SourceState,
     /// Value history, convenience variables, displays, parsed conditions.
@@ -110,6 +112,7 @@ impl Debugger {
             many_threads: false,
             last_tid: None,
             ended: None,
+            exit_status: None,
             activity: None,
             src: Default::default(),
             data: Default::default(),
@@ -671,6 +674,7 @@ impl Debugger {
     pub(crate) fn report(&mut self, ev: Event) -> Result<bool> {
         match ev {
             Event::Exited { pid, code } => {
+                self.exit_status = Some((code & 0xff) << 8);
                 self.ended = Some(if code == 0 {
                     "exited normally".to_string()
                 } else {
@@ -688,6 +692,7 @@ impl Debugger {
             Event::Killed { signo, .. } => {
                 let (name, desc) = describe(signo);
                 self.ended = Some(format!("terminated with signal {name}"));
+                self.exit_status = Some(signo & 0x7f);
                 out(format!(
                     "\nProgram terminated with signal {name}, {desc}.\nThe program no longer exists."
                 ));
