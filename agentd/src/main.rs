@@ -16,9 +16,10 @@ use cohort_wire::{RankSet, Secret};
 #[derive(Parser, Debug)]
 #[command(name = "cohort-agentd", about = "Cohort's node agent", version)]
 struct Args {
-    /// This agent's number in the tree (0-based).
+    /// This agent's number in the tree (0-based); when started by a resource manager, from
+    /// its environment (SLURM_NODEID, OMPI_COMM_WORLD_RANK, PMI_RANK).
     #[arg(long)]
-    index: u32,
+    index: Option<u32>,
     /// How many agents the tree has.
     #[arg(long)]
     agents: u32,
@@ -52,6 +53,10 @@ struct Args {
     /// Accept the job's ranks from `cohort-rankwrap` wrappers on this unix socket (MPICH).
     #[arg(long)]
     wrap_socket: Option<PathBuf>,
+    /// Ranks to attach to on whichever node this agent runs: NODE:RANK=PID,… (the agent takes
+    /// the entries of its node, SLURMD_NODENAME or its host name).
+    #[arg(long, value_delimiter = ',')]
+    attach_table: Vec<String>,
     /// Working directory of launched ranks.
     #[arg(long)]
     cwd: Option<PathBuf>,
@@ -85,9 +90,17 @@ fn main() -> anyhow::Result<()> {
         )
         .with_writer(std::io::stderr)
         .init();
-    let a = Args::parse();
-    if a.index >= a.agents {
-        bail!("--index {} is not below --agents {}", a.index, a.agents);
+    let mut a = Args::parse();
+    if a.index.is_none() {
+        a.index = ["SLURM_NODEID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok().and_then(|s| s.parse().ok()));
+    }
+    let Some(index) = a.index else {
+        bail!("no --index, and none in the environment (SLURM_NODEID, OMPI_COMM_WORLD_RANK, PMI_RANK)");
+    };
+    if index >= a.agents {
+        bail!("--index {index} is not below --agents {}", a.agents);
     }
     let (root_fanout, fanout) = match a.fanout.as_slice() {
         [r] => (*r, 8),
@@ -130,7 +143,20 @@ fn main() -> anyhow::Result<()> {
             });
         }
     }
-    for spec in &a.attach {
+    let node = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| {
+        nix::unistd::gethostname()
+            .map(|h| h.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    let mine: Vec<String> = a
+        .attach_table
+        .iter()
+        .filter_map(|e| {
+            let (host, spec) = e.rsplit_once(':')?;
+            (host == node).then(|| spec.to_string())
+        })
+        .collect();
+    for spec in a.attach.iter().chain(&mine) {
         let (r, p) = spec
             .split_once('=')
             .with_context(|| format!("--attach wants RANK=PID, not {spec}"))?;
@@ -163,12 +189,12 @@ fn main() -> anyhow::Result<()> {
         }
     }
 
-    let children = cohort_wire::tree::children(a.index, a.agents, root_fanout, fanout);
-    let parent = match cohort_wire::tree::parent(a.index, a.agents, root_fanout, fanout) {
+    let children = cohort_wire::tree::children(index, a.agents, root_fanout, fanout);
+    let parent = match cohort_wire::tree::parent(index, a.agents, root_fanout, fanout) {
         None => a.root,
         Some(p) => agent_addr(&a, p)?,
     };
-    let me = agent_addr(&a, a.index)?;
+    let me = agent_addr(&a, index)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -177,7 +203,7 @@ fn main() -> anyhow::Result<()> {
         let host = nix::unistd::gethostname()
             .map(|h| h.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (node, rx) = Node::new(a.index, host, locals, children.len() as u32, up_tx);
+        let (node, rx) = Node::new(index, host, locals, children.len() as u32, up_tx);
         if !children.is_empty() {
             let l = tokio::net::TcpListener::bind(me)
                 .await
@@ -201,6 +227,6 @@ fn main() -> anyhow::Result<()> {
         .with_context(|| format!("joining the tree at {parent}"))?;
         anyhow::Ok(node.run(rx).await)
     })?;
-    tracing::info!("agent {} done (detached: {detached})", a.index);
+    tracing::info!("agent {index} done (detached: {detached})");
     Ok(())
 }

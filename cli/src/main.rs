@@ -100,6 +100,7 @@ fn main() -> anyhow::Result<()> {
     let sub: Option<fn(&[String]) -> anyhow::Result<i32>> = match argv.first().map(String::as_str) {
         Some("launch") => Some(parallel::launch_main),
         Some("offline") => Some(report::offline_main),
+        Some("attach") => Some(parallel::attach_main),
         Some("demo") => Some(report::demo_main),
         _ => None,
     };

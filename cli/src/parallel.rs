@@ -637,11 +637,8 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
     let o = parse_launch(argv)?;
     match o.launcher {
         Launcher::Local => {}
-        Launcher::OpenMpi => return launch_mpir_main(o),
+        Launcher::OpenMpi | Launcher::Slurm => return launch_mpir_main(o),
         Launcher::Mpich => return launch_mpich_main(o),
-        l => bail!(
-            "launcher {l:?} is not available in this build yet; use --launcher local or openmpi"
-        ),
     }
     let program = resolve_program(&o.program)?;
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -710,7 +707,7 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
     let r = rt.block_on(async move {
         let started = Instant::now();
         let (mut front, agents_h) =
-            start_agents(&o, &program, per_agent, Some((sock.clone(), cmd))).await?;
+            start_agents(&o, &program, per_agent, Some((sock.clone(), cmd)), None).await?;
         println!(
             "cohort: {} ranks of mpiexec (MPICH) under 1 agent, acquired in {} ms",
             o.n,
@@ -735,47 +732,154 @@ fn is_this_host(h: &str) -> bool {
     h == me || h == "localhost" || me.split('.').next() == Some(h)
 }
 
-/// `--launcher openmpi`: start `mpirun` under control (MPIR), read its process table, start
-/// the agents, attach every rank, then let `mpirun` go on.
+/// Slurm reports node names; on a test cluster they are all this machine.
+fn resolves_elsewhere(h: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    match (h, 0u16).to_socket_addrs() {
+        Ok(mut a) => a.any(|a| !a.ip().is_loopback()) && !is_this_host(h),
+        Err(_) => false,
+    }
+}
+
+/// `--launcher openmpi|slurm`: start `mpirun`/`srun` under control (MPIR), read its process
+/// table, start the agents, attach every rank, then let the launcher go on.
 fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
     let program = resolve_program(&o.program)?;
-    let mut argv: Vec<OsString> = vec!["mpirun".into(), "-np".into(), o.n.to_string().into()];
-    argv.push("--oversubscribe".into());
-    if nix::unistd::getuid().is_root() {
-        argv.push("--allow-run-as-root".into());
+    let mut argv: Vec<OsString> = Vec::new();
+    if o.launcher == Launcher::Slurm {
+        argv.extend(["srun".into(), "-n".into(), o.n.to_string().into()]);
+    } else {
+        argv.extend(["mpirun".into(), "-np".into(), o.n.to_string().into()]);
+        argv.push("--oversubscribe".into());
+        if nix::unistd::getuid().is_root() {
+            argv.push("--allow-run-as-root".into());
+        }
     }
     argv.push(program.clone().into());
     argv.extend(o.args.iter().cloned());
     let started = Instant::now();
-    let job = cohort_launch::launch_mpir(&argv, &[]).context("starting mpirun under control")?;
-    let procs = job.procs().to_vec();
-    if let Some(p) = procs.iter().find(|p| !is_this_host(&p.host)) {
-        bail!(
-            "rank {} runs on {}: starting agents on other hosts through mpirun is not in this build",
-            p.rank,
-            p.host
-        );
+    let job = cohort_launch::launch_mpir(&argv, &[])
+        .with_context(|| format!("starting {} under control", argv[0].to_string_lossy()))?;
+    run_mpir_job(o, job, started, false)
+}
+
+/// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
+pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
+    const USAGE: &str = "Usage: cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [--agents A] [-batch] [-ex CMD]... [-x FILE]";
+    let mut pid: Option<i32> = None;
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        let v = argv.get(i + 1).cloned();
+        match a {
+            "--mpirun" | "--srun" => {
+                let v = v.with_context(|| format!("{a} needs a process id\n{USAGE}"))?;
+                pid = Some(v.parse().with_context(|| format!("Illegal process-id: {v}."))?);
+                i += 2;
+            }
+            "--slurm-job" => {
+                let v = v.with_context(|| format!("{a} needs a job id\n{USAGE}"))?;
+                let job: u64 = v.parse().with_context(|| format!("bad job id '{v}'"))?;
+                pid = Some(cohort_launch::find_srun_of_job(job)?);
+                i += 2;
+            }
+            _ => {
+                rest.push(argv[i].clone());
+                i += 1;
+            }
+        }
     }
-    let agents = o.agents.min(procs.len().max(1) as u32).max(1);
-    let per_agent: Vec<Vec<String>> = blocks(procs.len() as u32, agents)
-        .into_iter()
-        .map(|(lo, hi)| {
-            let list: Vec<String> = procs
-                .iter()
-                .filter(|p| p.rank >= lo && p.rank <= hi)
-                .map(|p| format!("{}={}", p.rank, p.pid))
-                .collect();
-            vec!["--attach".to_string(), list.join(",")]
-        })
-        .collect();
+    let pid = pid.with_context(|| format!("nothing to attach to\n{USAGE}"))?;
+    let started = Instant::now();
+    let job = cohort_launch::attach_mpir(pid)
+        .with_context(|| format!("attaching to the launcher {pid}"))?;
+    let n = job.procs().len() as u32;
+    let exe = job
+        .procs()
+        .first()
+        .map(|p| p.executable.display().to_string())
+        .unwrap_or_default();
+    rest.splice(0..0, ["-n".to_string(), n.max(1).to_string()]);
+    rest.push("--".into());
+    rest.push(exe);
+    let mut o = parse_launch(&rest)?;
+    o.launcher = match job.launcher() {
+        cohort_launch::Launcher::Slurm => Launcher::Slurm,
+        _ => Launcher::OpenMpi,
+    };
+    run_mpir_job(o, job, started, true)
+}
+
+fn run_mpir_job(
+    o: LaunchOpts,
+    job: cohort_launch::MpirJob,
+    started: Instant,
+    attached: bool,
+) -> anyhow::Result<i32> {
+    let program = o.program.clone();
+    let procs = job.procs().to_vec();
+    if procs.len() as u32 != o.n {
+        bail!("the launcher's table has {} ranks, not {}", procs.len(), o.n);
+    }
+    let slurm = o.launcher == Launcher::Slurm;
+    let (per_agent, via_srun, agents) = if slurm {
+        // One agent per node of the job, started by Slurm in the job's allocation.
+        let mut nodes: Vec<String> = Vec::new();
+        for p in &procs {
+            if !nodes.contains(&p.host) {
+                nodes.push(p.host.clone());
+            }
+        }
+        if let Some(h) = nodes.iter().find(|h| resolves_elsewhere(h)) {
+            bail!("node {h} is another machine: agents on other hosts need --hosts addressing, not in this build");
+        }
+        let jobid = procs
+            .first()
+            .and_then(|p| slurm_job_of(p.pid))
+            .context("the job id of the ranks (SLURM_JOB_ID)")?;
+        let table: Vec<String> = procs
+            .iter()
+            .map(|p| format!("{}:{}={}", p.host, p.rank, p.pid))
+            .collect();
+        let k = nodes.len() as u32;
+        (
+            vec![vec!["--attach-table".to_string(), table.join(",")]],
+            Some((jobid, nodes)),
+            k,
+        )
+    } else {
+        if let Some(p) = procs.iter().find(|p| !is_this_host(&p.host)) {
+            bail!(
+                "rank {} runs on {}: starting agents on other hosts through mpirun is not in this build",
+                p.rank,
+                p.host
+            );
+        }
+        let agents = o.agents.min(procs.len().max(1) as u32).max(1);
+        let per_agent: Vec<Vec<String>> = blocks(procs.len() as u32, agents)
+            .into_iter()
+            .map(|(lo, hi)| {
+                let list: Vec<String> = procs
+                    .iter()
+                    .filter(|p| p.rank >= lo && p.rank <= hi)
+                    .map(|p| format!("{}={}", p.rank, p.pid))
+                    .collect();
+                vec!["--attach".to_string(), list.join(",")]
+            })
+            .collect();
+        (per_agent, None, agents)
+    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let (mut front, agents_h) = start_agents(&o, &program, per_agent, None).await?;
+        let (mut front, agents_h) =
+            start_agents(&o, &program, per_agent, None, via_srun).await?;
         println!(
-            "cohort: {} ranks of mpirun (pid {}) under {} agent{}, acquired in {} ms",
+            "cohort: {} ranks of {} (pid {}) under {} agent{}, acquired in {} ms",
             procs.len(),
+            if slurm { "srun" } else { "mpirun" },
             job.launcher_pid(),
             agents,
             if agents == 1 { "" } else { "s" },
@@ -784,16 +888,35 @@ fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
         let a = front.ask(RankSet::all(o.n), ":start").await;
         let (out, err) = a.render();
         front.say(&out, &err);
-        // Every rank is held by its agent: mpirun may go on (and reap the job at its end).
-        let launcher = tokio::task::spawn_blocking(move || job.release_launcher())
-            .await
-            .context("releasing mpirun")??;
+        // Every rank is held by its agent: the launcher may go on (and reap the job at its end).
+        let launcher = if attached {
+            tokio::task::spawn_blocking(move || job.release())
+                .await
+                .context("releasing the launcher")??;
+            None
+        } else {
+            Some(
+                tokio::task::spawn_blocking(move || job.release_launcher())
+                    .await
+                    .context("releasing the launcher")??,
+            )
+        };
         front.command_loop(o.commands, o.batch).await;
         front.shutdown().await;
         drop(agents_h);
-        let mut launcher = launcher;
-        let _ = tokio::task::spawn_blocking(move || launcher.wait(Duration::from_secs(10))).await;
+        if let Some(mut l) = launcher {
+            let _ = tokio::task::spawn_blocking(move || l.wait(Duration::from_secs(10))).await;
+        }
         anyhow::Ok(0)
+    })
+}
+
+/// SLURM_JOB_ID from a task's environment.
+fn slurm_job_of(pid: i32) -> Option<String> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    env.split(|b| *b == 0).find_map(|kv| {
+        let kv = String::from_utf8_lossy(kv);
+        kv.strip_prefix("SLURM_JOB_ID=").map(str::to_string)
     })
 }
 
@@ -822,7 +945,7 @@ pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Resul
         .into_iter()
         .map(|(lo, hi)| vec!["--ranks".to_string(), format!("{lo}-{hi}")])
         .collect();
-    start_agents(o, program, per_agent, None).await
+    start_agents(o, program, per_agent, None, None).await
 }
 
 /// Start one agent per entry of `per_agent` (its acquisition arguments: `--ranks A-B` or
@@ -832,9 +955,11 @@ pub(crate) async fn start_agents(
     program: &Path,
     per_agent: Vec<Vec<String>>,
     launcher: Option<(PathBuf, std::process::Command)>,
+    via_srun: Option<(String, Vec<String>)>,
 ) -> anyhow::Result<(Front, Agents)> {
     let n_agents = per_agent.len() as u32;
     let secret = Secret::generate();
+    let secret_hex = secret.to_hex();
     let dir = session_dir()?;
     let secret_file = dir.join(format!("session-{}.key", std::process::id()));
     let _ = std::fs::remove_file(&secret_file);
@@ -863,11 +988,8 @@ pub(crate) async fn start_agents(
         launcher: None,
         secret_file: secret_file.clone(),
     };
-    for (i, acquire) in per_agent.into_iter().enumerate() {
-        let mut c = std::process::Command::new(&agentd);
-        c.arg("--index")
-            .arg(i.to_string())
-            .arg("--agents")
+    let common = |c: &mut std::process::Command| {
+        c.arg("--agents")
             .arg(n_agents.to_string())
             .arg("--host-base")
             .arg("127.1.0.1")
@@ -877,21 +999,48 @@ pub(crate) async fn start_agents(
             .arg(root.to_string())
             .arg("--fanout")
             .arg(format!("{},{}", o.root_fanout, o.fanout))
-            .arg("--secret-file")
-            .arg(&secret_file)
             .arg("--size")
-            .arg(o.n.to_string())
-            .args(&acquire)
-            .arg("--cwd")
-            .arg(&cwd)
-            .arg("--")
-            .arg(program)
-            .args(&o.args)
-            .stdin(std::process::Stdio::null());
-        agents.children.push(
-            c.spawn()
-                .with_context(|| format!("starting {}", agentd.display()))?,
-        );
+            .arg(o.n.to_string());
+    };
+    match via_srun {
+        Some((jobid, nodes)) => {
+            // Through the resource manager: one agent per node of the job, in the job's
+            // allocation beside its tasks; each takes its index from SLURM_NODEID.
+            let mut c = std::process::Command::new("srun");
+            c.arg(format!("--jobid={jobid}"))
+                .arg("--overlap")
+                .arg("--ntasks-per-node=1")
+                .arg(format!("--nodes={}", nodes.len()))
+                .arg(format!("--ntasks={}", nodes.len()))
+                .arg(format!("--nodelist={}", nodes.join(",")))
+                .arg("--kill-on-bad-exit=0")
+                .arg(&agentd);
+            common(&mut c);
+            c.args(per_agent.first().map(Vec::as_slice).unwrap_or_default())
+                .env("COHORT_SECRET", secret_hex.clone())
+                .stdin(std::process::Stdio::null());
+            agents.children.push(c.spawn().context("starting the agents with srun")?);
+        }
+        None => {
+            for (i, acquire) in per_agent.into_iter().enumerate() {
+                let mut c = std::process::Command::new(&agentd);
+                c.arg("--index").arg(i.to_string());
+                common(&mut c);
+                c.arg("--secret-file")
+                    .arg(&secret_file)
+                    .args(&acquire)
+                    .arg("--cwd")
+                    .arg(&cwd)
+                    .arg("--")
+                    .arg(program)
+                    .args(&o.args)
+                    .stdin(std::process::Stdio::null());
+                agents.children.push(
+                    c.spawn()
+                        .with_context(|| format!("starting {}", agentd.display()))?,
+                );
+            }
+        }
     }
     if let Some((sock, mut cmd)) = launcher {
         // The launcher's wrappers connect to the agent's socket: start it once it is there.
