@@ -12,13 +12,13 @@ struct strip {
     double t[CELLS + 2];
 };
 
-static void exchange(struct strip *s, double left, double right)
+static void exchange_halo(struct strip *s, double left, double right)
 {
     s->t[0] = left;
     s->t[CELLS + 1] = right;
 }
 
-static double step(struct strip *s)
+static double diffuse(struct strip *s)
 {
     double next[CELLS + 2];
     double sum = 0;
@@ -36,8 +36,8 @@ static double run(struct strip *s, int rank)
     double *t = s->t;
     double local_sum = 0;
     for (int k = 0; k < STEPS; k++) {
-        exchange(s, rank % 2 ? 100.0 : 0.0, 0.0);
-        local_sum = step(s);
+        exchange_halo(s, rank % 2 ? 100.0 : 0.0, 0.0);
+        local_sum = diffuse(s);
     }
     (void)t;
     return local_sum;

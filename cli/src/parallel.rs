@@ -775,7 +775,10 @@ pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
         match a {
             "--mpirun" | "--srun" => {
                 let v = v.with_context(|| format!("{a} needs a process id\n{USAGE}"))?;
-                pid = Some(v.parse().with_context(|| format!("Illegal process-id: {v}."))?);
+                pid = Some(
+                    v.parse()
+                        .with_context(|| format!("Illegal process-id: {v}."))?,
+                );
                 i += 2;
             }
             "--slurm-job" => {
@@ -820,7 +823,11 @@ fn run_mpir_job(
     let program = o.program.clone();
     let procs = job.procs().to_vec();
     if procs.len() as u32 != o.n {
-        bail!("the launcher's table has {} ranks, not {}", procs.len(), o.n);
+        bail!(
+            "the launcher's table has {} ranks, not {}",
+            procs.len(),
+            o.n
+        );
     }
     let slurm = o.launcher == Launcher::Slurm;
     let (per_agent, via_srun, agents) = if slurm {
@@ -832,7 +839,9 @@ fn run_mpir_job(
             }
         }
         if let Some(h) = nodes.iter().find(|h| resolves_elsewhere(h)) {
-            bail!("node {h} is another machine: agents on other hosts need --hosts addressing, not in this build");
+            bail!(
+                "node {h} is another machine: agents on other hosts need --hosts addressing, not in this build"
+            );
         }
         let jobid = procs
             .first()
@@ -874,8 +883,7 @@ fn run_mpir_job(
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let (mut front, agents_h) =
-            start_agents(&o, &program, per_agent, None, via_srun).await?;
+        let (mut front, agents_h) = start_agents(&o, &program, per_agent, None, via_srun).await?;
         println!(
             "cohort: {} ranks of {} (pid {}) under {} agent{}, acquired in {} ms",
             procs.len(),
@@ -1019,7 +1027,9 @@ pub(crate) async fn start_agents(
             c.args(per_agent.first().map(Vec::as_slice).unwrap_or_default())
                 .env("COHORT_SECRET", secret_hex.clone())
                 .stdin(std::process::Stdio::null());
-            agents.children.push(c.spawn().context("starting the agents with srun")?);
+            agents
+                .children
+                .push(c.spawn().context("starting the agents with srun")?);
         }
         None => {
             for (i, acquire) in per_agent.into_iter().enumerate() {

@@ -380,7 +380,7 @@ pub fn demo_main(argv: &[String]) -> anyhow::Result<i32> {
     let json = out.with_extension("json");
     let mut args: Vec<String> = vec!["-n".into(), "8".into(), "--agents".into(), "2".into()];
     args.extend(["--break".into(), "heat.c:40".into()]);
-    args.extend(["--break".into(), "exchange@0-1".into()]);
+    args.extend(["--break".into(), "exchange_halo@0-1".into()]);
     args.extend([
         "--evaluate".into(),
         "rank".into(),
@@ -392,13 +392,12 @@ pub fn demo_main(argv: &[String]) -> anyhow::Result<i32> {
         "--focus".into(),
         "0".into(),
         "--max-stops".into(),
-        "6".into(),
+        "12".into(),
     ]);
     args.extend(["-o".into(), out.display().to_string()]);
     args.extend(["--json".into(), json.display().to_string()]);
     args.push("--".into());
     args.push(exe.display().to_string());
     println!("cohort demo: 8 ranks of {} under 2 agents", src.display());
-    let r = offline_main(&args);
-    r
+    offline_main(&args)
 }

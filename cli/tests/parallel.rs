@@ -331,3 +331,105 @@ fn a_dead_agent_loses_only_its_ranks() {
         "{err}"
     );
 }
+
+#[test]
+fn offline_report_records_stops_values_and_stacks() {
+    let prog = build("ranks");
+    let dir = prog.parent().unwrap();
+    let o = Command::new(cohort())
+        .args(["offline", "-n", "4", "--break", "compute@1-2"])
+        .args([
+            "--evaluate",
+            "step",
+            "--evaluate",
+            "rank * 2",
+            "--focus",
+            "2",
+        ])
+        .args(["-o", "off.html", "--json", "off.json", "--", "./ranks"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("off.json")).unwrap()).unwrap();
+    let stops = r["stops"].as_array().unwrap();
+    // Ranks 1-2 stop at each of the 3 calls, then everyone has ended.
+    assert_eq!(stops.len(), 4);
+    let s = &stops[0];
+    let g = |v: &serde_json::Value| -> Vec<(String, String)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    x["ranks"].as_str().unwrap().to_string(),
+                    x["text"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        g(&s["states"]),
+        vec![
+            p("0", "exited normally"),
+            p("1-2", "stopped in compute at ranks.c:10"),
+            p("3", "exited with code 3")
+        ]
+    );
+    assert_eq!(
+        g(&s["stacks"]),
+        vec![
+            p("1", "#0  compute (rank=1, step=0) at ranks.c:10"),
+            p("2", "#0  compute (rank=2, step=0) at ranks.c:10"),
+            p("1-2", "#1  0x0000555555555212 in main () at ranks.c:24"),
+        ]
+    );
+    assert_eq!(g(&s["values"][0][1]), vec![p("1-2", "$1 = 0")]);
+    assert_eq!(
+        g(&s["values"][1][1]),
+        vec![p("1", "$2 = 2"), p("2", "$2 = 4")]
+    );
+    assert_eq!(g(&stops[2]["values"][0][1]), vec![p("1-2", "$5 = 2")]);
+    assert_eq!(
+        g(&r["final_states"]),
+        vec![p("0-2", "exited normally"), p("3", "exited with code 3")]
+    );
+    let html = std::fs::read_to_string(dir.join("off.html")).unwrap();
+    assert!(html.starts_with("<!doctype html>") && html.contains("<h3>Stop 4</h3>"));
+    assert!(html.contains("stopped in compute at ranks.c:10"));
+}
+
+#[test]
+fn demo_runs_the_bundled_job_and_writes_a_report() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = Command::new(cohort())
+        .args(["demo", "-o", "demo.html"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("cohort: report written to demo.html\n"),
+        "{out}"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("demo.json")).unwrap()).unwrap();
+    assert_eq!(r["ranks"], 8);
+    assert_eq!(r["agents"], 2);
+    assert_eq!(r["stops"].as_array().unwrap().len(), 7);
+    assert_eq!(r["final_states"][0]["ranks"], "0-7");
+    assert_eq!(r["final_states"][0]["text"], "exited normally");
+    let mut output: Vec<String> = r["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    output.sort();
+    assert_eq!(output[0], "[0] rank 0: heat 68.12");
+    assert_eq!(output[1], "[1] rank 1: heat 400.00");
+}
