@@ -1,0 +1,128 @@
+//! `cohort launch --launcher slurm` and `cohort attach --slurm-job` on the one-host Slurm test
+//! cluster (`scripts/slurm-cluster.sh`: slurmctld and two slurmd "nodes").
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/slurm-cluster.sh")
+}
+
+const CONF: &str = "/tmp/cohort-slurm/slurm.conf";
+
+struct Cluster;
+
+impl Cluster {
+    fn start() -> Cluster {
+        let st = Command::new(script())
+            .args(["start", "2"])
+            .status()
+            .unwrap();
+        assert!(st.success(), "slurm-cluster.sh start failed");
+        Cluster
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = Command::new(script()).arg("stop").status();
+    }
+}
+
+fn build(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("slurm-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = cohort_fixtures::source_dir().join(format!("{name}.c"));
+    std::fs::copy(&src, dir.join(format!("{name}.c"))).unwrap();
+    let st = Command::new("cc")
+        .args(["-g", "-O0", "-o", name])
+        .arg(format!("{name}.c"))
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    dir.join(name)
+}
+
+#[test]
+fn slurm_launch_and_attach_to_a_running_job() {
+    let _c = Cluster::start();
+    let prog = build("ranks");
+    let dir = prog.parent().unwrap();
+    // 1. Launch through srun (MPIR), agents started in the job with srun --overlap.
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["launch", "-n", "3", "--launcher", "slurm", "-batch"])
+        .args([
+            "-ex",
+            "break compute",
+            "-ex",
+            "continue",
+            "-ex",
+            "print step",
+        ])
+        .args(["-ex", "info ranks", "-ex", "delete", "-ex", "continue"])
+        .args(["--", "./ranks"])
+        .current_dir(dir)
+        .env("SLURM_CONF", CONF)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let from = out
+        .find("[0-2] $1 = 0")
+        .unwrap_or_else(|| panic!("{out}\n{}", String::from_utf8_lossy(&o.stderr)));
+    let tail: Vec<&str> = out[from..]
+        .lines()
+        .filter(|l| !l.starts_with("rank "))
+        .collect();
+    assert_eq!(
+        tail.join("\n"),
+        "[0-2] $1 = 0\n[0-2] stopped in compute at ranks.c:10\n[0-2] [Inferior 1 exited normally]"
+    );
+    assert!(out.starts_with("cohort: 3 ranks of srun (pid "), "{out}");
+
+    // 2. A job running without a debugger: attach by job id, look, detach; it runs on.
+    let sleeper = build("sleeper");
+    let mut job = Command::new("srun")
+        .args(["-n", "2", "./sleeper"])
+        .current_dir(sleeper.parent().unwrap())
+        .env("SLURM_CONF", CONF)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    let jobid = loop {
+        let q = Command::new("squeue")
+            .args(["-h", "-o", "%i %j", "-t", "R"])
+            .env("SLURM_CONF", CONF)
+            .output()
+            .unwrap();
+        let q = String::from_utf8_lossy(&q.stdout).to_string();
+        if let Some(l) = q.lines().find(|l| l.ends_with(" sleeper")) {
+            break l.split_whitespace().next().unwrap().to_string();
+        }
+        assert!(Instant::now() < until, "the job did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["attach", "--slurm-job", &jobid, "-batch"])
+        .args(["-ex", "break step", "-ex", "continue", "-ex", "info ranks"])
+        .args(["-ex", "delete", "-ex", "detach"])
+        .env("SLURM_CONF", CONF)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("cohort: 2 ranks of srun (pid "), "{out}");
+    assert!(
+        out.contains("[0-1] stopped in step at sleeper.c:11\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("[0-1] [Inferior 1 detached]\n"), "{out}");
+    // Detached: the job finishes by itself, every task with its normal end.
+    let st = job.wait().unwrap();
+    assert!(st.success());
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut job.stdout.take().unwrap(), &mut text).unwrap();
+    assert_eq!(text.matches("acc=4950 usr1=0").count(), 2, "{text}");
+}
