@@ -46,6 +46,14 @@ pub struct LaunchOpts {
     pub args: Vec<OsString>,
     /// How long a command that does not run the program may take (ms).
     pub timeout_ms: u32,
+    /// The address the front end listens on for its agents (the session's interface).
+    pub listen: std::net::IpAddr,
+    /// Addresses of the agents (agent i listens on the i-th); default: loopback addresses
+    /// 127.1.0.1, 127.1.0.2, … (every agent on this machine).
+    pub agent_hosts: Vec<String>,
+    /// A command put before each agent's (`{i}` becomes the agent's number), e.g. to start
+    /// agents in network namespaces: `ip netns exec host{i}`.
+    pub agent_prefix: Option<String>,
     /// How long a step or continue waits for the last ranks before reporting them as running
     /// or waiting (ms).
     pub settle_ms: u32,
@@ -66,6 +74,9 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
         args: Vec::new(),
         timeout_ms: 30_000,
         settle_ms: 1_000,
+        listen: std::net::IpAddr::V4(Ipv4Addr::LOCALHOST),
+        agent_hosts: Vec::new(),
+        agent_prefix: None,
     };
     let mut i = 0;
     let mut program: Option<PathBuf> = None;
@@ -121,6 +132,21 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
             }
             "--timeout" => {
                 o.timeout_ms = num(i)?;
+                i += 1;
+            }
+            "--listen" => {
+                let v = val(i)?;
+                o.listen = v
+                    .parse()
+                    .with_context(|| format!("--listen wants an IP address, not '{v}'"))?;
+                i += 1;
+            }
+            "--agent-hosts" => {
+                o.agent_hosts = val(i)?.split(',').map(str::to_string).collect();
+                i += 1;
+            }
+            "--agent-prefix" => {
+                o.agent_prefix = Some(val(i)?);
                 i += 1;
             }
             "--settle" => {
@@ -497,6 +523,20 @@ impl Front {
                     }
                     Ok(_) => self.say("", "An empty rank set cannot be the focus.\n"),
                     Err(e) => self.say("", &format!("{e}\n")),
+                }
+                return true;
+            }
+            "input" => {
+                // A line for the program's standard input, to the first rank of the set.
+                let text = format!("{}\n", cmd[word.len()..].trim_start());
+                match set.first() {
+                    Some(rank) => {
+                        let _ = self.node.send(Msg::Down(Down::Stdin {
+                            rank,
+                            data: text.into_bytes(),
+                        }));
+                    }
+                    None => self.say("", "An empty rank set has no standard input.\n"),
                 }
                 return true;
             }
@@ -972,9 +1012,15 @@ pub(crate) async fn start_agents(
     let secret_file = dir.join(format!("session-{}.key", std::process::id()));
     let _ = std::fs::remove_file(&secret_file);
     secret.write_new_file(&secret_file)?;
-    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+    let listener = tokio::net::TcpListener::bind((o.listen, 0))
         .await
-        .context("listening on 127.0.0.1")?;
+        .with_context(|| format!("listening on {}", o.listen))?;
+    if !o.agent_hosts.is_empty() && (o.agent_hosts.len() as u32) < n_agents {
+        bail!(
+            "--agent-hosts names {} addresses for {n_agents} agents",
+            o.agent_hosts.len()
+        );
+    }
     let root: SocketAddr = listener.local_addr()?;
     let (up_tx, up_rx) = tokio::sync::mpsc::unbounded_channel();
     let root_children = n_agents.min(o.root_fanout);
@@ -997,11 +1043,13 @@ pub(crate) async fn start_agents(
         secret_file: secret_file.clone(),
     };
     let common = |c: &mut std::process::Command| {
-        c.arg("--agents")
-            .arg(n_agents.to_string())
-            .arg("--host-base")
-            .arg("127.1.0.1")
-            .arg("--port")
+        c.arg("--agents").arg(n_agents.to_string());
+        if o.agent_hosts.is_empty() {
+            c.arg("--host-base").arg("127.1.0.1");
+        } else {
+            c.arg("--hosts").arg(o.agent_hosts.join(","));
+        }
+        c.arg("--port")
             .arg(root.port().to_string())
             .arg("--root")
             .arg(root.to_string())
@@ -1033,7 +1081,18 @@ pub(crate) async fn start_agents(
         }
         None => {
             for (i, acquire) in per_agent.into_iter().enumerate() {
-                let mut c = std::process::Command::new(&agentd);
+                let mut c = match &o.agent_prefix {
+                    Some(p) => {
+                        let p = p.replace("{i}", &i.to_string());
+                        let mut words = p.split_whitespace();
+                        let mut c = std::process::Command::new(
+                            words.next().context("--agent-prefix is empty")?,
+                        );
+                        c.args(words).arg(&agentd);
+                        c
+                    }
+                    None => std::process::Command::new(&agentd),
+                };
                 c.arg("--index").arg(i.to_string());
                 common(&mut c);
                 c.arg("--secret-file")

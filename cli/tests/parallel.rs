@@ -433,3 +433,47 @@ fn demo_runs_the_bundled_job_and_writes_a_report() {
     assert_eq!(output[0], "[0] rank 0: heat 68.12");
     assert_eq!(output[1], "[1] rank 1: heat 400.00");
 }
+
+/// Network namespaces with their own addresses, stopped when dropped.
+struct Hosts;
+
+impl Drop for Hosts {
+    fn drop(&mut self) {
+        let _ = Command::new("sh")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/netns.sh"))
+            .arg("down")
+            .status();
+    }
+}
+
+#[test]
+fn agents_on_three_hosts_form_a_tree_over_the_network() {
+    let st = Command::new("sh")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/netns.sh"))
+        .args(["up", "3"])
+        .status()
+        .unwrap();
+    assert!(
+        st.success(),
+        "scripts/netns.sh up 3 (needs root and iproute2)"
+    );
+    let _hosts = Hosts;
+    // One agent per "host" (namespace cohort-hI at 10.77.I.2); the root has one child, which
+    // has the other two: their links cross the routed network.
+    check(
+        6,
+        &[
+            "--agents",
+            "3",
+            "--fanout",
+            "1,2",
+            "--listen",
+            "10.77.0.1",
+            "--agent-hosts",
+            "10.77.0.2,10.77.1.2,10.77.2.2",
+            "--agent-prefix",
+            "ip netns exec cohort-h{i}",
+        ],
+        &["break ranks.c:11", "continue", "print v", "bt", "continue"],
+    );
+}
