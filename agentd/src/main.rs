@@ -97,7 +97,9 @@ fn main() -> anyhow::Result<()> {
             .find_map(|v| std::env::var(v).ok().and_then(|s| s.parse().ok()));
     }
     let Some(index) = a.index else {
-        bail!("no --index, and none in the environment (SLURM_NODEID, OMPI_COMM_WORLD_RANK, PMI_RANK)");
+        bail!(
+            "no --index, and none in the environment (SLURM_NODEID, OMPI_COMM_WORLD_RANK, PMI_RANK)"
+        );
     };
     if index >= a.agents {
         bail!("--index {index} is not below --agents {}", a.agents);

@@ -215,9 +215,8 @@ fn report_end(wrapped: &mut Option<Box<cohort_launch::WrappedRank>>, d: &Debugge
         && !w.reported()
         && d.pid().is_none()
         && let Some(st) = d.exit_status
+        && let Err(e) = w.report_exit(st)
     {
-        if let Err(e) = w.report_exit(st) {
-            tracing::warn!("rank {}: telling its wrapper how it ended: {e}", w.rank);
-        }
+        tracing::warn!("rank {}: telling its wrapper how it ended: {e}", w.rank);
     }
 }

@@ -97,7 +97,8 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
 
 fn main() -> anyhow::Result<()> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let sub: Option<fn(&[String]) -> anyhow::Result<i32>> = match argv.first().map(String::as_str) {
+    type Sub = fn(&[String]) -> anyhow::Result<i32>;
+    let sub: Option<Sub> = match argv.first().map(String::as_str) {
         Some("launch") => Some(parallel::launch_main),
         Some("offline") => Some(report::offline_main),
         Some("attach") => Some(parallel::attach_main),

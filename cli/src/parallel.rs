@@ -744,7 +744,7 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let r = rt.block_on(async move {
+    rt.block_on(async move {
         let started = Instant::now();
         let (mut front, agents_h) =
             start_agents(&o, &program, per_agent, Some((sock.clone(), cmd)), None).await?;
@@ -761,8 +761,7 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
         drop(agents_h);
         let _ = std::fs::remove_file(&sock);
         anyhow::Ok(0)
-    });
-    r
+    })
 }
 
 fn is_this_host(h: &str) -> bool {
@@ -969,9 +968,7 @@ fn slurm_job_of(pid: i32) -> Option<String> {
 }
 
 pub(crate) fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
-    let found = if p.components().count() > 1 {
-        Some(p.to_path_buf())
-    } else if p.exists() {
+    let found = if p.components().count() > 1 || p.exists() {
         Some(p.to_path_buf())
     } else {
         std::env::var_os("PATH").and_then(|paths| {

@@ -171,10 +171,10 @@ fn both(o: &str, e: &str) -> String {
 fn stopped_ranks(states: &[Group], size: u32) -> RankSet {
     let mut r = RankSet::new();
     for g in states {
-        if g.text.starts_with("stopped") {
-            if let Ok(s) = RankSet::parse(&g.ranks, size) {
-                r = r.union(&s);
-            }
+        if g.text.starts_with("stopped")
+            && let Ok(s) = RankSet::parse(&g.ranks, size)
+        {
+            r = r.union(&s);
         }
     }
     r
