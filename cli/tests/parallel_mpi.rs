@@ -58,9 +58,9 @@ fn waiting_in_mpi_recv(launcher: &str, mpicc: &str) {
         "[0-1] 11\t    if (rank == 0) {
 [0] 12\t        MPI_Recv(&value, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 [1] 15\t        value = 41;
-[0] waiting in MPI_Recv (`next` completes when it returns)
+[0] waiting in MPI_Recv from 1 (`next` completes when it returns)
 [1] 16\t        MPI_Send(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
-[0] running (waiting in MPI_Recv)
+[0] running (waiting in MPI_Recv from 1)
 [1] stopped in main at pingwait.c:16
 [0] 13\t        value += 1;
 [1] 18\t    printf(\"rank %d value %d\\n\", rank, value);

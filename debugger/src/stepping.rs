@@ -22,6 +22,20 @@ pub enum StepKind {
     Until,
 }
 
+/// For MPI calls whose peer is one of the first arguments: which one (0-based) and how to
+/// name it.
+fn mpi_peer_argument(name: &str) -> Option<(usize, &'static str)> {
+    let name = name.strip_prefix('P').unwrap_or(name);
+    match name {
+        "MPI_Recv" | "MPI_Irecv" | "MPI_Probe" | "MPI_Iprobe" | "MPI_Mprobe" => Some((3, "from")),
+        "MPI_Send" | "MPI_Ssend" | "MPI_Bsend" | "MPI_Rsend" | "MPI_Isend" | "MPI_Issend"
+        | "MPI_Sendrecv" | "MPI_Sendrecv_replace" => Some((3, "to")),
+        "MPI_Bcast" => Some((3, "root")),
+        "MPI_Reduce" => Some((5, "root")),
+        _ => None,
+    }
+}
+
 /// What running the straight-line part of a line did.
 enum Straight {
     /// Stopped at this pc (by our breakpoint).
@@ -258,11 +272,15 @@ impl Debugger {
             match next_control_flow(arch, &code[off..], at) {
                 None => break vec![range.1],
                 Some((a, n, flow::Flow::Call)) if kind != StepKind::Into => {
-                    through_call = true;
                     if self.activity.is_some() {
                         let off = (a - pc) as usize;
-                        self.note_call(code.get(off..).unwrap_or_default(), a);
+                        // An MPI call whose peer is an argument: stop at the call first to read
+                        // it (then run through from there).
+                        if !self.note_call(code.get(off..).unwrap_or_default(), a, a == pc) {
+                            break vec![a];
+                        }
                     }
+                    through_call = true;
                     at = a + n as u64;
                     if at >= range.1 {
                         break vec![at];
@@ -297,20 +315,46 @@ impl Debugger {
 
     /// With many ranks: name the MPI call a step is about to run through, so that a rank still
     /// inside it when the others have finished is reported as waiting there.
-    fn note_call(&self, code: &[u8], at: u64) {
-        let Some(slot) = &self.activity else { return };
+    /// Returns false when the step must first stop at the call (`at_call` false) to read the
+    /// call's peer from its arguments.
+    fn note_call(&self, code: &[u8], at: u64, at_call: bool) -> bool {
+        let Some(slot) = &self.activity else {
+            return true;
+        };
         let Some(target) = flow::direct_call_target(self.session.arch(), code, at) else {
-            return;
+            return true;
         };
         let Some(name) = self.session.function_at(target).0 else {
-            return;
+            return true;
         };
         let name = name.trim_end_matches("@plt");
-        if (name.starts_with("MPI_") || name.starts_with("PMPI_") || name.starts_with("mpi_"))
-            && let Ok(mut s) = slot.lock()
-        {
-            *s = Some(name.to_string());
+        if !(name.starts_with("MPI_") || name.starts_with("PMPI_") || name.starts_with("mpi_")) {
+            return true;
         }
+        let mut text = name.to_string();
+        if let Some((arg, word)) = mpi_peer_argument(name) {
+            let arch = self.session.arch();
+            let reg = arch.args.get(arg).copied();
+            if !at_call {
+                if reg.is_some() {
+                    return false;
+                }
+            } else if let (Some(r), Ok(regs)) = (reg, self.session.registers(false))
+                && let Some(v) = regs.get(r)
+            {
+                // An `int`: the low 32 bits, signed; negative values are MPI's wildcards.
+                let peer = v as u32 as i32;
+                if peer >= 0 {
+                    text = format!("{name} {word} {peer}");
+                } else if word == "from" {
+                    text = format!("{name} from any source");
+                }
+            }
+        }
+        if let Ok(mut s) = slot.lock() {
+            *s = Some(text);
+        }
+        true
     }
 
     /// Like [`Self::note_call`], for a call already entered (stopped at its first instruction).
