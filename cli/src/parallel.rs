@@ -645,6 +645,26 @@ pub(crate) struct Agents {
     secret_file: PathBuf,
 }
 
+impl Agents {
+    /// Wait (without blocking the runtime, whose tasks still carry the shutdown to the agents)
+    /// until the agents and the launcher have ended, or `limit` has passed.
+    pub(crate) async fn wait(&mut self, limit: Duration) {
+        let until = Instant::now() + limit;
+        loop {
+            let mut running = false;
+            for c in self.children.iter_mut().chain(self.launcher.iter_mut()) {
+                if matches!(c.try_wait(), Ok(None)) {
+                    running = true;
+                }
+            }
+            if !running || Instant::now() >= until {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
 impl Drop for Agents {
     fn drop(&mut self) {
         let deadline = Instant::now() + Duration::from_secs(5);
@@ -686,7 +706,7 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
         .build()?;
     rt.block_on(async move {
         let started = Instant::now();
-        let (mut front, agents) = start_local(&o, &program).await?;
+        let (mut front, mut agents) = start_local(&o, &program).await?;
         let formed = started.elapsed();
         println!(
             "cohort: {} ranks under {} agent{}, tree formed in {} ms",
@@ -701,6 +721,7 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
         front.say(&out, &err);
         front.command_loop(o.commands, o.batch).await;
         front.shutdown().await;
+        agents.wait(Duration::from_secs(15)).await;
         drop(agents);
         anyhow::Ok(0)
     })
@@ -746,7 +767,7 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
         .build()?;
     rt.block_on(async move {
         let started = Instant::now();
-        let (mut front, agents_h) =
+        let (mut front, mut agents_h) =
             start_agents(&o, &program, per_agent, Some((sock.clone(), cmd)), None).await?;
         println!(
             "cohort: {} ranks of mpiexec (MPICH) under 1 agent, acquired in {} ms",
@@ -758,6 +779,7 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
         front.say(&out, &err);
         front.command_loop(o.commands, o.batch).await;
         front.shutdown().await;
+        agents_h.wait(Duration::from_secs(15)).await;
         drop(agents_h);
         let _ = std::fs::remove_file(&sock);
         anyhow::Ok(0)
@@ -922,7 +944,8 @@ fn run_mpir_job(
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let (mut front, agents_h) = start_agents(&o, &program, per_agent, None, via_srun).await?;
+        let (mut front, mut agents_h) =
+            start_agents(&o, &program, per_agent, None, via_srun).await?;
         println!(
             "cohort: {} ranks of {} (pid {}) under {} agent{}, acquired in {} ms",
             procs.len(),
@@ -950,6 +973,7 @@ fn run_mpir_job(
         };
         front.command_loop(o.commands, o.batch).await;
         front.shutdown().await;
+        agents_h.wait(Duration::from_secs(15)).await;
         drop(agents_h);
         if let Some(mut l) = launcher {
             let _ = tokio::task::spawn_blocking(move || l.wait(Duration::from_secs(10))).await;

@@ -3,7 +3,7 @@
 //! values), and write it as an HTML page (and JSON).
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use cohort_wire::RankSet;
@@ -197,7 +197,7 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
         .build()?;
     let report = rt.block_on(async {
         let t0 = Instant::now();
-        let (mut front, agents) = parallel::start_local(&o.launch, &program).await?;
+        let (mut front, mut agents) = parallel::start_local(&o.launch, &program).await?;
         let tree_ms = t0.elapsed().as_millis();
         front.record_output = true;
         let n = o.launch.n;
@@ -269,6 +269,7 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
         rep.final_states = groups(&st);
         front.shutdown().await;
         rep.output = std::mem::take(&mut front.program_output);
+        agents.wait(Duration::from_secs(15)).await;
         drop(agents);
         rep.total_ms = t0.elapsed().as_millis();
         anyhow::Ok(rep)

@@ -1,0 +1,108 @@
+//! A root node in this test process and a real `cohort-agentd` below it: bad peers on the
+//! root's port (garbage, an oversized frame, a wrong secret, a silent peer) are dropped while
+//! the real agent registers and answers.
+
+use std::time::Duration;
+
+use cohort_agentd::node::{self, Msg, Node};
+use cohort_wire::{Down, RankSet, Secret, Up};
+use tokio::io::AsyncWriteExt;
+
+#[tokio::test(flavor = "current_thread")]
+async fn bad_peers_are_dropped_and_the_real_agent_is_served() {
+    let prog = cohort_fixtures::program("ranks");
+    let secret = Secret::generate();
+    let dir = std::env::temp_dir().join(format!("cohort-tree-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("key");
+    let _ = std::fs::remove_file(&key);
+    secret.write_new_file(&key).unwrap();
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (up_tx, mut up_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (root, rx) = Node::new(u32::MAX, "test".into(), Vec::new(), 1, up_tx);
+    let tx = root.sender();
+    node::serve_children(
+        listener,
+        Secret::from_hex(&secret.to_hex()).unwrap(),
+        tx.clone(),
+    );
+    tokio::spawn(root.run(rx));
+
+    // Garbage, an oversized length prefix, a wrong secret, and a peer that says nothing.
+    let mut g = tokio::net::TcpStream::connect(addr).await.unwrap();
+    g.write_all(b"GET / HTTP/1.0\r\n\r\n").await.unwrap();
+    let mut big = tokio::net::TcpStream::connect(addr).await.unwrap();
+    big.write_all(&[0xff, 0xff, 0xff, 0xff, 1, 2, 3])
+        .await
+        .unwrap();
+    let wrong = tokio::spawn(async move {
+        let s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        cohort_wire::handshake_child(s, &Secret::generate())
+            .await
+            .is_ok()
+    });
+    let _silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+
+    // The real agent: 2 ranks of `ranks`.
+    let mut agent = tokio::process::Command::new(env!("CARGO_BIN_EXE_cohort-agentd"))
+        .args(["--index", "0", "--agents", "1", "--host-base", "127.1.0.1"])
+        .arg("--port")
+        .arg(addr.port().to_string())
+        .arg("--root")
+        .arg(addr.to_string())
+        .arg("--secret-file")
+        .arg(&key)
+        .args(["--size", "2", "--ranks", "0-1", "--"])
+        .arg(&prog)
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    assert!(
+        !wrong.await.unwrap(),
+        "a wrong secret must not pass the handshake"
+    );
+
+    match next(&mut up_rx).await {
+        Up::Register { ranks, agents, .. } => {
+            assert_eq!(ranks, RankSet::range(0, 1));
+            assert_eq!(agents, 2);
+        }
+        other => panic!("expected the registration, got {other:?}"),
+    }
+    for (id, line) in [(1, ":start"), (2, "print iterations")] {
+        tx.send(Msg::Down(Down::Command {
+            id,
+            ranks: RankSet::all(2),
+            line: line.into(),
+            timeout_ms: 30_000,
+        }))
+        .unwrap();
+    }
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        if let Up::Reply { id, merged, .. } = next(&mut up_rx).await {
+            answers.push((id, merged));
+        }
+    }
+    assert_eq!(answers[0].0, 1);
+    assert_eq!(answers[0].1.groups.len(), 1, "both ranks start alike");
+    assert_eq!(answers[1].0, 2);
+    assert_eq!(answers[1].1.render().0, "[0-1] $1 = 3\n");
+    tx.send(Msg::Down(Down::Shutdown { detach: false }))
+        .unwrap();
+    let st = tokio::time::timeout(Duration::from_secs(20), agent.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(st.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Up>) -> Up {
+    tokio::time::timeout(Duration::from_secs(60), rx.recv())
+        .await
+        .expect("an answer in time")
+        .expect("the root is running")
+}
