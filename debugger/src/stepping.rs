@@ -28,8 +28,14 @@ fn mpi_peer_argument(name: &str) -> Option<(usize, &'static str)> {
     let name = name.strip_prefix('P').unwrap_or(name);
     match name {
         "MPI_Recv" | "MPI_Irecv" | "MPI_Probe" | "MPI_Iprobe" | "MPI_Mprobe" => Some((3, "from")),
-        "MPI_Send" | "MPI_Ssend" | "MPI_Bsend" | "MPI_Rsend" | "MPI_Isend" | "MPI_Issend"
-        | "MPI_Sendrecv" | "MPI_Sendrecv_replace" => Some((3, "to")),
+        "MPI_Send"
+        | "MPI_Ssend"
+        | "MPI_Bsend"
+        | "MPI_Rsend"
+        | "MPI_Isend"
+        | "MPI_Issend"
+        | "MPI_Sendrecv"
+        | "MPI_Sendrecv_replace" => Some((3, "to")),
         "MPI_Bcast" => Some((3, "root")),
         "MPI_Reduce" => Some((5, "root")),
         _ => None,
