@@ -117,7 +117,24 @@ pub fn is_resuming(line: &str) -> bool {
 
 fn is_backtrace(line: &str) -> bool {
     let mut w = line.split_whitespace();
-    matches!(w.next(), Some("bt" | "backtrace" | "where")) && w.next().is_none()
+    matches!(w.next(), Some("bt" | "backtrace" | "where" | ":stacks")) && w.next().is_none()
+}
+
+/// A frame line without its arguments and address (`compute at ranks.c:10`), for the
+/// parallel-stacks view, where frames of the same function and line are one node whatever
+/// their arguments.
+pub fn short_frame(frame: &str) -> String {
+    let f = match frame.split_once(" in ") {
+        Some((addr, rest)) if addr.starts_with("0x") => rest,
+        _ => frame,
+    };
+    let name = f.split(" (").next().unwrap_or(f).trim();
+    let place = f
+        .rsplit_once(") at ")
+        .map(|(_, p)| format!(" at {p}"))
+        .or_else(|| f.rsplit_once(") from ").map(|(_, p)| format!(" from {p}")))
+        .unwrap_or_default();
+    format!("{name}{place}")
 }
 
 /// The frames of a plain `bt` output, innermost first, without their numbers; `None` when the
@@ -490,7 +507,13 @@ impl Node {
                 p.local_wait = p.local_wait.difference(&RankSet::single(d.rank));
                 match (&mut p.stacks, frames_of(&d.out)) {
                     (Some(t), Some(frames)) if p.bt && d.err.is_empty() => {
-                        t.add(d.rank, &frames);
+                        if p.line == ":stacks" {
+                            let short: Vec<String> =
+                                frames.iter().map(|f| short_frame(f)).collect();
+                            t.add(d.rank, &short);
+                        } else {
+                            t.add(d.rank, &frames);
+                        }
                     }
                     _ => p.merged.add(d.rank, &d.out, &d.err),
                 }
@@ -838,4 +861,83 @@ pub async fn connect_parent(
 pub async fn write_all(fd: OwnedFd, data: &[u8]) -> std::io::Result<()> {
     let mut tx = tokio::net::unix::pipe::Sender::from_owned_fd(fd)?;
     tx.write_all(data).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_of_a_plain_backtrace() {
+        let out = "#0  compute (rank=1, step=0) at ranks.c:10\n#1  0x0000555555555212 in main () at ranks.c:24\n";
+        assert_eq!(
+            frames_of(out),
+            Some(vec![
+                "compute (rank=1, step=0) at ranks.c:10".to_string(),
+                "0x0000555555555212 in main () at ranks.c:24".to_string()
+            ])
+        );
+        // Anything else in the text: merged as text, not as frames.
+        assert_eq!(
+            frames_of("#0  main () at a.c:1\n(More stack frames follow...)\n"),
+            None
+        );
+        assert_eq!(frames_of("#1  main () at a.c:1\n"), None);
+        assert_eq!(frames_of(""), None);
+    }
+
+    #[test]
+    fn short_frames_drop_arguments_and_addresses() {
+        assert_eq!(
+            short_frame("compute (rank=1, step=0) at ranks.c:10"),
+            "compute at ranks.c:10"
+        );
+        assert_eq!(
+            short_frame("0x0000555555555212 in main () at ranks.c:24"),
+            "main at ranks.c:24"
+        );
+        assert_eq!(
+            short_frame("0x00007ffff7e2d2ad in __GI___libc_read (fd=0) at ../sysdeps/read.c:26"),
+            "__GI___libc_read at ../sysdeps/read.c:26"
+        );
+        assert_eq!(
+            short_frame("0x00007ffff7e2d2ad in poll () from /lib/libc.so.6"),
+            "poll from /lib/libc.so.6"
+        );
+        assert_eq!(
+            short_frame("<signal handler called>"),
+            "<signal handler called>"
+        );
+    }
+
+    #[test]
+    fn which_commands_run_the_program() {
+        for l in [
+            "next",
+            "n 3",
+            "step",
+            "continue",
+            "c",
+            "finish",
+            "until",
+            "advance 30",
+            "stepi",
+            "run",
+            ":start",
+        ] {
+            assert!(is_resuming(l), "{l}");
+        }
+        for l in [
+            "print x",
+            "bt",
+            "info ranks",
+            "break main",
+            ":state",
+            "x/4x $sp",
+            "",
+        ] {
+            assert!(!is_resuming(l), "{l}");
+        }
+        assert!(is_backtrace("bt") && is_backtrace("where") && !is_backtrace("bt full"));
+    }
 }

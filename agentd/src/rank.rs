@@ -168,6 +168,9 @@ fn worker(
                             d.execute("start");
                         }
                     },
+                    ":stacks" => {
+                        d.execute("bt");
+                    }
                     ":state" => {
                         let s = d.state_summary();
                         output::write_out(&format!("{s}\n"));

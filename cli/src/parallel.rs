@@ -540,6 +540,21 @@ impl Front {
                 }
                 return true;
             }
+            "stacks" => {
+                // Parallel stacks: every rank's stack merged into one tree, outermost frame
+                // first, each node with the ranks below it.
+                let a = self.ask(set, ":stacks").await;
+                let tree = a
+                    .stacks
+                    .as_ref()
+                    .map(|t| t.render_tree())
+                    .unwrap_or_default();
+                let mut rest = Answer { stacks: None, ..a };
+                let (o, e) = rest.render();
+                rest.merged = Merged::default();
+                self.say(&(tree + &o), &e);
+                return true;
+            }
             "interrupt" => {
                 let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: set }));
                 return true;

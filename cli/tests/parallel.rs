@@ -477,3 +477,20 @@ fn agents_on_three_hosts_form_a_tree_over_the_network() {
         &["break ranks.c:11", "continue", "print v", "bt", "continue"],
     );
 }
+
+#[test]
+fn parallel_stacks_merge_frames_of_the_same_place() {
+    let prog = build("ranks");
+    let (out, err) = cohort_launch(
+        &prog,
+        6,
+        &[],
+        &["break compute", "[0-2] continue", "[4] next", "stacks"],
+    );
+    assert_eq!(err, "");
+    let tail: Vec<&str> = out.lines().rev().take(4).collect();
+    assert_eq!(
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        "main at ranks.c:24  [0-2]\n  compute at ranks.c:10  [0-2]\nmain at ranks.c:18  [3,5]\nmain at ranks.c:19  [4]"
+    );
+}
