@@ -91,6 +91,15 @@ fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let mut a = Args::parse();
+    let node = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| {
+        nix::unistd::gethostname()
+            .map(|h| h.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    if a.index.is_none() && !a.hosts.is_empty() {
+        // Started by a resource manager on every node: this agent is its node's.
+        a.index = a.hosts.iter().position(|h| *h == node).map(|i| i as u32);
+    }
     if a.index.is_none() {
         a.index = ["SLURM_NODEID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"]
             .iter()
@@ -145,11 +154,6 @@ fn main() -> anyhow::Result<()> {
             });
         }
     }
-    let node = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| {
-        nix::unistd::gethostname()
-            .map(|h| h.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    });
     let mine: Vec<String> = a
         .attach_table
         .iter()

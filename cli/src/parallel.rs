@@ -891,7 +891,7 @@ pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
 }
 
 fn run_mpir_job(
-    o: LaunchOpts,
+    mut o: LaunchOpts,
     job: cohort_launch::MpirJob,
     started: Instant,
     attached: bool,
@@ -914,10 +914,11 @@ fn run_mpir_job(
                 nodes.push(p.host.clone());
             }
         }
-        if let Some(h) = nodes.iter().find(|h| resolves_elsewhere(h)) {
-            bail!(
-                "node {h} is another machine: agents on other hosts need --hosts addressing, not in this build"
-            );
+        if nodes.iter().any(|h| resolves_elsewhere(h)) {
+            // Real nodes: each agent listens on its node's address; the front end on the
+            // interface it reaches the first node through.
+            o.agent_hosts = nodes.clone();
+            o.listen = local_address_towards(&nodes[0])?;
         }
         let jobid = procs
             .first()
@@ -995,6 +996,25 @@ fn run_mpir_job(
         }
         anyhow::Ok(0)
     })
+}
+
+/// The local address this machine uses to reach `host` (no packet is sent: a UDP socket is
+/// connected, which only picks the route).
+fn local_address_towards(host: &str) -> anyhow::Result<std::net::IpAddr> {
+    use std::net::ToSocketAddrs;
+    let peer = (host, 9u16)
+        .to_socket_addrs()
+        .with_context(|| format!("resolving {host}"))?
+        .next()
+        .with_context(|| format!("no address for {host}"))?;
+    let bind: SocketAddr = if peer.is_ipv4() {
+        (Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    };
+    let s = std::net::UdpSocket::bind(bind)?;
+    s.connect(peer)?;
+    Ok(s.local_addr()?.ip())
 }
 
 /// SLURM_JOB_ID from a task's environment.
