@@ -134,7 +134,7 @@ fn next_message<M: DeserializeOwned>(
             *dead = true;
             Err(e)
         }
-        Some(Ok(frame)) => decode(&frame).inspect_err(|_| *dead = true),
+        Some(Ok(frame)) => decode::<M>(&frame).map(Some).inspect_err(|_| *dead = true),
     }
 }
 
@@ -189,6 +189,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<S> {
     pub async fn send<M: Serialize>(&mut self, m: &M) -> Result<(), WireError> {
         let b = encode(m)?;
         self.framed.send(b).await
+    }
+
+    /// Sends one frame of bytes as they are (e.g. a message encoded once and sent to many).
+    pub async fn send_frame(&mut self, frame: &[u8]) -> Result<(), WireError> {
+        self.framed.send(Bytes::copy_from_slice(frame)).await
     }
 
     /// Receives one message; `Ok(None)` when the peer closed the connection cleanly between
