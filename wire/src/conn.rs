@@ -51,10 +51,7 @@ impl Decoder for FrameCodec {
             return Ok(None);
         };
         if len > self.max {
-            return Err(WireError::FrameTooLarge {
-                len,
-                max: self.max,
-            });
+            return Err(WireError::FrameTooLarge { len });
         }
         if src.len() < 4 + len {
             src.reserve(4 + len - src.len());
@@ -86,10 +83,7 @@ impl Encoder<Bytes> for FrameCodec {
         let len = u32::try_from(item.len())
             .ok()
             .filter(|&l| l as usize <= self.max)
-            .ok_or(WireError::FrameTooLarge {
-                len: item.len(),
-                max: self.max,
-            })?;
+            .ok_or(WireError::FrameTooLarge { len: item.len() })?;
         dst.reserve(4 + item.len());
         dst.put_u32(len);
         dst.extend_from_slice(&item);
@@ -100,10 +94,7 @@ impl Encoder<Bytes> for FrameCodec {
 fn encode<M: Serialize>(m: &M) -> Result<Bytes, WireError> {
     let v = postcard::to_stdvec(m).map_err(|e| WireError::Encode(e.to_string()))?;
     if v.len() > MAX_FRAME {
-        return Err(WireError::FrameTooLarge {
-            len: v.len(),
-            max: MAX_FRAME,
-        });
+        return Err(WireError::FrameTooLarge { len: v.len() });
     }
     Ok(Bytes::from(v))
 }
@@ -214,7 +205,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<S> {
         let mut reader = FramedRead::new(r, parts.codec.clone());
         reader.read_buffer_mut().extend_from_slice(&parts.read_buf);
         let mut writer = FramedWrite::new(w, parts.codec);
-        writer.write_buffer_mut().extend_from_slice(&parts.write_buf);
+        writer
+            .write_buffer_mut()
+            .extend_from_slice(&parts.write_buf);
         (
             ConnReader {
                 framed: reader,
@@ -275,8 +268,7 @@ impl fmt::Debug for Secret {
 
 fn random<const N: usize>() -> Result<[u8; N], WireError> {
     let mut b = [0u8; N];
-    getrandom::fill(&mut b)
-        .map_err(|e| WireError::Secret(format!("no OS randomness: {e}")))?;
+    getrandom::fill(&mut b).map_err(|e| WireError::Secret(format!("no OS randomness: {e}")))?;
     Ok(b)
 }
 
@@ -345,8 +337,7 @@ impl Secret {
         f.take(256)
             .read_to_string(&mut text)
             .map_err(|e| WireError::Secret(format!("cannot read {}: {e}", path.display())))?;
-        Secret::from_hex(&text)
-            .map_err(|e| WireError::Secret(format!("{}: {e}", path.display())))
+        Secret::from_hex(&text).map_err(|e| WireError::Secret(format!("{}: {e}", path.display())))
     }
 
     /// The secret as 64 lowercase hex digits.
@@ -447,8 +438,8 @@ fn proof_mac(
     version: u16,
 ) -> Result<HmacSha256, WireError> {
     // HMAC takes keys of any length: this does not fail.
-    let mut m = HmacSha256::new_from_slice(&secret.0)
-        .map_err(|e| WireError::Auth(format!("hmac: {e}")))?;
+    let mut m =
+        HmacSha256::new_from_slice(&secret.0).map_err(|e| WireError::Auth(format!("hmac: {e}")))?;
     m.update(role.label());
     for h in [child, parent] {
         m.update(&h.magic);
@@ -503,7 +494,9 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
         Role::Child => (&ours, &theirs),
         Role::Parent => (&theirs, &ours),
     };
-    let mine = proof_mac(secret, role, child, parent, version)?.finalize().into_bytes();
+    let mine = proof_mac(secret, role, child, parent, version)?
+        .finalize()
+        .into_bytes();
     let mut mac = [0u8; 32];
     mac.copy_from_slice(&mine);
     step("sending proof", opts.timeout, conn.send(&Proof { mac })).await?;

@@ -38,7 +38,11 @@ impl Merged {
 
     /// Adds the text of one rank; it joins the group with equal text, if any.
     pub fn add(&mut self, rank: u32, out: &str, err: &str) {
-        match self.groups.iter_mut().find(|g| g.out == out && g.err == err) {
+        match self
+            .groups
+            .iter_mut()
+            .find(|g| g.out == out && g.err == err)
+        {
             Some(g) => {
                 let moved = g.ranks.first().is_none_or(|f| rank < f);
                 g.ranks.insert(rank);
@@ -175,9 +179,8 @@ impl StackTree {
     }
 
     fn sort_children(&mut self) {
-        self.children.sort_by_cached_key(|c| {
-            (c.min_rank().unwrap_or(u32::MAX), c.frame.clone())
-        });
+        self.children
+            .sort_by_cached_key(|c| (c.min_rank().unwrap_or(u32::MAX), c.frame.clone()));
     }
 
     /// Merges another tree in (its root's `frame` is ignored).

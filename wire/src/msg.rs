@@ -16,12 +16,21 @@ pub enum Down {
         timeout_ms: u32,
     },
     /// Stop the running ranks (as ^C does).
-    Interrupt { ranks: RankSet },
+    Interrupt {
+        ranks: RankSet,
+    },
     /// Bytes for a rank's standard input.
-    Stdin { rank: u32, data: Vec<u8> },
-    Ping { seq: u64 },
+    Stdin {
+        rank: u32,
+        data: Vec<u8>,
+    },
+    Ping {
+        seq: u64,
+    },
     /// End the session: kill the processes, or detach from them when `detach`.
-    Shutdown { detach: bool },
+    Shutdown {
+        detach: bool,
+    },
 }
 
 /// Child to parent.
@@ -44,7 +53,9 @@ pub enum Up {
         lost: RankSet,
     },
     /// Asynchronous news (e.g. stops after a resume), merged.
-    Event { merged: Merged },
+    Event {
+        merged: Merged,
+    },
     /// The program's own stdout/stderr.
     Output {
         rank: u32,
@@ -52,8 +63,13 @@ pub enum Up {
         data: Payload,
     },
     /// Ranks that are gone (agent or process died, connection lost).
-    Lost { ranks: RankSet, reason: String },
-    Pong { seq: u64 },
+    Lost {
+        ranks: RankSet,
+        reason: String,
+    },
+    Pong {
+        seq: u64,
+    },
 }
 
 /// Which output stream of the program.

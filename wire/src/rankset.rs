@@ -22,12 +22,13 @@ impl TryFrom<Vec<(u32, u32)>> for RankSet {
             if lo > hi {
                 return Err(WireError::RankSet(format!("reversed range {lo}-{hi}")));
             }
-            if let Some(p) = prev_hi {
-                if p >= lo || p + 1 == lo {
-                    return Err(WireError::RankSet(
-                        "ranges not sorted, overlapping or adjacent".into(),
-                    ));
-                }
+            // `p >= lo` first: `p + 1` cannot overflow when it is false.
+            if let Some(p) = prev_hi
+                && (p >= lo || p + 1 == lo)
+            {
+                return Err(WireError::RankSet(
+                    "ranges not sorted, overlapping or adjacent".into(),
+                ));
             }
             prev_hi = Some(hi);
         }
@@ -255,10 +256,7 @@ impl RankSet {
 
     /// The number of ranks.
     pub fn len(&self) -> u64 {
-        self.r
-            .iter()
-            .map(|&(lo, hi)| u64::from(hi - lo) + 1)
-            .sum()
+        self.r.iter().map(|&(lo, hi)| u64::from(hi - lo) + 1).sum()
     }
 
     /// Whether the set is empty.

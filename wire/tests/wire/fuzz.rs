@@ -1,8 +1,6 @@
 //! Random bytes never make the decoder panic.
 
-use cohort_wire::{
-    Conn, Down, Merged, Payload, RankSet, StackTree, Stream, Up, WireError, decode,
-};
+use cohort_wire::{Conn, Down, Merged, Payload, RankSet, StackTree, Stream, Up, WireError, decode};
 
 use crate::prng::Rng;
 
@@ -46,7 +44,10 @@ fn samples() -> Vec<Vec<u8>> {
         },
         Down::Shutdown { detach: true },
     ];
-    let mut v: Vec<Vec<u8>> = ups.iter().map(|m| postcard::to_stdvec(m).unwrap()).collect();
+    let mut v: Vec<Vec<u8>> = ups
+        .iter()
+        .map(|m| postcard::to_stdvec(m).unwrap())
+        .collect();
     v.extend(downs.iter().map(|m| postcard::to_stdvec(m).unwrap()));
     v
 }

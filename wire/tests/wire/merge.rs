@@ -31,7 +31,10 @@ fn merged_render_exact() {
     assert_eq!(m.ranks(), rs("0-7"));
     assert_eq!(
         m.render(),
-        ("[0-3,5] $1 = 42\n[4,6-7] $1 = 17\n".to_owned(), String::new())
+        (
+            "[0-3,5] $1 = 42\n[4,6-7] $1 = 17\n".to_owned(),
+            String::new()
+        )
     );
 
     // Multi-line text, stderr, a missing final newline, equal stdout but different stderr.
@@ -146,7 +149,10 @@ fn stacks_distinct_and_tree_exact() {
     t.add(5, &frames(&["f", "_start"]));
     t.add(1, &frames(&["g", "main"]));
     t.add(9, &[]);
-    assert_eq!(t.render_tree(), "main  [1]\n  g  [1]\n_start  [5]\n  f  [5]\n");
+    assert_eq!(
+        t.render_tree(),
+        "main  [1]\n  g  [1]\n_start  [5]\n  f  [5]\n"
+    );
     assert_eq!(
         t.distinct(),
         vec![
