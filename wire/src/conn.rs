@@ -51,7 +51,7 @@ impl Decoder for FrameCodec {
             return Ok(None);
         };
         if len > self.max {
-            return Err(WireError::FrameTooLarge { len, max: self.max });
+            return Err(WireError::FrameTooLarge { len });
         }
         if src.len() < 4 + len {
             src.reserve(4 + len - src.len());
@@ -83,10 +83,7 @@ impl Encoder<Bytes> for FrameCodec {
         let len = u32::try_from(item.len())
             .ok()
             .filter(|&l| l as usize <= self.max)
-            .ok_or(WireError::FrameTooLarge {
-                len: item.len(),
-                max: self.max,
-            })?;
+            .ok_or(WireError::FrameTooLarge { len: item.len() })?;
         dst.reserve(4 + item.len());
         dst.put_u32(len);
         dst.extend_from_slice(&item);
@@ -97,10 +94,7 @@ impl Encoder<Bytes> for FrameCodec {
 fn encode<M: Serialize>(m: &M) -> Result<Bytes, WireError> {
     let v = postcard::to_stdvec(m).map_err(|e| WireError::Encode(e.to_string()))?;
     if v.len() > MAX_FRAME {
-        return Err(WireError::FrameTooLarge {
-            len: v.len(),
-            max: MAX_FRAME,
-        });
+        return Err(WireError::FrameTooLarge { len: v.len() });
     }
     Ok(Bytes::from(v))
 }
@@ -186,6 +180,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<S> {
     pub async fn send<M: Serialize>(&mut self, m: &M) -> Result<(), WireError> {
         let b = encode(m)?;
         self.framed.send(b).await
+    }
+
+    /// Sends one frame of bytes as they are (e.g. a message encoded once and sent to many).
+    pub async fn send_frame(&mut self, frame: &[u8]) -> Result<(), WireError> {
+        self.framed.send(Bytes::copy_from_slice(frame)).await
     }
 
     /// Receives one message; `Ok(None)` when the peer closed the connection cleanly between

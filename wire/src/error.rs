@@ -7,9 +7,10 @@ pub enum WireError {
     /// The socket (or a file) failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
-    /// A frame longer than the limit was announced or was about to be sent.
-    #[error("frame of {len} bytes is over the limit of {max} bytes")]
-    FrameTooLarge { len: usize, max: usize },
+    /// A frame longer than the limit was announced or was about to be sent (the limit is
+    /// `MAX_FRAME`, or 1 KiB while the handshake is not done).
+    #[error("frame of {len} bytes is over the size limit")]
+    FrameTooLarge { len: usize },
     /// The peer closed the connection in the middle of a frame.
     #[error("connection closed in the middle of a frame ({have} of {want} bytes)")]
     Truncated { have: usize, want: usize },

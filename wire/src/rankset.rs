@@ -22,6 +22,7 @@ impl TryFrom<Vec<(u32, u32)>> for RankSet {
             if lo > hi {
                 return Err(WireError::RankSet(format!("reversed range {lo}-{hi}")));
             }
+            // `p >= lo` first: `p + 1` cannot overflow when it is false.
             if let Some(p) = prev_hi
                 && (p >= lo || p + 1 == lo)
             {
