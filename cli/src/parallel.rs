@@ -1062,7 +1062,7 @@ pub(crate) async fn start_agents(
     via_srun: Option<(String, Vec<String>)>,
 ) -> anyhow::Result<(Front, Agents)> {
     let n_agents = per_agent.len() as u32;
-    let secret = Secret::generate();
+    let secret = Secret::try_generate()?;
     let secret_hex = secret.to_hex();
     let dir = session_dir()?;
     let secret_file = dir.join(format!("session-{}.key", std::process::id()));
