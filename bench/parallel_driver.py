@@ -224,6 +224,9 @@ def run_cohort(a):
         r["start_s"] = round(time.monotonic() - t0, 4)
         m = re.search(r"^\[([0-9,\-]+)\] .*main", out, re.M)
         if not m or f"[{m.group(1)}]" != all_ranks(a.n):
+            lost = re.findall(r"^(\[[0-9,\-]+\] lost: .*)$", out, re.M)
+            if lost:
+                raise Fail(f"start: {len(lost)} agents lost, first: {lost[0]}")
             raise Fail(f"start: not every rank at main: {out[-600:]!r}")
         loop = set(range(a.line, a.line + 5)) | {a.line - 1}
         t, out = c.cmd(f"break {a.bp or a.line}")
@@ -455,7 +458,8 @@ def run_batch(a):
             acc.append(time.monotonic() - t)
             out = p.stdout.decode(errors="replace")
             nstops = len(re.findall(r"^" + re.escape(all_ranks(a.n)) + r" \d+\t", out, re.M))
-            want = 1 + (a.k if acc is tw else 0)
+            # The `start` answer, the stop at the breakpoint, then one per `next`.
+            want = 2 + (a.k if acc is tw else 0)
             if p.returncode != 0 or nstops != want:
                 r["ok"] = False
                 r["error"] = f"batch run: exit {p.returncode}, {nstops} merged stops (want {want}): {out[-400:]!r}"
