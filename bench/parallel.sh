@@ -13,6 +13,8 @@
 #                     smaller N under as many agents failed
 #                     [200/100 500/100 1000/100 10000/100 1000/10 10000/10, quick 100/100 1000/10 1000/100]
 #   BENCH_MIN_AVAIL   MiB of MemAvailable under which a run is killed (the machine is shared) [3072]
+#   BENCH_PARTS       which parts run: any of steps tree scale              [steps tree scale]
+#   BENCH_OUT         where results go                                 [target/bench/parallel]
 #   GDB               the gdb binary                                           [gdb]
 #
 # What runs (bench/parallel_driver.py does the driving and checking; one JSON line per run in
@@ -48,7 +50,9 @@ MIN_AVAIL=${BENCH_MIN_AVAIL:-3072}
 GDB=${GDB:-gdb}
 unset DEBUGINFOD_URLS
 
-D=target/bench/parallel
+PARTS=${BENCH_PARTS:-"steps tree scale"}
+part() { [[ " $PARTS " == *" $1 "* ]]; }
+D=${BENCH_OUT:-target/bench/parallel}
 mkdir -p "$D"
 RES=$D/results.jsonl
 : >"$RES"
@@ -96,9 +100,22 @@ gdb_fits() {
     [ $(($1 * 40 + MIN_AVAIL + 2048)) -lt "$avail" ]
 }
 
+# cool_down: wait (up to 2 minutes) until the ranks of the last run are gone and the machine
+# is quiet again (tearing down thousands of ranks takes a while after the session ends).
+cool_down() {
+    local i
+    for ((i = 0; i < 120; i++)); do
+        if ! pgrep -x ploop >/dev/null && ! pgrep -x cohort-agentd >/dev/null &&
+            [ "$(cut -d' ' -f4 /proc/loadavg | cut -d/ -f1)" -le 3 ]; then
+            return
+        fi
+        sleep 1
+    done
+}
+
 # ------------------------------------------------------------------ 1-3: step-all, memory, start
 
-for ((rep = 1; rep <= REPS; rep++)); do
+part steps && for ((rep = 1; rep <= REPS; rep++)); do
     for n in $NS; do
         echo "== rep $rep, N=$n: cohort" >&2
         drive cohort --n "$n" --k "$K" --bp "*$ADDR"
@@ -111,28 +128,29 @@ for ((rep = 1; rep <= REPS; rep++)); do
     done
 done
 
-echo "== memory with 'break $LINE' (line tables in every rank)" >&2
-for n in $NS; do
+part steps && echo "== memory with 'break $LINE' (line tables in every rank)" >&2
+part steps && for n in $NS; do
     [ "$n" -le 256 ] || continue
     drive cohort --n "$n" --k 2
 done
 
-echo "== cross-check at N=64: the subtraction method (batch, with and without $K nexts)" >&2
-drive cohort-batch --n 64 --k "$K" --bp "*$ADDR" --reps "$REPS"
+part steps && echo "== cross-check at N=64: the subtraction method (batch, with and without $K nexts)" >&2
+part steps && drive cohort-batch --n 64 --k "$K" --bp "*$ADDR" --reps "$REPS"
 
 # ------------------------------------------------------------------ 4: fan-out and scale
 
-for a in $FAN_AGENTS; do
+part tree && for a in $FAN_AGENTS; do
     for ((rep = 1; rep <= REPS; rep++)); do
         for f in $FANOUTS; do
             echo "== tree: $a agents (one rank each), fanout $f, rep $rep" >&2
             drive tree --n "$a" --agents "$a" --fanout "$f"
+            cool_down
         done
     done
 done
 
 declare -A FAILED_AT=()
-for s in $SCALE; do
+part scale && for s in $SCALE; do
     n=${s%/*}
     a=${s#*/}
     if [ -n "${FAILED_AT[$a]:-}" ] && [ "$n" -gt "${FAILED_AT[$a]}" ]; then
@@ -140,6 +158,7 @@ for s in $SCALE; do
         continue
     fi
     echo "== scale: $n ranks under $a agents" >&2
+    cool_down
     before=$(wc -l <"$RES")
     drive cohort --n "$n" --agents "$a" --fanout 32,8 --k 5 --bp "*$ADDR" --settle 600000
     if [ "$(wc -l <"$RES")" = "$before" ] || tail -n 1 "$RES" | grep -q '"ok": false'; then
