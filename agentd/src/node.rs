@@ -16,7 +16,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use crate::rank::{self, Done, Init, Job, RankHandle};
 
 /// How long a parent waits for any message from a child before it declares it lost.
-pub const CHILD_SILENCE: Duration = Duration::from_secs(4);
+pub const CHILD_SILENCE: Duration = Duration::from_secs(6);
 /// How often a parent pings its children.
 pub const PING_EVERY: Duration = Duration::from_secs(1);
 /// Events (stops after a resume) that arrive within this window go up as one merged message.
@@ -263,21 +263,21 @@ impl Node {
     /// Run the node until its parent goes or a shutdown. Returns whether ranks were detached.
     pub async fn run(mut self, mut rx: UnboundedReceiver<Msg>) -> bool {
         self.maybe_register();
-        let tick_tx = self.tx.clone();
-        let ticker = tokio::spawn(async move {
-            let mut iv = tokio::time::interval(Duration::from_millis(2));
-            iv.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                iv.tick().await;
-                if tick_tx.send(Msg::Tick).is_err() {
-                    break;
-                }
-            }
-        });
         let mut last_ping = Instant::now();
         let mut seq = 0u64;
         let mut detach = false;
-        while let Some(m) = rx.recv().await {
+        loop {
+            // No periodic tick: an idle agent sleeps until its next deadline (the next ping,
+            // a command's deadline, the end of an event batch), so that hundreds of agents on
+            // a few CPUs leave them to the ranks.
+            let wake = self.next_deadline(last_ping + PING_EVERY);
+            let m = tokio::select! {
+                m = rx.recv() => match m {
+                    Some(m) => m,
+                    None => break,
+                },
+                _ = tokio::time::sleep_until(tokio::time::Instant::from_std(wake)) => Msg::Tick,
+            };
             match m {
                 Msg::Down(Down::Shutdown { detach: d }) => {
                     detach = d;
@@ -324,29 +324,29 @@ impl Node {
                         data: Payload::new(data),
                     });
                 }
-                Msg::Tick => {
-                    let now = Instant::now();
-                    self.check_deadlines(now);
-                    self.flush_events(false);
-                    if now.duration_since(last_ping) >= PING_EVERY {
-                        last_ping = now;
-                        seq += 1;
-                        let mut silent = Vec::new();
-                        for (k, c) in &self.children {
-                            if now.duration_since(c.last_heard) > CHILD_SILENCE {
-                                silent.push(*k);
-                            } else {
-                                let _ = c.tx.send(Down::Ping { seq });
-                            }
+                Msg::Tick => {}
+            }
+            let now = Instant::now();
+            if now >= wake {
+                self.check_deadlines(now);
+                self.flush_events(false);
+                if now.duration_since(last_ping) >= PING_EVERY {
+                    last_ping = now;
+                    seq += 1;
+                    let mut silent = Vec::new();
+                    for (k, c) in &self.children {
+                        if now.duration_since(c.last_heard) > CHILD_SILENCE {
+                            silent.push(*k);
+                        } else {
+                            let _ = c.tx.send(Down::Ping { seq });
                         }
-                        for k in silent {
-                            self.child_gone(k, "no answer for 4 seconds");
-                        }
+                    }
+                    for k in silent {
+                        self.child_gone(k, "no answer for 6 seconds");
                     }
                 }
             }
         }
-        ticker.abort();
         self.flush_events(true);
         for h in self.ranks.values() {
             h.send(Job::Shutdown { detach });
@@ -595,6 +595,24 @@ impl Node {
                 self.try_complete(id);
             }
         }
+    }
+
+    /// The earliest moment something is due: `ping`, a pending command's deadline (and its
+    /// net for late children), the end of the current event batch.
+    fn next_deadline(&self, ping: Instant) -> Instant {
+        let mut t = ping;
+        for p in self.pending.values() {
+            if !p.local_wait.is_empty() {
+                t = t.min(p.deadline);
+            }
+            if !p.child_wait.is_empty() {
+                t = t.min(p.deadline + Duration::from_secs(2));
+            }
+        }
+        if let Some(since) = self.events_since {
+            t = t.min(since + EVENT_BATCH);
+        }
+        t
     }
 
     fn check_deadlines(&mut self, now: Instant) {
