@@ -47,6 +47,7 @@ pub struct DebugFile {
 
 static CACHE: LazyLock<Mutex<HashMap<PathBuf, Arc<DebugFile>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
+static LOADING: Mutex<()> = Mutex::new(());
 
 fn io_error(path: &Path, e: std::io::Error) -> DwarfError {
     if e.kind() == std::io::ErrorKind::NotFound {
@@ -81,6 +82,12 @@ impl DebugFile {
             if let Some(f) = cache.get(path) {
                 return Ok(f.clone());
             }
+        }
+        // One load at a time: ranks of one agent ask for the same files at the same moment, and
+        // a load maps (and may decompress) sections for the life of the process.
+        let _loading = LOADING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+            return Ok(f.clone());
         }
         let f = Arc::new(Self::open(path)?);
         let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());

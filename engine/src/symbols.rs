@@ -193,6 +193,7 @@ impl std::fmt::Debug for ObjectFile {
     }
 }
 
+static LOADING: Mutex<()> = Mutex::new(());
 static CACHE: LazyLock<Mutex<HashMap<PathBuf, Weak<ObjectFile>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
@@ -282,8 +283,25 @@ impl ObjectFile {
                 return Ok(obj);
             }
         }
+        // One load at a time (the ranks of an agent load the same libraries together).
+        let _loading = LOADING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(obj) = CACHE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(path)
+            .and_then(Weak::upgrade)
+            && obj.stamp == Some(stamp)
+        {
+            return Ok(obj);
+        }
         let obj = Self::load(path)?;
         let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        // Another thread (another rank's) may have loaded it meanwhile: keep one copy.
+        if let Some(other) = cache.get(path).and_then(Weak::upgrade)
+            && other.stamp == obj.stamp
+        {
+            return Ok(other);
+        }
         cache.retain(|_, w| w.strong_count() > 0);
         cache.insert(path.to_path_buf(), Arc::downgrade(&obj));
         Ok(obj)
