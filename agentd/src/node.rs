@@ -15,8 +15,23 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::rank::{self, Done, Init, Job, RankHandle};
 
-/// How long a parent waits for any message from a child before it declares it lost.
-pub const CHILD_SILENCE: Duration = Duration::from_secs(6);
+/// How long a parent waits for any message from a child before it declares it lost. A dead
+/// agent closes its connection (found at once) and a dead node or link stops answering TCP
+/// keepalives (found by the kernel within a few seconds, see [`keepalive`], even when the
+/// agents' threads are starved by thousands of ranks starting); this is the net under both,
+/// for an agent that is alive but stuck.
+pub const CHILD_SILENCE: Duration = Duration::from_secs(30);
+
+/// TCP keepalive on a tree link: probes after 3 s of silence, every second, 3 tries.
+fn keepalive(sock: &tokio::net::TcpStream) {
+    let ka = socket2::TcpKeepalive::new()
+        .with_time(Duration::from_secs(3))
+        .with_interval(Duration::from_secs(1))
+        .with_retries(3);
+    if let Err(e) = socket2::SockRef::from(sock).set_tcp_keepalive(&ka) {
+        tracing::warn!("TCP keepalive: {e}");
+    }
+}
 /// How often a parent pings its children.
 pub const PING_EVERY: Duration = Duration::from_secs(1);
 /// Events (stops after a resume) that arrive within this window go up as one merged message.
@@ -342,7 +357,7 @@ impl Node {
                         }
                     }
                     for k in silent {
-                        self.child_gone(k, "no answer for 6 seconds");
+                        self.child_gone(k, "no answer for 30 seconds");
                     }
                 }
             }
@@ -774,6 +789,7 @@ async fn child_connection(
     node: UnboundedSender<Msg>,
 ) -> Result<(), cohort_wire::WireError> {
     let _ = sock.set_nodelay(true);
+    keepalive(&sock);
     let (mut conn, _v) = cohort_wire::handshake_parent(sock, secret).await?;
     let first: Option<Up> = tokio::time::timeout(Duration::from_secs(30), conn.recv())
         .await
@@ -844,6 +860,7 @@ pub async fn connect_parent(
         }
     };
     let _ = sock.set_nodelay(true);
+    keepalive(&sock);
     let (conn, _v) = cohort_wire::handshake_child(sock, secret).await?;
     let (mut rd, mut wr) = conn.split();
     let writer = tokio::spawn(async move {

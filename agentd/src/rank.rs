@@ -71,6 +71,34 @@ impl RankHandle {
     }
 }
 
+/// A permit to start a rank: at most as many ranks start at once as the node has CPUs.
+struct StartSlot;
+
+static STARTING: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
+static STARTED: std::sync::Condvar = std::sync::Condvar::new();
+
+impl StartSlot {
+    fn take() -> StartSlot {
+        let max = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .max(2);
+        let mut n = STARTING.lock().unwrap_or_else(|e| e.into_inner());
+        while *n >= max {
+            n = STARTED.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+        *n += 1;
+        StartSlot
+    }
+}
+
+impl Drop for StartSlot {
+    fn drop(&mut self) {
+        let mut n = STARTING.lock().unwrap_or_else(|e| e.into_inner());
+        *n = n.saturating_sub(1);
+        STARTED.notify_one();
+    }
+}
+
 /// gdb names the process in a few lines; with many ranks those lines would never merge.
 fn without_pids(s: String) -> String {
     if !s.contains("(process ") {
@@ -155,6 +183,9 @@ fn worker(
                 let line = line.trim();
                 match line {
                     ":start" => match attach_pid {
+                        // Started a few at a time: forking from an agent with a hundred
+                        // threads is mostly copying its page tables, and a thousand at once
+                        // starve everything else on the node.
                         Some(p) => {
                             if let Err(e) = d.attach(p) {
                                 cohort_debugger::errln!("{e}");
@@ -165,6 +196,7 @@ fn worker(
                             }
                         }
                         None => {
+                            let _slot = StartSlot::take();
                             d.execute("start");
                         }
                     },
