@@ -13,25 +13,7 @@ fn cohort() -> PathBuf {
 
 /// The fixture compiled in its own folder under a relative name (as gdb users build).
 fn build(name: &str) -> PathBuf {
-    // Once per test process: other tests run the program while later ones would rebuild it.
-    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("parallel-{name}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    if built.iter().any(|b| b == name) {
-        return dir.join(name);
-    }
-    built.push(name.to_string());
-    let src = cohort_fixtures::source_dir().join(format!("{name}.c"));
-    std::fs::copy(&src, dir.join(format!("{name}.c"))).unwrap();
-    let st = Command::new("cc")
-        .args(["-g", "-O0", "-o", name])
-        .arg(format!("{name}.c"))
-        .current_dir(&dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    dir.join(name)
+    cohort_fixtures::program_in_own_dir(name, "parallel")
 }
 
 fn rankset(ranks: &[u32]) -> String {

@@ -1,60 +1,19 @@
 //! `cohort launch --launcher slurm` and `cohort attach --slurm-job` on the one-host Slurm test
 //! cluster (`scripts/slurm-cluster.sh`: slurmctld and two slurmd "nodes").
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/slurm-cluster.sh")
-}
-
-const CONF: &str = "/tmp/cohort-slurm/slurm.conf";
-
-struct Cluster;
-
-impl Cluster {
-    fn start() -> Cluster {
-        let st = Command::new(script())
-            .args(["start", "2"])
-            .status()
-            .unwrap();
-        assert!(st.success(), "slurm-cluster.sh start failed");
-        Cluster
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let _ = Command::new(script()).arg("stop").status();
-    }
-}
+const CONF: &str = cohort_fixtures::SLURM_CONF;
 
 fn build(name: &str) -> PathBuf {
-    // Once per test process: other tests run the program while later ones would rebuild it.
-    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("slurm-{name}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    if built.iter().any(|b| b == name) {
-        return dir.join(name);
-    }
-    built.push(name.to_string());
-    let src = cohort_fixtures::source_dir().join(format!("{name}.c"));
-    std::fs::copy(&src, dir.join(format!("{name}.c"))).unwrap();
-    let st = Command::new("cc")
-        .args(["-g", "-O0", "-o", name])
-        .arg(format!("{name}.c"))
-        .current_dir(&dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    dir.join(name)
+    cohort_fixtures::program_in_own_dir(name, "slurm")
 }
 
 #[test]
 fn slurm_launch_and_attach_to_a_running_job() {
-    let _c = Cluster::start();
+    let _c = cohort_fixtures::SlurmCluster::start(2);
     let prog = build("ranks");
     let dir = prog.parent().unwrap();
     // 1. Launch through srun (MPIR), agents started in the job with srun --overlap.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -16,32 +16,8 @@ use common::*;
 
 const WAIT: Duration = Duration::from_secs(60);
 
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/slurm-cluster.sh")
-}
-
-/// The test cluster, stopped when dropped.
-struct Cluster;
-
-impl Cluster {
-    fn start() -> Cluster {
-        let st = Command::new(script())
-            .args(["start", "2"])
-            .status()
-            .unwrap();
-        assert!(st.success(), "slurm-cluster.sh start failed");
-        Cluster
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let _ = Command::new(script()).arg("stop").status();
-    }
-}
-
 fn slurm_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    vec![("SLURM_CONF".into(), "/tmp/cohort-slurm/slurm.conf".into())]
+    vec![("SLURM_CONF".into(), cohort_fixtures::SLURM_CONF.into())]
 }
 
 /// Attach a session to each task, break at TASK_START, release, run to the breakpoint and on
@@ -97,7 +73,7 @@ fn srun_tasks_acquired_launched_and_attached() {
         eprintln!("srun not installed: skipped");
         return;
     }
-    let _cluster = Cluster::start();
+    let _cluster = cohort_fixtures::SlurmCluster::start(2);
     let exe = build("task", "cc");
 
     // 1. srun started under control.

@@ -298,3 +298,60 @@ fn is_thread_table_line(l: &str) -> bool {
     let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
     digits > 0 && rest[digits..].trim_start().starts_with("Thread 0x")
 }
+
+/// `tests/fixtures/NAME.c` copied into its own folder (`target/fixture-dirs/TAG-NAME/`) and
+/// compiled there as `cc -g -O0 -o NAME NAME.c` (relative names, as users build, so that the
+/// debug information names `NAME.c`). Built once per test process: other tests of the process
+/// may be running the program while a later one would rebuild it.
+pub fn program_in_own_dir(name: &str, tag: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = out_dir()
+        .join("../fixture-dirs")
+        .join(format!("{tag}-{name}"));
+    std::fs::create_dir_all(&dir).expect("create the fixture's folder");
+    let key = format!("{tag}-{name}");
+    if built.contains(&key) {
+        return dir.join(name);
+    }
+    built.push(key);
+    std::fs::copy(
+        source_dir().join(format!("{name}.c")),
+        dir.join(format!("{name}.c")),
+    )
+    .expect("copy the fixture");
+    let st = Command::new("cc")
+        .args(["-g", "-O0", "-o", name])
+        .arg(format!("{name}.c"))
+        .current_dir(&dir)
+        .status()
+        .expect("run cc");
+    assert!(st.success(), "compiling {name}.c failed");
+    dir.canonicalize().unwrap_or(dir).join(name)
+}
+
+/// The one-host Slurm test cluster of `scripts/slurm-cluster.sh` (slurmctld and `nodes` slurmd
+/// "nodes"), stopped when dropped. Clients need `SLURM_CONF` = [`SLURM_CONF`].
+pub struct SlurmCluster;
+
+/// Where the test cluster's configuration is.
+pub const SLURM_CONF: &str = "/tmp/cohort-slurm/slurm.conf";
+
+impl SlurmCluster {
+    pub fn start(nodes: u32) -> SlurmCluster {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/slurm-cluster.sh");
+        let st = Command::new(&script)
+            .args(["start", &nodes.to_string()])
+            .status()
+            .expect("run scripts/slurm-cluster.sh");
+        assert!(st.success(), "slurm-cluster.sh start failed");
+        SlurmCluster
+    }
+}
+
+impl Drop for SlurmCluster {
+    fn drop(&mut self) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/slurm-cluster.sh");
+        let _ = Command::new(script).arg("stop").status();
+    }
+}
