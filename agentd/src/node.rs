@@ -172,6 +172,9 @@ pub struct Node {
     pub agent: u32,
     pub host: String,
     ranks: BTreeMap<u32, RankHandle>,
+    /// Ranks whose threads start once this node has joined the tree (so that forming the tree
+    /// does not wait for hundreds of threads loading the program on a few CPUs).
+    to_start: Vec<(u32, Init)>,
     own: RankSet,
     stdin: HashMap<u32, OwnedFd>,
     children: HashMap<u64, Child>,
@@ -202,30 +205,24 @@ impl Node {
         up: UpSink,
     ) -> (Self, UnboundedReceiver<Msg>) {
         let (tx, rx) = unbounded_channel();
-        let mut ranks = BTreeMap::new();
         let mut stdin = HashMap::new();
         let mut own = RankSet::new();
+        let ranks = BTreeMap::new();
+        let mut to_start = Vec::new();
         for l in locals {
             if let Some(p) = l.pipes {
                 stdin.insert(l.rank, p.stdin_w);
                 spawn_reader(l.rank, Stream::Stdout, p.stdout_r, tx.clone());
                 spawn_reader(l.rank, Stream::Stderr, p.stderr_r, tx.clone());
             }
-            let t = tx.clone();
-            match rank::spawn(l.rank, l.init, move |d| {
-                let _ = t.send(Msg::RankDone(d));
-            }) {
-                Ok(h) => {
-                    own.insert(l.rank);
-                    ranks.insert(l.rank, h);
-                }
-                Err(e) => tracing::error!("rank {}: cannot start its thread: {e}", l.rank),
-            }
+            own.insert(l.rank);
+            to_start.push((l.rank, l.init));
         }
         let node = Node {
             agent,
             host,
             ranks,
+            to_start,
             own,
             stdin,
             children: HashMap::new(),
@@ -267,6 +264,28 @@ impl Node {
             ranks: self.subtree_ranks(),
             agents: self.agents_below + 1,
         });
+        self.start_ranks();
+    }
+
+    fn start_ranks(&mut self) {
+        for (rank, init) in std::mem::take(&mut self.to_start) {
+            let t = self.tx.clone();
+            match rank::spawn(rank, init, move |d| {
+                let _ = t.send(Msg::RankDone(d));
+            }) {
+                Ok(h) => {
+                    self.ranks.insert(rank, h);
+                }
+                Err(e) => {
+                    tracing::error!("rank {rank}: cannot start its thread: {e}");
+                    self.lost.insert(rank);
+                    let _ = self.up.send(Up::Lost {
+                        ranks: RankSet::single(rank),
+                        reason: format!("its thread could not start: {e}"),
+                    });
+                }
+            }
+        }
     }
 
     /// Register with what is there, even if some children never came (they are lost).
