@@ -1095,6 +1095,23 @@ impl Process {
                 }));
             }
             let pc = self.pc(tid)?;
+            // A hardware breakpoint's trap whose debug status was cleared before it was read
+            // (several threads hit it at once; the others' events wait while slots are
+            // re-applied): the pc is at the breakpoint itself.
+            if self
+                .watch
+                .iter()
+                .flatten()
+                .any(|(a, k, _)| *k == WatchKind::Execute && *a == pc)
+            {
+                if let Some(t) = self.threads.get_mut(&tid) {
+                    t.at_breakpoint = true;
+                }
+                return Ok(Some(Stop {
+                    tid,
+                    kind: StopKind::Breakpoint(pc),
+                }));
+            }
             let at = pc.wrapping_sub(arch.pc_after_breakpoint);
             if self.sites.contains_key(&at) {
                 if arch.pc_after_breakpoint != 0 {
