@@ -24,11 +24,7 @@ struct Options {
     pid: Option<i32>,
 }
 
-#[derive(Debug)]
-enum Cmd {
-    Line(String),
-    File(PathBuf),
-}
+use parallel::Cmd;
 
 const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--args] PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... -p PID";
 
@@ -163,15 +159,12 @@ fn main() -> anyhow::Result<()> {
     let quit = tracer
         .call(move |d| {
             for c in commands {
-                let lines: Vec<String> = match c {
-                    Cmd::Line(l) => vec![l],
-                    Cmd::File(f) => match std::fs::read_to_string(&f) {
-                        Ok(t) => t.lines().map(str::to_string).collect(),
-                        Err(_) => {
-                            eprintln!("{}: No such file or directory.", f.display());
-                            continue;
-                        }
-                    },
+                let lines = match c.lines() {
+                    Ok(l) => l,
+                    Err(e) => {
+                        eprintln!("{e}");
+                        continue;
+                    }
                 };
                 for l in lines {
                     if d.execute(&l) == Flow::Quit {

@@ -24,10 +24,23 @@ pub enum Launcher {
     Slurm,
 }
 
+/// A command of `-ex` or a file of them (`-x`).
 #[derive(Debug)]
 pub enum Cmd {
     Line(String),
     File(PathBuf),
+}
+
+impl Cmd {
+    /// The command lines; for a file that cannot be read, gdb's message.
+    pub fn lines(self) -> Result<Vec<String>, String> {
+        match self {
+            Cmd::Line(l) => Ok(vec![l]),
+            Cmd::File(f) => std::fs::read_to_string(&f)
+                .map(|t| t.lines().map(str::to_string).collect())
+                .map_err(|_| format!("{}: No such file or directory.", f.display())),
+        }
+    }
 }
 
 /// `cohort launch` options.
@@ -587,18 +600,12 @@ impl Front {
     /// Run the commands of `-ex`/`-x`, then (without -batch) read commands from the terminal.
     pub async fn command_loop(&mut self, commands: Vec<Cmd>, batch: bool) {
         for c in commands {
-            let lines: Vec<String> = match c {
-                Cmd::Line(l) => vec![l],
-                Cmd::File(f) => match std::fs::read_to_string(&f) {
-                    Ok(t) => t.lines().map(str::to_string).collect(),
-                    Err(_) => {
-                        self.say(
-                            "",
-                            &format!("{}: No such file or directory.\n", f.display()),
-                        );
-                        continue;
-                    }
-                },
+            let lines = match c.lines() {
+                Ok(l) => l,
+                Err(e) => {
+                    self.say("", &format!("{e}\n"));
+                    continue;
+                }
             };
             for l in lines {
                 if !self.execute(&l).await {
