@@ -186,6 +186,9 @@ pub struct Process {
 /// See [`Process::on_notice`].
 pub type NoticeHook = Box<dyn FnMut(&Notice) + Send>;
 
+/// `si_code` of a SIGTRAP from a hardware breakpoint or watchpoint (Linux, all architectures).
+const TRAP_HWBKPT: i32 = 4;
+
 /// How long `wait_any` polls before it sleeps in `waitpid`, in microseconds.
 static SPIN_BEFORE_SLEEP_US: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(200);
 
@@ -1098,11 +1101,22 @@ impl Process {
             // A hardware breakpoint's trap whose debug status was cleared before it was read
             // (several threads hit it at once; the others' events wait while slots are
             // re-applied): the pc is at the breakpoint itself.
-            if self
-                .watch
-                .iter()
-                .flatten()
-                .any(|(a, k, _)| *k == WatchKind::Execute && *a == pc)
+            // Also when the breakpoint has since moved from its debug register to a trap
+            // instruction (or been deleted: then it is run again).
+            let hw_trap = ptrace::getsiginfo(tpid).is_ok_and(|si| si.si_code == TRAP_HWBKPT);
+            if hw_trap && self.moribund.contains(&pc) && !self.sites.contains_key(&pc) {
+                if !stopping {
+                    self.resume_thread(tid)?;
+                }
+                return Ok(None);
+            }
+            if hw_trap
+                && (self.sites.contains_key(&pc)
+                    || self
+                        .watch
+                        .iter()
+                        .flatten()
+                        .any(|(a, k, _)| *k == WatchKind::Execute && *a == pc))
             {
                 if let Some(t) = self.threads.get_mut(&tid) {
                     t.at_breakpoint = true;
