@@ -10,7 +10,7 @@ use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 use cohort_wire::{Down, Merged, Payload, RankSet, Secret, StackTree, Stream, Up};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::rank::{self, Done, Init, Job, RankHandle};
@@ -911,11 +911,6 @@ pub async fn connect_parent(
     }))
 }
 
-/// Write everything queued for stdin of a rank (used by tests).
-pub async fn write_all(fd: OwnedFd, data: &[u8]) -> std::io::Result<()> {
-    let mut tx = tokio::net::unix::pipe::Sender::from_owned_fd(fd)?;
-    tx.write_all(data).await
-}
 
 #[cfg(test)]
 mod tests {
