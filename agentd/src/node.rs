@@ -911,7 +911,6 @@ pub async fn connect_parent(
     }))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
