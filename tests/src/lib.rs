@@ -355,3 +355,238 @@ impl Drop for SlurmCluster {
         let _ = Command::new(script).arg("stop").status();
     }
 }
+
+/// Folder holding the Fortran cases (`tests/fortran`).
+pub fn fortran_case_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fortran")
+}
+
+/// One Fortran case built by one compiler: `tests/fortran/NAME.f90` (and an optional second
+/// unit `NAME_b.f90`, compiled first: it may define modules `NAME.f90` uses) with the script
+/// `tests/fortran/NAME.cmds`.
+#[derive(Debug, Clone)]
+pub struct FortranCase {
+    /// The case's name (`NAME`).
+    pub name: String,
+    /// `gfortran` or `flang` (the compiler `flang-22`).
+    pub compiler: String,
+    /// The built program, in `target/fixtures/fortran/COMPILER/`.
+    pub program: PathBuf,
+    /// gdb commands, one per non-empty, non-comment line of the script.
+    pub commands: Vec<String>,
+    /// Environment for the debugger and the program (`# env: K=V ...`).
+    pub env: Vec<(String, String)>,
+    /// The hand-written expected output `NAME.COMPILER.expected` (stdout then stderr, as the
+    /// harness joins them), when gdb is wrong for this case; `None`: gdb is the oracle.
+    pub expected: Option<String>,
+}
+
+/// The compilers a Fortran case is for (its `# compilers:` header), in the order written.
+pub fn fortran_case_compilers(name: &str) -> Vec<String> {
+    let path = fortran_case_dir().join(format!("{name}.cmds"));
+    let script =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    script
+        .lines()
+        .find_map(|l| l.strip_prefix("# compilers:"))
+        .map(|r| r.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// Reads `tests/fortran/NAME.cmds` and builds `NAME` with `compiler` (`gfortran` or `flang`),
+/// `-g -O0` plus the script's `# fflags:` (once per test process and only when a source is newer
+/// than the program).
+///
+/// Header lines (comments for gdb): `# compilers: gfortran flang` (which compilers the case is
+/// for; the build panics for another), `# fflags: -fopenmp`, `# env: OMP_NUM_THREADS=1`.
+/// Sources are compiled in `tests/fortran` with bare file names (the debug information names
+/// `NAME.f90`); module files go to the output folder.
+pub fn fortran_case(name: &str, compiler: &str) -> FortranCase {
+    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let dir = fortran_case_dir();
+    let script_path = dir.join(format!("{name}.cmds"));
+    let script = std::fs::read_to_string(&script_path)
+        .unwrap_or_else(|e| panic!("read {}: {e}", script_path.display()));
+    let mut fflags: Vec<String> = Vec::new();
+    let mut env = Vec::new();
+    let mut compilers: Vec<String> = Vec::new();
+    let mut commands = Vec::new();
+    for line in script.lines() {
+        if let Some(rest) = line.strip_prefix("# compilers:") {
+            compilers = rest.split_whitespace().map(String::from).collect();
+        } else if let Some(rest) = line.strip_prefix("# fflags:") {
+            fflags = rest.split_whitespace().map(String::from).collect();
+        } else if let Some(rest) = line.strip_prefix("# env:") {
+            for kv in rest.split_whitespace() {
+                if let Some((k, v)) = kv.split_once('=') {
+                    env.push((k.to_string(), v.to_string()));
+                }
+            }
+        } else if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        } else {
+            commands.push(line.trim_end().to_string());
+        }
+    }
+    assert!(
+        compilers.iter().any(|c| c == compiler),
+        "case {name} is not for {compiler} (its # compilers: line says {compilers:?})"
+    );
+    let (driver, moddir_flag) = match compiler {
+        "gfortran" => ("gfortran", "-J"),
+        "flang" => ("flang-22", "-module-dir"),
+        other => panic!("unknown Fortran compiler {other}"),
+    };
+    let out = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/fixtures/fortran")
+        .join(compiler);
+    std::fs::create_dir_all(&out).expect("create target/fixtures/fortran");
+    let out = out.canonicalize().expect("canonical fixtures folder");
+    let program = out.join(name);
+    let mut units = Vec::new();
+    let second = format!("{name}_b.f90");
+    if dir.join(&second).exists() {
+        units.push(second);
+    }
+    units.push(format!("{name}.f90"));
+    let expected_path = dir.join(format!("{name}.{compiler}.expected"));
+    let expected = std::fs::read_to_string(&expected_path).ok();
+
+    let key = format!("{compiler}/{name}");
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.contains(&key) {
+        let newest_input = units
+            .iter()
+            .map(|u| dir.join(u))
+            .chain([script_path.clone()])
+            .filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+            .max();
+        let fresh = match std::fs::metadata(&program).and_then(|m| m.modified()) {
+            Ok(t) => Some(t) >= newest_input,
+            Err(_) => false,
+        };
+        if !fresh {
+            // Module files are per case: two cases may define modules of the same name.
+            let moddir = out.join(format!("{name}.mod.d"));
+            std::fs::create_dir_all(&moddir).expect("create the module folder");
+            let mut flags: Vec<String> = vec!["-g".into(), "-O0".into()];
+            flags.extend(fflags);
+            flags.push(moddir_flag.into());
+            flags.push(moddir.to_string_lossy().into_owned());
+            let tmp = program.with_extension(format!("tmp{}", std::process::id()));
+            let st = Command::new(driver)
+                .current_dir(&dir)
+                .args(&flags)
+                .arg("-o")
+                .arg(&tmp)
+                .args(&units)
+                .status()
+                .unwrap_or_else(|e| panic!("run {driver}: {e}"));
+            assert!(st.success(), "compiling {units:?} with {driver} failed");
+            std::fs::rename(&tmp, &program).expect("rename built program");
+        }
+        built.push(key);
+    }
+    FortranCase {
+        name: name.to_string(),
+        compiler: compiler.to_string(),
+        program,
+        commands,
+        env,
+        expected,
+    }
+}
+
+/// Runs `tool -nx -batch -ex CMD… --args PROGRAM ARGS` in the program's folder with `env`
+/// added, killing it after `limit`; returns normalised (stdout, stderr)
+/// ([`normalize_gdb_output`]), with `<killed after Ns>` appended to stderr on a timeout.
+pub fn run_debugger(
+    tool: &str,
+    program: &Path,
+    args: &[String],
+    commands: &[String],
+    env: &[(String, String)],
+    limit: std::time::Duration,
+) -> (String, String) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut c = Command::new(tool);
+    c.args(["-nx", "-batch"]);
+    for x in commands {
+        c.args(["-ex", x]);
+    }
+    c.arg("--args").arg(program).args(args);
+    if let Some(d) = program.parent() {
+        c.current_dir(d);
+    }
+    c.env_remove("LINES").env_remove("COLUMNS");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap_or_else(|e| panic!("run {tool}: {e}"));
+    let mut so = child.stdout.take().expect("piped stdout");
+    let mut se = child.stderr.take().expect("piped stderr");
+    let ro = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = so.read_to_end(&mut v);
+        v
+    });
+    let re = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = se.read_to_end(&mut v);
+        v
+    });
+    let start = std::time::Instant::now();
+    let mut timed_out = false;
+    while child.try_wait().ok().flatten().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            timed_out = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = normalize_gdb_output(&String::from_utf8_lossy(&ro.join().unwrap_or_default()));
+    let mut err = normalize_gdb_output(&String::from_utf8_lossy(&re.join().unwrap_or_default()));
+    if timed_out {
+        err.push_str(&format!("<killed after {}s>\n", limit.as_secs()));
+    }
+    (out, err)
+}
+
+/// A line diff (longest common subsequence): `-` lines are `expected`'s, `+` lines `got`'s.
+pub fn line_diff(expected: &str, got: &str) -> String {
+    let a: Vec<&str> = expected.lines().collect();
+    let b: Vec<&str> = got.lines().collect();
+    let (n, m) = (a.len(), b.len());
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let mut out = String::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            out.push_str(&format!("  {}\n", a[i]));
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push_str(&format!("+ {}\n", b[j]));
+            j += 1;
+        } else {
+            out.push_str(&format!("- {}\n", a[i]));
+            i += 1;
+        }
+    }
+    out
+}
