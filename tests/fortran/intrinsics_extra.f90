@@ -1,0 +1,25 @@
+! compilers: gfortran flang
+! Intrinsics gdb 13 does not know or gets wrong: len, real, aimag/imag, and arithmetic on a
+! scalar pointer (Fortran pointers are their targets). Program as intrinsics.f90.
+module intr_vars
+  implicit none
+  integer :: arr(-1:3, 2:4)
+  real(kind=8), allocatable :: al(:)
+  integer, pointer :: ptr => null()
+  integer, target :: t = 12
+  complex :: z = (3.0, -4.0)
+  integer :: k = -17
+  real :: x = 2.5
+  character(len=7) :: word = 'fortran'
+  logical :: yes = .true.
+end module intr_vars
+
+program intrinsics_extra
+  use intr_vars
+  implicit none
+  arr = 1
+  allocate(al(3))
+  al = [1d0, 2d0, 3d0]
+  ptr => t
+  k = k + 0
+end program intrinsics_extra
