@@ -4,14 +4,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for tool in cc:gcc c++:g++ gfortran:gfortran gdb:gdb nm:binutils objdump:binutils clang:clang dwz:dwz ip:iproute2 sysctl:procps; do
+for tool in cc:gcc c++:g++ gfortran:gfortran flang-22:flang-22 gdb:gdb nm:binutils objdump:binutils clang:clang dwz:dwz ip:iproute2 sysctl:procps; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
 # libc's separate debug information: gdb (the oracle) and cohort both read it.
 dpkg -s libc6-dbg >/dev/null 2>&1 || need+=(libc6-dbg)
 # MPI and a resource manager for the multi-rank tests: Open MPI (mpirun, MPIR), MPICH (hydra,
 # through cohort-rankwrap), Slurm (slurmctld + slurmd "nodes" on this host, srun with MPIR).
-for pkg in openmpi-bin libopenmpi-dev mpich libmpich-dev slurm-wlm; do
+# libomp-22-dev: `flang-22 -fopenmp` links -lomp (tests/fortran/openmp_shared).
+for pkg in openmpi-bin libopenmpi-dev mpich libmpich-dev slurm-wlm libomp-22-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
