@@ -217,13 +217,13 @@ const PENDING: &[(&str, &str, &str)] = &[
         "Fortran support (issue 5) not implemented yet",
     ),
     (
-        "runtime_bounds_entry",
+        "runtime_bounds",
         "gfortran",
         "Fortran support (issue 5) not implemented yet",
     ),
     (
         "runtime_bounds_entry",
-        "flang",
+        "gfortran",
         "Fortran support (issue 5) not implemented yet",
     ),
     (
@@ -411,8 +411,8 @@ cases! {
     parent_component_gfortran = ("parent_component", "gfortran"),
     parent_component_flang = ("parent_component", "flang"),
     pdt_gfortran = ("pdt", "gfortran"),
+    runtime_bounds_gfortran = ("runtime_bounds", "gfortran"),
     runtime_bounds_entry_gfortran = ("runtime_bounds_entry", "gfortran"),
-    runtime_bounds_entry_flang = ("runtime_bounds_entry", "flang"),
     scalars_kinds_gfortran = ("scalars_kinds", "gfortran"),
     scalars_kinds_flang = ("scalars_kinds", "flang"),
     scalars_real_ext_gfortran = ("scalars_real_ext", "gfortran"),

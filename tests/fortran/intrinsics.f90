@@ -1,6 +1,6 @@
 ! compilers: gfortran flang
 ! Intrinsics and Fortran operators in expressions: lbound ubound shape size rank allocated
-! associated kind abs mod cmplx, .eq. .ne. .lt. .and. .or. .not. **, set var on array
+! associated kind loc abs mod cmplx, .eq. .ne. .lt. .and. .or. .not. **, set var on array
 ! elements. (len, real, aimag/imag and pointer arithmetic, which gdb 13 gets wrong:
 ! intrinsics_extra.)
 module intr_vars
