@@ -24,253 +24,61 @@ const LIMIT: Duration = Duration::from_secs(300);
 /// Separates stdout from stderr in `.expected` files.
 const STDERR_MARK: &str = "---- stderr ----\n";
 
+/// Why most cases are pending: the Fortran layer of issue 5 is being written.
+const TODO: &str = "Fortran support (issue 5) not implemented yet";
+
 /// (case, compiler, reason): cases cohort does not pass yet. Each must still fail.
+#[rustfmt::skip]
 const PENDING: &[(&str, &str, &str)] = &[
-    (
-        "arrays_alloc_ptr",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "arrays_alloc_ptr",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "arrays_dummy",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "arrays_dummy",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "arrays_explicit",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "arrays_explicit",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "artificial_args",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "artificial_args",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "assumed_size_rank",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "assumed_size_rank",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "class_dynamic",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "class_dynamic",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "common_equiv",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "common_equiv",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "common_named",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "common_named",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "deferred_char_array",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "deferred_char_array",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "derived_nested",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "derived_nested",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "intrinsics",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "intrinsics",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "intrinsics_extra",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "intrinsics_extra",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "main_program",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "main_program",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "module_params",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "module_procs",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "module_procs",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "module_rename",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "module_rename",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "modules_use",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "modules_use",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "openmp_shared",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "openmp_shared",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "parent_component",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "parent_component",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "pdt",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "runtime_bounds",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "runtime_bounds_entry",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "scalars_kinds",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "scalars_kinds",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "scalars_real_ext",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "strings",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "strings",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "strings_deferred",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "strings_deferred",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "swarm_component",
-        "gfortran",
-        "Fortran support (issue 5) not implemented yet",
-    ),
-    (
-        "swarm_component",
-        "flang",
-        "Fortran support (issue 5) not implemented yet",
-    ),
+    ("arrays_alloc_ptr", "gfortran", TODO),
+    ("arrays_alloc_ptr", "flang", TODO),
+    ("arrays_dummy", "gfortran", TODO),
+    ("arrays_dummy", "flang", TODO),
+    ("arrays_explicit", "gfortran", TODO),
+    ("arrays_explicit", "flang", TODO),
+    ("artificial_args", "gfortran", TODO),
+    ("artificial_args", "flang", TODO),
+    ("assumed_size_rank", "gfortran", TODO),
+    ("assumed_size_rank", "flang", TODO),
+    ("class_dynamic", "gfortran", TODO),
+    ("class_dynamic", "flang", TODO),
+    ("common_equiv", "gfortran", TODO),
+    ("common_equiv", "flang", TODO),
+    ("common_named", "gfortran", TODO),
+    ("common_named", "flang", TODO),
+    ("deferred_char_array", "gfortran", TODO),
+    ("deferred_char_array", "flang", TODO),
+    ("derived_nested", "gfortran", TODO),
+    ("derived_nested", "flang", TODO),
+    ("intrinsics", "gfortran", TODO),
+    ("intrinsics", "flang", TODO),
+    ("intrinsics_extra", "gfortran", TODO),
+    ("intrinsics_extra", "flang", TODO),
+    ("main_program", "gfortran", TODO),
+    ("main_program", "flang", TODO),
+    ("module_params", "gfortran", TODO),
+    ("module_procs", "gfortran", TODO),
+    ("module_procs", "flang", TODO),
+    ("module_rename", "gfortran", TODO),
+    ("module_rename", "flang", TODO),
+    ("modules_use", "gfortran", TODO),
+    ("modules_use", "flang", TODO),
+    ("openmp_shared", "gfortran", TODO),
+    ("openmp_shared", "flang", TODO),
+    ("parent_component", "gfortran", TODO),
+    ("parent_component", "flang", TODO),
+    ("pdt", "gfortran", TODO),
+    ("runtime_bounds", "gfortran", TODO),
+    ("runtime_bounds_entry", "gfortran", TODO),
+    ("scalars_kinds", "gfortran", TODO),
+    ("scalars_kinds", "flang", TODO),
+    ("scalars_real_ext", "gfortran", TODO),
+    ("strings", "gfortran", TODO),
+    ("strings", "flang", TODO),
+    ("strings_deferred", "gfortran", TODO),
+    ("strings_deferred", "flang", TODO),
+    ("swarm_component", "gfortran", TODO),
+    ("swarm_component", "flang", TODO),
 ];
 
 fn joined(out: &(String, String)) -> String {
@@ -452,7 +260,11 @@ fn every_case_is_listed() {
         listed, on_disk,
         "cases! list and tests/fortran/*.cmds differ"
     );
-    for (n, c, _) in PENDING {
+    for (i, (n, c, _)) in PENDING.iter().enumerate() {
+        assert!(
+            !PENDING[..i].iter().any(|(m, d, _)| m == n && d == c),
+            "PENDING lists ({n}, {c}) twice"
+        );
         assert!(
             CASES.contains(&(*n, *c)),
             "PENDING names ({n}, {c}), which is not a case"
