@@ -68,7 +68,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("modules_use", "gfortran", TODO),
     ("modules_use", "flang", TODO),
     ("openmp_shared", "gfortran", TODO),
-    ("openmp_shared", "flang", TODO),
     ("parent_component", "gfortran", TODO),
     ("parent_component", "flang", TODO),
     ("pdt", "gfortran", TODO),
