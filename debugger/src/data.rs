@@ -297,6 +297,10 @@ pub(crate) fn resumes(line: &str) -> bool {
 
 impl Debugger {
     /// gdb's `set language auto`: the language of the selected frame's unit, else of `main`'s.
+    fn language_override(&self) -> Option<Language> {
+        self.language_set
+    }
+
     pub(crate) fn language(&self) -> Language {
         let frames = self.frames(usize::MAX);
         let unit = match frames.get(self.selected_frame()) {
@@ -309,9 +313,12 @@ impl Debugger {
                 Some((d, f.unit))
             }),
         };
+        if let Some(l) = self.language_override() {
+            return l;
+        }
         match unit {
-            Some((d, u)) if dietypes::is_cplus_unit(&d, u) => Language::Cplus,
-            _ => Language::C,
+            Some((d, u)) => scopes::unit_language(&d, u),
+            None => Language::C,
         }
     }
 
@@ -473,6 +480,16 @@ impl Debugger {
         };
         match what {
             "values" => self.cmd_show_values(rest),
+            "language" => {
+                match self.language_set {
+                    Some(l) => out(format!("The current source language is \"{}\".", l.name())),
+                    None => out(format!(
+                        "The current source language is \"auto; currently {}\".",
+                        self.language().name()
+                    )),
+                }
+                Ok(Flow::Go)
+            }
             _ => Err(EngineError::Other(format!(
                 "Undefined show command: \"{what}\".  Try \"help show\"."
             ))),
@@ -510,7 +527,13 @@ impl Debugger {
             expr::evaluate_type(&e, &ctx).map_err(derr)?
         };
         let lang = self.language();
-        let s = if expand {
+        let s = if lang == Language::Fortran {
+            if expand {
+                cohort_fortran::ptype(&ty)
+            } else {
+                cohort_fortran::whatis(&ty)
+            }
+        } else if expand {
             ptype_in(&ty, lang)
         } else {
             type_name_in(&ty, lang)

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use cohort_dwarf::format::{FormatOptions, format_value};
+use cohort_dwarf::format::{FormatOptions, Language, format_value};
 use cohort_dwarf::loader::DebugFile;
 use cohort_dwarf::location::FrameContext;
 use cohort_dwarf::scopes::{self, Scope, Variable};
@@ -501,6 +501,13 @@ impl Debugger {
             return false;
         }
         let pc = f.lookup_pc();
+        // A Fortran main program (`DW_AT_main_subprogram`) is where gdb's backtrace ends.
+        if let Some((d, bias)) = self.debug_for(pc)
+            && let Ok(Some(func)) = scopes::function_at(&d, pc.wrapping_sub(bias))
+            && scopes::is_main_subprogram(&d, &func)
+        {
+            return true;
+        }
         match self.session.symbols().symbolize_parts(pc) {
             Some((o, s, _)) => {
                 s.name == "main"
@@ -624,6 +631,9 @@ impl Debugger {
             language: self.language(),
             ..opts.clone()
         };
+        if opts.language == Language::Fortran {
+            return cohort_fortran::format_value(v, &self.target(), &opts);
+        }
         format_value(v, &self.target(), &opts)
     }
 
