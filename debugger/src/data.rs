@@ -336,11 +336,17 @@ impl Debugger {
 
     /// Evaluate `text` in the selected frame (with side effects).
     pub(crate) fn evaluate(&mut self, text: &str) -> Result<Value> {
+        let fortran = self.language() == Language::Fortran;
         let (v, writes) = {
             let ctx = self.eval_ctx();
-            let e = expr::parse_in(text, &ctx).map_err(derr)?;
-            let v = expr::evaluate(&e, &ctx).map_err(derr)?;
-            (v, ctx.reg_writes.into_inner())
+            if fortran {
+                let v = cohort_fortran::evaluate(text, &ctx).map_err(derr)?;
+                (v, ctx.reg_writes.into_inner())
+            } else {
+                let e = expr::parse_in(text, &ctx).map_err(derr)?;
+                let v = expr::evaluate(&e, &ctx).map_err(derr)?;
+                (v, ctx.reg_writes.into_inner())
+            }
         };
         self.apply_register_writes(writes)?;
         Ok(v)
@@ -509,6 +515,17 @@ impl Debugger {
         if text.is_empty() {
             return Err(EngineError::Other("The history is empty.".into()));
         }
+        if self.language() == Language::Fortran {
+            let ctx = self.eval_ctx();
+            let v = cohort_fortran::evaluate(text, &ctx).map_err(derr)?;
+            let s = if expand {
+                cohort_fortran::ptype(&v.ty)
+            } else {
+                cohort_fortran::whatis(&v.ty)
+            };
+            out(format!("type = {s}"));
+            return Ok(Flow::Go);
+        }
         let ctx = self.eval_ctx();
         let ty = if let Some(t) = expr::parse_type(text, &ctx) {
             if expand {
@@ -658,6 +675,20 @@ impl Debugger {
             .and_then(|b| b.condition.clone());
         let Some(text) = cond else { return true };
         self.invalidate_frames();
+        if self.language() == Language::Fortran {
+            // Fortran conditions are parsed at each crossing (the parse is cheap next to the
+            // stop itself); a cached parse is wave 2.
+            let ctx = self.eval_ctx();
+            return match cohort_fortran::evaluate(&text, &ctx)
+                .and_then(|v| cohort_fortran::is_truthy(&v))
+            {
+                Ok(b) => b,
+                Err(err) => {
+                    crate::errln!("Error in testing condition for breakpoint {id}:\n{err}");
+                    true
+                }
+            };
+        }
         let parsed = {
             let cache = self.data.conditions.borrow();
             cache
@@ -843,6 +874,35 @@ impl EvalContext for EvalCtx<'_> {
             artificial: false,
         };
         cohort_dwarf::location::resolve_type(&d, ty, &anchor, &ctx)
+    }
+
+    fn resolve_object(&self, ty: &TypeRef, object: u64) -> cohort_dwarf::Result<(TypeRef, u64)> {
+        // The properties' expressions are relative to the selected frame's function.
+        let Some(frame) = self.frames.get(self.sel) else {
+            return Ok((ty.clone(), object));
+        };
+        let (Some((d, _, scope)), Some(ctx)) = (
+            self.dbg.scope_of(frame),
+            self.dbg.frame_ctx(&self.frames, self.sel),
+        ) else {
+            return Ok((ty.clone(), object));
+        };
+        let Some(f) = scope.function() else {
+            return Ok((ty.clone(), object));
+        };
+        let anchor = scopes::Variable {
+            name: String::new(),
+            ty: ty.clone(),
+            die: f.die,
+            unit: f.unit,
+            kind: scopes::VarKind::Local,
+            location: None,
+            const_value: None,
+            frame_base: f.frame_base,
+            decl_line: None,
+            artificial: false,
+        };
+        cohort_dwarf::location::resolve_object(&d, ty, &anchor, &ctx, object)
     }
 
     fn write(&self, lval: &Lval, bytes: &[u8]) -> cohort_dwarf::Result<()> {

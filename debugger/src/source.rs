@@ -671,6 +671,9 @@ impl Debugger {
                 let val = self.var_value(&d, p, frames, idx);
                 let v = match &val {
                     Ok(v) if !v.optimized_out && is_aggregate(v) => "...".to_string(),
+                    // gdb decides on the type: a Fortran string or array whose location is
+                    // not known here is still `...`.
+                    Ok(_) if is_fortran_nonscalar(&p.ty) => "...".to_string(),
                     Ok(v) => self.format(v, &opts),
                     Err(e) => e.clone(),
                 };
@@ -983,6 +986,14 @@ pub(crate) fn machine_caller(frames: &[Frame], idx: usize) -> Option<usize> {
         .map(|(j, _)| j)
 }
 
+fn is_fortran_nonscalar(ty: &cohort_dwarf::types::TypeRef) -> bool {
+    use cohort_dwarf::types::TypeKind;
+    matches!(
+        ty.strip().kind,
+        TypeKind::DynArray(_) | TypeKind::Shaped(_) | TypeKind::DynString { .. }
+    )
+}
+
 fn is_aggregate(v: &Value) -> bool {
     use cohort_dwarf::types::TypeKind;
     // gdb's `val_print_scalar_type_p`: references are looked through.
@@ -990,7 +1001,14 @@ fn is_aggregate(v: &Value) -> bool {
     while let TypeKind::Reference(l) | TypeKind::RvalueReference(l) = &t.kind {
         t = l.get().strip();
     }
-    matches!(t.kind, TypeKind::Aggregate { .. } | TypeKind::Array { .. })
+    matches!(
+        t.kind,
+        TypeKind::Aggregate { .. }
+            | TypeKind::Array { .. }
+            | TypeKind::Shaped(_)
+            | TypeKind::DynArray(_)
+            | TypeKind::DynString { .. }
+    )
 }
 
 /// [`Target`] over the session: memory and symbols of the program.

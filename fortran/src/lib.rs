@@ -12,8 +12,11 @@
 //! dimension, allocation status) when a variable's value is made; this crate only walks
 //! shapes.
 
+pub mod eval;
+pub mod parse;
 pub mod typeprint;
 pub mod valprint;
 
+pub use eval::{INTRINSICS, evaluate, is_truthy};
 pub use typeprint::{ptype, whatis};
 pub use valprint::format_value;
