@@ -358,8 +358,7 @@ impl Ev<'_> {
     /// `a(i, j)`, `a(1:5:2, :)`.
     fn subscript(&self, base: Value, args: &[Arg]) -> Result<Value> {
         let Some(shape) = shape_of(&base.ty) else {
-            // A character scalar: substring `s(2:4)`.
-            return Err(user(format!("Cannot perform substring on this type")));
+            return self.substring(base, args);
         };
         match shape.status {
             ShapeStatus::NotAllocated => {
@@ -452,6 +451,43 @@ impl Ev<'_> {
             }),
             Vec::new(),
             Lval::Memory(a.wrapping_add(off as u64)),
+        ))
+    }
+
+    /// `s(2:4)` of a character scalar.
+    fn substring(&self, base: Value, args: &[Arg]) -> Result<Value> {
+        let st = base.ty.strip();
+        let (TypeKind::Array { element, .. }, [Arg::Range(lo, hi, None)]) = (&st.kind, args)
+        else {
+            return Err(user("Cannot perform substring on this type"));
+        };
+        let w = element.byte_size().max(1) as i64;
+        let len = st.byte_size() as i64 / w;
+        let lo = match lo {
+            Some(e) => self.int(e)?,
+            None => 1,
+        };
+        let hi = match hi {
+            Some(e) => self.int(e)?,
+            None => len,
+        };
+        if lo < 1 || hi > len {
+            return Err(user("substring out of bounds"));
+        }
+        let n = (hi - lo + 1).max(0);
+        let bytes = base
+            .bytes
+            .get(((lo - 1) * w) as usize..((lo - 1 + n) * w) as usize)
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        let lval = match base.lval {
+            Lval::Memory(a) => Lval::Memory(a.wrapping_add(((lo - 1) * w) as u64)),
+            _ => Lval::None,
+        };
+        Ok(Value::new(
+            Type::array_of(element.clone(), n as u64),
+            bytes,
+            lval,
         ))
     }
 
