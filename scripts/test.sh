@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for tool in cc:gcc c++:g++ gfortran:gfortran gdb:gdb nm:binutils objdump:binutils clang:clang dwz:dwz ip:iproute2 sysctl:procps; do
+for tool in cc:gcc c++:g++ gfortran:gfortran flang-22:flang-22 gdb:gdb nm:binutils objdump:binutils clang:clang dwz:dwz ip:iproute2 sysctl:procps; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
 # libc's separate debug information: gdb (the oracle) and cohort both read it.

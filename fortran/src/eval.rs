@@ -457,8 +457,7 @@ impl Ev<'_> {
     /// `s(2:4)` of a character scalar.
     fn substring(&self, base: Value, args: &[Arg]) -> Result<Value> {
         let st = base.ty.strip();
-        let (TypeKind::Array { element, .. }, [Arg::Range(lo, hi, None)]) = (&st.kind, args)
-        else {
+        let (TypeKind::Array { element, .. }, [Arg::Range(lo, hi, None)]) = (&st.kind, args) else {
             return Err(user("Cannot perform substring on this type"));
         };
         let w = element.byte_size().max(1) as i64;

@@ -470,6 +470,7 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> Result<Expr> {
+        let at = self.pos;
         match self.bump() {
             Tok::Int(v) => Ok(Expr::Int(v)),
             Tok::Real(value, double) => Ok(Expr::Real { value, double }),
@@ -501,7 +502,7 @@ impl Parser<'_> {
                 Ok(e)
             }
             _ => {
-                self.pos = self.pos.saturating_sub(1);
+                self.pos = at;
                 Err(self.error())
             }
         }
