@@ -256,19 +256,30 @@ impl TopIndex {
     fn build(file: &DebugFile) -> TopIndex {
         let mut idx = TopIndex::default();
         for ui in 0..file.units.len() {
-            let Ok(root) = read_tree_at(file, ui, None, 2) else {
+            let Ok(root) = read_tree_at(file, ui, None, 1) else {
                 continue;
             };
             // Fortran modules: their variables, types and procedures by plain name (as a
-            // `use` makes them visible) and as `module::name`.
+            // `use` makes them visible) and as `module::name` (only modules are read a level
+            // deeper: C units stay one level).
+            let modules: Vec<(Die, Option<String>)> = root
+                .children
+                .iter()
+                .filter(|d| d.tag == dw::DW_TAG_module)
+                .filter_map(|d| {
+                    let m = d.name(file);
+                    let full = read_tree_at(file, ui, Some(d.offset), 1).ok()?;
+                    Some((full, m))
+                })
+                .collect();
             let mut entries: Vec<(&Die, Option<String>)> = Vec::new();
             for d in &root.children {
-                if d.tag == dw::DW_TAG_module {
-                    let m = d.name(file);
-                    entries.extend(d.children.iter().map(|c| (c, m.clone())));
-                } else {
+                if d.tag != dw::DW_TAG_module {
                     entries.push((d, None));
                 }
+            }
+            for (m, name) in &modules {
+                entries.extend(m.children.iter().map(|c| (c, name.clone())));
             }
             for (d, module) in entries {
                 let ns = match d.tag {
