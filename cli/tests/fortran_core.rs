@@ -17,6 +17,10 @@ enum Compiler {
 /// `tests/fortran_fixtures/NAME.f90` copied into its own folder and compiled there with
 /// relative names (so that the debug information names `NAME.f90`).
 fn build(name: &str, c: Compiler) -> PathBuf {
+    // Built once per test process: tests run in parallel on the same program.
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    let key = format!("{c:?}-{name}");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let src = root
         .join("tests/fortran_fixtures")
@@ -26,6 +30,9 @@ fn build(name: &str, c: Compiler) -> PathBuf {
         Compiler::Flang => "flang",
     };
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fortran-core-{tag}-{name}"));
+    if built.contains(&key) {
+        return dir.join(name);
+    }
     std::fs::create_dir_all(&dir).expect("fixture dir");
     std::fs::copy(&src, dir.join(format!("{name}.f90"))).expect("copy fixture");
     let cc = match c {
@@ -38,6 +45,7 @@ fn build(name: &str, c: Compiler) -> PathBuf {
         .status()
         .unwrap_or_else(|e| panic!("{cc}: {e} (scripts/test.sh installs it)"));
     assert!(st.success(), "{cc} {name}.f90 failed");
+    built.push(key);
     dir.join(name)
 }
 
@@ -231,4 +239,34 @@ fn fortran_expression_errors() {
         ],
         "{got}"
     );
+}
+
+/// `break` on Fortran procedures: plain, `module::proc`, any case (flang's main program is
+/// `SIM` in its DWARF, gfortran's `sim`), and `file:line`; the frame lines and `bt` that follow.
+#[test]
+fn fortran_break_names_same_as_gdb() {
+    for c in [Compiler::Gfortran, Compiler::Flang] {
+        let prog = build("fcore_particles", c);
+        for bp in [
+            "label",
+            "particles::label",
+            "LABEL",
+            "Particles::Label",
+            "sim",
+            "fcore_particles.f90:41",
+        ] {
+            let cmds = [&format!("break {bp}") as &str, "run", "bt", "info args"];
+            let want: Vec<String> = run("gdb", &prog, &cmds)
+                .lines()
+                .take(6)
+                .map(str::to_string)
+                .collect();
+            let got: Vec<String> = cohort(&prog, &cmds)
+                .lines()
+                .take(6)
+                .map(str::to_string)
+                .collect();
+            assert_eq!(got, want, "{c:?}: break {bp}");
+        }
+    }
 }
