@@ -270,3 +270,62 @@ fn fortran_break_names_same_as_gdb() {
         }
     }
 }
+
+/// Extended types, allocatable components (also inside a printed derived type), pointer
+/// arrays (whole and strided targets), unallocated/unassociated before the assignments.
+const MORE: &[&str] = &[
+    "break fcore_more.f90:25",
+    "break fcore_more.f90:36",
+    "run",
+    "print p",
+    "ptype p",
+    "print big",
+    "ptype big",
+    "print h",
+    "continue",
+    "print q",
+    "print q%z",
+    "print q%point%y",
+    "ptype q",
+    "print h",
+    "print h%vals",
+    "print h%vals(2)",
+    "print p",
+    "print ps",
+    "ptype ps",
+    "print ps(2)",
+    "print big",
+    "whatis big",
+    "print t",
+    "info locals",
+];
+
+#[test]
+fn fortran_more_gfortran_same_as_gdb() {
+    same_as_gdb("fcore_more", Compiler::Gfortran, MORE);
+}
+
+#[test]
+fn fortran_more_flang_same_as_gdb() {
+    same_as_gdb("fcore_more", Compiler::Flang, MORE);
+}
+
+/// A component of the parent type by its own name: gdb 13 says "There is no member named
+/// x."; it is `q%point%x`.
+#[test]
+fn fortran_parent_component_by_name() {
+    for c in [Compiler::Gfortran, Compiler::Flang] {
+        let prog = build("fcore_more", c);
+        let got = cohort(
+            &prog,
+            &[
+                "break fcore_more.f90:36",
+                "run",
+                "print q%x",
+                "print q%y + q%z",
+            ],
+        );
+        let tail: Vec<&str> = got.lines().rev().take(2).collect();
+        assert_eq!(tail, ["$2 = 5", "$1 = 1"], "{c:?}: {got}");
+    }
+}

@@ -632,7 +632,10 @@ impl Debugger {
             ..opts.clone()
         };
         if opts.language == Language::Fortran {
-            return cohort_fortran::format_value(v, &self.target(), &opts);
+            use cohort_dwarf::context::EvalContext;
+            let ctx = self.eval_ctx();
+            let resolve = |t: &cohort_dwarf::types::TypeRef, a: u64| ctx.resolve_object(t, a);
+            return cohort_fortran::format_value_with(v, &self.target(), &opts, &resolve);
         }
         format_value(v, &self.target(), &opts)
     }

@@ -340,7 +340,6 @@ impl Ev<'_> {
             mty.strip().kind,
             TypeKind::DynArray(_) | TypeKind::DynString { .. }
         ) && let Some(a) = addr
-            && mty.strip().size > 0
         {
             let (t, data) = self.ctx.resolve_object(&mty, a)?;
             return self.complete(Value::new(t, Vec::new(), Lval::Memory(data)));

@@ -19,4 +19,4 @@ pub mod valprint;
 
 pub use eval::{INTRINSICS, evaluate, is_truthy};
 pub use typeprint::{ptype, whatis};
-pub use valprint::format_value;
+pub use valprint::{Resolver, format_value, format_value_with};

@@ -2,8 +2,9 @@
 //!
 //! - scalars by their DWARF name: `integer(kind=4)` (gfortran), `integer` (flang).
 //! - arrays: the element then the dimensions, `lower:upper` unless the lower bound is 1:
-//!   `integer(kind=4) (-2:3,0:4)`, `real(kind=8) (12)`; an allocatable or pointer array adds
-//!   `, allocatable` / `, pointer`, and shows `:` for each dimension while it has no shape.
+//!   `integer(kind=4) (-2:3,0:4)`, `real(kind=8) (12)`; an allocatable array adds
+//!   `, allocatable` (a pointer array nothing), and `:` for each dimension while it has no
+//!   shape.
 //! - strings: `character*10`.
 //! - derived types: `Type vec` for `whatis`; `ptype` lists the components
 //!   (`    real(kind=4) :: w(2)`) and ends `End Type vec`.
@@ -90,12 +91,11 @@ fn split(ty: &TypeRef, expand: bool) -> (String, String) {
     }
 }
 
-/// `, allocatable` / `, pointer` for an array whose DWARF says so.
+/// `, allocatable` for an array whose DWARF says so (gdb 13 writes nothing for pointers).
 fn attr_of(spec: Option<&TypeRef>) -> &'static str {
     let Some(t) = spec else { return "" };
     match &t.strip().kind {
         TypeKind::DynArray(s) if s.allocated.is_some() => ", allocatable",
-        TypeKind::DynArray(s) if s.associated.is_some() => ", pointer",
         _ => "",
     }
 }

@@ -17,14 +17,36 @@ use cohort_dwarf::format::{FormatOptions, format_value as c_format};
 use cohort_dwarf::types::{BoundSpec, Encoding, Shape, ShapeStatus, TypeKind, TypeRef};
 use cohort_dwarf::value::{Lval, Value};
 
-/// What follows `$N = ` for `v` in a Fortran frame.
+/// Resolves an array whose shape is a property of its object (an allocatable or pointer
+/// component) for the object at an address: the resolved type and its data address (see
+/// `cohort_dwarf::context::EvalContext::resolve_object`).
+pub type Resolver<'a> = &'a dyn Fn(&TypeRef, u64) -> cohort_dwarf::Result<(TypeRef, u64)>;
+
+/// What follows `$N = ` for `v` in a Fortran frame (components whose shape needs their
+/// object print as `<error: …>`: see [`format_value_with`]).
 pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> String {
+    let none = |_: &TypeRef, _: u64| {
+        Err(cohort_dwarf::DwarfError::user(
+            "array bounds not known here",
+        ))
+    };
+    format_value_with(v, target, opts, &none)
+}
+
+/// [`format_value`], resolving allocatable and pointer components through `resolve`.
+pub fn format_value_with(
+    v: &Value,
+    target: &dyn Target,
+    opts: &FormatOptions,
+    resolve: Resolver<'_>,
+) -> String {
     if v.optimized_out {
         return "<optimized out>".into();
     }
     let p = Printer {
         target,
         opts,
+        resolve,
         elements: std::cell::Cell::new(0),
     };
     let mut out = String::new();
@@ -35,6 +57,7 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
 struct Printer<'a> {
     target: &'a dyn Target,
     opts: &'a FormatOptions,
+    resolve: Resolver<'a>,
     /// Elements printed so far (for `print elements`).
     elements: std::cell::Cell<usize>,
 }
@@ -99,9 +122,16 @@ impl Printer<'_> {
                 out.push(')');
             }
             TypeKind::Shaped(shape) => self.shaped(out, shape, bytes, addr),
-            TypeKind::DynArray(spec) => match spec.constant_shape() {
-                Some(shape) => self.shaped(out, &shape, bytes, addr),
-                None => out.push_str("<error: array bounds not known here>"),
+            TypeKind::DynArray(spec) => match (spec.constant_shape(), addr) {
+                (Some(shape), _) => self.shaped(out, &shape, bytes, addr),
+                (None, Some(a)) => match (self.resolve)(ty, a) {
+                    Ok((t, data)) => match &t.strip().kind {
+                        TypeKind::Shaped(shape) => self.shaped(out, shape, &[], Some(data)),
+                        _ => out.push_str("<error: array bounds not known here>"),
+                    },
+                    Err(e) => out.push_str(&format!("<error: {e}>")),
+                },
+                (None, None) => out.push_str("<error: array bounds not known here>"),
             },
             TypeKind::DynString { element, length } => match length {
                 BoundSpec::Const(n) => {
