@@ -329,3 +329,49 @@ fn fortran_parent_component_by_name() {
         assert_eq!(tail, ["$2 = 5", "$1 = 1"], "{c:?}: {got}");
     }
 }
+
+/// gdb 13's Fortran repeats (`0, <repeats 23 times>`, `(7, 7) <repeats 11 times>`), the
+/// element limit (`200, ...)`), blank-padded strings, `real(kind=10)`.
+const REPEATS: &[&str] = &[
+    "break fcore_repeats.f90:18",
+    "run",
+    "print x",
+    "print y",
+    "print z",
+    "whatis y",
+    "print pad",
+    "print a",
+    "print m",
+    "print w",
+    "print a(2:24)",
+    "print w(1:20)",
+    "print m(:, 2:12)",
+];
+
+#[test]
+fn fortran_repeats_gfortran_same_as_gdb() {
+    same_as_gdb("fcore_repeats", Compiler::Gfortran, REPEATS);
+}
+
+#[test]
+fn fortran_repeats_flang_same_as_gdb() {
+    same_as_gdb("fcore_repeats", Compiler::Flang, REPEATS);
+}
+
+/// `real(kind=16)` and `complex(kind=16)` are IEEE binary128 (gfortran only: flang-22 has no
+/// `real(16)` on x86-64).
+#[test]
+fn fortran_quad_gfortran_same_as_gdb() {
+    same_as_gdb(
+        "fcore_quad",
+        Compiler::Gfortran,
+        &[
+            "break fcore_quad.f90:6",
+            "run",
+            "print x",
+            "print z",
+            "whatis x",
+            "whatis z",
+        ],
+    );
+}

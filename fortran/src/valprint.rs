@@ -113,8 +113,10 @@ impl Printer<'_> {
                     out.push_str("<unavailable>");
                     return;
                 };
+                // `complex(kind=16)` is two `real(kind=16)` (binary128).
+                let half_name = if size == 32 { "real(kind=16)" } else { "real" };
                 let half =
-                    cohort_dwarf::types::Type::base("real", (size / 2) as u64, Encoding::Float);
+                    cohort_dwarf::types::Type::base(half_name, (size / 2) as u64, Encoding::Float);
                 out.push('(');
                 self.scalar(out, &half, b[..size / 2].to_vec());
                 out.push(',');
@@ -172,7 +174,7 @@ impl Printer<'_> {
                 match self.fetch(bytes, addr, 0, size) {
                     Some(b) => {
                         let mut v =
-                            Value::new(ty.clone(), b, addr.map_or(Lval::None, Lval::Memory));
+                            Value::new(c_type(ty), b, addr.map_or(Lval::None, Lval::Memory));
                         v.optimized_out = false;
                         let o = FormatOptions {
                             type_prefix: false,
@@ -187,7 +189,7 @@ impl Printer<'_> {
     }
 
     fn scalar(&self, out: &mut String, ty: &TypeRef, bytes: Vec<u8>) {
-        let v = Value::new(ty.clone(), bytes, Lval::None);
+        let v = Value::new(c_type(ty), bytes, Lval::None);
         let o = FormatOptions {
             type_prefix: false,
             ..self.opts.clone()
@@ -272,7 +274,11 @@ impl Printer<'_> {
         self.dim(out, shape, shape.dims.len() - 1, 0, bytes, addr);
     }
 
-    /// Dimension `d` (0-based, source order) starting at byte offset `base`.
+    /// Dimension `d` (0-based, source order) starting at byte offset `base`, as gdb 13's
+    /// `fortran_array_printer_impl`: a run of more than `repeat_threshold` equal elements is
+    /// the element then `, <repeats N times>`; equal sub-arrays are `(…) <repeats N times>`;
+    /// once `print_elements` elements are out, `...` ends everything. Returns whether the
+    /// limit stopped the printing.
     fn dim(
         &self,
         out: &mut String,
@@ -281,56 +287,93 @@ impl Printer<'_> {
         base: i64,
         bytes: &[u8],
         addr: Option<u64>,
-    ) {
+    ) -> bool {
         let dim = shape.dims[d];
+        let sep = if d == 0 { ", " } else { " " };
+        let sub_len: u64 = shape.dims[..d].iter().map(|x| x.count).product();
         out.push('(');
-        let esize = shape.element.byte_size() as usize;
         let mut i = 0u64;
+        let mut stopped = false;
         while i < dim.count {
             if self.elements.get() >= self.opts.print_elements {
                 out.push_str("...");
+                stopped = true;
                 break;
             }
             let off = base + i as i64 * dim.stride;
+            let this = self.block(shape, d, off, bytes, addr);
+            let mut run = 1u64;
+            while i + run < dim.count
+                && this.is_some()
+                && self.block(shape, d, off + run as i64 * dim.stride, bytes, addr) == this
+            {
+                run += 1;
+            }
             if d == 0 {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                // Runs of equal elements.
-                let this = self.fetch(bytes, addr, off, esize);
-                let mut run = 1u64;
-                while i + run < dim.count
-                    && this.is_some()
-                    && self.fetch(bytes, addr, off + run as i64 * dim.stride, esize) == this
-                {
-                    run += 1;
-                }
-                let sub = bytes.get(off.max(0) as usize..).unwrap_or(&[]);
-                let sub = if off >= 0 { sub } else { &[] };
+                let sub = if off >= 0 {
+                    bytes.get(off as usize..).unwrap_or(&[])
+                } else {
+                    &[]
+                };
                 self.value(
                     out,
                     &shape.element,
                     sub,
                     addr.map(|a| a.wrapping_add(off as u64)),
                 );
-                if run as usize > self.opts.repeat_threshold {
-                    out.push_str(&format!(" <repeats {run} times>"));
-                    i += run;
-                    self.elements
-                        .set(self.elements.get() + self.opts.repeat_threshold);
-                } else {
-                    i += 1;
-                    self.elements.set(self.elements.get() + 1);
-                }
+                self.elements.set(self.elements.get() + 1);
+            } else if self.dim(out, shape, d - 1, off, bytes, addr) {
+                stopped = true;
+                break;
+            }
+            if run as usize > self.opts.repeat_threshold {
+                out.push_str(sep);
+                out.push_str(&format!("<repeats {run} times>"));
+                self.elements
+                    .set(self.elements.get() + ((run - 1) * sub_len) as usize);
+                i += run;
             } else {
-                if i > 0 {
-                    out.push(' ');
-                }
-                self.dim(out, shape, d - 1, off, bytes, addr);
                 i += 1;
+            }
+            if i < dim.count {
+                out.push_str(sep);
             }
         }
         out.push(')');
+        stopped
+    }
+
+    /// The bytes of element or sub-array `off` of dimension `d` (for finding repeats).
+    fn block(
+        &self,
+        shape: &Shape,
+        d: usize,
+        off: i64,
+        bytes: &[u8],
+        addr: Option<u64>,
+    ) -> Option<Vec<u8>> {
+        let esize = shape.element.byte_size() as usize;
+        if d == 0 {
+            return self.fetch(bytes, addr, off, esize);
+        }
+        let mut all = Vec::new();
+        let dim = shape.dims[d - 1];
+        for j in 0..dim.count {
+            all.extend(self.block(shape, d - 1, off + j as i64 * dim.stride, bytes, addr)?);
+        }
+        Some(all)
+    }
+}
+
+/// The type the C printer should see for a Fortran scalar: gdb (`i386_floatformat_for_type`)
+/// reads `real(kind=16)` as IEEE binary128, not as the x87 `long double` of the same size.
+fn c_type(ty: &TypeRef) -> TypeRef {
+    let st = ty.strip();
+    match (&st.kind, st.size, st.name.as_deref()) {
+        (TypeKind::Base(Encoding::Float), 16, Some(n)) if n.contains("kind=16") => {
+            cohort_dwarf::types::Type::base("_Float128", 16, Encoding::Float)
+        }
+        _ => ty.clone(),
     }
 }
 
