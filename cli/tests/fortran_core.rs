@@ -375,3 +375,33 @@ fn fortran_quad_gfortran_same_as_gdb() {
         ],
     );
 }
+
+/// Conditions in Fortran syntax on Fortran breakpoints, `finish` out of Fortran functions
+/// (`Value returned`), the function result variable in `info locals`, `set var`, `display`.
+const FUNCS: &[&str] = &[
+    "break twice if n .eq. 2",
+    "run",
+    "info args",
+    "info locals",
+    "finish",
+    "break half",
+    "c",
+    "finish",
+    "print r .eq. 4",
+    "set var r = 10",
+    "print r",
+    "whatis r",
+    "display r",
+    "next",
+    "print i .ne. 0 .or. r /= 3",
+];
+
+#[test]
+fn fortran_funcs_gfortran_same_as_gdb() {
+    same_as_gdb("fcore_funcs", Compiler::Gfortran, FUNCS);
+}
+
+#[test]
+fn fortran_funcs_flang_same_as_gdb() {
+    same_as_gdb("fcore_funcs", Compiler::Flang, FUNCS);
+}
