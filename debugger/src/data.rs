@@ -999,6 +999,17 @@ impl EvalContext for EvalCtx<'_> {
                 let ctx = crate::source::StaticCtx::new(self.dbg, *bias);
                 return cohort_dwarf::location::variable_value(d, &var, &ctx).map(Some);
             }
+            // As gdb, the selected frame's object is searched whole before the others: its
+            // functions come before another library's variable of the same name (a Fortran
+            // function `half` against libm's `half`).
+            if prefer.is_some() {
+                if let Some(v) = lookup_enumerator(d, name) {
+                    return Ok(Some(v));
+                }
+                if let Ok(Some(f)) = scopes::function_by_name(d, name) {
+                    return Ok(Some(function_value(d, &f, *bias)));
+                }
+            }
         }
         // Enumerators and functions.
         for (d, bias) in &objs {
