@@ -405,3 +405,77 @@ fn fortran_funcs_gfortran_same_as_gdb() {
 fn fortran_funcs_flang_same_as_gdb() {
     same_as_gdb("fcore_funcs", Compiler::Flang, FUNCS);
 }
+
+/// The intrinsics gdb 13 knows, with its result types (`integer*4`, `int`, `logical*4`,
+/// `complex*4`, `integer*8`) and its messages.
+const INTRINSIC_CMDS: &[&str] = &[
+    "break fcore_basics.f90:15",
+    "run",
+    "up",
+    "print kind(i8)",
+    "print kind(c8)",
+    "print kind(l1)",
+    "print kind(r4)",
+    "print cmplx(1,2)",
+    "print abs(-3)",
+    "print mod(7,3)",
+    "print abs(c8)",
+    "print rank(m)",
+    "print shape(m)",
+    "print lbound(m)",
+    "print allocated(empty)",
+    "print loc(i1)",
+    "whatis kind(i8)",
+    "whatis size(m)",
+    "whatis lbound(m)",
+    "whatis rank(m)",
+    "whatis shape(m)",
+    "whatis ubound(m,1)",
+    "whatis cmplx(1,2)",
+    "whatis mod(7,3)",
+    "whatis abs(-3)",
+    "whatis loc(i1)",
+    "whatis allocated(empty)",
+];
+
+#[test]
+fn fortran_intrinsics_gfortran_same_as_gdb() {
+    same_as_gdb("fcore_basics", Compiler::Gfortran, INTRINSIC_CMDS);
+}
+
+#[test]
+fn fortran_intrinsics_flang_same_as_gdb() {
+    same_as_gdb("fcore_basics", Compiler::Flang, INTRINSIC_CMDS);
+}
+
+/// Intrinsics gdb 13 does not know (`No symbol "len" in current context.`, `real(c8)` a
+/// syntax error): `len`, `aimag`/`imag`, `real`.
+#[test]
+fn fortran_intrinsics_beyond_gdb() {
+    for c in [Compiler::Gfortran, Compiler::Flang] {
+        let prog = build("fcore_basics", c);
+        let got = cohort(
+            &prog,
+            &[
+                "break fcore_basics.f90:15",
+                "run",
+                "print len(s)",
+                "up",
+                "print len(word)",
+                "print aimag(c8)",
+                "print imag(c8)",
+                "print real(c8)",
+                "print real(i2)",
+                "print len(word(2:5))",
+            ],
+        );
+        let values: Vec<&str> = got.lines().filter(|l| l.starts_with('$')).collect();
+        assert_eq!(
+            values,
+            [
+                "$1 = 10", "$2 = 10", "$3 = -1", "$4 = -1", "$5 = 2.5", "$6 = 300", "$7 = 4",
+            ],
+            "{c:?}: {got}"
+        );
+    }
+}

@@ -50,6 +50,13 @@ pub const INTRINSICS: &[(&str, Intrinsic)] = &[
     ("associated", intr_associated),
     ("abs", intr_abs),
     ("mod", intr_mod),
+    ("kind", intr_kind),
+    ("cmplx", intr_cmplx),
+    ("loc", intr_loc),
+    ("len", intr_len),
+    ("aimag", intr_aimag),
+    ("imag", intr_aimag),
+    ("real", intr_real),
 ];
 
 /// The evaluator: a context and the rules.
@@ -79,6 +86,25 @@ pub fn logical_type() -> TypeRef {
     Type::base("logical(kind=4)", 4, Encoding::Boolean)
 }
 
+/// gdb's Fortran builtin types, as its intrinsics type their results (`whatis size(a)` →
+/// `integer*4`, `whatis allocated(a)` → `logical*4`, `whatis kind(x)` → `int`).
+fn builtin(name: &str, size: u64, enc: Encoding) -> TypeRef {
+    Type::base(name, size, enc)
+}
+
+fn builtin_int(v: i128, name: &str, size: u64) -> Value {
+    let b = v.to_le_bytes()[..size as usize].to_vec();
+    Value::new(builtin(name, size, Encoding::Signed), b, Lval::None)
+}
+
+fn builtin_bool(b: bool) -> Value {
+    Value::new(
+        builtin("logical*4", 4, Encoding::Boolean),
+        (b as u32).to_le_bytes().to_vec(),
+        Lval::None,
+    )
+}
+
 fn real_type(size: u64) -> TypeRef {
     Type::base(&format!("real(kind={size})"), size, Encoding::Float)
 }
@@ -96,10 +122,13 @@ fn bool_value(b: bool) -> Value {
     )
 }
 
-/// A computed one-dimensional array of 8-byte integers (`lbound(a)`, `shape(a)`).
+/// A computed one-dimensional array of `integer*4` (`lbound(a)`, `shape(a)`).
 fn int_array(vals: &[i64]) -> Value {
-    let elem = integer_type(8);
-    let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let elem = builtin("integer*4", 4, Encoding::Signed);
+    let bytes: Vec<u8> = vals
+        .iter()
+        .flat_map(|v| (*v as i32).to_le_bytes())
+        .collect();
     let ty = Type::new(
         None,
         bytes.len() as u64,
@@ -108,7 +137,7 @@ fn int_array(vals: &[i64]) -> Value {
             dims: vec![Dim {
                 lower: 1,
                 count: vals.len() as u64,
-                stride: 8,
+                stride: 4,
             }],
             status: ShapeStatus::Ok,
             spec: None,
@@ -719,7 +748,7 @@ fn intr_size(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
         Some(d) => s.dims[d as usize - 1].count,
         None => s.len(),
     };
-    Ok(int_value(n as i128, 4))
+    Ok(builtin_int(n as i128, "integer*4", 4))
 }
 
 fn bounds(ev: &Ev<'_>, name: &str, args: &[Arg], upper: bool) -> Result<Value> {
@@ -732,7 +761,11 @@ fn bounds(ev: &Ev<'_>, name: &str, args: &[Arg], upper: bool) -> Result<Value> {
     }
     let b = |d: &Dim| if upper { d.upper() } else { d.lower };
     match dim {
-        Some(d) => Ok(int_value(b(&s.dims[d as usize - 1]) as i128, 4)),
+        Some(d) => Ok(builtin_int(
+            b(&s.dims[d as usize - 1]) as i128,
+            "integer*4",
+            4,
+        )),
         None => Ok(int_array(&s.dims.iter().map(b).collect::<Vec<_>>())),
     }
 }
@@ -757,8 +790,9 @@ fn intr_rank(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
         return Err(user("Wrong number of arguments to RANK"));
     };
     let v = ev.eval(a)?;
-    Ok(int_value(
+    Ok(builtin_int(
         shape_of(&v.ty).map_or(0, |s| s.dims.len()) as i128,
+        "integer*4",
         4,
     ))
 }
@@ -780,13 +814,13 @@ fn status_of(ev: &Ev<'_>, name: &str, args: &[Arg]) -> Result<ShapeStatus> {
 }
 
 fn intr_allocated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
-    Ok(bool_value(
+    Ok(builtin_bool(
         status_of(ev, "allocated", args)? != ShapeStatus::NotAllocated,
     ))
 }
 
 fn intr_associated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
-    Ok(bool_value(
+    Ok(builtin_bool(
         status_of(ev, "associated", args)? != ShapeStatus::NotAssociated,
     ))
 }
@@ -797,9 +831,12 @@ fn intr_abs(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     };
     let v = ev.eval(a)?;
     match num(&v)? {
-        Num::Int(i) => Ok(int_value(i.abs(), v.ty.byte_size().max(4))),
+        Num::Int(i) => Ok(builtin_int(i.abs(), "int", v.ty.byte_size().clamp(4, 8))),
         Num::Real(f) => Ok(real_value(f.abs(), v.ty.byte_size())),
-        Num::Complex(r, i) => Ok(real_value(r.hypot(i), v.ty.byte_size() / 2)),
+        Num::Complex(..) => Err(user(format!(
+            "ABS of type {} not supported",
+            crate::typeprint::whatis(&v.ty)
+        ))),
     }
 }
 
@@ -810,13 +847,100 @@ fn intr_mod(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let (av, pv) = (ev.eval(a)?, ev.eval(p)?);
     match (num(&av)?, num(&pv)?) {
         (Num::Int(_), Num::Int(0)) => Err(user("Division by zero")),
-        (Num::Int(x), Num::Int(y)) => Ok(int_value(
+        (Num::Int(x), Num::Int(y)) => Ok(builtin_int(
             x % y,
-            av.ty.byte_size().max(pv.ty.byte_size()).max(4),
+            "int",
+            av.ty.byte_size().max(pv.ty.byte_size()).clamp(4, 8),
         )),
         (x, y) => Ok(real_value(
             as_f64(x) % as_f64(y),
             av.ty.byte_size().max(pv.ty.byte_size()),
         )),
+    }
+}
+
+/// The single argument of an intrinsic, evaluated.
+fn one(ev: &Ev<'_>, name: &str, args: &[Arg]) -> Result<Value> {
+    match args {
+        [Arg::Value(a)] => ev.eval(a),
+        _ => Err(user(format!(
+            "Wrong number of arguments to {}",
+            name.to_uppercase()
+        ))),
+    }
+}
+
+/// `kind(x)`: the kind parameter (bytes; for complex, of each part). gdb types it `int`.
+fn intr_kind(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "kind", args)?;
+    let st = v.ty.strip();
+    let k = match &st.kind {
+        TypeKind::Base(Encoding::ComplexFloat) => st.size / 2,
+        TypeKind::Base(_) => st.size,
+        _ => {
+            return Err(user(format!(
+                "KIND of type {} not supported",
+                crate::typeprint::whatis(&v.ty)
+            )));
+        }
+    };
+    Ok(builtin_int(k as i128, "int", 4))
+}
+
+/// `cmplx(re[, im])`: `complex*4`.
+fn intr_cmplx(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let (re, im) = match args {
+        [Arg::Value(r)] => (num(&ev.eval(r)?)?, Num::Real(0.0)),
+        [Arg::Value(r), Arg::Value(i)] => (num(&ev.eval(r)?)?, num(&ev.eval(i)?)?),
+        _ => return Err(user("Wrong number of arguments to CMPLX")),
+    };
+    let mut b = (as_f64(re) as f32).to_le_bytes().to_vec();
+    b.extend((as_f64(im) as f32).to_le_bytes());
+    Ok(Value::new(
+        builtin("complex*4", 8, Encoding::ComplexFloat),
+        b,
+        Lval::None,
+    ))
+}
+
+/// `loc(x)`: the address of `x`, `integer*8`.
+fn intr_loc(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "loc", args)?;
+    match v.lval {
+        Lval::Memory(a) => Ok(builtin_int(a as i128, "integer*8", 8)),
+        _ => Err(user(
+            "Attempt to take address of value not located in memory.",
+        )),
+    }
+}
+
+/// `len(s)`: the length of a character value (gdb 13 does not know `len`).
+fn intr_len(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "len", args)?;
+    let st = v.ty.strip();
+    match &st.kind {
+        TypeKind::Array { element, .. } => {
+            let w = element.byte_size().max(1);
+            Ok(builtin_int((st.byte_size() / w) as i128, "integer*4", 4))
+        }
+        _ => Err(user("LEN can only be applied to character values")),
+    }
+}
+
+/// `aimag(z)` / `imag(z)`: the imaginary part (gdb 13 does not know them).
+fn intr_aimag(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "aimag", args)?;
+    match num(&v)? {
+        Num::Complex(_, i) => Ok(real_value(i, v.ty.byte_size() / 2)),
+        _ => Err(user("AIMAG can only be applied to complex values")),
+    }
+}
+
+/// `real(x)`: the real part of a complex, or `x` converted to `real(kind=4)`.
+fn intr_real(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "real", args)?;
+    match num(&v)? {
+        Num::Complex(r, _) => Ok(real_value(r, v.ty.byte_size() / 2)),
+        n => Ok(real_value(as_f64(n), 4)),
     }
 }
