@@ -297,6 +297,10 @@ pub(crate) fn resumes(line: &str) -> bool {
 
 impl Debugger {
     /// gdb's `set language auto`: the language of the selected frame's unit, else of `main`'s.
+    fn language_override(&self) -> Option<Language> {
+        self.language_set
+    }
+
     pub(crate) fn language(&self) -> Language {
         let frames = self.frames(usize::MAX);
         let unit = match frames.get(self.selected_frame()) {
@@ -309,9 +313,12 @@ impl Debugger {
                 Some((d, f.unit))
             }),
         };
+        if let Some(l) = self.language_override() {
+            return l;
+        }
         match unit {
-            Some((d, u)) if dietypes::is_cplus_unit(&d, u) => Language::Cplus,
-            _ => Language::C,
+            Some((d, u)) => scopes::unit_language(&d, u),
+            None => Language::C,
         }
     }
 
@@ -329,11 +336,17 @@ impl Debugger {
 
     /// Evaluate `text` in the selected frame (with side effects).
     pub(crate) fn evaluate(&mut self, text: &str) -> Result<Value> {
+        let fortran = self.language() == Language::Fortran;
         let (v, writes) = {
             let ctx = self.eval_ctx();
-            let e = expr::parse_in(text, &ctx).map_err(derr)?;
-            let v = expr::evaluate(&e, &ctx).map_err(derr)?;
-            (v, ctx.reg_writes.into_inner())
+            if fortran {
+                let v = cohort_fortran::evaluate(text, &ctx).map_err(derr)?;
+                (v, ctx.reg_writes.into_inner())
+            } else {
+                let e = expr::parse_in(text, &ctx).map_err(derr)?;
+                let v = expr::evaluate(&e, &ctx).map_err(derr)?;
+                (v, ctx.reg_writes.into_inner())
+            }
         };
         self.apply_register_writes(writes)?;
         Ok(v)
@@ -473,6 +486,16 @@ impl Debugger {
         };
         match what {
             "values" => self.cmd_show_values(rest),
+            "language" => {
+                match self.language_set {
+                    Some(l) => out(format!("The current source language is \"{}\".", l.name())),
+                    None => out(format!(
+                        "The current source language is \"auto; currently {}\".",
+                        self.language().name()
+                    )),
+                }
+                Ok(Flow::Go)
+            }
             _ => Err(EngineError::Other(format!(
                 "Undefined show command: \"{what}\".  Try \"help show\"."
             ))),
@@ -492,6 +515,17 @@ impl Debugger {
         if text.is_empty() {
             return Err(EngineError::Other("The history is empty.".into()));
         }
+        if self.language() == Language::Fortran {
+            let ctx = self.eval_ctx();
+            let v = cohort_fortran::evaluate(text, &ctx).map_err(derr)?;
+            let s = if expand {
+                cohort_fortran::ptype(&v.ty)
+            } else {
+                cohort_fortran::whatis(&v.ty)
+            };
+            out(format!("type = {s}"));
+            return Ok(Flow::Go);
+        }
         let ctx = self.eval_ctx();
         let ty = if let Some(t) = expr::parse_type(text, &ctx) {
             if expand {
@@ -510,7 +544,13 @@ impl Debugger {
             expr::evaluate_type(&e, &ctx).map_err(derr)?
         };
         let lang = self.language();
-        let s = if expand {
+        let s = if lang == Language::Fortran {
+            if expand {
+                cohort_fortran::ptype(&ty)
+            } else {
+                cohort_fortran::whatis(&ty)
+            }
+        } else if expand {
             ptype_in(&ty, lang)
         } else {
             type_name_in(&ty, lang)
@@ -635,6 +675,20 @@ impl Debugger {
             .and_then(|b| b.condition.clone());
         let Some(text) = cond else { return true };
         self.invalidate_frames();
+        if self.language() == Language::Fortran {
+            // Fortran conditions are parsed at each crossing (the parse is cheap next to the
+            // stop itself); a cached parse is wave 2.
+            let ctx = self.eval_ctx();
+            return match cohort_fortran::evaluate(&text, &ctx)
+                .and_then(|v| cohort_fortran::is_truthy(&v))
+            {
+                Ok(b) => b,
+                Err(err) => {
+                    crate::errln!("Error in testing condition for breakpoint {id}:\n{err}");
+                    true
+                }
+            };
+        }
         let parsed = {
             let cache = self.data.conditions.borrow();
             cache
@@ -822,6 +876,35 @@ impl EvalContext for EvalCtx<'_> {
         cohort_dwarf::location::resolve_type(&d, ty, &anchor, &ctx)
     }
 
+    fn resolve_object(&self, ty: &TypeRef, object: u64) -> cohort_dwarf::Result<(TypeRef, u64)> {
+        // The properties' expressions are relative to the selected frame's function.
+        let Some(frame) = self.frames.get(self.sel) else {
+            return Ok((ty.clone(), object));
+        };
+        let (Some((d, _, scope)), Some(ctx)) = (
+            self.dbg.scope_of(frame),
+            self.dbg.frame_ctx(&self.frames, self.sel),
+        ) else {
+            return Ok((ty.clone(), object));
+        };
+        let Some(f) = scope.function() else {
+            return Ok((ty.clone(), object));
+        };
+        let anchor = scopes::Variable {
+            name: String::new(),
+            ty: ty.clone(),
+            die: f.die,
+            unit: f.unit,
+            kind: scopes::VarKind::Local,
+            location: None,
+            const_value: None,
+            frame_base: f.frame_base,
+            decl_line: None,
+            artificial: false,
+        };
+        cohort_dwarf::location::resolve_object(&d, ty, &anchor, &ctx, object)
+    }
+
     fn write(&self, lval: &Lval, bytes: &[u8]) -> cohort_dwarf::Result<()> {
         match lval {
             Lval::Memory(a) => {
@@ -915,6 +998,17 @@ impl EvalContext for EvalCtx<'_> {
                 }
                 let ctx = crate::source::StaticCtx::new(self.dbg, *bias);
                 return cohort_dwarf::location::variable_value(d, &var, &ctx).map(Some);
+            }
+            // As gdb, the selected frame's object is searched whole before the others: its
+            // functions come before another library's variable of the same name (a Fortran
+            // function `half` against libm's `half`).
+            if prefer.is_some() {
+                if let Some(v) = lookup_enumerator(d, name) {
+                    return Ok(Some(v));
+                }
+                if let Ok(Some(f)) = scopes::function_by_name(d, name) {
+                    return Ok(Some(function_value(d, &f, *bias)));
+                }
             }
         }
         // Enumerators and functions.

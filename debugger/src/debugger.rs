@@ -50,6 +50,8 @@ pub struct Debugger {
     many_threads: bool,
     /// Thread last reported to the user.
     last_tid: Option<i32>,
+    /// `set language LANG` (None: `auto`, the selected frame's unit decides).
+    pub(crate) language_set: Option<cohort_dwarf::format::Language>,
     /// Where a step tells which MPI call it runs through (agentd's ranks only).
     pub(crate) activity: Option<std::sync::Arc<std::sync::Mutex<Option<String>>>>,
     /// How the program ended, once it has (`exited normally`, `exited with code 3`, …).
@@ -106,6 +108,7 @@ impl Debugger {
             session,
             batch,
             pending_mode: None,
+            language_set: None,
             x_fmt: ('x', 4),
             x_next: None,
             watches: HashMap::new(),
@@ -1658,6 +1661,18 @@ impl Debugger {
                 self.session.disable_randomization = matches!(*v, "on" | "1" | "yes")
             }
             ["disable-randomization"] => self.session.disable_randomization = true,
+            ["language", l] => {
+                use cohort_dwarf::format::Language;
+                self.language_set = match *l {
+                    "auto" | "local" => None,
+                    "c" => Some(Language::C),
+                    "c++" => Some(Language::Cplus),
+                    "fortran" => Some(Language::Fortran),
+                    other => {
+                        return Err(EngineError::Other(format!("Undefined item: \"{other}\".")));
+                    }
+                }
+            }
             ["breakpoint", "pending", v] => {
                 self.pending_mode = match *v {
                     "on" => Some(true),

@@ -235,6 +235,19 @@ impl Debugger {
     /// gdb parses a condition in the scope of the breakpoint's location: a syntax error or
     /// a name unknown there (`No symbol "x" in current context.`) rejects it.
     fn check_condition(&self, c: &str, at: Option<u64>) -> Result<()> {
+        // A condition on a Fortran location is Fortran: checked for syntax here (names are
+        // looked up when it is evaluated, at the stop).
+        let fortran = at
+            .and_then(|a| {
+                let (d, bias) = self.debug_for(a)?;
+                let u = d.unit_for_pc(a.wrapping_sub(bias))?;
+                Some(cohort_dwarf::scopes::unit_language(&d, u))
+            })
+            .is_some_and(|l| l == cohort_dwarf::format::Language::Fortran);
+        if fortran {
+            cohort_fortran::parse::parse(c).map_err(|e| EngineError::Other(e.to_string()))?;
+            return Ok(());
+        }
         let ctx = self.eval_ctx();
         let e =
             cohort_dwarf::expr::parse_in(c, &ctx).map_err(|e| EngineError::Other(e.to_string()))?;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use cohort_dwarf::format::{FormatOptions, format_value};
+use cohort_dwarf::format::{FormatOptions, Language, format_value};
 use cohort_dwarf::loader::DebugFile;
 use cohort_dwarf::location::FrameContext;
 use cohort_dwarf::scopes::{self, Scope, Variable};
@@ -501,6 +501,13 @@ impl Debugger {
             return false;
         }
         let pc = f.lookup_pc();
+        // A Fortran main program (`DW_AT_main_subprogram`) is where gdb's backtrace ends.
+        if let Some((d, bias)) = self.debug_for(pc)
+            && let Ok(Some(func)) = scopes::function_at(&d, pc.wrapping_sub(bias))
+            && scopes::is_main_subprogram(&d, &func)
+        {
+            return true;
+        }
         match self.session.symbols().symbolize_parts(pc) {
             Some((o, s, _)) => {
                 s.name == "main"
@@ -624,6 +631,12 @@ impl Debugger {
             language: self.language(),
             ..opts.clone()
         };
+        if opts.language == Language::Fortran {
+            use cohort_dwarf::context::EvalContext;
+            let ctx = self.eval_ctx();
+            let resolve = |t: &cohort_dwarf::types::TypeRef, a: u64| ctx.resolve_object(t, a);
+            return cohort_fortran::format_value_with(v, &self.target(), &opts, &resolve);
+        }
         format_value(v, &self.target(), &opts)
     }
 
@@ -661,6 +674,9 @@ impl Debugger {
                 let val = self.var_value(&d, p, frames, idx);
                 let v = match &val {
                     Ok(v) if !v.optimized_out && is_aggregate(v) => "...".to_string(),
+                    // gdb decides on the type: a Fortran string or array whose location is
+                    // not known here is still `...`.
+                    Ok(_) if is_fortran_nonscalar(&p.ty) => "...".to_string(),
                     Ok(v) => self.format(v, &opts),
                     Err(e) => e.clone(),
                 };
@@ -973,6 +989,14 @@ pub(crate) fn machine_caller(frames: &[Frame], idx: usize) -> Option<usize> {
         .map(|(j, _)| j)
 }
 
+fn is_fortran_nonscalar(ty: &cohort_dwarf::types::TypeRef) -> bool {
+    use cohort_dwarf::types::TypeKind;
+    matches!(
+        ty.strip().kind,
+        TypeKind::DynArray(_) | TypeKind::Shaped(_) | TypeKind::DynString { .. }
+    )
+}
+
 fn is_aggregate(v: &Value) -> bool {
     use cohort_dwarf::types::TypeKind;
     // gdb's `val_print_scalar_type_p`: references are looked through.
@@ -980,7 +1004,14 @@ fn is_aggregate(v: &Value) -> bool {
     while let TypeKind::Reference(l) | TypeKind::RvalueReference(l) = &t.kind {
         t = l.get().strip();
     }
-    matches!(t.kind, TypeKind::Aggregate { .. } | TypeKind::Array { .. })
+    matches!(
+        t.kind,
+        TypeKind::Aggregate { .. }
+            | TypeKind::Array { .. }
+            | TypeKind::Shaped(_)
+            | TypeKind::DynArray(_)
+            | TypeKind::DynString { .. }
+    )
 }
 
 /// [`Target`] over the session: memory and symbols of the program.

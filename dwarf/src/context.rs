@@ -68,4 +68,12 @@ pub trait EvalContext: Target {
     fn resolve_dynamic(&self, ty: &TypeRef) -> Result<TypeRef> {
         Ok(ty.clone())
     }
+
+    /// `ty` (an array whose shape is a property of its object, see
+    /// [`crate::types::TypeKind::DynArray`]) resolved for the object at `object`, at the
+    /// selected frame: the resolved type and the address of its first element. By default
+    /// `ty` as it is.
+    fn resolve_object(&self, ty: &TypeRef, object: u64) -> Result<(TypeRef, u64)> {
+        Ok((ty.clone(), object))
+    }
 }

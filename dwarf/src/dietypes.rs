@@ -14,8 +14,9 @@ use crate::R;
 use crate::error::{DwarfError, Result};
 use crate::loader::DebugFile;
 use crate::types::{
-    Access, AggregateKind, Bitfield, Bound, CxxInfo, DieRef, DynamicBound, Encoding, EncodingInfo,
-    LazyType, Member, Method, Type, TypeKind, TypeRef, TypeSource,
+    Access, AggregateKind, ArraySpec, Bitfield, Bound, BoundSpec, CxxInfo, DieRef, DimSpec,
+    DynamicBound, Encoding, EncodingInfo, LazyType, Member, Method, Type, TypeKind, TypeRef,
+    TypeSource,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -258,7 +259,29 @@ impl TopIndex {
             let Ok(root) = read_tree_at(file, ui, None, 1) else {
                 continue;
             };
+            // Fortran modules: their variables, types and procedures by plain name (as a
+            // `use` makes them visible) and as `module::name` (only modules are read a level
+            // deeper: C units stay one level).
+            let modules: Vec<(Die, Option<String>)> = root
+                .children
+                .iter()
+                .filter(|d| d.tag == dw::DW_TAG_module)
+                .filter_map(|d| {
+                    let m = d.name(file);
+                    let full = read_tree_at(file, ui, Some(d.offset), 1).ok()?;
+                    Some((full, m))
+                })
+                .collect();
+            let mut entries: Vec<(&Die, Option<String>)> = Vec::new();
             for d in &root.children {
+                if d.tag != dw::DW_TAG_module {
+                    entries.push((d, None));
+                }
+            }
+            for (m, name) in &modules {
+                entries.extend(m.children.iter().map(|c| (c, name.clone())));
+            }
+            for (d, module) in entries {
                 let ns = match d.tag {
                     dw::DW_TAG_structure_type => Some(TypeNs::Struct),
                     dw::DW_TAG_union_type => Some(TypeNs::Union),
@@ -285,12 +308,18 @@ impl TopIndex {
                     declaration: d.flag(dw::DW_AT_declaration),
                     external: full.flag(dw::DW_AT_external),
                 };
-                if let Some(ns) = ns {
-                    idx.types.entry((ns, name)).or_default().push(named);
-                } else if is_var {
-                    idx.variables.entry(name).or_default().push(named);
-                } else {
-                    idx.functions.entry(name).or_default().push(named);
+                let names = match &module {
+                    Some(m) => vec![format!("{m}::{name}"), name],
+                    None => vec![name],
+                };
+                for name in names {
+                    if let Some(ns) = ns {
+                        idx.types.entry((ns, name)).or_default().push(named);
+                    } else if is_var {
+                        idx.variables.entry(name).or_default().push(named);
+                    } else {
+                        idx.functions.entry(name).or_default().push(named);
+                    }
                 }
             }
         }
@@ -537,7 +566,11 @@ impl FileTypes {
                 self.aggregate(&die, name, size, enc)?
             }
             dw::DW_TAG_enumeration_type => self.enumeration(&die, name, size)?,
+            dw::DW_TAG_array_type if default_lower_bound(file, die.unit) != 0 => {
+                self.dyn_array(&die, enc)
+            }
             dw::DW_TAG_array_type => self.array(&die, enc)?,
+            dw::DW_TAG_string_type => self.string_type(&die, enc, size),
             dw::DW_TAG_subroutine_type | dw::DW_TAG_subprogram => {
                 let full = with_origin(file, &die);
                 let ret = full
@@ -836,6 +869,114 @@ impl FileTypes {
             );
         }
         Ok(t)
+    }
+
+    /// A property of an array (a bound, a stride, `DW_AT_data_location`…) as DWARF gives it.
+    fn spec(&self, d: &Die, at: DwAt, enc: gimli::Encoding, signed: bool) -> Option<BoundSpec> {
+        let v = d.attr(at)?;
+        if let Some(n) = const_i64(v, signed) {
+            return Some(BoundSpec::Const(n));
+        }
+        if let Some(e) = v.exprloc_value() {
+            return Some(BoundSpec::Expr {
+                expr: e.0.slice().to_vec(),
+                encoding: encoding_info(enc),
+            });
+        }
+        attr_die_ref(&self.file, d.unit, v).map(BoundSpec::Variable)
+    }
+
+    /// An array of a language whose arrays have lower bounds and descriptors (Fortran): every
+    /// dimension kept in source order with its properties, resolved per object.
+    fn dyn_array(&self, die: &Die, enc: gimli::Encoding) -> TypeRef {
+        let file = &*self.file;
+        let element = self.target(die);
+        let mut dims = Vec::new();
+        for c in &die.children {
+            if c.tag != dw::DW_TAG_subrange_type {
+                continue;
+            }
+            let signed = c
+                .reference(file, dw::DW_AT_type)
+                .is_none_or(|d| self.type_at(d).is_signed());
+            let byte_stride = self
+                .spec(c, dw::DW_AT_byte_stride, enc, true)
+                .or_else(|| match self.spec(c, dw::DW_AT_bit_stride, enc, true) {
+                    Some(BoundSpec::Const(b)) => Some(BoundSpec::Const(b / 8)),
+                    other => other,
+                });
+            dims.push(DimSpec {
+                lower: self.spec(c, dw::DW_AT_lower_bound, enc, signed),
+                upper: self.spec(c, dw::DW_AT_upper_bound, enc, signed),
+                count: self.spec(c, dw::DW_AT_count, enc, false),
+                byte_stride,
+            });
+        }
+        let spec = ArraySpec {
+            element,
+            dims,
+            default_lower: default_lower_bound(file, die.unit),
+            column_major: die
+                .udata(dw::DW_AT_ordering)
+                .is_none_or(|o| o == u64::from(dw::DW_ORD_col_major.0)),
+            data_location: self.spec(die, dw::DW_AT_data_location, enc, false),
+            allocated: self.spec(die, dw::DW_AT_allocated, enc, false),
+            associated: self.spec(die, dw::DW_AT_associated, enc, false),
+        };
+        // The size of the object itself: the descriptor's when the data is elsewhere, the
+        // elements' when every bound is constant.
+        let size = die.udata(dw::DW_AT_byte_size).unwrap_or_else(|| {
+            if spec.data_location.is_some() {
+                return 0;
+            }
+            let mut n = spec.element.byte_size();
+            for d in &spec.dims {
+                let lower = match &d.lower {
+                    Some(BoundSpec::Const(l)) => *l,
+                    None => spec.default_lower,
+                    _ => return 0,
+                };
+                let count = match (&d.count, &d.upper) {
+                    (Some(BoundSpec::Const(c)), _) => *c,
+                    (None, Some(BoundSpec::Const(u))) => u - lower + 1,
+                    _ => return 0,
+                };
+                n = n.saturating_mul(count.max(0) as u64);
+            }
+            n
+        });
+        Type::new(None, size, TypeKind::DynArray(Box::new(spec)))
+    }
+
+    /// `DW_TAG_string_type` (Fortran `character(len=…)`): an array of characters, its length
+    /// constant (`DW_AT_byte_size`) or known at run time (`DW_AT_string_length`).
+    fn string_type(&self, die: &Die, enc: gimli::Encoding, size: Option<u64>) -> TypeRef {
+        let file = &*self.file;
+        let kind = die
+            .reference(file, dw::DW_AT_type)
+            .map(|d| self.type_at(d))
+            .filter(|t| t.byte_size() > 0);
+        let element =
+            kind.unwrap_or_else(|| Type::base("character(kind=1)", 1, Encoding::UnsignedChar));
+        if let Some(len) = self.spec(die, dw::DW_AT_string_length, enc, false) {
+            return Type::new(
+                None,
+                0,
+                TypeKind::DynString {
+                    element,
+                    length: len,
+                },
+            );
+        }
+        let n = size.unwrap_or(0) / element.byte_size().max(1);
+        Type::new(
+            None,
+            size.unwrap_or(0),
+            TypeKind::DynString {
+                element,
+                length: BoundSpec::Const(n as i64),
+            },
+        )
     }
 
     fn bound(&self, c: &Die, enc: gimli::Encoding, lang_lower: i64) -> Bound {

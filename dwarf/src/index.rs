@@ -478,7 +478,7 @@ impl DebugFile {
                         self.index_children(ix, ui, unit, child, depth + 1, &inner)?;
                     }
                 }
-                constants::DW_TAG_namespace if depth < 16 => {
+                constants::DW_TAG_namespace | constants::DW_TAG_module if depth < 16 => {
                     let f = self.die_facts(unit, off, 0);
                     let n = f.name.unwrap_or_else(|| "(anonymous namespace)".into());
                     let inner = if scope.is_empty() {

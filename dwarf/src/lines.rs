@@ -602,8 +602,20 @@ impl DebugFile {
     /// Every location of `break NAME`: each out-of-line copy and each inlined copy, sorted by
     /// address.
     pub fn breakpoint_locations_for_name(&self, name: &str) -> Vec<LineMatch> {
-        let mut out: Vec<LineMatch> = self
-            .functions_named(name)
+        let mut funcs = self.functions_named(name);
+        if funcs.is_empty() {
+            // Fortran names are case-insensitive: compilers write them in lower case
+            // (gfortran, flang's procedures) or upper case (flang's main program).
+            for cand in [name.to_ascii_lowercase(), name.to_ascii_uppercase()] {
+                if cand != name {
+                    funcs.extend(self.functions_named(&cand).into_iter().filter(|f| {
+                        crate::scopes::unit_language(self, f.unit)
+                            == crate::format::Language::Fortran
+                    }));
+                }
+            }
+        }
+        let mut out: Vec<LineMatch> = funcs
             .iter()
             .filter_map(|f| self.breakpoint_location_for_function(f))
             .collect();

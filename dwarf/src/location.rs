@@ -18,7 +18,9 @@ use crate::dietypes::{self, read_die};
 use crate::error::{DwarfError, Result};
 use crate::loader::DebugFile;
 use crate::scopes::{self, VarKind, Variable};
-use crate::types::{Bound, DynamicBound, Type, TypeKind, TypeRef};
+use crate::types::{
+    Bound, BoundSpec, Dim, DynamicBound, Shape, ShapeStatus, Type, TypeKind, TypeRef,
+};
 use crate::value::{Lval, Value};
 
 /// What location evaluation needs from one frame of a live (or dumped) program.
@@ -74,6 +76,12 @@ pub fn variable_value_parts(
         value,
         optimized_out_bits: Vec::new(),
     };
+    if matches!(
+        var.ty.strip().kind,
+        TypeKind::DynArray(_) | TypeKind::DynString { .. }
+    ) {
+        return object_value(file, var, frame).map(whole);
+    }
     let ty = resolve_type(file, &var.ty, var, frame)?;
     let size = ty.byte_size();
     let Some(loc) = &var.location else {
@@ -268,6 +276,8 @@ struct Evaluator<'a> {
     frame_base: Option<&'a AttributeValue<R>>,
     /// Nesting of frame-base / entry-value evaluations (guards against loops in bad DWARF).
     depth: u32,
+    /// What `DW_OP_push_object_address` pushes (the object whose array property is asked).
+    object_address: Option<u64>,
 }
 
 const MAX_EVAL_DEPTH: u32 = 8;
@@ -285,6 +295,7 @@ impl<'a> Evaluator<'a> {
             frame,
             frame_base: var.frame_base.as_ref(),
             depth: 0,
+            object_address: None,
         }
     }
 
@@ -308,6 +319,9 @@ impl<'a> Evaluator<'a> {
         let mut eval = gimli::Evaluation::new(bytes, enc);
         if let Some(v) = push {
             eval.set_initial_value(v);
+        }
+        if let Some(o) = self.object_address {
+            eval.set_object_address(o);
         }
         let frame = self.frame;
         let unit = self.file.unit(self.unit)?;
@@ -463,6 +477,7 @@ impl<'a> Evaluator<'a> {
                 frame: caller,
                 frame_base: site.frame_base.as_ref(),
                 depth: self.depth + 1,
+                object_address: None,
             };
             let pieces = sub.run(val.0, None)?;
             return match pieces.first().map(|p| &p.location) {
@@ -650,4 +665,211 @@ fn dynamic_count(
     };
     let n = if is_count { v } else { v.saturating_add(1) };
     Ok(n.max(0) as u64)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arrays whose shape is a property of the object (Fortran descriptors)
+// ---------------------------------------------------------------------------------------------
+
+/// The address of `var`'s object (its location must be in memory).
+fn object_address(file: &Arc<DebugFile>, var: &Variable, frame: &dyn FrameContext) -> Result<u64> {
+    let Some(loc) = &var.location else {
+        return Err(DwarfError::OptimizedOut);
+    };
+    let Some(expr) = expression_at(file, var.unit, loc, frame)? else {
+        return Err(DwarfError::OptimizedOut);
+    };
+    let ev = Evaluator::for_variable(file, var, frame);
+    let pieces = ev.run(expr.0, None)?;
+    match pieces.as_slice() {
+        [
+            Piece {
+                location: Location::Address { address },
+                ..
+            },
+        ] => Ok(*address),
+        _ => Err(DwarfError::Malformed(
+            "array descriptor not in memory".into(),
+        )),
+    }
+}
+
+/// A variable whose type is a [`TypeKind::DynArray`] or [`TypeKind::DynString`]: its shape
+/// resolved from its object, the value lazy (no bytes) at the first element's address.
+fn object_value(file: &Arc<DebugFile>, var: &Variable, frame: &dyn FrameContext) -> Result<Value> {
+    let addr = match object_address(file, var, frame) {
+        Ok(a) => a,
+        Err(DwarfError::OptimizedOut) => return Ok(Value::optimized_out(var.ty.clone())),
+        Err(e) => return Err(e),
+    };
+    let (ty, data) = resolve_object(file, &var.ty, var, frame, addr)?;
+    let mut v = Value::new(ty, Vec::new(), Lval::Memory(data));
+    // Strings are short: read them now.
+    if let TypeKind::Array { .. } = &v.ty.kind {
+        let size = v.ty.byte_size().min(65536);
+        let mut buf = vec![0u8; size as usize];
+        frame.read_memory(data, &mut buf)?;
+        v.bytes = buf;
+    }
+    Ok(v)
+}
+
+/// Resolve `ty` (a [`TypeKind::DynArray`] or [`TypeKind::DynString`], else returned as it
+/// is) for the object at `object`, in the scope of `var` (whose frame base and unit the
+/// DWARF expressions use): the resolved type and the address of its first element.
+pub fn resolve_object(
+    file: &Arc<DebugFile>,
+    ty: &TypeRef,
+    var: &Variable,
+    frame: &dyn FrameContext,
+    object: u64,
+) -> Result<(TypeRef, u64)> {
+    let st = ty.strip();
+    match &st.kind {
+        TypeKind::DynString { element, length } => {
+            let n = eval_spec(file, var, frame, length, object)?.max(0) as u64;
+            let n = n.min(1 << 20);
+            Ok((Type::array_of(element.clone(), n), object))
+        }
+        TypeKind::DynArray(spec) => {
+            let status = |s: &Option<BoundSpec>| -> Result<bool> {
+                Ok(match s {
+                    Some(s) => eval_spec(file, var, frame, s, object)? != 0,
+                    None => true,
+                })
+            };
+            let shaped = |dims: Vec<Dim>, status: ShapeStatus| {
+                Type::new(
+                    None,
+                    0,
+                    TypeKind::Shaped(Box::new(Shape {
+                        element: spec.element.clone(),
+                        dims,
+                        status,
+                        spec: Some(ty.clone()),
+                    })),
+                )
+            };
+            let unresolved = |status| {
+                let dims = spec
+                    .dims
+                    .iter()
+                    .map(|_| Dim {
+                        lower: 0,
+                        count: 0,
+                        stride: 0,
+                    })
+                    .collect();
+                shaped(dims, status)
+            };
+            if !status(&spec.allocated)? {
+                return Ok((unresolved(ShapeStatus::NotAllocated), object));
+            }
+            if !status(&spec.associated)? {
+                return Ok((unresolved(ShapeStatus::NotAssociated), object));
+            }
+            let data = match &spec.data_location {
+                Some(s) => eval_spec(file, var, frame, s, object)? as u64,
+                None => object,
+            };
+            // The element itself may be dynamic (a string of run-time length).
+            let element = match &spec.element.strip().kind {
+                TypeKind::DynString { .. } => {
+                    resolve_object(file, &spec.element, var, frame, data)?.0
+                }
+                _ => spec.element.clone(),
+            };
+            let esize = element.byte_size() as i64;
+            let mut dims = Vec::with_capacity(spec.dims.len());
+            let mut next_stride = esize;
+            let order: Vec<usize> = if spec.column_major {
+                (0..spec.dims.len()).collect()
+            } else {
+                (0..spec.dims.len()).rev().collect()
+            };
+            let mut tmp = vec![
+                Dim {
+                    lower: 0,
+                    count: 0,
+                    stride: 0
+                };
+                spec.dims.len()
+            ];
+            for i in order {
+                let d = &spec.dims[i];
+                let lower = match &d.lower {
+                    Some(s) => eval_spec(file, var, frame, s, object)?,
+                    None => spec.default_lower,
+                };
+                let count = match (&d.count, &d.upper) {
+                    (Some(c), _) => eval_spec(file, var, frame, c, object)?,
+                    (None, Some(u)) => eval_spec(file, var, frame, u, object)?
+                        .saturating_sub(lower)
+                        .saturating_add(1),
+                    (None, None) => 0,
+                };
+                let count = count.max(0) as u64;
+                let stride = match &d.byte_stride {
+                    Some(s) => eval_spec(file, var, frame, s, object)?,
+                    None => next_stride,
+                };
+                next_stride = stride.saturating_mul(count as i64);
+                tmp[i] = Dim {
+                    lower,
+                    count,
+                    stride,
+                };
+            }
+            dims.extend(tmp);
+            let t = Type::new(
+                None,
+                0,
+                TypeKind::Shaped(Box::new(Shape {
+                    element,
+                    dims,
+                    status: ShapeStatus::Ok,
+                    spec: Some(ty.clone()),
+                })),
+            );
+            Ok((t, data))
+        }
+        _ => Ok((ty.clone(), object)),
+    }
+}
+
+/// The value of one array property for the object at `object`.
+fn eval_spec(
+    file: &Arc<DebugFile>,
+    var: &Variable,
+    frame: &dyn FrameContext,
+    spec: &BoundSpec,
+    object: u64,
+) -> Result<i64> {
+    match spec {
+        BoundSpec::Const(n) => Ok(*n),
+        BoundSpec::Variable(die) => {
+            let bd = read_die(file, *die)?;
+            let bv = scopes::make_variable(file, &bd, VarKind::Local, var.frame_base)
+                .ok_or_else(|| DwarfError::Malformed("bad array bound variable".into()))?;
+            let val = variable_value(file, &bv, frame)?;
+            if val.optimized_out {
+                return Err(DwarfError::OptimizedOut);
+            }
+            Ok(val.as_i64())
+        }
+        BoundSpec::Expr { expr, .. } => {
+            let mut ev = Evaluator::for_variable(file, var, frame);
+            ev.object_address = Some(object);
+            let pieces = ev.run(gimli::EndianSlice::new(expr, file.endian), None)?;
+            let v = match pieces.first().map(|p| &p.location) {
+                Some(Location::Address { address }) => *address,
+                Some(Location::Value { value }) => gimli_value_u64(*value),
+                Some(Location::Register { register }) => {
+                    frame.reg(register.0).ok_or(DwarfError::OptimizedOut)?
+                }
+                _ => return Err(DwarfError::OptimizedOut),
+            };
+            Ok(v as i64)
+        }
+    }
 }

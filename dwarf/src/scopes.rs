@@ -239,9 +239,10 @@ fn collect_functions(file: &DebugFile, dies: &[Die], out: &mut Vec<FuncEntry>) {
                 let Some(die) = d.die_ref(file) else { continue };
                 out.push(FuncEntry { die, ranges });
             }
-            dw::DW_TAG_namespace | dw::DW_TAG_structure_type | dw::DW_TAG_class_type => {
-                collect_functions(file, &d.children, out)
-            }
+            dw::DW_TAG_namespace
+            | dw::DW_TAG_module
+            | dw::DW_TAG_structure_type
+            | dw::DW_TAG_class_type => collect_functions(file, &d.children, out),
             _ => {}
         }
     }
@@ -778,4 +779,21 @@ pub fn unit_is_c(file: &DebugFile, ui: usize) -> bool {
             .map(|l| gimli::DwLang(l as u16)),
         Some(dw::DW_LANG_C89 | dw::DW_LANG_C | dw::DW_LANG_C99 | dw::DW_LANG_C11 | dw::DW_LANG_C17)
     )
+}
+
+/// The language of unit `ui` (its `DW_AT_language`), as printing and parsing choose it.
+pub fn unit_language(file: &DebugFile, ui: usize) -> crate::format::Language {
+    let Ok(root) = read_tree_at(file, ui, None, 0) else {
+        return crate::format::Language::C;
+    };
+    match root.udata(dw::DW_AT_language) {
+        Some(l) => crate::format::Language::from_dw_lang(gimli::DwLang(l as u16)),
+        None => crate::format::Language::C,
+    }
+}
+
+/// Whether `f` is a program's main subprogram (`DW_AT_main_subprogram`: a Fortran `program`),
+/// where gdb's backtrace stops as it does at C's `main`.
+pub fn is_main_subprogram(file: &Arc<DebugFile>, f: &Function) -> bool {
+    dietypes::read_die(file, f.die).is_ok_and(|d| d.flag(dw::DW_AT_main_subprogram))
 }

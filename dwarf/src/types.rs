@@ -209,8 +209,189 @@ pub enum TypeKind {
         /// Has a prototype (`int f(void)` vs K&R `int f()`).
         prototyped: bool,
     },
+    /// An array whose shape or data address are properties of the object, as DWARF describes
+    /// Fortran arrays (`DW_AT_data_location`, `DW_AT_allocated`/`DW_AT_associated`, bounds and
+    /// strides as expressions of the object's address) or arrays with lower bounds that are
+    /// not the language default. Dimensions are in source order; `column_major` tells how
+    /// they are laid out. [`crate::location::resolve_type`] turns it into
+    /// [`TypeKind::Shaped`] for one object.
+    DynArray(Box<ArraySpec>),
+    /// An array of one object with its shape known: what printing and indexing see. The
+    /// value's `lval` is the address of element `(lower, lower, …)`.
+    Shaped(Box<Shape>),
+    /// A character string whose length is known only at run time (DWARF
+    /// `DW_TAG_string_type` with `DW_AT_string_length`); resolved into an array of
+    /// characters.
+    DynString {
+        element: TypeRef,
+        length: BoundSpec,
+    },
     /// A type that could not be read; the string says why (printed as `<error: …>`).
     Error(String),
+}
+
+/// A DWARF array property: a constant, an expression (evaluated with the object's address
+/// pushed, for `DW_OP_push_object_address`), or a variable holding it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BoundSpec {
+    Const(i64),
+    Expr {
+        expr: Vec<u8>,
+        encoding: EncodingInfo,
+    },
+    Variable(DieRef),
+}
+
+/// One dimension of a [`TypeKind::DynArray`] as DWARF gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DimSpec {
+    /// `None`: the language's default lower bound.
+    pub lower: Option<BoundSpec>,
+    pub upper: Option<BoundSpec>,
+    pub count: Option<BoundSpec>,
+    /// `DW_AT_byte_stride` (or `DW_AT_bit_stride` / 8).
+    pub byte_stride: Option<BoundSpec>,
+}
+
+/// A [`TypeKind::DynArray`]: element, dimensions and the object's properties.
+#[derive(Debug)]
+pub struct ArraySpec {
+    pub element: TypeRef,
+    pub dims: Vec<DimSpec>,
+    pub default_lower: i64,
+    pub column_major: bool,
+    pub data_location: Option<BoundSpec>,
+    pub allocated: Option<BoundSpec>,
+    pub associated: Option<BoundSpec>,
+}
+
+impl ArraySpec {
+    /// The shape when every property is a constant (a Fortran array with explicit constant
+    /// bounds, also as a component of a derived type): no object needed.
+    pub fn constant_shape(&self) -> Option<Shape> {
+        if self.data_location.is_some() || self.allocated.is_some() || self.associated.is_some() {
+            return None;
+        }
+        let c = |s: &Option<BoundSpec>| match s {
+            Some(BoundSpec::Const(n)) => Some(Some(*n)),
+            None => Some(None),
+            _ => None,
+        };
+        let mut dims = vec![
+            Dim {
+                lower: 0,
+                count: 0,
+                stride: 0
+            };
+            self.dims.len()
+        ];
+        let mut stride = self.element.byte_size() as i64;
+        let order: Vec<usize> = if self.column_major {
+            (0..self.dims.len()).collect()
+        } else {
+            (0..self.dims.len()).rev().collect()
+        };
+        for i in order {
+            let d = &self.dims[i];
+            let lower = c(&d.lower)?.unwrap_or(self.default_lower);
+            let count = match (c(&d.count)?, c(&d.upper)?) {
+                (Some(n), _) => n,
+                (None, Some(u)) => u - lower + 1,
+                (None, None) => return None,
+            }
+            .max(0) as u64;
+            let s = c(&d.byte_stride)?.unwrap_or(stride);
+            dims[i] = Dim {
+                lower,
+                count,
+                stride: s,
+            };
+            stride = s.saturating_mul(count as i64);
+        }
+        Some(Shape {
+            element: self.element.clone(),
+            dims,
+            status: ShapeStatus::Ok,
+            spec: None,
+        })
+    }
+}
+
+/// Whether a [`Shape`] designates elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeStatus {
+    Ok,
+    NotAllocated,
+    NotAssociated,
+}
+
+/// One dimension of a resolved array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dim {
+    pub lower: i64,
+    pub count: u64,
+    /// Distance in bytes between consecutive elements of this dimension (may be negative).
+    pub stride: i64,
+}
+
+impl Dim {
+    /// The upper bound.
+    pub fn upper(&self) -> i64 {
+        self.lower
+            .saturating_add(self.count as i64)
+            .saturating_sub(1)
+    }
+}
+
+/// A resolved array (see [`TypeKind::Shaped`]). Dimensions in source order.
+#[derive(Debug)]
+pub struct Shape {
+    pub element: TypeRef,
+    pub dims: Vec<Dim>,
+    pub status: ShapeStatus,
+    /// What the array was before resolution (for `ptype` of allocatable/pointer arrays).
+    pub spec: Option<TypeRef>,
+}
+
+impl Shape {
+    /// Number of elements.
+    pub fn len(&self) -> u64 {
+        self.dims
+            .iter()
+            .fold(1u64, |a, d| a.saturating_mul(d.count))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Byte offset of the element at `index` (one subscript per dimension, in source order)
+    /// from the first element; `None` when a subscript is out of bounds.
+    pub fn offset_of(&self, index: &[i64]) -> Option<i64> {
+        if index.len() != self.dims.len() {
+            return None;
+        }
+        let mut off = 0i64;
+        for (i, d) in index.iter().zip(&self.dims) {
+            if *i < d.lower || *i > d.upper() {
+                return None;
+            }
+            off = off.checked_add((i - d.lower).checked_mul(d.stride)?)?;
+        }
+        Some(off)
+    }
+
+    /// Whether the elements are adjacent in memory, first dimension fastest.
+    pub fn is_contiguous(&self) -> bool {
+        let mut want = self.element.byte_size() as i64;
+        for d in &self.dims {
+            if d.count > 1 && d.stride != want {
+                return false;
+            }
+            want = want.saturating_mul(d.count as i64);
+        }
+        true
+    }
 }
 
 /// A type: its name (where it has one), its size in bytes and what it is.

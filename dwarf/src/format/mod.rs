@@ -225,6 +225,9 @@ impl<'a> Printer<'a> {
             TypeKind::Function { .. }
                 | TypeKind::Void
                 | TypeKind::Error(_)
+                | TypeKind::DynArray(_)
+                | TypeKind::Shaped(_)
+                | TypeKind::DynString { .. }
                 | TypeKind::Array { .. }
                 | TypeKind::Aggregate { .. }
         );
@@ -236,6 +239,10 @@ impl<'a> Printer<'a> {
         match &st.kind {
             TypeKind::Void => out.push_str("void"),
             TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
+            // Fortran arrays and strings are printed by `cohort-fortran`.
+            TypeKind::DynArray(_) | TypeKind::Shaped(_) | TypeKind::DynString { .. } => {
+                out.push_str("<error: a Fortran array outside a Fortran frame>")
+            }
             TypeKind::Base(enc) => self.base(out, *enc, &st, bytes),
             TypeKind::Enum {
                 enumerators,

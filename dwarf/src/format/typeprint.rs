@@ -125,7 +125,7 @@ fn modifiers(out: &mut String, q: Quals, pre_space: bool, post_space: bool, lang
     let mut did = false;
     let restrict = match lang {
         Language::C => "restrict",
-        Language::Cplus => "__restrict__",
+        Language::Cplus | Language::Fortran => "__restrict__",
     };
     for (on, word) in [(q.c, "const"), (q.v, "volatile"), (q.r, restrict)] {
         if on {
@@ -529,6 +529,37 @@ pub enum Language {
     C,
     /// C++: `S`, `E` rather than `struct S`, `enum E`; `__restrict__`; `f(void)` always.
     Cplus,
+    /// Fortran: values and types are printed by the `cohort-fortran` crate; here (C syntax
+    /// helpers) it reads as C++ (no `struct` keyword).
+    Fortran,
+}
+
+impl Language {
+    /// The language of a unit from its `DW_AT_language`.
+    pub fn from_dw_lang(lang: gimli::DwLang) -> Language {
+        use gimli::constants as dw;
+        match lang {
+            dw::DW_LANG_C_plus_plus
+            | dw::DW_LANG_C_plus_plus_03
+            | dw::DW_LANG_C_plus_plus_11
+            | dw::DW_LANG_C_plus_plus_14 => Language::Cplus,
+            dw::DW_LANG_Fortran77
+            | dw::DW_LANG_Fortran90
+            | dw::DW_LANG_Fortran95
+            | dw::DW_LANG_Fortran03
+            | dw::DW_LANG_Fortran08 => Language::Fortran,
+            _ => Language::C,
+        }
+    }
+
+    /// gdb's name for the language (`show language`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::C => "c",
+            Language::Cplus => "c++",
+            Language::Fortran => "fortran",
+        }
+    }
 }
 
 /// `whatis`: the type's name as C spells it.

@@ -1,0 +1,946 @@
+//! Evaluation of Fortran expressions ([`crate::parse`]) against a frame
+//! ([`EvalContext`]): names (case-insensitive, `mod::name`), components (also over arrays of
+//! derived type: `swarm%id` is the array of the `id`s), elements and sections with any lower
+//! bounds, scalar arithmetic and logic, assignment, and the intrinsics of [`INTRINSICS`].
+//!
+//! Arrays are values whose type is [`TypeKind::Shaped`] and whose `lval` is the address of
+//! their first element (or, for computed arrays such as `lbound(a)`, whose bytes hold the
+//! elements): a section or a component over an array is a new shape over the same memory.
+
+use cohort_dwarf::context::EvalContext;
+use cohort_dwarf::error::{DwarfError, Result};
+use cohort_dwarf::types::{Dim, Encoding, Shape, ShapeStatus, Type, TypeKind, TypeRef};
+use cohort_dwarf::value::{Lval, Value};
+
+use crate::parse::{Arg, BinOp, Expr, UnOp, parse};
+
+/// Parse and evaluate `text` in `ctx` (with side effects: `a(2) = 5` writes).
+pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
+    let e = parse(text)?;
+    evaluate_expr(&e, ctx)
+}
+
+/// Evaluate a parsed expression.
+pub fn evaluate_expr(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
+    Ev { ctx }.eval(e)
+}
+
+/// Whether a condition's value holds (a nonzero logical, integer or real).
+pub fn is_truthy(v: &Value) -> Result<bool> {
+    match num(v)? {
+        Num::Int(i) => Ok(i != 0),
+        Num::Real(f) => Ok(f != 0.0),
+        Num::Complex(r, i) => Ok(r != 0.0 || i != 0.0),
+    }
+}
+
+/// An intrinsic: its name and how it is evaluated from its unevaluated arguments.
+pub type Intrinsic = fn(&Ev<'_>, &[Arg]) -> Result<Value>;
+
+/// The intrinsics known to expressions. To add one, write a function of type [`Intrinsic`]
+/// and list it here (names in lower case; calls match case-insensitively, and take
+/// precedence over variables of the same name, as in gdb's Fortran parser).
+pub const INTRINSICS: &[(&str, Intrinsic)] = &[
+    ("size", intr_size),
+    ("lbound", intr_lbound),
+    ("ubound", intr_ubound),
+    ("shape", intr_shape),
+    ("rank", intr_rank),
+    ("allocated", intr_allocated),
+    ("associated", intr_associated),
+    ("abs", intr_abs),
+    ("mod", intr_mod),
+    ("kind", intr_kind),
+    ("cmplx", intr_cmplx),
+    ("loc", intr_loc),
+    ("len", intr_len),
+    ("aimag", intr_aimag),
+    ("imag", intr_aimag),
+    ("real", intr_real),
+];
+
+/// The evaluator: a context and the rules.
+pub struct Ev<'a> {
+    pub ctx: &'a dyn EvalContext,
+}
+
+/// A scalar as arithmetic sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Num {
+    Int(i128),
+    Real(f64),
+    Complex(f64, f64),
+}
+
+fn user(msg: impl Into<String>) -> DwarfError {
+    DwarfError::user(msg)
+}
+
+/// `integer(kind=N)` for N bytes.
+pub fn integer_type(size: u64) -> TypeRef {
+    Type::base(&format!("integer(kind={size})"), size, Encoding::Signed)
+}
+
+/// `logical(kind=4)`.
+pub fn logical_type() -> TypeRef {
+    Type::base("logical(kind=4)", 4, Encoding::Boolean)
+}
+
+/// gdb's Fortran builtin types, as its intrinsics type their results (`whatis size(a)` →
+/// `integer*4`, `whatis allocated(a)` → `logical*4`, `whatis kind(x)` → `int`).
+fn builtin(name: &str, size: u64, enc: Encoding) -> TypeRef {
+    Type::base(name, size, enc)
+}
+
+fn builtin_int(v: i128, name: &str, size: u64) -> Value {
+    let b = v.to_le_bytes()[..size as usize].to_vec();
+    Value::new(builtin(name, size, Encoding::Signed), b, Lval::None)
+}
+
+fn builtin_bool(b: bool) -> Value {
+    Value::new(
+        builtin("logical*4", 4, Encoding::Boolean),
+        (b as u32).to_le_bytes().to_vec(),
+        Lval::None,
+    )
+}
+
+fn real_type(size: u64) -> TypeRef {
+    Type::base(&format!("real(kind={size})"), size, Encoding::Float)
+}
+
+fn int_value(v: i128, size: u64) -> Value {
+    let b = v.to_le_bytes()[..size as usize].to_vec();
+    Value::new(integer_type(size), b, Lval::None)
+}
+
+fn bool_value(b: bool) -> Value {
+    Value::new(
+        logical_type(),
+        (b as u32).to_le_bytes().to_vec(),
+        Lval::None,
+    )
+}
+
+/// A computed one-dimensional array of `integer*4` (`lbound(a)`, `shape(a)`).
+fn int_array(vals: &[i64]) -> Value {
+    let elem = builtin("integer*4", 4, Encoding::Signed);
+    let bytes: Vec<u8> = vals
+        .iter()
+        .flat_map(|v| (*v as i32).to_le_bytes())
+        .collect();
+    let ty = Type::new(
+        None,
+        bytes.len() as u64,
+        TypeKind::Shaped(Box::new(Shape {
+            element: elem,
+            dims: vec![Dim {
+                lower: 1,
+                count: vals.len() as u64,
+                stride: 4,
+            }],
+            status: ShapeStatus::Ok,
+            spec: None,
+        })),
+    );
+    Value::new(ty, bytes, Lval::None)
+}
+
+/// The shape of an array value (a resolved one, or a constant-bound array component).
+pub fn shape_of(ty: &TypeRef) -> Option<Shape> {
+    let st = ty.strip();
+    match &st.kind {
+        TypeKind::Shaped(s) => Some(Shape {
+            element: s.element.clone(),
+            dims: s.dims.clone(),
+            status: s.status,
+            spec: s.spec.clone(),
+        }),
+        TypeKind::DynArray(spec) => spec.constant_shape(),
+        _ => None,
+    }
+}
+
+fn shaped_type(shape: Shape) -> TypeRef {
+    Type::new(None, 0, TypeKind::Shaped(Box::new(shape)))
+}
+
+/// The scalar in `v`.
+fn num(v: &Value) -> Result<Num> {
+    if v.optimized_out {
+        return Err(user("value has been optimized out"));
+    }
+    let st = v.ty.strip();
+    let size = st.byte_size() as usize;
+    let b = v
+        .bytes
+        .get(..size)
+        .ok_or_else(|| user("value is not available"))?;
+    match &st.kind {
+        TypeKind::Base(Encoding::Float) => match size {
+            4 => Ok(Num::Real(
+                f32::from_le_bytes(b.try_into().map_err(|_| user("bad real"))?) as f64,
+            )),
+            8 => Ok(Num::Real(f64::from_le_bytes(
+                b.try_into().map_err(|_| user("bad real"))?,
+            ))),
+            _ => Err(user(format!(
+                "real of {size} bytes not supported in expressions"
+            ))),
+        },
+        TypeKind::Base(Encoding::ComplexFloat) => {
+            let h = size / 2;
+            let re = num(&Value::new(
+                real_type(h as u64),
+                b[..h].to_vec(),
+                Lval::None,
+            ))?;
+            let im = num(&Value::new(
+                real_type(h as u64),
+                b[h..].to_vec(),
+                Lval::None,
+            ))?;
+            match (re, im) {
+                (Num::Real(r), Num::Real(i)) => Ok(Num::Complex(r, i)),
+                _ => Err(user("bad complex")),
+            }
+        }
+        TypeKind::Base(Encoding::Boolean | Encoding::Unsigned | Encoding::UnsignedChar)
+        | TypeKind::Pointer(_) => {
+            let mut a = [0u8; 16];
+            a[..size.min(16)].copy_from_slice(&b[..size.min(16)]);
+            Ok(Num::Int(u128::from_le_bytes(a) as i128))
+        }
+        TypeKind::Base(_) | TypeKind::Enum { .. } => {
+            let mut a = [0u8; 16];
+            a[..size.min(16)].copy_from_slice(&b[..size.min(16)]);
+            let shift = 128 - 8 * size.min(16) as u32;
+            Ok(Num::Int(
+                ((u128::from_le_bytes(a) as i128) << shift) >> shift,
+            ))
+        }
+        _ => Err(user(
+            "Argument to arithmetic operation not a number or boolean.",
+        )),
+    }
+}
+
+impl Ev<'_> {
+    fn eval(&self, e: &Expr) -> Result<Value> {
+        match e {
+            Expr::Int(v) => Ok(if i32::try_from(*v).is_ok() {
+                int_value(*v, 4)
+            } else {
+                int_value(*v, 8)
+            }),
+            Expr::Real { value, double } => Ok(if *double {
+                Value::new(real_type(8), value.to_le_bytes().to_vec(), Lval::None)
+            } else {
+                Value::new(
+                    real_type(4),
+                    (*value as f32).to_le_bytes().to_vec(),
+                    Lval::None,
+                )
+            }),
+            Expr::Logical(b) => Ok(bool_value(*b)),
+            Expr::Complex(re, im) => {
+                let (r, i) = (num(&self.eval(re)?)?, num(&self.eval(im)?)?);
+                let f = |n: Num| match n {
+                    Num::Int(i) => i as f64,
+                    Num::Real(f) => f,
+                    Num::Complex(r, _) => r,
+                };
+                let mut b = (f(r) as f32).to_le_bytes().to_vec();
+                b.extend((f(i) as f32).to_le_bytes());
+                Ok(Value::new(
+                    Type::base("complex(kind=4)", 8, Encoding::ComplexFloat),
+                    b,
+                    Lval::None,
+                ))
+            }
+            Expr::Str(s) => {
+                let elem = Type::base("character(kind=1)", 1, Encoding::UnsignedChar);
+                let ty = Type::array_of(elem, s.len() as u64);
+                Ok(Value::new(ty, s.as_bytes().to_vec(), Lval::None))
+            }
+            Expr::Name(n) => self.name(n),
+            Expr::Component(base, name) => {
+                let b = self.eval(base)?;
+                self.component(b, name)
+            }
+            Expr::Call(f, args) => {
+                if let Expr::Name(n) = &**f {
+                    let lower = n.to_ascii_lowercase();
+                    if let Some((_, intr)) = INTRINSICS.iter().find(|(k, _)| *k == lower) {
+                        return intr(self, args);
+                    }
+                }
+                let base = self.eval(f)?;
+                self.subscript(base, args)
+            }
+            Expr::Unary(op, x) => {
+                let v = self.eval(x)?;
+                let n = num(&v)?;
+                Ok(match (op, n) {
+                    (UnOp::Plus, _) => v,
+                    (UnOp::Neg, Num::Int(i)) => int_value(-i, v.ty.byte_size().max(4)),
+                    (UnOp::Neg, Num::Real(f)) => real_value(-f, v.ty.byte_size()),
+                    (UnOp::Neg, Num::Complex(..)) => {
+                        return Err(user("Argument to negate operation not a number."));
+                    }
+                    (UnOp::Not, n) => bool_value(!truth(n)),
+                })
+            }
+            Expr::Binary(op, l, r) => {
+                let (lv, rv) = (self.eval(l)?, self.eval(r)?);
+                binary(*op, &lv, &rv)
+            }
+            Expr::Assign(l, r) => {
+                let lv = self.eval(l)?;
+                let rv = self.eval(r)?;
+                self.assign(lv, rv)
+            }
+        }
+    }
+
+    /// A variable by name: as spelled, then in lower case (Fortran compilers lower-case
+    /// names), then in upper case (flang's program names).
+    fn name(&self, n: &str) -> Result<Value> {
+        let mut tried = Vec::new();
+        for cand in [
+            n.to_string(),
+            n.to_ascii_lowercase(),
+            n.to_ascii_uppercase(),
+        ] {
+            if tried.contains(&cand) {
+                continue;
+            }
+            if let Some(v) = self.ctx.lookup_variable(&cand)? {
+                return self.complete(v);
+            }
+            tried.push(cand);
+        }
+        Err(user(format!("No symbol \"{n}\" in current context.")))
+    }
+
+    /// Read a lazily made scalar or aggregate (an array stays lazy: printing reads it).
+    fn complete(&self, mut v: Value) -> Result<Value> {
+        if v.optimized_out || shape_of(&v.ty).is_some() {
+            return Ok(v);
+        }
+        let size = v.ty.byte_size();
+        if (v.bytes.len() as u64) < size
+            && let Lval::Memory(a) = v.lval
+        {
+            if size > 65536 {
+                return Err(user(format!(
+                    "value requires {size} bytes, which is more than max-value-size"
+                )));
+            }
+            let mut buf = vec![0u8; size as usize];
+            self.ctx.read_memory(a, &mut buf)?;
+            v.bytes = buf;
+        }
+        Ok(v)
+    }
+
+    /// `base%name`, also over an array of derived type.
+    fn component(&self, base: Value, name: &str) -> Result<Value> {
+        if let Some(shape) = shape_of(&base.ty) {
+            let (mty, off) = member(&shape.element, name)?;
+            let Lval::Memory(a) = base.lval else {
+                return Err(user("component of a computed array"));
+            };
+            return Ok(Value::new(
+                shaped_type(Shape {
+                    element: mty,
+                    dims: shape.dims,
+                    status: shape.status,
+                    spec: None,
+                }),
+                Vec::new(),
+                Lval::Memory(a.wrapping_add(off)),
+            ));
+        }
+        let (mty, off) = member(&base.ty, name)?;
+        let addr = base.address().map(|a| a.wrapping_add(off));
+        // An allocatable or pointer component: its shape from its descriptor.
+        if matches!(
+            mty.strip().kind,
+            TypeKind::DynArray(_) | TypeKind::DynString { .. }
+        ) && let Some(a) = addr
+        {
+            let (t, data) = self.ctx.resolve_object(&mty, a)?;
+            return self.complete(Value::new(t, Vec::new(), Lval::Memory(data)));
+        }
+        let size = mty.byte_size() as usize;
+        let bytes = base
+            .bytes
+            .get(off as usize..off as usize + size)
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        let v = Value::new(mty, bytes, addr.map_or(Lval::None, Lval::Memory));
+        self.complete(v)
+    }
+
+    /// `a(i, j)`, `a(1:5:2, :)`.
+    fn subscript(&self, base: Value, args: &[Arg]) -> Result<Value> {
+        let Some(shape) = shape_of(&base.ty) else {
+            return self.substring(base, args);
+        };
+        match shape.status {
+            ShapeStatus::NotAllocated => {
+                return Err(user("Cannot access an unallocated array"));
+            }
+            ShapeStatus::NotAssociated => {
+                return Err(user("Cannot access an unassociated array"));
+            }
+            ShapeStatus::Ok => {}
+        }
+        if args.len() != shape.dims.len() {
+            return Err(user("Wrong number of subscripts"));
+        }
+        let mut off = 0i64;
+        let mut dims = Vec::new();
+        for (a, d) in args.iter().zip(&shape.dims) {
+            match a {
+                Arg::Value(e) => {
+                    let i = self.int(e)?;
+                    if i < d.lower || i > d.upper() {
+                        return Err(user("no such vector element"));
+                    }
+                    off += (i - d.lower) * d.stride;
+                }
+                Arg::Range(lo, hi, step) => {
+                    let lo = match lo {
+                        Some(e) => self.int(e)?,
+                        None => d.lower,
+                    };
+                    let hi = match hi {
+                        Some(e) => self.int(e)?,
+                        None => d.upper(),
+                    };
+                    let step = match step {
+                        Some(e) => self.int(e)?,
+                        None => 1,
+                    };
+                    if step == 0 {
+                        return Err(user("Stride must not be 0"));
+                    }
+                    let count = if (step > 0 && hi < lo) || (step < 0 && hi > lo) {
+                        0
+                    } else {
+                        ((hi - lo) / step + 1) as u64
+                    };
+                    if count > 0 {
+                        let last = lo + (count as i64 - 1) * step;
+                        if lo < d.lower || lo > d.upper() || last < d.lower || last > d.upper() {
+                            return Err(user("array subscript out of bounds"));
+                        }
+                        off += (lo - d.lower) * d.stride;
+                    }
+                    dims.push(Dim {
+                        lower: 1,
+                        count,
+                        stride: d.stride * step,
+                    });
+                }
+            }
+        }
+        let esize = shape.element.byte_size() as usize;
+        if dims.is_empty() {
+            // One element.
+            let v = match base.lval {
+                Lval::Memory(a) => Value::new(
+                    shape.element.clone(),
+                    Vec::new(),
+                    Lval::Memory(a.wrapping_add(off as u64)),
+                ),
+                _ => Value::new(
+                    shape.element.clone(),
+                    base.bytes
+                        .get(off as usize..off as usize + esize)
+                        .map(<[u8]>::to_vec)
+                        .ok_or_else(|| user("no such vector element"))?,
+                    Lval::None,
+                ),
+            };
+            return self.complete(v);
+        }
+        let Lval::Memory(a) = base.lval else {
+            return Err(user("section of a computed array"));
+        };
+        Ok(Value::new(
+            shaped_type(Shape {
+                element: shape.element.clone(),
+                dims,
+                status: ShapeStatus::Ok,
+                spec: None,
+            }),
+            Vec::new(),
+            Lval::Memory(a.wrapping_add(off as u64)),
+        ))
+    }
+
+    /// `s(2:4)` of a character scalar.
+    fn substring(&self, base: Value, args: &[Arg]) -> Result<Value> {
+        let st = base.ty.strip();
+        let (TypeKind::Array { element, .. }, [Arg::Range(lo, hi, None)]) = (&st.kind, args) else {
+            return Err(user("Cannot perform substring on this type"));
+        };
+        let w = element.byte_size().max(1) as i64;
+        let len = st.byte_size() as i64 / w;
+        let lo = match lo {
+            Some(e) => self.int(e)?,
+            None => 1,
+        };
+        let hi = match hi {
+            Some(e) => self.int(e)?,
+            None => len,
+        };
+        if lo < 1 || hi > len {
+            return Err(user("substring out of bounds"));
+        }
+        let n = (hi - lo + 1).max(0);
+        let bytes = base
+            .bytes
+            .get(((lo - 1) * w) as usize..((lo - 1 + n) * w) as usize)
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        let lval = match base.lval {
+            Lval::Memory(a) => Lval::Memory(a.wrapping_add(((lo - 1) * w) as u64)),
+            _ => Lval::None,
+        };
+        Ok(Value::new(
+            Type::array_of(element.clone(), n as u64),
+            bytes,
+            lval,
+        ))
+    }
+
+    fn int(&self, e: &Expr) -> Result<i64> {
+        match num(&self.eval(e)?)? {
+            Num::Int(i) => Ok(i as i64),
+            _ => Err(user("array subscript must be of integer type")),
+        }
+    }
+
+    /// The array argument of an inquiry intrinsic.
+    fn array_arg(&self, name: &str, args: &[Arg]) -> Result<(Shape, Option<i64>)> {
+        let (a, dim) = match args {
+            [Arg::Value(a)] => (a, None),
+            [Arg::Value(a), Arg::Value(d)] => (a, Some(self.int(d)?)),
+            _ => {
+                return Err(user(format!(
+                    "Wrong number of arguments to {}",
+                    name.to_uppercase()
+                )));
+            }
+        };
+        let v = self.eval(a)?;
+        let shape = shape_of(&v.ty).ok_or_else(|| {
+            user(format!(
+                "{} can only be applied to arrays",
+                name.to_uppercase()
+            ))
+        })?;
+        if let Some(d) = dim
+            && (d < 1 || d as usize > shape.dims.len())
+        {
+            return Err(user(format!(
+                "{} dimension {d} out of range",
+                name.to_uppercase()
+            )));
+        }
+        Ok((shape, dim))
+    }
+
+    fn assign(&self, lv: Value, rv: Value) -> Result<Value> {
+        if matches!(lv.lval, Lval::None) {
+            return Err(user("Left operand of assignment is not an lvalue."));
+        }
+        let n = num(&rv)?;
+        let st = lv.ty.strip();
+        let size = st.byte_size();
+        let bytes = match &st.kind {
+            TypeKind::Base(Encoding::Float) => match (size, n) {
+                (4, n) => (as_f64(n) as f32).to_le_bytes().to_vec(),
+                (8, n) => as_f64(n).to_le_bytes().to_vec(),
+                _ => return Err(user("assignment to this real kind is not supported")),
+            },
+            TypeKind::Base(Encoding::ComplexFloat) => {
+                let (r, i) = match n {
+                    Num::Complex(r, i) => (r, i),
+                    n => (as_f64(n), 0.0),
+                };
+                if size == 8 {
+                    let mut b = (r as f32).to_le_bytes().to_vec();
+                    b.extend((i as f32).to_le_bytes());
+                    b
+                } else {
+                    let mut b = r.to_le_bytes().to_vec();
+                    b.extend(i.to_le_bytes());
+                    b
+                }
+            }
+            TypeKind::Base(Encoding::Boolean) => {
+                (truth(n) as u128).to_le_bytes()[..size as usize].to_vec()
+            }
+            TypeKind::Base(_) => {
+                let i = match n {
+                    Num::Int(i) => i,
+                    Num::Real(f) => f as i128,
+                    Num::Complex(r, _) => r as i128,
+                };
+                i.to_le_bytes()[..size as usize].to_vec()
+            }
+            _ => return Err(user("Invalid cast.")),
+        };
+        self.ctx.write(&lv.lval, &bytes)?;
+        Ok(Value::new(lv.ty.clone(), bytes, lv.lval))
+    }
+}
+
+fn as_f64(n: Num) -> f64 {
+    match n {
+        Num::Int(i) => i as f64,
+        Num::Real(f) => f,
+        Num::Complex(r, _) => r,
+    }
+}
+
+fn truth(n: Num) -> bool {
+    match n {
+        Num::Int(i) => i != 0,
+        Num::Real(f) => f != 0.0,
+        Num::Complex(r, i) => r != 0.0 || i != 0.0,
+    }
+}
+
+fn real_value(f: f64, size: u64) -> Value {
+    if size == 4 {
+        Value::new(real_type(4), (f as f32).to_le_bytes().to_vec(), Lval::None)
+    } else {
+        Value::new(real_type(8), f.to_le_bytes().to_vec(), Lval::None)
+    }
+}
+
+/// A component of a derived type by name (case-insensitive): its type and offset.
+fn member(ty: &TypeRef, name: &str) -> Result<(TypeRef, u64)> {
+    let st = ty.strip();
+    let TypeKind::Aggregate { members, .. } = &st.kind else {
+        return Err(user(
+            "Attempt to extract a component of a value that is not a structure.",
+        ));
+    };
+    for m in members {
+        if m.name
+            .as_deref()
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        {
+            return Ok((m.ty.get().clone(), m.offset));
+        }
+    }
+    // A component of a parent type (gfortran and flang nest the parent as a component
+    // named after the parent type, first in the extension).
+    for m in members {
+        let mt = m.ty.get();
+        if m.offset == 0
+            && matches!(mt.strip().kind, TypeKind::Aggregate { .. })
+            && (m.is_base || mt.strip().name.as_deref() == m.name.as_deref())
+            && let Ok((t, off)) = member(mt, name)
+        {
+            return Ok((t, off));
+        }
+    }
+    Err(user(format!("There is no member named {name}.")))
+}
+
+fn binary(op: BinOp, lv: &Value, rv: &Value) -> Result<Value> {
+    let (l, r) = (num(lv)?, num(rv)?);
+    let isize = lv.ty.byte_size().max(rv.ty.byte_size()).clamp(4, 8);
+    let rsize = {
+        let f = |v: &Value, n: Num| match n {
+            Num::Real(_) => v.ty.byte_size(),
+            _ => 0,
+        };
+        f(lv, l).max(f(rv, r)).max(4)
+    };
+    let cmp = |o: std::cmp::Ordering| -> bool {
+        use std::cmp::Ordering::*;
+        match op {
+            BinOp::Eq => o == Equal,
+            BinOp::Ne => o != Equal,
+            BinOp::Lt => o == Less,
+            BinOp::Le => o != Greater,
+            BinOp::Gt => o == Greater,
+            _ => o != Less,
+        }
+    };
+    match op {
+        BinOp::And => return Ok(bool_value(truth(l) && truth(r))),
+        BinOp::Or => return Ok(bool_value(truth(l) || truth(r))),
+        BinOp::Eqv => return Ok(bool_value(truth(l) == truth(r))),
+        BinOp::Neqv => return Ok(bool_value(truth(l) != truth(r))),
+        _ => {}
+    }
+    match (l, r) {
+        (Num::Int(a), Num::Int(b)) => match op {
+            BinOp::Add => Ok(int_value(a.wrapping_add(b), isize)),
+            BinOp::Sub => Ok(int_value(a.wrapping_sub(b), isize)),
+            BinOp::Mul => Ok(int_value(a.wrapping_mul(b), isize)),
+            BinOp::Div => {
+                if b == 0 {
+                    Err(user("Division by zero"))
+                } else {
+                    Ok(int_value(a / b, isize))
+                }
+            }
+            BinOp::Pow => {
+                let v = if b < 0 {
+                    match a {
+                        1 => 1,
+                        -1 => {
+                            if b % 2 == 0 {
+                                1
+                            } else {
+                                -1
+                            }
+                        }
+                        _ => 0,
+                    }
+                } else {
+                    a.wrapping_pow(u32::try_from(b).unwrap_or(u32::MAX))
+                };
+                Ok(int_value(v, isize))
+            }
+            _ => Ok(bool_value(cmp(a.cmp(&b)))),
+        },
+        (Num::Complex(..), _) | (_, Num::Complex(..)) => {
+            Err(user("complex arithmetic is not supported yet"))
+        }
+        (a, b) => {
+            let (a, b) = (as_f64(a), as_f64(b));
+            match op {
+                BinOp::Add => Ok(real_value(a + b, rsize)),
+                BinOp::Sub => Ok(real_value(a - b, rsize)),
+                BinOp::Mul => Ok(real_value(a * b, rsize)),
+                BinOp::Div => Ok(real_value(a / b, rsize)),
+                BinOp::Pow => Ok(real_value(a.powf(b), rsize)),
+                _ => Ok(bool_value(cmp(a
+                    .partial_cmp(&b)
+                    .unwrap_or(std::cmp::Ordering::Less)))),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Intrinsics
+// ---------------------------------------------------------------------------------------------
+
+fn intr_size(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let (s, dim) = ev.array_arg("size", args)?;
+    if s.status != ShapeStatus::Ok {
+        return Err(user("SIZE can only be applied to allocated arrays"));
+    }
+    let n = match dim {
+        Some(d) => s.dims[d as usize - 1].count,
+        None => s.len(),
+    };
+    Ok(builtin_int(n as i128, "integer*4", 4))
+}
+
+fn bounds(ev: &Ev<'_>, name: &str, args: &[Arg], upper: bool) -> Result<Value> {
+    let (s, dim) = ev.array_arg(name, args)?;
+    if s.status != ShapeStatus::Ok {
+        return Err(user(format!(
+            "{} can only be applied to allocated arrays",
+            name.to_uppercase()
+        )));
+    }
+    let b = |d: &Dim| if upper { d.upper() } else { d.lower };
+    match dim {
+        Some(d) => Ok(builtin_int(
+            b(&s.dims[d as usize - 1]) as i128,
+            "integer*4",
+            4,
+        )),
+        None => Ok(int_array(&s.dims.iter().map(b).collect::<Vec<_>>())),
+    }
+}
+
+fn intr_lbound(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    bounds(ev, "lbound", args, false)
+}
+
+fn intr_ubound(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    bounds(ev, "ubound", args, true)
+}
+
+fn intr_shape(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let (s, _) = ev.array_arg("shape", args)?;
+    Ok(int_array(
+        &s.dims.iter().map(|d| d.count as i64).collect::<Vec<_>>(),
+    ))
+}
+
+fn intr_rank(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let [Arg::Value(a)] = args else {
+        return Err(user("Wrong number of arguments to RANK"));
+    };
+    let v = ev.eval(a)?;
+    Ok(builtin_int(
+        shape_of(&v.ty).map_or(0, |s| s.dims.len()) as i128,
+        "integer*4",
+        4,
+    ))
+}
+
+fn status_of(ev: &Ev<'_>, name: &str, args: &[Arg]) -> Result<ShapeStatus> {
+    let [Arg::Value(a)] = args else {
+        return Err(user(format!(
+            "Wrong number of arguments to {}",
+            name.to_uppercase()
+        )));
+    };
+    let v = ev.eval(a)?;
+    shape_of(&v.ty).map(|s| s.status).ok_or_else(|| {
+        user(format!(
+            "{} can only be applied to arrays",
+            name.to_uppercase()
+        ))
+    })
+}
+
+fn intr_allocated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    Ok(builtin_bool(
+        status_of(ev, "allocated", args)? != ShapeStatus::NotAllocated,
+    ))
+}
+
+fn intr_associated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    Ok(builtin_bool(
+        status_of(ev, "associated", args)? != ShapeStatus::NotAssociated,
+    ))
+}
+
+fn intr_abs(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let [Arg::Value(a)] = args else {
+        return Err(user("Wrong number of arguments to ABS"));
+    };
+    let v = ev.eval(a)?;
+    match num(&v)? {
+        Num::Int(i) => Ok(builtin_int(i.abs(), "int", v.ty.byte_size().clamp(4, 8))),
+        Num::Real(f) => Ok(real_value(f.abs(), v.ty.byte_size())),
+        Num::Complex(..) => Err(user(format!(
+            "ABS of type {} not supported",
+            crate::typeprint::whatis(&v.ty)
+        ))),
+    }
+}
+
+fn intr_mod(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let [Arg::Value(a), Arg::Value(p)] = args else {
+        return Err(user("Wrong number of arguments to MOD"));
+    };
+    let (av, pv) = (ev.eval(a)?, ev.eval(p)?);
+    match (num(&av)?, num(&pv)?) {
+        (Num::Int(_), Num::Int(0)) => Err(user("Division by zero")),
+        (Num::Int(x), Num::Int(y)) => Ok(builtin_int(
+            x % y,
+            "int",
+            av.ty.byte_size().max(pv.ty.byte_size()).clamp(4, 8),
+        )),
+        (x, y) => Ok(real_value(
+            as_f64(x) % as_f64(y),
+            av.ty.byte_size().max(pv.ty.byte_size()),
+        )),
+    }
+}
+
+/// The single argument of an intrinsic, evaluated.
+fn one(ev: &Ev<'_>, name: &str, args: &[Arg]) -> Result<Value> {
+    match args {
+        [Arg::Value(a)] => ev.eval(a),
+        _ => Err(user(format!(
+            "Wrong number of arguments to {}",
+            name.to_uppercase()
+        ))),
+    }
+}
+
+/// `kind(x)`: the kind parameter (bytes; for complex, of each part). gdb types it `int`.
+fn intr_kind(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "kind", args)?;
+    let st = v.ty.strip();
+    let k = match &st.kind {
+        TypeKind::Base(Encoding::ComplexFloat) => st.size / 2,
+        TypeKind::Base(_) => st.size,
+        _ => {
+            return Err(user(format!(
+                "KIND of type {} not supported",
+                crate::typeprint::whatis(&v.ty)
+            )));
+        }
+    };
+    Ok(builtin_int(k as i128, "int", 4))
+}
+
+/// `cmplx(re[, im])`: `complex*4`.
+fn intr_cmplx(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let (re, im) = match args {
+        [Arg::Value(r)] => (num(&ev.eval(r)?)?, Num::Real(0.0)),
+        [Arg::Value(r), Arg::Value(i)] => (num(&ev.eval(r)?)?, num(&ev.eval(i)?)?),
+        _ => return Err(user("Wrong number of arguments to CMPLX")),
+    };
+    let mut b = (as_f64(re) as f32).to_le_bytes().to_vec();
+    b.extend((as_f64(im) as f32).to_le_bytes());
+    Ok(Value::new(
+        builtin("complex*4", 8, Encoding::ComplexFloat),
+        b,
+        Lval::None,
+    ))
+}
+
+/// `loc(x)`: the address of `x`, `integer*8`.
+fn intr_loc(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "loc", args)?;
+    match v.lval {
+        Lval::Memory(a) => Ok(builtin_int(a as i128, "integer*8", 8)),
+        _ => Err(user(
+            "Attempt to take address of value not located in memory.",
+        )),
+    }
+}
+
+/// `len(s)`: the length of a character value (gdb 13 does not know `len`).
+fn intr_len(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "len", args)?;
+    let st = v.ty.strip();
+    match &st.kind {
+        TypeKind::Array { element, .. } => {
+            let w = element.byte_size().max(1);
+            Ok(builtin_int((st.byte_size() / w) as i128, "integer*4", 4))
+        }
+        _ => Err(user("LEN can only be applied to character values")),
+    }
+}
+
+/// `aimag(z)` / `imag(z)`: the imaginary part (gdb 13 does not know them).
+fn intr_aimag(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "aimag", args)?;
+    match num(&v)? {
+        Num::Complex(_, i) => Ok(real_value(i, v.ty.byte_size() / 2)),
+        _ => Err(user("AIMAG can only be applied to complex values")),
+    }
+}
+
+/// `real(x)`: the real part of a complex, or `x` converted to `real(kind=4)`.
+fn intr_real(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let v = one(ev, "real", args)?;
+    match num(&v)? {
+        Num::Complex(r, _) => Ok(real_value(r, v.ty.byte_size() / 2)),
+        n => Ok(real_value(as_f64(n), 4)),
+    }
+}

@@ -1,0 +1,389 @@
+//! Values as gdb 13 prints them in Fortran (`f_language::value_print_inner`,
+//! `f77_print_array`, `generic_val_print_bool` with Fortran's decorations).
+//!
+//! Rules, each checked against gdb 13 on gfortran 12 and flang-22 binaries:
+//! - `logical(k)`: `.TRUE.` for 1, `.FALSE.` for 0, any other value as a number.
+//! - `complex(k)`: `(1,-2)` (no space), each half as gdb prints a real.
+//! - `character(len=N)` and character arrays: `'hi        '`.
+//! - derived types: `( n = 3, w = (0.5, 0.25) )`.
+//! - arrays: column major, one parenthesised group per dimension, groups of the outer
+//!   dimensions separated by a space: `((1, 2) (3, 4) (5, 6))`; runs of more than
+//!   `repeat_threshold` equal elements as `0 <repeats 11 times>`; after `print_elements`
+//!   elements `...`. Unallocated: `<not allocated>`, unassociated: `<not associated>`.
+//! - integers, reals, pointers: as the C printer (the same digits).
+
+use cohort_dwarf::context::Target;
+use cohort_dwarf::format::{FormatOptions, format_value as c_format};
+use cohort_dwarf::types::{BoundSpec, Encoding, Shape, ShapeStatus, TypeKind, TypeRef};
+use cohort_dwarf::value::{Lval, Value};
+
+/// Resolves an array whose shape is a property of its object (an allocatable or pointer
+/// component) for the object at an address: the resolved type and its data address (see
+/// `cohort_dwarf::context::EvalContext::resolve_object`).
+pub type Resolver<'a> = &'a dyn Fn(&TypeRef, u64) -> cohort_dwarf::Result<(TypeRef, u64)>;
+
+/// What follows `$N = ` for `v` in a Fortran frame (components whose shape needs their
+/// object print as `<error: …>`: see [`format_value_with`]).
+pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> String {
+    let none = |_: &TypeRef, _: u64| {
+        Err(cohort_dwarf::DwarfError::user(
+            "array bounds not known here",
+        ))
+    };
+    format_value_with(v, target, opts, &none)
+}
+
+/// [`format_value`], resolving allocatable and pointer components through `resolve`.
+pub fn format_value_with(
+    v: &Value,
+    target: &dyn Target,
+    opts: &FormatOptions,
+    resolve: Resolver<'_>,
+) -> String {
+    if v.optimized_out {
+        return "<optimized out>".into();
+    }
+    let p = Printer {
+        target,
+        opts,
+        resolve,
+        elements: std::cell::Cell::new(0),
+    };
+    let mut out = String::new();
+    p.value(&mut out, &v.ty, &v.bytes, v.address());
+    out
+}
+
+struct Printer<'a> {
+    target: &'a dyn Target,
+    opts: &'a FormatOptions,
+    resolve: Resolver<'a>,
+    /// Elements printed so far (for `print elements`).
+    elements: std::cell::Cell<usize>,
+}
+
+/// Whether `ty` is a one-byte (or `kind=4`) character type: arrays of it are strings.
+fn is_char(ty: &TypeRef) -> bool {
+    let st = ty.strip();
+    matches!(
+        st.kind,
+        TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar)
+    ) || st
+        .name
+        .as_deref()
+        .is_some_and(|n| n.starts_with("character"))
+}
+
+impl Printer<'_> {
+    /// `size` bytes at `off` of the object: from `bytes` when they hold them, else read at
+    /// `addr + off`.
+    fn fetch(&self, bytes: &[u8], addr: Option<u64>, off: i64, size: usize) -> Option<Vec<u8>> {
+        if off >= 0
+            && let Some(b) = bytes.get(off as usize..off as usize + size)
+        {
+            return Some(b.to_vec());
+        }
+        let a = addr?.wrapping_add(off as u64);
+        let mut buf = vec![0u8; size];
+        self.target.read_memory(a, &mut buf).ok()?;
+        Some(buf)
+    }
+
+    fn value(&self, out: &mut String, ty: &TypeRef, bytes: &[u8], addr: Option<u64>) {
+        let st = ty.strip();
+        let plain = self.opts.format.is_none();
+        match &st.kind {
+            TypeKind::Base(Encoding::Boolean) if plain => {
+                let Some(b) = self.fetch(bytes, addr, 0, st.size as usize) else {
+                    out.push_str("<unavailable>");
+                    return;
+                };
+                let mut n = [0u8; 8];
+                let k = b.len().min(8);
+                n[..k].copy_from_slice(&b[..k]);
+                match u64::from_le_bytes(n) {
+                    0 => out.push_str(".FALSE."),
+                    1 => out.push_str(".TRUE."),
+                    v => out.push_str(&v.to_string()),
+                }
+            }
+            TypeKind::Base(Encoding::ComplexFloat) if plain => {
+                let size = st.size as usize;
+                let Some(b) = self.fetch(bytes, addr, 0, size) else {
+                    out.push_str("<unavailable>");
+                    return;
+                };
+                // `complex(kind=16)` is two `real(kind=16)` (binary128).
+                let half_name = if size == 32 { "real(kind=16)" } else { "real" };
+                let half =
+                    cohort_dwarf::types::Type::base(half_name, (size / 2) as u64, Encoding::Float);
+                out.push('(');
+                self.scalar(out, &half, b[..size / 2].to_vec());
+                out.push(',');
+                self.scalar(out, &half, b[size / 2..].to_vec());
+                out.push(')');
+            }
+            TypeKind::Shaped(shape) => self.shaped(out, shape, bytes, addr),
+            TypeKind::DynArray(spec) => match (spec.constant_shape(), addr) {
+                (Some(shape), _) => self.shaped(out, &shape, bytes, addr),
+                (None, Some(a)) => match (self.resolve)(ty, a) {
+                    Ok((t, data)) => match &t.strip().kind {
+                        TypeKind::Shaped(shape) => self.shaped(out, shape, &[], Some(data)),
+                        _ => out.push_str("<error: array bounds not known here>"),
+                    },
+                    Err(e) => out.push_str(&format!("<error: {e}>")),
+                },
+                (None, None) => out.push_str("<error: array bounds not known here>"),
+            },
+            TypeKind::DynString { element, length } => match length {
+                BoundSpec::Const(n) => {
+                    let size = element.byte_size() as usize * (*n).max(0) as usize;
+                    match self.fetch(bytes, addr, 0, size) {
+                        Some(b) => self.string(out, &b, element.byte_size() as usize),
+                        None => out.push_str("<unavailable>"),
+                    }
+                }
+                _ => out.push_str("<error: string length not known here>"),
+            },
+            TypeKind::Array { element, .. } if is_char(element) && plain => {
+                let size = st.byte_size() as usize;
+                match self.fetch(bytes, addr, 0, size) {
+                    Some(b) => self.string(out, &b, element.byte_size().max(1) as usize),
+                    None => out.push_str("<unavailable>"),
+                }
+            }
+            TypeKind::Aggregate { members, .. } => {
+                out.push_str("( ");
+                let mut first = true;
+                for m in members.iter().filter(|m| !m.is_static) {
+                    if !first {
+                        out.push_str(", ");
+                    }
+                    first = false;
+                    out.push_str(m.name.as_deref().unwrap_or("?"));
+                    out.push_str(" = ");
+                    let mty = m.ty.get();
+                    let off = m.offset as usize;
+                    let sub = bytes.get(off..).unwrap_or(&[]);
+                    self.value(out, mty, sub, addr.map(|a| a + m.offset));
+                }
+                out.push_str(" )");
+            }
+            _ => {
+                let size = st.byte_size() as usize;
+                match self.fetch(bytes, addr, 0, size) {
+                    Some(b) => {
+                        let mut v =
+                            Value::new(c_type(ty), b, addr.map_or(Lval::None, Lval::Memory));
+                        v.optimized_out = false;
+                        let o = FormatOptions {
+                            type_prefix: false,
+                            ..self.opts.clone()
+                        };
+                        out.push_str(&c_format(&v, self.target, &o));
+                    }
+                    None => out.push_str("<unavailable>"),
+                }
+            }
+        }
+    }
+
+    fn scalar(&self, out: &mut String, ty: &TypeRef, bytes: Vec<u8>) {
+        let v = Value::new(c_type(ty), bytes, Lval::None);
+        let o = FormatOptions {
+            type_prefix: false,
+            ..self.opts.clone()
+        };
+        out.push_str(&c_format(&v, self.target, &o));
+    }
+
+    /// `'text'` with gdb's repeats for long runs.
+    fn string(&self, out: &mut String, b: &[u8], width: usize) {
+        let chars: Vec<u32> = b
+            .chunks(width.max(1))
+            .map(|c| {
+                let mut n = [0u8; 4];
+                let k = c.len().min(4);
+                n[..k].copy_from_slice(&c[..k]);
+                u32::from_le_bytes(n)
+            })
+            .collect();
+        let limit = self.opts.print_elements;
+        let mut i = 0;
+        let mut in_quote = false;
+        let mut any = false;
+        while i < chars.len() && i < limit {
+            let c = chars[i];
+            let mut run = 1;
+            while i + run < chars.len() && chars[i + run] == c {
+                run += 1;
+            }
+            if run > self.opts.repeat_threshold {
+                if in_quote {
+                    out.push_str("', ");
+                    in_quote = false;
+                } else if any {
+                    out.push_str(", ");
+                }
+                out.push('\'');
+                push_char(out, c);
+                out.push_str(&format!("' <repeats {run} times>"));
+                i += run;
+            } else {
+                if !in_quote {
+                    if any {
+                        out.push_str(", ");
+                    }
+                    out.push('\'');
+                    in_quote = true;
+                }
+                push_char(out, c);
+                i += 1;
+            }
+            any = true;
+        }
+        if in_quote {
+            out.push('\'');
+        }
+        if !any {
+            out.push_str("''");
+        }
+        if i < chars.len() {
+            out.push_str("...");
+        }
+    }
+
+    fn shaped(&self, out: &mut String, shape: &Shape, bytes: &[u8], addr: Option<u64>) {
+        match shape.status {
+            ShapeStatus::NotAllocated => return out.push_str("<not allocated>"),
+            ShapeStatus::NotAssociated => return out.push_str("<not associated>"),
+            ShapeStatus::Ok => {}
+        }
+        if shape.dims.is_empty() {
+            return out.push_str("()");
+        }
+        if is_char(&shape.element) && shape.dims.len() == 1 && self.opts.format.is_none() {
+            let n = shape.len() as usize * shape.element.byte_size() as usize;
+            if shape.is_contiguous()
+                && let Some(b) = self.fetch(bytes, addr, 0, n)
+            {
+                return self.string(out, &b, shape.element.byte_size() as usize);
+            }
+        }
+        self.elements.set(0);
+        self.dim(out, shape, shape.dims.len() - 1, 0, bytes, addr);
+    }
+
+    /// Dimension `d` (0-based, source order) starting at byte offset `base`, as gdb 13's
+    /// `fortran_array_printer_impl`: a run of more than `repeat_threshold` equal elements is
+    /// the element then `, <repeats N times>`; equal sub-arrays are `(…) <repeats N times>`;
+    /// once `print_elements` elements are out, `...` ends everything. Returns whether the
+    /// limit stopped the printing.
+    fn dim(
+        &self,
+        out: &mut String,
+        shape: &Shape,
+        d: usize,
+        base: i64,
+        bytes: &[u8],
+        addr: Option<u64>,
+    ) -> bool {
+        let dim = shape.dims[d];
+        let sep = if d == 0 { ", " } else { " " };
+        let sub_len: u64 = shape.dims[..d].iter().map(|x| x.count).product();
+        out.push('(');
+        let mut i = 0u64;
+        let mut stopped = false;
+        while i < dim.count {
+            if self.elements.get() >= self.opts.print_elements {
+                out.push_str("...");
+                stopped = true;
+                break;
+            }
+            let off = base + i as i64 * dim.stride;
+            let this = self.block(shape, d, off, bytes, addr);
+            let mut run = 1u64;
+            while i + run < dim.count
+                && this.is_some()
+                && self.block(shape, d, off + run as i64 * dim.stride, bytes, addr) == this
+            {
+                run += 1;
+            }
+            if d == 0 {
+                let sub = if off >= 0 {
+                    bytes.get(off as usize..).unwrap_or(&[])
+                } else {
+                    &[]
+                };
+                self.value(
+                    out,
+                    &shape.element,
+                    sub,
+                    addr.map(|a| a.wrapping_add(off as u64)),
+                );
+                self.elements.set(self.elements.get() + 1);
+            } else if self.dim(out, shape, d - 1, off, bytes, addr) {
+                stopped = true;
+                break;
+            }
+            if run as usize > self.opts.repeat_threshold {
+                out.push_str(sep);
+                out.push_str(&format!("<repeats {run} times>"));
+                self.elements
+                    .set(self.elements.get() + ((run - 1) * sub_len) as usize);
+                i += run;
+            } else {
+                i += 1;
+            }
+            if i < dim.count {
+                out.push_str(sep);
+            }
+        }
+        out.push(')');
+        stopped
+    }
+
+    /// The bytes of element or sub-array `off` of dimension `d` (for finding repeats).
+    fn block(
+        &self,
+        shape: &Shape,
+        d: usize,
+        off: i64,
+        bytes: &[u8],
+        addr: Option<u64>,
+    ) -> Option<Vec<u8>> {
+        let esize = shape.element.byte_size() as usize;
+        if d == 0 {
+            return self.fetch(bytes, addr, off, esize);
+        }
+        let mut all = Vec::new();
+        let dim = shape.dims[d - 1];
+        for j in 0..dim.count {
+            all.extend(self.block(shape, d - 1, off + j as i64 * dim.stride, bytes, addr)?);
+        }
+        Some(all)
+    }
+}
+
+/// The type the C printer should see for a Fortran scalar: gdb (`i386_floatformat_for_type`)
+/// reads `real(kind=16)` as IEEE binary128, not as the x87 `long double` of the same size.
+fn c_type(ty: &TypeRef) -> TypeRef {
+    let st = ty.strip();
+    match (&st.kind, st.size, st.name.as_deref()) {
+        (TypeKind::Base(Encoding::Float), 16, Some(n)) if n.contains("kind=16") => {
+            cohort_dwarf::types::Type::base("_Float128", 16, Encoding::Float)
+        }
+        _ => ty.clone(),
+    }
+}
+
+fn push_char(out: &mut String, c: u32) {
+    match char::from_u32(c) {
+        Some('\'') => out.push_str("\\'"),
+        Some('\\') => out.push_str("\\\\"),
+        Some(ch) if (' '..='~').contains(&ch) => out.push(ch),
+        Some('\n') => out.push_str("\\n"),
+        Some('\t') => out.push_str("\\t"),
+        _ => out.push_str(&format!("\\{c:03o}")),
+    }
+}
