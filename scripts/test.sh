@@ -22,6 +22,12 @@ if [ ${#need[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
 fi
 
+# NVRTC (CUDA's run-time compiler, no GPU needed) builds the cubin fixtures of cuda-backend's
+# tests; pinned, as the tests assert the exact addresses of its output.
+python3 -c 'import importlib.metadata as m; assert m.version("nvidia-cuda-nvrtc-cu12") == "12.9.86"' 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages 'nvidia-cuda-nvrtc-cu12==12.9.86' \
+    || python3 -m pip install --quiet 'nvidia-cuda-nvrtc-cu12==12.9.86'
+
 # ptrace must be allowed between a process and its children (Yama scope 0 or 1).
 scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
 if [ "$scope" -gt 1 ]; then
