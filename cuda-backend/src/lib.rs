@@ -14,3 +14,6 @@ pub mod nvrtc;
 pub mod regmap;
 
 pub use error::{CudaError, Result};
+pub mod client;
+pub mod cudbg;
+pub mod state;
