@@ -15,5 +15,7 @@ pub mod regmap;
 
 pub use error::{CudaError, Result};
 pub mod client;
+pub mod commands;
 pub mod cudbg;
+pub mod runner;
 pub mod state;

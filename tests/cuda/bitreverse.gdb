@@ -1,0 +1,19 @@
+set pagination off
+set confirm off
+break bitreverse.cu:15
+run
+info cuda devices
+info cuda kernels
+info cuda blocks
+info cuda threads
+cuda kernel 0 block (0,0,0) thread (53,0,0)
+print idx
+print sdata[idx]
+cuda device sm warp lane
+stepi
+info cuda threads
+continue
+cuda kernel block thread
+print idx
+print sdata[idx]
+continue
