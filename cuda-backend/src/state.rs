@@ -376,6 +376,31 @@ impl CudaState {
     fn stopped(&mut self) -> Result<String> {
         self.refresh()?;
         let mut out = String::new();
+        // A device exception: reported with the faulting thread, which gets the focus.
+        let fault = self.warps.iter().find_map(|w| {
+            w.lanes.iter().find(|l| l.exception != 0).map(|l| {
+                let f = Focus {
+                    dev: w.dev,
+                    sm: w.sm,
+                    wp: w.wp,
+                    ln: l.ln,
+                };
+                (f, l.exception, l.pc)
+            })
+        });
+        if let Some((f, code, pc)) = fault {
+            self.fill_invocations();
+            self.focus = Some(f);
+            let (file, line) = self.source_of(f.dev, pc);
+            let name = crate::cudbg::exception_name(code);
+            out.push_str(&format!(
+                "\nCUDA Exception: {name}\nThe exception was triggered at PC {pc:#x} ({file}:{line})\n\n\
+                 Thread received signal CUDA_EXCEPTION_{code}, {name}.\n[Switching focus to {}]\n",
+                self.describe_focus()?
+            ));
+            out.push_str(&self.source_line(f.dev, pc));
+            return Ok(out);
+        }
         let keep = self.focus.is_some_and(|f| self.lane_valid(f));
         if !keep {
             let pick = self

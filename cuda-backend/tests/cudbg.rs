@@ -506,3 +506,44 @@ fn gpu_check_script_against_the_double() {
     assert!(cohort_cuda::commands::parse_coords("thread (x)").is_err());
     assert!(cohort_cuda::commands::parse_coords("planet 3").is_err());
 }
+
+/// A device exception stops the program with the faulting thread in focus; continuing ends the
+/// kernel (its data unchanged, so the program reports the failure).
+#[test]
+fn device_exception_reports_the_faulting_thread() {
+    let f = fixture("fault");
+    let mut r = cohort_cuda::runner::Runner::launch(
+        &f.debuggee,
+        &[f.library.clone().into_os_string()],
+        &[
+            (
+                "COHORT_CUDBG_DOUBLE_CUBIN".into(),
+                f.cubin.clone().into_os_string(),
+            ),
+            // Thread 37 of block 1 faults at 0x750 (line 19, the store to global memory).
+            ("COHORT_CUDBG_DOUBLE_FAULT".into(), "1:37:750".into()),
+        ],
+        Some(&f.library),
+    )
+    .expect("launch");
+    let out = r.script(&["run", "print idx", "info cuda threads", "continue"]);
+    assert_eq!(
+        out,
+        "(cohort) run\n\
+         \n\
+         CUDA Exception: Warp Illegal Address\n\
+         The exception was triggered at PC 0x750 (bitreverse.cu:19)\n\
+         \n\
+         Thread received signal CUDA_EXCEPTION_14, Warp Illegal Address.\n\
+         [Switching focus to CUDA kernel 0, grid 1, block (1,0,0), thread (37,0,0), device 0, sm 1, warp 1, lane 5]\n\
+         19\t    idata[idx] = v;\n\
+         (cohort) print idx\n\
+         $1 = 37\n\
+         (cohort) info cuda threads\n\
+         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
+         Kernel 0\n\
+         *  (1,0,0)  (32,0,0)     (1,0,0)     (63,0,0)    32 0x0000000000000750 bitreverse.cu    19 \n\
+         (cohort) continue\n\
+         [Inferior 1 exited with code 01]\n"
+    );
+}

@@ -16,6 +16,10 @@
  *   threadIdx.x; shared memory holds the block's input words at 0x400 (where the kernel's
  *   __shared__ array is); local memory 64 bytes per thread at 0xfffc80, word k of thread t
  *   being (t << 8) | k; global memory the kernel's data at 0x7fffce000000.
+ *   COHORT_CUDBG_DOUBLE_FAULT=BLOCK:THREAD:PC (hex) in the debuggee's environment makes that
+ *   thread raise a Warp Illegal Address
+ *   exception (CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS) when its warp reaches PC; resuming after
+ *   it aborts the kernel (the launch returns its data unchanged).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -66,6 +70,7 @@ enum { MSG_ELF = 1, MSG_LAUNCH = 2, MSG_ACK = 100, MSG_DONE = 101 };
 struct msg {
     uint32_t type, len, grid, block, tid;
     char name[64];
+    char fault[64]; /* the debuggee's COHORT_CUDBG_DOUBLE_FAULT, for a launch */
 };
 
 static int write_all(int fd, const void *p, size_t n)
@@ -173,6 +178,9 @@ int cohortDoubleLaunch(const char *kernel, uint32_t grid, uint32_t block, uint32
     struct msg m = { .type = MSG_LAUNCH, .len = nwords * 4, .grid = grid, .block = block,
                      .tid = (uint32_t)syscall(SYS_gettid) };
     snprintf(m.name, sizeof m.name, "%s", kernel);
+    const char *fault = getenv("COHORT_CUDBG_DOUBLE_FAULT");
+    if (fault)
+        snprintf(m.fault, sizeof m.fault, "%s", fault);
     if (write_all(host_fd, &m, sizeof m) || write_all(host_fd, data, m.len))
         return 999;
     if (host_wait(MSG_ACK, NULL, 0) || host_wait(MSG_DONE, data, nwords * 4))
@@ -214,7 +222,12 @@ static struct {
     int cur;                  /* resident block, grid.x when all done */
     uint64_t pc[NUM_WARPS];
     bool broken[NUM_WARPS], exited[NUM_WARPS];
-} D = { .mu = PTHREAD_MUTEX_INITIALIZER, .listen_fd = -1, .fd = -1 };
+    uint32_t exception[NUM_WARPS][NUM_LANES];
+    bool faulted;
+    int fault_block;
+    uint32_t fault_thread;
+    uint64_t fault_pc;
+} D = { .mu = PTHREAD_MUTEX_INITIALIZER, .listen_fd = -1, .fd = -1, .fault_block = -1 };
 
 static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
 static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
@@ -278,6 +291,7 @@ static void start_block(int b)
         D.pc[w] = D.entry;
         D.broken[w] = false;
         D.exited[w] = w >= warps_per_block();
+        memset(D.exception[w], 0, sizeof D.exception[w]);
     }
 }
 
@@ -285,6 +299,17 @@ static void start_block(int b)
  * an event was queued. */
 static bool run_device(void)
 {
+    if (D.faulted) {
+        /* After an exception the context is gone: the kernel ends, its data unchanged. */
+        D.faulted = false;
+        D.cur = (int)D.grid.x;
+        unsigned char c[48] = { 0 };
+        put32(c + 4, D.host_tid);
+        put64(c + 40, 1);
+        queue_event(0, 0x3, c, sizeof c);
+        D.finished_pending = true;
+        return true;
+    }
     while (D.cur < (int)D.grid.x) {
         bool any = false;
         for (int w = 0; w < warps_per_block(); w++) {
@@ -295,6 +320,16 @@ static bool run_device(void)
             for (int i = 0; i < D.nbp; i++)
                 if (D.bps[i] >= from && D.bps[i] < D.entry + D.size && D.bps[i] < best)
                     best = D.bps[i];
+            uint32_t fw = D.fault_thread / NUM_LANES;
+            if (D.cur == D.fault_block && (uint32_t)w == fw && D.fault_pc >= from
+                && D.fault_pc < best && D.fault_pc < D.entry + D.size) {
+                D.pc[w] = D.fault_pc;
+                D.broken[w] = false;
+                D.exception[w][D.fault_thread % NUM_LANES] = 14;
+                D.faulted = true;
+                any = true;
+                continue;
+            }
             D.broken[w] = best != UINT64_MAX;
             if (D.broken[w]) {
                 D.pc[w] = best;
@@ -305,7 +340,8 @@ static bool run_device(void)
         }
         if (any) {
             unsigned char c[16] = { 0 };
-            put64(c, 1); /* brokenDevicesMask: device 0 */
+            put64(c, D.faulted ? 0 : 1); /* brokenDevicesMask: device 0 */
+            put64(c + 8, D.faulted ? 1 : 0); /* faultedDevicesMask */
             queue_event(1, 0xe, c, sizeof c);
             return true;
         }
@@ -363,6 +399,15 @@ static void *reader(void *arg)
             D.grid = (dim3_t){ m.grid, 1, 1 };
             D.block = (dim3_t){ m.block, 1, 1 };
             D.host_tid = m.tid;
+            unsigned fb, ft;
+            unsigned long long fpc;
+            m.fault[sizeof m.fault - 1] = 0;
+            D.fault_block = -1;
+            if (sscanf(m.fault, "%u:%u:%llx", &fb, &ft, &fpc) == 3) {
+                D.fault_block = (int)fb;
+                D.fault_thread = ft;
+                D.fault_pc = fpc;
+            }
             free(D.gmem);
             D.gmem = (uint32_t *)payload;
             D.nwords = m.len / 4;
@@ -691,7 +736,7 @@ static uint32_t lane_exception(uint32_t dev, uint32_t sm, uint32_t wp, uint32_t 
     if (r == OK && ln >= NUM_LANES)
         r = E_INVALID_LANE;
     if (r == OK)
-        *e = 0;
+        *e = D.exception[wp][ln];
     return r;
 }
 
