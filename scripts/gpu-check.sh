@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The on-GPU check of issue 6 (CUDA kernels through NVIDIA's debugger API): builds
 # tests/cuda/bitreverse.cu with nvcc -G for this machine's GPU, runs the command script
-# tests/cuda/bitreverse.gdb under cuda-gdb (the oracle) and under Cohort's CUDA layer
-# (the cuda_batch example: the CUDBG API of the driver's libcuda.so.1, no cuda-gdb), and
+# tests/cuda/bitreverse.gdb under cuda-gdb (the oracle) and under `cohort cuda -batch`
+# (Cohort's CUDA layer: the CUDBG API of the driver's libcuda.so.1, no cuda-gdb), and
 # compares what matters: the stop at line 15, block/thread listings, focus on block (0,0,0)
 # thread (53,0,0), its index (53) and shared-memory element (53), the warp step, a clean exit.
 #
@@ -31,12 +31,11 @@ grep -qx PASSED "$out/plain.txt"
 # The oracle.
 cuda-gdb -q -nx -batch -x tests/cuda/bitreverse.gdb "$out/bitreverse" >"$out/cuda-gdb.txt" 2>&1 || true
 # Cohort.
-cargo build --release -q -p cohort-cuda --example cuda_batch
+cargo build --release -q -p cohort
 status=0
-target/release/examples/cuda_batch -x tests/cuda/bitreverse.gdb -- "$out/bitreverse" \
+target/release/cohort cuda -batch -x tests/cuda/bitreverse.gdb "$out/bitreverse" \
     >"$out/cohort.txt" 2>&1 || status=$?
-grep -v '^(cohort) ' "$out/cohort.txt" >"$out/cohort-output.txt" || true
-diff -u "$out/cuda-gdb.txt" "$out/cohort-output.txt" >"$out/diff.txt" || true
+diff -u "$out/cuda-gdb.txt" "$out/cohort.txt" >"$out/diff.txt" || true
 
 fail=0
 check() {
@@ -54,5 +53,5 @@ check "its index" '^\$1 = 53$'
 check "its shared-memory element" '^\$2 = 53$'
 check "info cuda threads shows threads at line 15" '^\* +\(0,0,0\) +\(0,0,0\) .* bitreverse\.cu +15 $'
 check "the warp step" '^0x[0-9a-f]{16}$'
-echo "cuda_batch exit status: $status; transcripts: $out/cuda-gdb.txt $out/cohort.txt; diff: $out/diff.txt"
+echo "cohort cuda exit status: $status; transcripts: $out/cuda-gdb.txt $out/cohort.txt; diff: $out/diff.txt"
 exit $fail

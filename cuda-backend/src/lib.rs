@@ -19,3 +19,4 @@ pub mod commands;
 pub mod cudbg;
 pub mod runner;
 pub mod state;
+pub mod testing;

@@ -2,7 +2,7 @@
 //! program is stopped at the driver's initialisation point for the handshake, host stops
 //! caused by the driver's wake-ups are turned into CUDA events, and `break` (in device code),
 //! `continue`, `info cuda ...`, `cuda ...`, `print`, `stepi` are answered as cuda-gdb would.
-//! Used by the `cuda_batch` example (and so by `scripts/gpu-check.sh`) and by the tests.
+//! Used by `cohort cuda` (cli/src/cuda.rs, and so by `scripts/gpu-check.sh`) and the tests.
 
 use std::ffi::OsString;
 use std::path::Path;

@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use cohort_cuda::client::{Cudbg, Debuggee, WAKE_SIGNAL, take_pending};
@@ -15,66 +15,10 @@ use cohort_cuda::cudbg::CuDim3;
 use cohort_cuda::state::{CudaState, Note};
 use cohort_engine::session::{BpSpec, Event, Session};
 
-fn out_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/cuda-fixtures");
-    std::fs::create_dir_all(&d).expect("create target/cuda-fixtures");
-    d
-}
+use cohort_cuda::testing::DoubleFixture as Fixture;
 
-fn cc(args: &[&str]) {
-    let st = Command::new("cc").args(args).status().expect("run cc");
-    assert!(st.success(), "cc {args:?} failed");
-}
-
-struct Fixture {
-    library: PathBuf,
-    debuggee: PathBuf,
-    cubin: PathBuf,
-}
-
-/// Build the double, the debuggee and the cubin (named by the source's absolute path, so the
-/// stop shows its source line). Each test builds into its own names.
 fn fixture(tag: &str) -> Fixture {
-    let dir = out_dir().join(tag);
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cuda");
-    let library = dir.join("libcudbgdouble.so");
-    cc(&[
-        "-g",
-        "-Wall",
-        "-shared",
-        "-fPIC",
-        "-o",
-        library.to_str().unwrap(),
-        src.join("cudbg_double.c").to_str().unwrap(),
-        "-lpthread",
-    ]);
-    let debuggee = dir.join("cudbg_debuggee");
-    cc(&[
-        "-g",
-        "-O0",
-        "-o",
-        debuggee.to_str().unwrap(),
-        src.join("cudbg_debuggee.c").to_str().unwrap(),
-        "-ldl",
-    ]);
-    let cu = std::fs::canonicalize(src.join("bitreverse.cu")).unwrap();
-    let text = std::fs::read_to_string(&cu).unwrap();
-    let bytes = cohort_cuda::nvrtc::Nvrtc::load()
-        .expect("NVRTC (pip install nvidia-cuda-nvrtc-cu12)")
-        .compile_cubin(
-            &text,
-            cu.to_str().unwrap(),
-            &["--gpu-architecture=sm_90", "-G"],
-        )
-        .expect("compile bitreverse.cu");
-    let cubin = dir.join("bitreverse.cubin");
-    std::fs::write(&cubin, bytes).unwrap();
-    Fixture {
-        library,
-        debuggee,
-        cubin,
-    }
+    cohort_cuda::testing::build_double(tag).expect("build the CUDBG double fixture")
 }
 
 /// Start the debuggee under the engine and stop it at the driver's initialisation point.
@@ -425,7 +369,7 @@ fn handshake_needs_the_driver_variables() {
 }
 
 /// The command script of the GPU check (`tests/cuda/bitreverse.gdb`, run by cuda-gdb and by
-/// `cuda_batch` in scripts/gpu-check.sh) through the runner, against the double.
+/// `cohort cuda` in scripts/gpu-check.sh) through the runner, against the double.
 #[test]
 fn gpu_check_script_against_the_double() {
     let f = fixture("script");
