@@ -45,6 +45,7 @@ fn cuda_batch_script_against_the_double() {
          {line15}\
          $1 = 53\n\
          $2 = 4149\n\
+         #0  bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
          device 0, sm 0, warp 1, lane 21\n\
          0x0000000000000520\n\
          {line15}\

@@ -569,6 +569,24 @@ impl Cudbg {
         })
     }
 
+    /// Return addresses of the lane's device call stack, innermost caller first.
+    pub fn return_addresses(&self, dev: u32, sm: u32, wp: u32, ln: u32) -> Result<Vec<u64>> {
+        let mut depth = 0u32;
+        // SAFETY: valid out-pointers (here and below).
+        check("readCallDepth", unsafe {
+            entry!(self, read_call_depth)(dev, sm, wp, ln, &mut depth)
+        })?;
+        let mut v = Vec::new();
+        for level in 0..depth.min(256) {
+            let mut ra = 0u64;
+            check("readVirtualReturnAddress", unsafe {
+                entry!(self, read_virtual_return_address)(dev, sm, wp, ln, level, &mut ra)
+            })?;
+            v.push(ra);
+        }
+        Ok(v)
+    }
+
     pub fn grid_dim(&self, dev: u32, sm: u32, wp: u32) -> Result<CuDim3> {
         let mut d = CuDim3::default();
         // SAFETY: a valid out-pointer.

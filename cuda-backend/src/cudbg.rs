@@ -315,7 +315,11 @@ pub struct ApiTable {
     _s62: [usize; 3],
     pub read_block_idx: Option<unsafe extern "C" fn(u32, u32, u32, *mut CuDim3) -> R>,
     pub get_grid_dim: Option<unsafe extern "C" fn(u32, u32, u32, *mut CuDim3) -> R>,
-    _s67: [usize; 6],
+    pub read_call_depth: Option<unsafe extern "C" fn(u32, u32, u32, u32, *mut u32) -> R>,
+    _s68: [usize; 1],
+    pub read_virtual_return_address:
+        Option<unsafe extern "C" fn(u32, u32, u32, u32, u32, *mut u64) -> R>,
+    _s70: [usize; 3],
     pub set_notify_new_event_callback: Option<unsafe extern "C" fn(Option<EventCallback>) -> R>,
     _s74: [usize; 5],
     pub acknowledge_sync_events: Option<unsafe extern "C" fn() -> R>,
@@ -356,6 +360,8 @@ slot!(set_breakpoint, 60);
 slot!(unset_breakpoint, 61);
 slot!(read_block_idx, 65);
 slot!(get_grid_dim, 66);
+slot!(read_call_depth, 67);
+slot!(read_virtual_return_address, 69);
 slot!(set_notify_new_event_callback, 73);
 slot!(acknowledge_sync_events, 79);
 slot!(read_grid_id, 87);

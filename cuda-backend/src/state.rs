@@ -1003,6 +1003,42 @@ impl CudaState {
             .collect()
     }
 
+    /// `backtrace` of the focused thread: its PC, then the return addresses of its device
+    /// call stack; the kernel's frame with its launch configuration and arguments.
+    pub fn backtrace(&self) -> Result<String> {
+        let f = self.focus.ok_or_else(no_focus)?;
+        let mut pcs = vec![self.focus_pc()?];
+        pcs.extend(self.api.return_addresses(f.dev, f.sm, f.wp, f.ln)?);
+        let w = self.warp_of(f).ok_or_else(no_focus)?;
+        let k = self.kernel_of(w);
+        let mut out = String::new();
+        for (i, pc) in pcs.iter().enumerate() {
+            let func = self
+                .module_of(f.dev, *pc)
+                .and_then(|m| m.cubin.function_at(*pc))
+                .map_or_else(|| "??".to_string(), |x| x.name.clone());
+            let (file, line) = self.source_of(f.dev, *pc);
+            let name = match k {
+                Some(k) if k.name == func => format!(
+                    "{func}<<<{},{}>>> ({})",
+                    k.grid_dim,
+                    k.block_dim,
+                    self.args_of(k).join(", ")
+                ),
+                _ => format!("{func} ()"),
+            };
+            if i == 0 {
+                out.push_str(&format!("#{i}  {name} at {file}:{line}\n"));
+            } else {
+                out.push_str(&format!(
+                    "#{i}  {} in {name} at {file}:{line}\n",
+                    hex16(*pc)
+                ));
+            }
+        }
+        Ok(out)
+    }
+
     /// Step the focused warp one instruction and re-read the state.
     pub fn step_warp(&mut self) -> Result<String> {
         let f = self.focus.ok_or_else(no_focus)?;

@@ -417,6 +417,8 @@ fn gpu_check_script_against_the_double() {
          $1 = 53\n\
          (cohort) print sdata[idx]\n\
          $2 = 4149\n\
+         (cohort) bt\n\
+         #0  bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
          (cohort) cuda device sm warp lane\n\
          device 0, sm 0, warp 1, lane 21\n\
          (cohort) stepi\n\

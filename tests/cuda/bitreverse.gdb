@@ -9,6 +9,7 @@ info cuda threads
 cuda kernel 0 block (0,0,0) thread (53,0,0)
 print idx
 print sdata[idx]
+bt
 cuda device sm warp lane
 stepi
 info cuda threads

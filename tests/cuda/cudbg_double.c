@@ -746,6 +746,30 @@ static uint32_t read_lane_exception(uint32_t dev, uint32_t sm, uint32_t wp, uint
     LOCKED(e ? lane_exception(dev, sm, wp, ln, e) : E_INVALID_ARGS);
 }
 
+/* No device function calls in the scripted kernel: depth 0, no return addresses. */
+static uint32_t call_depth(uint32_t dev, uint32_t sm, uint32_t wp, uint32_t ln, uint32_t *d)
+{
+    uint32_t r = check_warp(dev, sm, wp);
+    if (r == OK && ln >= NUM_LANES)
+        r = E_INVALID_LANE;
+    if (r == OK)
+        *d = 0;
+    return r;
+}
+
+static uint32_t read_call_depth(uint32_t dev, uint32_t sm, uint32_t wp, uint32_t ln,
+                                uint32_t *d)
+{
+    LOCKED(d ? call_depth(dev, sm, wp, ln, d) : E_INVALID_ARGS);
+}
+
+static uint32_t read_virtual_return_address(uint32_t dev, uint32_t sm, uint32_t wp,
+                                            uint32_t ln, uint32_t level, uint64_t *ra)
+{
+    (void)dev; (void)sm; (void)wp; (void)ln; (void)level; (void)ra;
+    return 0x1b; /* CUDBG_ERROR_INVALID_CALL_LEVEL */
+}
+
 static uint32_t copy_str(uint32_t dev, char *buf, uint32_t sz, const char *s)
 {
     CHECK_DEV(dev);
@@ -967,6 +991,8 @@ static void fill_table(void)
     table[61] = (void *)unset_breakpoint;
     table[65] = (void *)read_block_idx;
     table[66] = (void *)get_grid_dim;
+    table[67] = (void *)read_call_depth;
+    table[69] = (void *)read_virtual_return_address;
     table[73] = (void *)set_callback;
     table[79] = (void *)acknowledge_sync_events;
     table[87] = (void *)read_grid_id;
