@@ -228,9 +228,10 @@ impl Cubin {
                     continue;
                 }
                 let align = s.sh_addralign(oe).max(1);
-                cursor = cursor.div_ceil(align) * align;
+                let bad = || err(format!("section {i}: alignment or size out of range"));
+                cursor = cursor.div_ceil(align).checked_mul(align).ok_or_else(bad)?;
                 sections[i].addr = cursor;
-                cursor += sections[i].size;
+                cursor = cursor.checked_add(sections[i].size).ok_or_else(bad)?;
             }
         }
         // Symbols at their image addresses.
@@ -291,8 +292,9 @@ impl Cubin {
                             "relocation type {ty} in {tname} at {off:#x} not supported"
                         )));
                     }
-                    let dst = buf
-                        .get_mut(off..off + 8)
+                    let dst = off
+                        .checked_add(8)
+                        .and_then(|e| buf.get_mut(off..e))
                         .ok_or_else(|| err(format!("relocation at {off:#x} outside {tname}")))?;
                     dst.copy_from_slice(&value.to_le_bytes());
                 }

@@ -68,7 +68,8 @@ impl R<'_> {
         Ok(b)
     }
     fn fixed(&mut self, n: usize) -> Result<u64> {
-        let b = self.d.get(self.p..self.p + n).ok_or_else(|| self.err())?;
+        let end = self.p.checked_add(n).ok_or_else(|| self.err())?;
+        let b = self.d.get(self.p..end).ok_or_else(|| self.err())?;
         self.p += n;
         let mut v = 0u64;
         for (i, x) in b.iter().enumerate() {
@@ -108,8 +109,9 @@ impl R<'_> {
         }
     }
     fn block(&mut self) -> Result<Vec<u8>> {
-        let n = self.uleb()? as usize;
-        let b = self.d.get(self.p..self.p + n).ok_or_else(|| self.err())?;
+        let n = usize::try_from(self.uleb()?).map_err(|_| self.err())?;
+        let end = self.p.checked_add(n).ok_or_else(|| self.err())?;
+        let b = self.d.get(self.p..end).ok_or_else(|| self.err())?;
         self.p += n;
         Ok(b.to_vec())
     }
@@ -180,8 +182,9 @@ impl DebugFrame {
                 continue;
             }
             let body = r.p;
-            let end = body
-                .checked_add(len as usize)
+            let end = usize::try_from(len)
+                .ok()
+                .and_then(|l| body.checked_add(l))
                 .filter(|e| *e <= d.len())
                 .ok_or_else(|| {
                     CudaError::Cubin(format!(".debug_frame entry at {start:#x} overruns"))
@@ -219,7 +222,8 @@ impl DebugFrame {
                 } else {
                     r.uleb()?
                 };
-                let ins = instructions(&d[r.p..end], code_align, data_align)?;
+                let body = d.get(r.p..end).ok_or_else(|| r.err())?;
+                let ins = instructions(body, code_align, data_align)?;
                 frame.cies.push(Cie {
                     offset: start,
                     version,
@@ -236,7 +240,8 @@ impl DebugFrame {
                     .iter()
                     .find(|c| c.offset == id)
                     .map_or((1, 1), |c| (c.code_align, c.data_align));
-                let ins = instructions(&d[r.p..end], ca, da)?;
+                let body = d.get(r.p..end).ok_or_else(|| r.err())?;
+                let ins = instructions(body, ca, da)?;
                 frame.fdes.push(Fde {
                     cie: id,
                     start: s,

@@ -474,7 +474,10 @@ impl CudaState {
         };
         match std::fs::read_to_string(&row.path) {
             Ok(text) => {
-                let l = text.lines().nth(row.line as usize - 1).unwrap_or("");
+                let l = (row.line as usize)
+                    .checked_sub(1)
+                    .and_then(|i| text.lines().nth(i))
+                    .unwrap_or("");
                 format!("{}\t{l}\n", row.line)
             }
             Err(e) => format!("{}\t{}: {e}.\n", row.line, row.path),
