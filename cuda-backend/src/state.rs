@@ -585,6 +585,45 @@ impl CudaState {
         ))
     }
 
+    /// One line of GPU state that is the same on every rank in the same state, for the agent
+    /// tree's merging (`[0-180] 2 devices sm_90, ...`): the devices, then each kernel with its
+    /// launch configuration and where its valid threads are (file:line, or `running`).
+    pub fn summary(&self) -> String {
+        let mut types: Vec<&str> = self.devices.iter().map(|d| d.sm_type.as_str()).collect();
+        types.sort_unstable();
+        types.dedup();
+        let n = self.devices.len();
+        let mut s = format!(
+            "{n} device{} {}",
+            if n == 1 { "" } else { "s" },
+            types.join("/")
+        );
+        for k in &self.kernels {
+            let mut places: Vec<String> = self
+                .warps
+                .iter()
+                .filter(|w| w.dev == k.dev && w.grid_id == k.grid_id)
+                .flat_map(|w| w.lanes.iter().map(move |l| (w.dev, l.pc)))
+                .map(|(d, pc)| {
+                    let (f, l) = self.source_of(d, pc);
+                    format!("{f}:{l}")
+                })
+                .collect();
+            places.sort();
+            places.dedup();
+            let at = if places.is_empty() {
+                "running".to_string()
+            } else {
+                format!("at {}", places.join(" "))
+            };
+            s.push_str(&format!(
+                ", kernel {} {}<<<{},{}>>> {at}",
+                k.id, k.name, k.grid_dim, k.block_dim
+            ));
+        }
+        s
+    }
+
     // ------------------------------------------------------------ tables
 
     /// `info cuda devices`.

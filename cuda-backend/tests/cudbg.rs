@@ -132,6 +132,19 @@ fn handshake_events_focus_and_variables() {
     );
     assert_eq!(notes.len(), 2);
 
+    // The GPU state as one line, merged over ranks like any answer on the agent tree.
+    assert_eq!(
+        cuda.summary(),
+        "1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15"
+    );
+    let mut merged = cohort_wire::Merged::default();
+    for rank in 0..4 {
+        merged.add(rank, &format!("{}\n", cuda.summary()), "");
+    }
+    assert_eq!(
+        merged.render().0,
+        "[0-3] 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n"
+    );
     assert_eq!(
         cuda.info_devices(),
         "  Dev PCI Bus/Dev ID              Name Description SM Type SMs Warps/SM Lanes/Warp Max Regs/Lane Active SMs Mask \n\
