@@ -281,6 +281,7 @@ pub struct Device {
 /// An initialised API: the calls the debugger makes.
 pub struct Cudbg {
     api: CudaApi,
+    session: u32,
 }
 
 impl Cudbg {
@@ -293,7 +294,9 @@ impl Cudbg {
             .pid()
             .ok_or_else(|| CudaError::Handshake("no debuggee process".into()))?;
         let me = std::process::id();
-        let session = 1u32;
+        // A new session id for every handshake of this process.
+        static SESSIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+        let session = SESSIONS.fetch_add(1, Ordering::SeqCst);
         let revision = api.version.revision;
         let caps = cudbg::CAP_SUSPEND_EVENTS | cudbg::CAP_NO_CONTEXT_PUSH_POP_EVENTS;
         for (name, value, required) in [
@@ -319,7 +322,7 @@ impl Cudbg {
         api.write_own(cudbg::SYM_APICLIENT_REVISION, revision)?;
         api.write_own(cudbg::SYM_SESSION_ID, session)?;
         api.get_api()?;
-        let c = Cudbg { api };
+        let c = Cudbg { api, session };
         // SAFETY: table entries are the driver's functions with cudadebugger.h's signatures.
         check("initialize", unsafe { entry!(c, initialize)() })?;
         let mut supported = 0u32;
@@ -342,6 +345,11 @@ impl Cudbg {
 
     pub fn version(&self) -> Version {
         self.api.version
+    }
+
+    /// The session id written into the debuggee (`cudbgSessionId`).
+    pub fn session_id(&self) -> u32 {
+        self.session
     }
 
     /// Every waiting event: the sync queue, then the async queue.

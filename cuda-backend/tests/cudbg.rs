@@ -17,6 +17,14 @@ use cohort_engine::session::{BpSpec, Event, Session};
 
 use cohort_cuda::testing::DoubleFixture as Fixture;
 
+/// The driver's debugger API is one per process (one callback, one session at a time), so
+/// the tests that run a CUDA session take turns.
+static ONE_SESSION: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_session() -> std::sync::MutexGuard<'static, ()> {
+    ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn fixture(tag: &str) -> Fixture {
     cohort_cuda::testing::build_double(tag).expect("build the CUDBG double fixture")
 }
@@ -74,6 +82,7 @@ const LINE15: &str = "15\t    unsigned int v = sdata[idx];\n";
 
 #[test]
 fn handshake_events_focus_and_variables() {
+    let _turn = one_session();
     let f = fixture("e2e");
     let mut s = start_at_cuinit(&f);
     let api = Cudbg::handshake(&mut s, Some(&f.library)).expect("handshake");
@@ -88,7 +97,8 @@ fn handshake_events_focus_and_variables() {
     assert_eq!(read32(&s, "cudbgIpcFlag"), 1);
     assert_eq!(read32(&s, "cudbgApiClientPid"), std::process::id());
     assert_eq!(read32(&s, "cudbgApiClientRevision"), 156);
-    assert_eq!(read32(&s, "cudbgSessionId"), 1);
+    assert_ne!(api.session_id(), 0);
+    assert_eq!(read32(&s, "cudbgSessionId"), api.session_id());
     assert_eq!(read32(&s, "cudbgDebuggerCapabilities"), 0b1010);
     let mut cuda = CudaState::new(api);
     // Pending until the module loads.
@@ -385,6 +395,7 @@ fn handshake_needs_the_driver_variables() {
 /// `cohort cuda` in scripts/gpu-check.sh) through the runner, against the double.
 #[test]
 fn gpu_check_script_against_the_double() {
+    let _turn = one_session();
     let f = fixture("script");
     let script = std::fs::read_to_string(common::cuda_source("bitreverse.gdb")).unwrap();
     let lines: Vec<&str> = script.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -470,6 +481,7 @@ fn gpu_check_script_against_the_double() {
 /// kernel (its data unchanged, so the program reports the failure).
 #[test]
 fn device_exception_reports_the_faulting_thread() {
+    let _turn = one_session();
     let f = fixture("fault");
     let mut r = cohort_cuda::runner::Runner::launch(
         &f.debuggee,
