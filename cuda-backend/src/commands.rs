@@ -183,6 +183,7 @@ pub fn execute(cuda: &mut CudaState, history: &mut History, line: &str) -> Resul
             Ok(Some(format!("${} = {v}\n", history.values)))
         }
         "stepi" | "si" => Ok(Some(cuda.step_warp()?)),
+        "next" | "n" | "step" | "s" => Ok(Some(cuda.step_line()?)),
         "backtrace" | "bt" | "where" => Ok(Some(cuda.backtrace()?)),
         _ => Ok(None),
     }

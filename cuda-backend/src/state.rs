@@ -1094,6 +1094,30 @@ impl CudaState {
         Ok(format!("{}\n{}", hex16(pc), self.source_line(f.dev, pc)))
     }
 
+    /// `next`/`step` in device code: step the focused warp until the focused thread is on
+    /// another source line (or its warp has exited), as cuda-gdb steps a warp by line.
+    pub fn step_line(&mut self) -> Result<String> {
+        let f = self.focus.ok_or_else(no_focus)?;
+        let start_pc = self.focus_pc()?;
+        let start = self.source_of(f.dev, start_pc);
+        for _ in 0..100_000 {
+            self.api.single_step_warp(f.dev, f.sm, f.wp, f.ln)?;
+            self.refresh()?;
+            if !self.lane_valid(f) {
+                self.focus = None;
+                return self.stopped();
+            }
+            let pc = self.focus_pc()?;
+            let now = self.source_of(f.dev, pc);
+            if now != start && now.1 != 0 {
+                return Ok(self.source_line(f.dev, pc));
+            }
+        }
+        Err(CudaError::Focus(
+            "the warp did not leave the line in 100000 steps".into(),
+        ))
+    }
+
     /// Resume every device.
     pub fn resume(&mut self) -> Result<()> {
         for d in 0..self.devices.len().max(1) as u32 {

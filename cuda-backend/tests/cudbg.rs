@@ -448,11 +448,13 @@ fn gpu_check_script_against_the_double() {
          (cohort) stepi\n\
          0x0000000000000520\n\
          {LINE15}\
+         (cohort) next\n\
+         16\t    v = ((0xf0f0f0f0 & v) >> 4) | ((0x0f0f0f0f & v) << 4);\n\
          (cohort) info cuda threads\n\
          \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
          Kernel 0\n\
          \x20  (0,0,0)   (0,0,0)     (0,0,0)     (31,0,0)    32 0x0000000000000510 bitreverse.cu    15 \n\
-         *  (0,0,0)  (32,0,0)     (0,0,0)     (63,0,0)    32 0x0000000000000520 bitreverse.cu    15 \n\
+         *  (0,0,0)  (32,0,0)     (0,0,0)     (63,0,0)    32 0x0000000000000630 bitreverse.cu    16 \n\
          (cohort) continue\n\
          [Switching focus to CUDA kernel 0, grid 1, block (1,0,0), thread (0,0,0), device 0, sm 1, warp 0, lane 0]\n\
          \n\

@@ -12,6 +12,7 @@ print sdata[idx]
 bt
 cuda device sm warp lane
 stepi
+next
 info cuda threads
 continue
 cuda kernel block thread
