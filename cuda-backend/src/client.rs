@@ -587,6 +587,7 @@ impl Cudbg {
         let mut v = Vec::new();
         for level in 0..depth.min(256) {
             let mut ra = 0u64;
+            // SAFETY: a valid out-pointer.
             check("readVirtualReturnAddress", unsafe {
                 entry!(self, read_virtual_return_address)(dev, sm, wp, ln, level, &mut ra)
             })?;
