@@ -61,7 +61,7 @@ fn cuda_batch_script_against_the_double() {
          kernel 0, block (1,0,0), thread (0,0,0)\n\
          $3 = 0\n\
          $4 = 4160\n\
-         PASSED\n\
+         PASSED (SIGURG handled 1 time)\n\
          [Inferior 1 exited normally]\n"
     );
     assert_eq!(stdout, expected);

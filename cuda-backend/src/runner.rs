@@ -91,9 +91,9 @@ impl Runner {
                         return Ok(Stop::Cuda(notes));
                     }
                 }
-                Event::Signal { tid, signo, .. } if signo == WAKE_SIGNAL => {
-                    // A wake-up already served (events are pumped until none is left).
-                    self.session.process_mut()?.discard_signal(tid);
+                Event::Signal { signo, .. } if signo == WAKE_SIGNAL => {
+                    // No event announced: the program's own SIGURG (or a late wake-up, which
+                    // its default disposition ignores). It is delivered on resume.
                 }
                 Event::Exited { code, .. } => {
                     self.exited = Some(code);

@@ -62,11 +62,11 @@ fn run_until_cuda(s: &mut Session, cuda: &mut CudaState) -> Result<Vec<Note>, i3
     loop {
         match s.cont().unwrap() {
             Event::Signal { tid, signo, .. } if signo == WAKE_SIGNAL => {
-                s.process_mut().unwrap().discard_signal(tid);
                 if !take_pending() {
-                    // The driver's previous wake-up, already served.
+                    // Not the driver's: the program's own, delivered on resume.
                     continue;
                 }
+                s.process_mut().unwrap().discard_signal(tid);
                 let notes = cuda.handle_events().unwrap();
                 if !notes.is_empty() {
                     return Ok(notes);
