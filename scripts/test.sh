@@ -7,6 +7,9 @@ need=()
 for tool in cc:gcc c++:g++ gfortran:gfortran gdb:gdb nm:binutils objdump:binutils clang:clang dwz:dwz ip:iproute2 sysctl:procps; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
+# Python's pip installs NVRTC (below) for cuda-backend's cubin fixtures.
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 # libc's separate debug information: gdb (the oracle) and cohort both read it.
 dpkg -s libc6-dbg >/dev/null 2>&1 || need+=(libc6-dbg)
 # MPI and a resource manager for the multi-rank tests: Open MPI (mpirun, MPIR), MPICH (hydra,
