@@ -7,6 +7,9 @@ need=()
 for tool in cc:gcc c++:g++ gfortran:gfortran flang-22:flang-22 gdb:gdb nm:binutils objdump:binutils clang:clang dwz:dwz ip:iproute2 sysctl:procps; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
+# Python's pip installs NVRTC (below) for cuda-backend's cubin fixtures.
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 # libc's separate debug information: gdb (the oracle) and cohort both read it.
 dpkg -s libc6-dbg >/dev/null 2>&1 || need+=(libc6-dbg)
 # MPI and a resource manager for the multi-rank tests: Open MPI (mpirun, MPIR), MPICH (hydra,
@@ -22,6 +25,12 @@ if [ ${#need[@]} -gt 0 ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
 fi
+
+# NVRTC (CUDA's run-time compiler, no GPU needed) builds the cubin fixtures of cuda-backend's
+# tests; pinned, as the tests assert the exact addresses of its output.
+python3 -c 'import importlib.metadata as m; assert m.version("nvidia-cuda-nvrtc-cu12") == "12.9.86"' 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages 'nvidia-cuda-nvrtc-cu12==12.9.86' \
+    || python3 -m pip install --quiet 'nvidia-cuda-nvrtc-cu12==12.9.86'
 
 # ptrace must be allowed between a process and its children (Yama scope 0 or 1).
 scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)

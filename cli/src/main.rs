@@ -4,6 +4,7 @@
 //! [--args] PROGRAM [ARGS...]` and `-p PID`) is parsed by hand: gdb's single-dash long options
 //! (`-ex`, `-batch`) are not something clap parses (see docs/HANDWRITTEN.md).
 
+mod cuda;
 mod parallel;
 mod report;
 
@@ -99,6 +100,7 @@ fn main() -> anyhow::Result<()> {
         Some("offline") => Some(report::offline_main),
         Some("attach") => Some(parallel::attach_main),
         Some("demo") => Some(report::demo_main),
+        Some("cuda") => Some(cuda::cuda_main),
         _ => None,
     };
     if let Some(f) = sub {

@@ -1,0 +1,66 @@
+/* A host program for the CUDBG test double (cudbg_double.c). Like the CUDA runtime with the
+ * real driver, it loads its "libcuda" (argv[1]) with dlopen and finds cuInit with dlsym; it
+ * initialises the driver, raises a SIGURG of its own, launches bitreverse<<<2,64>>> on 128
+ * words and checks the result. */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef int (*init_fn)(unsigned int);
+typedef int (*launch_fn)(const char *, uint32_t, uint32_t, uint32_t *, uint32_t);
+
+static volatile sig_atomic_t urgent;
+
+static void on_urg(int sig)
+{
+    (void)sig;
+    urgent++;
+}
+
+static uint32_t reversed(uint32_t v)
+{
+    uint32_t r = 0;
+    for (int b = 0; b < 32; b++)
+        if (v & (1u << b))
+            r |= 1u << (31 - b);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s LIBCUDA\n", argv[0]);
+        return 2;
+    }
+    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) {
+        fprintf(stderr, "%s\n", dlerror());
+        return 2;
+    }
+    init_fn init = (init_fn)dlsym(lib, "cuInit");
+    launch_fn launch = (launch_fn)dlsym(lib, "cohortDoubleLaunch");
+    if (!init || !launch)
+        return 2;
+    uint32_t data[128];
+    for (int i = 0; i < 128; i++)
+        data[i] = 0x1000u + (uint32_t)i;
+    if (init(0) != 0) {
+        fprintf(stderr, "cuInit failed\n");
+        return 2;
+    }
+    /* The program's own SIGURG (the debugger's wake-up signal) must reach it. */
+    signal(SIGURG, on_urg);
+    raise(SIGURG);
+    if (launch("bitreverse", 2, 64, data, 128) != 0) {
+        fprintf(stderr, "launch failed\n");
+        return 3;
+    }
+    int bad = 0;
+    for (int i = 0; i < 128; i++)
+        if (data[i] != reversed(0x1000u + (uint32_t)i))
+            bad++;
+    printf("%s (SIGURG handled %d time%s)\n", bad ? "FAILED" : "PASSED", (int)urgent,
+           urgent == 1 ? "" : "s");
+    return bad != 0;
+}
