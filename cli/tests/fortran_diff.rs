@@ -30,12 +30,8 @@ const TODO: &str = "Fortran support (issue 5) not implemented yet";
 /// (case, compiler, reason): cases cohort does not pass yet. Each must still fail.
 #[rustfmt::skip]
 const PENDING: &[(&str, &str, &str)] = &[
-    ("arrays_alloc_ptr", "gfortran", TODO),
-    ("arrays_alloc_ptr", "flang", TODO),
     ("arrays_dummy", "gfortran", TODO),
     ("arrays_dummy", "flang", TODO),
-    ("arrays_explicit", "gfortran", TODO),
-    ("arrays_explicit", "flang", TODO),
     ("artificial_args", "gfortran", TODO),
     ("artificial_args", "flang", TODO),
     ("assumed_size_rank", "gfortran", TODO),
@@ -62,7 +58,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("names_case", "gfortran", TODO),
     ("names_case", "flang", TODO),
     ("outer_entry", "gfortran", TODO),
-    ("outer_entry", "flang", TODO),
     ("module_rename", "gfortran", TODO),
     ("module_rename", "flang", TODO),
     ("modules_use", "gfortran", TODO),
