@@ -66,7 +66,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("parent_component", "gfortran", TODO),
     ("parent_component", "flang", TODO),
     ("pdt", "gfortran", TODO),
-    ("runtime_bounds", "gfortran", TODO),
     ("runtime_bounds_entry", "gfortran", TODO),
     ("scalars_kinds", "gfortran", TODO),
     ("scalars_kinds", "flang", TODO),

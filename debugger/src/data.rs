@@ -496,6 +496,13 @@ impl Debugger {
                 }
                 Ok(Flow::Go)
             }
+            "max-value-size" => {
+                out(match self.max_value_size {
+                    Some(n) => format!("Maximum value size is {n} bytes."),
+                    None => "Maximum value size is unlimited.".into(),
+                });
+                Ok(Flow::Go)
+            }
             _ => Err(EngineError::Other(format!(
                 "Undefined show command: \"{what}\".  Try \"help show\"."
             ))),

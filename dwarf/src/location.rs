@@ -849,7 +849,8 @@ fn eval_spec(
         BoundSpec::Const(n) => Ok(*n),
         BoundSpec::Variable(die) => {
             let bd = read_die(file, *die)?;
-            let bv = scopes::make_variable(file, &bd, VarKind::Local, var.frame_base)
+            // gfortran's bound variables are artificial and nameless.
+            let bv = scopes::make_bound_variable(file, &bd, var.frame_base)
                 .ok_or_else(|| DwarfError::Malformed("bad array bound variable".into()))?;
             let val = variable_value(file, &bv, frame)?;
             if val.optimized_out {
