@@ -30,12 +30,8 @@ const TODO: &str = "Fortran support (issue 5) not implemented yet";
 /// (case, compiler, reason): cases cohort does not pass yet. Each must still fail.
 #[rustfmt::skip]
 const PENDING: &[(&str, &str, &str)] = &[
-    ("arrays_dummy", "gfortran", TODO),
-    ("arrays_dummy", "flang", TODO),
     ("artificial_args", "gfortran", TODO),
     ("artificial_args", "flang", TODO),
-    ("assumed_size_rank", "gfortran", TODO),
-    ("assumed_size_rank", "flang", TODO),
     ("class_dynamic", "gfortran", TODO),
     ("class_dynamic", "flang", TODO),
     ("common_equiv", "gfortran", TODO),

@@ -20,6 +20,22 @@ pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
     evaluate_expr(&e, ctx)
 }
 
+/// For `print`/`output`: a whole assumed-size array has no last upper bound, so it cannot
+/// be printed; `text` (the expression) names it in the message.
+pub fn check_printable(text: &str, v: &Value) -> Result<()> {
+    if let TypeKind::Shaped(s) = &v.ty.strip().kind
+        && s.status == ShapeStatus::Ok
+        && s.dims.iter().any(|d| d.is_assumed_size())
+    {
+        return Err(user(format!(
+            "Cannot print the whole of assumed-size array \"{}\": its last dimension has no \
+             upper bound; print a section.",
+            text.trim()
+        )));
+    }
+    Ok(())
+}
+
 /// Evaluate a parsed expression.
 pub fn evaluate_expr(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
     Ev { ctx }.eval(e)
@@ -418,6 +434,12 @@ impl Ev<'_> {
                     };
                     let hi = match hi {
                         Some(e) => self.int(e)?,
+                        None if d.is_assumed_size() => {
+                            return Err(user(
+                                "An assumed-size array's last dimension has no upper bound: \
+                                 give one",
+                            ));
+                        }
                         None => d.upper(),
                     };
                     let step = match step {

@@ -285,6 +285,10 @@ impl Printer<'_> {
         if shape.dims.is_empty() {
             return out.push_str("()");
         }
+        if shape.dims.iter().any(|d| d.is_assumed_size()) {
+            return out
+                .push_str("<error: assumed-size array: its last dimension has no upper bound>");
+        }
         if is_char(&shape.element) && shape.dims.len() == 1 && self.opts.format.is_none() {
             let n = shape.len() as usize * shape.element.byte_size() as usize;
             if shape.is_contiguous()
