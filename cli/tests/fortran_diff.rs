@@ -180,6 +180,8 @@ cases! {
     arrays_dummy_flang = ("arrays_dummy", "flang"),
     arrays_explicit_gfortran = ("arrays_explicit", "gfortran"),
     arrays_explicit_flang = ("arrays_explicit", "flang"),
+    arrays_print_gfortran = ("arrays_print", "gfortran"),
+    arrays_print_flang = ("arrays_print", "flang"),
     artificial_args_gfortran = ("artificial_args", "gfortran"),
     artificial_args_flang = ("artificial_args", "flang"),
     assumed_size_rank_gfortran = ("assumed_size_rank", "gfortran"),

@@ -363,6 +363,11 @@ impl Printer<'_> {
                 );
                 self.elements.set(self.elements.get() + 1);
             } else if self.dim(out, shape, d - 1, off, bytes, addr) {
+                // gdb closes the stopped sub-array, then says `...` for the rest of this
+                // dimension when there is a rest: `((1, 2, ...) ...)`.
+                if i + 1 < dim.count {
+                    out.push_str(" ...");
+                }
                 stopped = true;
                 break;
             }
