@@ -362,7 +362,7 @@ mod fast_tests {
     #[test]
     fn fast_g_same_as_exact() {
         let mut vals = vec![
-            1234567890123456.25,
+            4938271560493825.0 / 4.0, // 1234567890123456.25: a tie at 17 digits
             0.0,
             -0.0,
             1.0,
