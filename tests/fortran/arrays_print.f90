@@ -1,6 +1,7 @@
 ! compilers: gfortran flang
 ! Printing arrays: `set print elements` / `set print repeats` on Fortran arrays, strided and
 ! reversed sections of allocatable and pointer arrays (also a section of a strided pointer),
+! `set var` on elements of allocatable and pointer arrays, ptype of sections,
 ! repeated sub-arrays, and a large array printed whole.
 program arrays_print
   implicit none
