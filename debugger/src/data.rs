@@ -397,7 +397,11 @@ impl Debugger {
         let v = if text.trim().is_empty() {
             self.history_entry(0).map_err(derr)?
         } else {
-            self.evaluate(text)?
+            let v = self.evaluate(text)?;
+            if self.language() == Language::Fortran {
+                cohort_fortran::eval::check_printable(text, &v).map_err(derr)?;
+            }
+            v
         };
         if !voidprint && matches!(v.ty.strip().kind, TypeKind::Void) {
             return Ok(Flow::Go);
@@ -422,6 +426,9 @@ impl Debugger {
             ));
         }
         let v = self.evaluate(text)?;
+        if self.language() == Language::Fortran {
+            cohort_fortran::eval::check_printable(text, &v).map_err(derr)?;
+        }
         let opts = match fmt {
             Some(f) => FormatOptions::with_format(f),
             None => FormatOptions::default(),
@@ -494,6 +501,13 @@ impl Debugger {
                         self.language().name()
                     )),
                 }
+                Ok(Flow::Go)
+            }
+            "max-value-size" => {
+                out(match self.max_value_size {
+                    Some(n) => format!("Maximum value size is {n} bytes."),
+                    None => "Maximum value size is unlimited.".into(),
+                });
                 Ok(Flow::Go)
             }
             _ => Err(EngineError::Other(format!(

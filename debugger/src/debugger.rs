@@ -52,6 +52,12 @@ pub struct Debugger {
     last_tid: Option<i32>,
     /// `set language LANG` (None: `auto`, the selected frame's unit decides).
     pub(crate) language_set: Option<cohort_dwarf::format::Language>,
+    /// `set print elements N` and `set print repeats N` (`usize::MAX`: unlimited).
+    pub(crate) print_elements: usize,
+    pub(crate) print_repeats: usize,
+    /// `set max-value-size N` (None: unlimited), for `show`; Fortran arrays are read
+    /// as they print, so no limit applies to them.
+    pub(crate) max_value_size: Option<u64>,
     /// Where a step tells which MPI call it runs through (agentd's ranks only).
     pub(crate) activity: Option<std::sync::Arc<std::sync::Mutex<Option<String>>>>,
     /// How the program ended, once it has (`exited normally`, `exited with code 3`, …).
@@ -109,6 +115,9 @@ impl Debugger {
             batch,
             pending_mode: None,
             language_set: None,
+            print_elements: 200,
+            print_repeats: 10,
+            max_value_size: Some(65536),
             x_fmt: ('x', 4),
             x_next: None,
             watches: HashMap::new(),
@@ -1678,6 +1687,44 @@ impl Debugger {
                     "on" => Some(true),
                     "off" => Some(false),
                     _ => None,
+                }
+            }
+            ["print", "elements" | "repeats", v] => {
+                // gdb: `unlimited` or 0 means no limit.
+                let n = match *v {
+                    "unlimited" | "0" => usize::MAX,
+                    v => match parse_number(v) {
+                        Some(n) => n as usize,
+                        None => {
+                            return Err(EngineError::Other(format!(
+                                "No symbol \"{v}\" in current context."
+                            )));
+                        }
+                    },
+                };
+                if words[1] == "elements" {
+                    self.print_elements = n;
+                } else {
+                    self.print_repeats = n;
+                }
+            }
+            ["max-value-size", v] => {
+                self.max_value_size = match *v {
+                    "unlimited" => None,
+                    v => match parse_number(v) {
+                        Some(n) if n >= 16 => Some(n),
+                        Some(_) => {
+                            self.max_value_size = Some(16);
+                            return Err(EngineError::Other(
+                                "max-value-size set too low, increasing to 16 bytes".into(),
+                            ));
+                        }
+                        None => {
+                            return Err(EngineError::Other(format!(
+                                "No symbol \"{v}\" in current context."
+                            )));
+                        }
+                    },
                 }
             }
             ["confirm", ..]

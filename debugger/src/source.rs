@@ -629,6 +629,8 @@ impl Debugger {
     pub(crate) fn format(&self, v: &Value, opts: &FormatOptions) -> String {
         let opts = FormatOptions {
             language: self.language(),
+            print_elements: self.print_elements,
+            repeat_threshold: self.print_repeats,
             ..opts.clone()
         };
         if opts.language == Language::Fortran {

@@ -892,7 +892,17 @@ impl FileTypes {
         let file = &*self.file;
         let element = self.target(die);
         let mut dims = Vec::new();
+        let mut generic = None;
         for c in &die.children {
+            if c.tag == dw::DW_TAG_generic_subrange {
+                generic = Some(DimSpec {
+                    lower: self.spec(c, dw::DW_AT_lower_bound, enc, true),
+                    upper: self.spec(c, dw::DW_AT_upper_bound, enc, true),
+                    count: self.spec(c, dw::DW_AT_count, enc, false),
+                    byte_stride: self.spec(c, dw::DW_AT_byte_stride, enc, true),
+                });
+                continue;
+            }
             if c.tag != dw::DW_TAG_subrange_type {
                 continue;
             }
@@ -922,6 +932,8 @@ impl FileTypes {
             data_location: self.spec(die, dw::DW_AT_data_location, enc, false),
             allocated: self.spec(die, dw::DW_AT_allocated, enc, false),
             associated: self.spec(die, dw::DW_AT_associated, enc, false),
+            rank: self.spec(die, dw::DW_AT_rank, enc, false),
+            generic,
         };
         // The size of the object itself: the descriptor's when the data is elsewhere, the
         // elements' when every bound is constant.

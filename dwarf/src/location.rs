@@ -19,7 +19,7 @@ use crate::error::{DwarfError, Result};
 use crate::loader::DebugFile;
 use crate::scopes::{self, VarKind, Variable};
 use crate::types::{
-    Bound, BoundSpec, Dim, DynamicBound, Shape, ShapeStatus, Type, TypeKind, TypeRef,
+    Bound, BoundSpec, Dim, DimSpec, DynamicBound, Shape, ShapeStatus, Type, TypeKind, TypeRef,
 };
 use crate::value::{Lval, Value};
 
@@ -780,12 +780,21 @@ pub fn resolve_object(
                 _ => spec.element.clone(),
             };
             let esize = element.byte_size() as i64;
-            let mut dims = Vec::with_capacity(spec.dims.len());
+            // An assumed-rank array: its rank at run time, every dimension from the generic
+            // subrange with the dimension's number pushed.
+            let (spec_dims, generic): (Vec<&DimSpec>, bool) = match (&spec.rank, &spec.generic) {
+                (Some(r), Some(g)) => {
+                    let rank = eval_spec(file, var, frame, r, object)?.clamp(0, 15) as usize;
+                    (vec![g; rank], true)
+                }
+                _ => (spec.dims.iter().collect(), false),
+            };
+            let mut dims = Vec::with_capacity(spec_dims.len());
             let mut next_stride = esize;
             let order: Vec<usize> = if spec.column_major {
-                (0..spec.dims.len()).collect()
+                (0..spec_dims.len()).collect()
             } else {
-                (0..spec.dims.len()).rev().collect()
+                (0..spec_dims.len()).rev().collect()
             };
             let mut tmp = vec![
                 Dim {
@@ -793,24 +802,26 @@ pub fn resolve_object(
                     count: 0,
                     stride: 0
                 };
-                spec.dims.len()
+                spec_dims.len()
             ];
+            let last = spec_dims.len().saturating_sub(1);
             for i in order {
-                let d = &spec.dims[i];
+                let d = spec_dims[i];
+                let push = generic.then_some(i as u64);
+                let ev = |s: &BoundSpec| eval_spec_with(file, var, frame, s, object, push);
                 let lower = match &d.lower {
-                    Some(s) => eval_spec(file, var, frame, s, object)?,
+                    Some(s) => ev(s)?,
                     None => spec.default_lower,
                 };
                 let count = match (&d.count, &d.upper) {
-                    (Some(c), _) => eval_spec(file, var, frame, c, object)?,
-                    (None, Some(u)) => eval_spec(file, var, frame, u, object)?
-                        .saturating_sub(lower)
-                        .saturating_add(1),
+                    (Some(c), _) => ev(c)?.max(0) as u64,
+                    (None, Some(u)) => ev(u)?.saturating_sub(lower).saturating_add(1).max(0) as u64,
+                    // `y(*)`: the last dimension of an assumed-size array has no upper bound.
+                    (None, None) if i == last => Dim::ASSUMED_SIZE,
                     (None, None) => 0,
                 };
-                let count = count.max(0) as u64;
                 let stride = match &d.byte_stride {
-                    Some(s) => eval_spec(file, var, frame, s, object)?,
+                    Some(s) => ev(s)?,
                     None => next_stride,
                 };
                 next_stride = stride.saturating_mul(count as i64);
@@ -845,11 +856,24 @@ fn eval_spec(
     spec: &BoundSpec,
     object: u64,
 ) -> Result<i64> {
+    eval_spec_with(file, var, frame, spec, object, None)
+}
+
+/// [`eval_spec`] with `push` on the stack first (the dimension of a generic subrange).
+fn eval_spec_with(
+    file: &Arc<DebugFile>,
+    var: &Variable,
+    frame: &dyn FrameContext,
+    spec: &BoundSpec,
+    object: u64,
+    push: Option<u64>,
+) -> Result<i64> {
     match spec {
         BoundSpec::Const(n) => Ok(*n),
         BoundSpec::Variable(die) => {
             let bd = read_die(file, *die)?;
-            let bv = scopes::make_variable(file, &bd, VarKind::Local, var.frame_base)
+            // gfortran's bound variables are artificial and nameless.
+            let bv = scopes::make_bound_variable(file, &bd, var.frame_base)
                 .ok_or_else(|| DwarfError::Malformed("bad array bound variable".into()))?;
             let val = variable_value(file, &bv, frame)?;
             if val.optimized_out {
@@ -860,7 +884,7 @@ fn eval_spec(
         BoundSpec::Expr { expr, .. } => {
             let mut ev = Evaluator::for_variable(file, var, frame);
             ev.object_address = Some(object);
-            let pieces = ev.run(gimli::EndianSlice::new(expr, file.endian), None)?;
+            let pieces = ev.run(gimli::EndianSlice::new(expr, file.endian), push)?;
             let v = match pieces.first().map(|p| &p.location) {
                 Some(Location::Address { address }) => *address,
                 Some(Location::Value { value }) => gimli_value_u64(*value),

@@ -358,6 +358,35 @@ pub fn make_variable(
     })
 }
 
+/// The variable an array bound refers to (`DW_AT_upper_bound: <DIE>`): also a nameless
+/// artificial one, as gfortran emits for runtime-sized explicit-shape dummies.
+pub fn make_bound_variable(
+    file: &Arc<DebugFile>,
+    d: &Die,
+    frame_base: Option<AttributeValue<R>>,
+) -> Option<Variable> {
+    if let Some(v) = make_variable(file, d, VarKind::Local, frame_base) {
+        return Some(v);
+    }
+    let ty = match d.reference(file, dw::DW_AT_type) {
+        Some(t) => dietypes::type_of(file, t),
+        None => Type::error("variable without type"),
+    };
+    let location = d.attr(dw::DW_AT_location).cloned();
+    Some(Variable {
+        name: String::new(),
+        ty,
+        die: d.die_ref(file)?,
+        unit: d.unit,
+        kind: VarKind::Local,
+        location,
+        const_value: d.attr(dw::DW_AT_const_value).cloned(),
+        frame_base,
+        decl_line: None,
+        artificial: d.flag(dw::DW_AT_artificial),
+    })
+}
+
 /// Variables declared directly in `d` (not in nested blocks), declaration order.
 fn own_variables(
     file: &Arc<DebugFile>,

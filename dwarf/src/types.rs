@@ -263,13 +263,21 @@ pub struct ArraySpec {
     pub data_location: Option<BoundSpec>,
     pub allocated: Option<BoundSpec>,
     pub associated: Option<BoundSpec>,
+    /// An assumed-rank array (`x(..)`): `DW_AT_rank`, and its one `DW_TAG_generic_subrange`
+    /// whose expressions are evaluated with the dimension's number (0-based) on the stack.
+    pub rank: Option<BoundSpec>,
+    pub generic: Option<DimSpec>,
 }
 
 impl ArraySpec {
     /// The shape when every property is a constant (a Fortran array with explicit constant
     /// bounds, also as a component of a derived type): no object needed.
     pub fn constant_shape(&self) -> Option<Shape> {
-        if self.data_location.is_some() || self.allocated.is_some() || self.associated.is_some() {
+        if self.data_location.is_some()
+            || self.allocated.is_some()
+            || self.associated.is_some()
+            || self.rank.is_some()
+        {
             return None;
         }
         let c = |s: &Option<BoundSpec>| match s {
@@ -335,8 +343,19 @@ pub struct Dim {
 }
 
 impl Dim {
-    /// The upper bound.
+    /// `count` of the last dimension of an assumed-size array (`y(*)`): no upper bound.
+    pub const ASSUMED_SIZE: u64 = u64::MAX;
+
+    /// Whether this is the open last dimension of an assumed-size array.
+    pub fn is_assumed_size(&self) -> bool {
+        self.count == Self::ASSUMED_SIZE
+    }
+
+    /// The upper bound (`i64::MAX` for an assumed-size dimension).
     pub fn upper(&self) -> i64 {
+        if self.is_assumed_size() {
+            return i64::MAX;
+        }
         self.lower
             .saturating_add(self.count as i64)
             .saturating_sub(1)

@@ -20,6 +20,22 @@ pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
     evaluate_expr(&e, ctx)
 }
 
+/// For `print`/`output`: a whole assumed-size array has no last upper bound, so it cannot
+/// be printed; `text` (the expression) names it in the message.
+pub fn check_printable(text: &str, v: &Value) -> Result<()> {
+    if let TypeKind::Shaped(s) = &v.ty.strip().kind
+        && s.status == ShapeStatus::Ok
+        && s.dims.iter().any(|d| d.is_assumed_size())
+    {
+        return Err(user(format!(
+            "Cannot print the whole of assumed-size array \"{}\": its last dimension has no \
+             upper bound; print a section.",
+            text.trim()
+        )));
+    }
+    Ok(())
+}
+
 /// Evaluate a parsed expression.
 pub fn evaluate_expr(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
     Ev { ctx }.eval(e)
@@ -418,6 +434,12 @@ impl Ev<'_> {
                     };
                     let hi = match hi {
                         Some(e) => self.int(e)?,
+                        None if d.is_assumed_size() => {
+                            return Err(user(
+                                "An assumed-size array's last dimension has no upper bound: \
+                                 give one",
+                            ));
+                        }
                         None => d.upper(),
                     };
                     let step = match step {
@@ -744,11 +766,28 @@ fn intr_size(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     if s.status != ShapeStatus::Ok {
         return Err(user("SIZE can only be applied to allocated arrays"));
     }
+    open_upper_bound("size", &s, dim)?;
     let n = match dim {
         Some(d) => s.dims[d as usize - 1].count,
         None => s.len(),
     };
     Ok(builtin_int(n as i128, "integer*4", 4))
+}
+
+/// An error when the dimension `dim` asked of (all when `None`) is the open last dimension of
+/// an assumed-size array: SIZE, UBOUND and SHAPE have no answer there.
+fn open_upper_bound(name: &str, s: &Shape, dim: Option<i64>) -> Result<()> {
+    let open = match dim {
+        Some(d) => s.dims[d as usize - 1].is_assumed_size(),
+        None => s.dims.iter().any(Dim::is_assumed_size),
+    };
+    if open {
+        return Err(user(format!(
+            "{} of an assumed-size array: its last dimension has no upper bound",
+            name.to_uppercase()
+        )));
+    }
+    Ok(())
 }
 
 fn bounds(ev: &Ev<'_>, name: &str, args: &[Arg], upper: bool) -> Result<Value> {
@@ -758,6 +797,9 @@ fn bounds(ev: &Ev<'_>, name: &str, args: &[Arg], upper: bool) -> Result<Value> {
             "{} can only be applied to allocated arrays",
             name.to_uppercase()
         )));
+    }
+    if upper {
+        open_upper_bound(name, &s, dim)?;
     }
     let b = |d: &Dim| if upper { d.upper() } else { d.lower };
     match dim {
@@ -780,6 +822,7 @@ fn intr_ubound(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 
 fn intr_shape(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let (s, _) = ev.array_arg("shape", args)?;
+    open_upper_bound("shape", &s, None)?;
     Ok(int_array(
         &s.dims.iter().map(|d| d.count as i64).collect::<Vec<_>>(),
     ))

@@ -109,7 +109,13 @@ fn shape_dims(shape: &Shape) -> String {
         .dims
         .iter()
         .map(|d| {
-            if d.lower == 1 {
+            if d.is_assumed_size() {
+                if d.lower == 1 {
+                    "*".to_string()
+                } else {
+                    format!("{}:*", d.lower)
+                }
+            } else if d.lower == 1 {
                 format!("{}", d.upper())
             } else {
                 format!("{}:{}", d.lower, d.upper())

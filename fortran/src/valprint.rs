@@ -13,7 +13,7 @@
 //! - integers, reals, pointers: as the C printer (the same digits).
 
 use cohort_dwarf::context::Target;
-use cohort_dwarf::format::{FormatOptions, format_value as c_format};
+use cohort_dwarf::format::{FloatFormat, FormatOptions, float_text, format_value as c_format};
 use cohort_dwarf::types::{BoundSpec, Encoding, Shape, ShapeStatus, TypeKind, TypeRef};
 use cohort_dwarf::value::{Lval, Value};
 
@@ -92,6 +92,29 @@ impl Printer<'_> {
     fn value(&self, out: &mut String, ty: &TypeRef, bytes: &[u8], addr: Option<u64>) {
         let st = ty.strip();
         let plain = self.opts.format.is_none();
+        // Elements of big arrays: reals and integers straight from the bytes (the same text
+        // as the C printer's, without a `Value` per element).
+        if plain
+            && let TypeKind::Base(enc) = st.kind
+            && let Some(b) = bytes.get(..st.size as usize)
+        {
+            match (enc, b.len()) {
+                (Encoding::Float, 8) => {
+                    return out.push_str(&float_text(b, FloatFormat::Double));
+                }
+                (Encoding::Float, 4) => {
+                    return out.push_str(&float_text(b, FloatFormat::Single));
+                }
+                (Encoding::Signed, 2 | 4 | 8) => {
+                    let mut n = [0u8; 8];
+                    n[..b.len()].copy_from_slice(b);
+                    let shift = 64 - 8 * b.len() as u32;
+                    let v = (i64::from_le_bytes(n) << shift) >> shift;
+                    return out.push_str(&v.to_string());
+                }
+                _ => {}
+            }
+        }
         match &st.kind {
             TypeKind::Base(Encoding::Boolean) if plain => {
                 let Some(b) = self.fetch(bytes, addr, 0, st.size as usize) else {
@@ -262,6 +285,10 @@ impl Printer<'_> {
         if shape.dims.is_empty() {
             return out.push_str("()");
         }
+        if shape.dims.iter().any(|d| d.is_assumed_size()) {
+            return out
+                .push_str("<error: assumed-size array: its last dimension has no upper bound>");
+        }
         if is_char(&shape.element) && shape.dims.len() == 1 && self.opts.format.is_none() {
             let n = shape.len() as usize * shape.element.byte_size() as usize;
             if shape.is_contiguous()
@@ -271,6 +298,21 @@ impl Printer<'_> {
             }
         }
         self.elements.set(0);
+        // Read the whole array in one go (one `process_vm_readv`), not element by element.
+        let (lo, hi) = shape_span(shape);
+        let covered = lo >= 0 && bytes.len() as i64 >= hi;
+        if !covered
+            && let Some(a) = addr
+            && hi > lo
+            && (hi - lo) as u64 <= ONE_READ_LIMIT
+        {
+            let mut buf = vec![0u8; (hi - lo) as usize];
+            let start = a.wrapping_add(lo as u64);
+            if self.target.read_memory(start, &mut buf).is_ok() {
+                self.dim(out, shape, shape.dims.len() - 1, -lo, &buf, Some(start));
+                return;
+            }
+        }
         self.dim(out, shape, shape.dims.len() - 1, 0, bytes, addr);
     }
 
@@ -301,11 +343,9 @@ impl Printer<'_> {
                 break;
             }
             let off = base + i as i64 * dim.stride;
-            let this = self.block(shape, d, off, bytes, addr);
             let mut run = 1u64;
             while i + run < dim.count
-                && this.is_some()
-                && self.block(shape, d, off + run as i64 * dim.stride, bytes, addr) == this
+                && self.same(shape, d, off, off + run as i64 * dim.stride, bytes, addr)
             {
                 run += 1;
             }
@@ -323,6 +363,11 @@ impl Printer<'_> {
                 );
                 self.elements.set(self.elements.get() + 1);
             } else if self.dim(out, shape, d - 1, off, bytes, addr) {
+                // gdb closes the stopped sub-array, then says `...` for the rest of this
+                // dimension when there is a rest: `((1, 2, ...) ...)`.
+                if i + 1 < dim.count {
+                    out.push_str(" ...");
+                }
                 stopped = true;
                 break;
             }
@@ -343,26 +388,62 @@ impl Printer<'_> {
         stopped
     }
 
-    /// The bytes of element or sub-array `off` of dimension `d` (for finding repeats).
-    fn block(
+    /// Whether element or sub-array `a` of dimension `d` has the same bytes as `b` (for
+    /// finding repeats); false when either cannot be read.
+    fn same(
         &self,
         shape: &Shape,
         d: usize,
-        off: i64,
+        a: i64,
+        b: i64,
         bytes: &[u8],
         addr: Option<u64>,
-    ) -> Option<Vec<u8>> {
-        let esize = shape.element.byte_size() as usize;
+    ) -> bool {
         if d == 0 {
-            return self.fetch(bytes, addr, off, esize);
+            let esize = shape.element.byte_size() as usize;
+            let slice = |off: i64| {
+                usize::try_from(off)
+                    .ok()
+                    .and_then(|o| bytes.get(o..o.checked_add(esize)?))
+            };
+            return match (slice(a), slice(b)) {
+                (Some(x), Some(y)) => x == y,
+                _ => match (
+                    self.fetch(bytes, addr, a, esize),
+                    self.fetch(bytes, addr, b, esize),
+                ) {
+                    (Some(x), Some(y)) => x == y,
+                    _ => false,
+                },
+            };
         }
-        let mut all = Vec::new();
         let dim = shape.dims[d - 1];
-        for j in 0..dim.count {
-            all.extend(self.block(shape, d - 1, off + j as i64 * dim.stride, bytes, addr)?);
-        }
-        Some(all)
+        (0..dim.count).all(|j| {
+            let o = j as i64 * dim.stride;
+            self.same(shape, d - 1, a + o, b + o, bytes, addr)
+        })
     }
+}
+
+/// The most bytes an array print reads in one block (beyond it, element by element).
+const ONE_READ_LIMIT: u64 = 64 << 20;
+
+/// The byte range `[lo, hi)` the elements of `shape` cover, relative to its first element.
+fn shape_span(shape: &Shape) -> (i64, i64) {
+    let esize = shape.element.byte_size() as i64;
+    let (mut lo, mut hi) = (0i64, esize);
+    for d in &shape.dims {
+        if d.count == 0 {
+            return (0, 0);
+        }
+        let last = (d.count as i64 - 1).saturating_mul(d.stride);
+        if last < 0 {
+            lo = lo.saturating_add(last);
+        } else {
+            hi = hi.saturating_add(last);
+        }
+    }
+    (lo, hi)
 }
 
 /// The type the C printer should see for a Fortran scalar: gdb (`i386_floatformat_for_type`)

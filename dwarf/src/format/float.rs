@@ -165,10 +165,68 @@ pub(crate) fn format_float(bytes: &[u8], fmt: FloatFormat) -> String {
             format!("{}nan(0x{mantissa})", if neg { "-" } else { "" })
         }
         Decoded::Finite { neg, mant, exp } => {
+            if let Some(s) = fast_g(bytes, fmt) {
+                return s;
+            }
             let s = format_g(mant, exp, fmt.digits());
             if neg { format!("-{s}") } else { s }
         }
     }
+}
+
+/// `%.{digits}g` of a finite `float` or `double` through Rust's exact formatting (`{:.Ne}`
+/// rounds the exact binary value half to even, as glibc's printf and [`format_g`] do, and is
+/// much faster than the big-integer expansion: it matters for arrays of 10⁶ reals). `None`
+/// for the other formats.
+fn fast_g(bytes: &[u8], fmt: FloatFormat) -> Option<String> {
+    let x = match fmt {
+        FloatFormat::Double => f64::from_le_bytes(bytes.get(..8)?.try_into().ok()?),
+        FloatFormat::Single => f32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as f64,
+        _ => return None,
+    };
+    if !x.is_finite() {
+        return None;
+    }
+    let prec = fmt.digits();
+    let sci = format!("{:.*e}", prec - 1, x.abs());
+    let (m, e) = sci.split_once('e')?;
+    let x10: i64 = e.parse().ok()?;
+    let kept: Vec<u8> = m.bytes().filter(u8::is_ascii_digit).collect();
+    let trim = |d: &[u8]| -> usize { d.len() - d.iter().rev().take_while(|&&c| c == b'0').count() };
+    let mut out = String::with_capacity(prec + 8);
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    let text = |d: &[u8]| String::from_utf8_lossy(d).into_owned();
+    if x == 0.0 {
+        out.push('0');
+    } else if x10 < -4 || x10 >= prec as i64 {
+        let n = trim(&kept).max(1);
+        out.push_str(&text(&kept[..1]));
+        if n > 1 {
+            out.push('.');
+            out.push_str(&text(&kept[1..n]));
+        }
+        out.push('e');
+        out.push(if x10 < 0 { '-' } else { '+' });
+        out.push_str(&format!("{:02}", x10.abs()));
+    } else if x10 >= 0 {
+        let n = (x10 as usize + 1).min(kept.len());
+        out.push_str(&text(&kept[..n]));
+        let f = &kept[n..];
+        let k = trim(f);
+        if k > 0 {
+            out.push('.');
+            out.push_str(&text(&f[..k]));
+        }
+    } else {
+        out.push_str("0.");
+        for _ in 0..(-x10 - 1) {
+            out.push('0');
+        }
+        out.push_str(&text(&kept[..trim(&kept)]));
+    }
+    Some(out)
 }
 
 /// The value converted to an integer as gdb's `unpack_long` does: truncated toward zero,
@@ -292,6 +350,62 @@ pub(crate) fn format_g(mant: u128, exp: i32, prec: usize) -> String {
             int_part
         } else {
             format!("{int_part}.{}", text(&f))
+        }
+    }
+}
+
+#[cfg(test)]
+mod fast_tests {
+    use super::*;
+
+    /// The fast path gives the exact expansion's digits, ties included.
+    #[test]
+    fn fast_g_same_as_exact() {
+        let mut vals = vec![
+            4938271560493825.0 / 4.0, // 1234567890123456.25: a tie at 17 digits
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            -2.5,
+            1e16,
+            1e17,
+            12345678901234567.0,
+            0.0001,
+            0.00001,
+            5e-324,
+            1.7976931348623157e308,
+            999999.0,
+            1000.5,
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..20000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            vals.push(f64::from_bits(seed));
+            vals.push((seed % 100_000_000) as f64 / 64.0 + 1e15);
+        }
+        for x in vals.into_iter().filter(|x: &f64| x.is_finite()) {
+            let Decoded::Finite { neg, mant, exp } = decode(&x.to_le_bytes(), FloatFormat::Double)
+            else {
+                panic!("{x} not finite");
+            };
+            let slow = format!("{}{}", if neg { "-" } else { "" }, format_g(mant, exp, 17));
+            assert_eq!(
+                fast_g(&x.to_le_bytes(), FloatFormat::Double),
+                Some(slow),
+                "{x:e}"
+            );
+            let f = x as f32;
+            if f.is_finite() {
+                let b = f.to_le_bytes();
+                let Decoded::Finite { neg, mant, exp } = decode(&b, FloatFormat::Single) else {
+                    panic!("{f} not finite");
+                };
+                let slow = format!("{}{}", if neg { "-" } else { "" }, format_g(mant, exp, 9));
+                assert_eq!(fast_g(&b, FloatFormat::Single), Some(slow), "{f:e}");
+            }
         }
     }
 }

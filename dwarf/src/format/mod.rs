@@ -106,6 +106,12 @@ impl FormatOptions {
 /// gdb's default `max-value-size`: the most bytes read for a value printing fetches itself.
 const MAX_VALUE_SIZE: u64 = 65536;
 
+/// A float of format `fmt` (its bytes, little-endian) as gdb prints it (`%g` with the
+/// format's DECIMAL_DIG digits), for printers of many elements.
+pub fn float_text(bytes: &[u8], fmt: FloatFormat) -> String {
+    float::format_float(bytes, fmt)
+}
+
 /// What follows `$N = ` when gdb prints `v`.
 pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> String {
     if v.optimized_out {
