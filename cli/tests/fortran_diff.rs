@@ -68,8 +68,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("modules_use", "gfortran", TODO),
     ("modules_use", "flang", TODO),
     ("openmp_shared", "gfortran", TODO),
-    ("parent_component", "gfortran", TODO),
-    ("parent_component", "flang", TODO),
     ("pdt", "gfortran", TODO),
     ("runtime_bounds", "gfortran", TODO),
     ("runtime_bounds_entry", "gfortran", TODO),
