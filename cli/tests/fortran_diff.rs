@@ -48,12 +48,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("common_named", "flang", TODO),
     ("deferred_char_array", "gfortran", TODO),
     ("deferred_char_array", "flang", TODO),
-    ("derived_nested", "gfortran", TODO),
-    ("derived_nested", "flang", TODO),
-    ("intrinsics", "gfortran", TODO),
-    ("intrinsics", "flang", TODO),
-    ("intrinsics_extra", "gfortran", TODO),
-    ("intrinsics_extra", "flang", TODO),
     ("main_program", "gfortran", TODO),
     ("main_program", "flang", TODO),
     ("module_params", "gfortran", TODO),
@@ -73,13 +67,8 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("runtime_bounds_entry", "gfortran", TODO),
     ("scalars_kinds", "gfortran", TODO),
     ("scalars_kinds", "flang", TODO),
-    ("scalars_real_ext", "gfortran", TODO),
-    ("strings", "gfortran", TODO),
-    ("strings", "flang", TODO),
     ("strings_deferred", "gfortran", TODO),
     ("strings_deferred", "flang", TODO),
-    ("swarm_component", "gfortran", TODO),
-    ("swarm_component", "flang", TODO),
 ];
 
 fn joined(out: &(String, String)) -> String {

@@ -17,6 +17,6 @@ pub mod parse;
 pub mod typeprint;
 pub mod valprint;
 
-pub use eval::{INTRINSICS, evaluate, is_truthy};
+pub use eval::{INTRINSICS, evaluate, evaluate_type, is_truthy};
 pub use typeprint::{ptype, whatis};
 pub use valprint::{Resolver, format_value, format_value_with};

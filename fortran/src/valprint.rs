@@ -114,7 +114,12 @@ impl Printer<'_> {
                     return;
                 };
                 // `complex(kind=16)` is two `real(kind=16)` (binary128).
-                let half_name = if size == 32 { "real(kind=16)" } else { "real" };
+                let kind10 = st.name.as_deref().is_some_and(|n| n.contains("kind=10"));
+                let half_name = match size {
+                    32 if kind10 => "real(kind=10)",
+                    32 => "real(kind=16)",
+                    _ => "real",
+                };
                 let half =
                     cohort_dwarf::types::Type::base(half_name, (size / 2) as u64, Encoding::Float);
                 out.push('(');
