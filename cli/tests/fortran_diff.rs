@@ -67,8 +67,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("runtime_bounds_entry", "gfortran", TODO),
     ("scalars_kinds", "gfortran", TODO),
     ("scalars_kinds", "flang", TODO),
-    ("strings_deferred", "gfortran", TODO),
-    ("strings_deferred", "flang", TODO),
 ];
 
 fn joined(out: &(String, String)) -> String {

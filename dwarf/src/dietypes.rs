@@ -969,8 +969,16 @@ impl FileTypes {
             .reference(file, dw::DW_AT_type)
             .map(|d| self.type_at(d))
             .filter(|t| t.byte_size() > 0);
-        let element =
-            kind.unwrap_or_else(|| Type::base("character(kind=1)", 1, Encoding::UnsignedChar));
+        // No element type: `DW_AT_encoding` `DW_ATE_UCS` is `character(kind=4)` (flang).
+        let ucs = die.udata(dw::DW_AT_encoding) == Some(u64::from(dw::DW_ATE_UCS.0));
+        let element = kind.unwrap_or_else(|| {
+            if ucs {
+                Type::base("character(kind=4)", 4, Encoding::UnsignedChar)
+            } else {
+                Type::base("character(kind=1)", 1, Encoding::UnsignedChar)
+            }
+        });
+        let data_location = self.spec(die, dw::DW_AT_data_location, enc, false);
         if let Some(len) = self.spec(die, dw::DW_AT_string_length, enc, false) {
             return Type::new(
                 None,
@@ -978,6 +986,7 @@ impl FileTypes {
                 TypeKind::DynString {
                     element,
                     length: len,
+                    data_location,
                 },
             );
         }
@@ -988,6 +997,7 @@ impl FileTypes {
             TypeKind::DynString {
                 element,
                 length: BoundSpec::Const(n as i64),
+                data_location,
             },
         )
     }

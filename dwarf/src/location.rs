@@ -726,10 +726,27 @@ pub fn resolve_object(
 ) -> Result<(TypeRef, u64)> {
     let st = ty.strip();
     match &st.kind {
-        TypeKind::DynString { element, length } => {
-            let n = eval_spec(file, var, frame, length, object)?.max(0) as u64;
-            let n = n.min(1 << 20);
-            Ok((Type::array_of(element.clone(), n), object))
+        TypeKind::DynString {
+            element,
+            length,
+            data_location,
+        } => {
+            let n = match length {
+                // A location: the length in bytes is stored there (flang's descriptor).
+                BoundSpec::Expr { .. } => {
+                    let at = eval_spec(file, var, frame, length, object)? as u64;
+                    let mut b = [0u8; 8];
+                    frame.read_memory(at, &mut b)?;
+                    (u64::from_le_bytes(b) / element.byte_size().max(1)) as i64
+                }
+                _ => eval_spec(file, var, frame, length, object)?,
+            };
+            let n = (n.max(0) as u64).min(1 << 20);
+            let data = match data_location {
+                Some(s) => eval_spec(file, var, frame, s, object)? as u64,
+                None => object,
+            };
+            Ok((Type::array_of(element.clone(), n), data))
         }
         TypeKind::DynArray(spec) => {
             let status = |s: &Option<BoundSpec>| -> Result<bool> {

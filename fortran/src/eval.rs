@@ -405,6 +405,38 @@ impl Ev<'_> {
         }
         let (mty, off) = member(&base.ty, name)?;
         let addr = base.address().map(|a| a.wrapping_add(off));
+        // gfortran's deferred-length character component: a pointer to a string of length
+        // 0, its length in the hidden component `_NAME_length`.
+        if let TypeKind::Pointer(t) = &mty.strip().kind
+            && matches!(t.get().strip().kind, TypeKind::DynString { .. })
+            && let Ok((lty, loff)) = member(&base.ty, &format!("_{name}_length"))
+            && let Some(a) = base.address()
+        {
+            let p = self.complete(Value::new(
+                mty.clone(),
+                Vec::new(),
+                Lval::Memory(addr.unwrap_or(a)),
+            ))?;
+            let len = self.complete(Value::new(
+                lty,
+                Vec::new(),
+                Lval::Memory(a.wrapping_add(loff)),
+            ))?;
+            let data = p.as_u64();
+            if data == 0 {
+                return Err(user("Attempt to take contents of a non-allocated string."));
+            }
+            let element = match &t.get().strip().kind {
+                TypeKind::DynString { element, .. } => element.clone(),
+                _ => Type::base("character(kind=1)", 1, Encoding::UnsignedChar),
+            };
+            let n = (len.as_i64().max(0) as u64).min(1 << 20);
+            return self.complete(Value::new(
+                Type::array_of(element, n),
+                Vec::new(),
+                Lval::Memory(data),
+            ));
+        }
         // An allocatable or pointer component: its shape from its descriptor.
         if matches!(
             mty.strip().kind,

@@ -140,7 +140,9 @@ impl Printer<'_> {
                 },
                 (None, None) => out.push_str("<error: array bounds not known here>"),
             },
-            TypeKind::DynString { element, length } => match length {
+            TypeKind::DynString {
+                element, length, ..
+            } => match length {
                 BoundSpec::Const(n) => {
                     let size = element.byte_size() as usize * (*n).max(0) as usize;
                     match self.fetch(bytes, addr, 0, size) {
@@ -204,6 +206,10 @@ impl Printer<'_> {
 
     /// `'text'` with gdb's repeats for long runs.
     fn string(&self, out: &mut String, b: &[u8], width: usize) {
+        // gdb's Fortran `printstr`: `character(kind=4)` strings are prefixed with their kind.
+        if width == 4 {
+            out.push_str("4_");
+        }
         let chars: Vec<u32> = b
             .chunks(width.max(1))
             .map(|c| {
