@@ -46,8 +46,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("common_equiv", "flang", TODO),
     ("common_named", "gfortran", TODO),
     ("common_named", "flang", TODO),
-    ("deferred_char_array", "gfortran", TODO),
-    ("deferred_char_array", "flang", TODO),
     ("main_program", "gfortran", TODO),
     ("main_program", "flang", TODO),
     ("module_params", "gfortran", TODO),

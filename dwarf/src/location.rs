@@ -791,6 +791,19 @@ pub fn resolve_object(
             };
             // The element itself may be dynamic (a string of run-time length).
             let element = match &spec.element.strip().kind {
+                // flang-22 gives a deferred-length character element length 0; the length
+                // is the descriptor's `elem_len` (ISO_Fortran_binding `CFI_cdesc_t`:
+                // `base_addr` at 0, `elem_len` at 8; docs/FORTRAN.md).
+                TypeKind::DynString {
+                    element: ch,
+                    length: BoundSpec::Const(0),
+                    data_location: None,
+                } if spec.data_location.is_some() => {
+                    let mut b = [0u8; 8];
+                    frame.read_memory(object.wrapping_add(8), &mut b)?;
+                    let n = (u64::from_le_bytes(b) / ch.byte_size().max(1)).min(1 << 20);
+                    Type::array_of(ch.clone(), n)
+                }
                 TypeKind::DynString { .. } => {
                     resolve_object(file, &spec.element, var, frame, data)?.0
                 }

@@ -356,6 +356,9 @@ impl Ev<'_> {
                 continue;
             }
             if let Some(v) = self.ctx.lookup_variable(&cand)? {
+                if let Some(a) = crate::descriptor::gfortran_char_array(&v, self.ctx)? {
+                    return Ok(a);
+                }
                 return self.complete(v);
             }
             tried.push(cand);
@@ -1202,7 +1205,11 @@ fn intr_loc(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 /// `len(s)`: the length of a character value (gdb 13 does not know `len`).
 fn intr_len(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let v = one(ev, "len", args)?;
-    let st = v.ty.strip();
+    // An array of strings: the length of its elements.
+    let st = match shape_of(&v.ty) {
+        Some(s) => s.element.strip(),
+        None => v.ty.strip(),
+    };
     match &st.kind {
         TypeKind::Array { element, .. } => {
             let w = element.byte_size().max(1);

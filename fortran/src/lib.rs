@@ -12,6 +12,7 @@
 //! dimension, allocation status) when a variable's value is made; this crate only walks
 //! shapes.
 
+pub mod descriptor;
 pub mod eval;
 pub mod parse;
 pub mod typeprint;
