@@ -40,8 +40,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("artificial_args", "flang", TODO),
     ("assumed_size_rank", "gfortran", TODO),
     ("assumed_size_rank", "flang", TODO),
-    ("class_dynamic", "gfortran", TODO),
-    ("class_dynamic", "flang", TODO),
     ("common_equiv", "gfortran", TODO),
     ("common_equiv", "flang", TODO),
     ("common_named", "gfortran", TODO),

@@ -677,6 +677,13 @@ impl Debugger {
                     // gdb decides on the type: a Fortran string or array whose location is
                     // not known here is still `...`.
                     Ok(_) if is_fortran_nonscalar(&p.ty) => "...".to_string(),
+                    // A polymorphic (`class(t)`) dummy is an aggregate of its dynamic type.
+                    Ok(v)
+                        if cohort_fortran::descriptor::class_dynamic(v, &self.target())
+                            .is_some() =>
+                    {
+                        "...".to_string()
+                    }
                     Ok(v) => self.format(v, &opts),
                     Err(e) => e.clone(),
                 };

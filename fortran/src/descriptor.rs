@@ -16,7 +16,7 @@
 //! (flang-22's descriptor is ISO_Fortran_binding's `CFI_cdesc_t`; its DWARF describes it
 //! except for the element length, read in `cohort_dwarf::location::resolve_object`.)
 
-use cohort_dwarf::context::EvalContext;
+use cohort_dwarf::context::{EvalContext, Target};
 use cohort_dwarf::error::Result;
 use cohort_dwarf::types::{Dim, Encoding, Shape, ShapeStatus, Type, TypeKind};
 use cohort_dwarf::value::{Lval, Value};
@@ -102,4 +102,65 @@ pub fn gfortran_char_array(v: &Value, ctx: &dyn EvalContext) -> Result<Option<Va
     );
     let data = base.wrapping_add((first * span) as u64);
     Ok(Some(Value::new(ty, Vec::new(), Lval::Memory(data))))
+}
+
+/// `CFI_VERSION` of ISO_Fortran_binding.h (a date), in every flang descriptor at offset 16:
+/// 20180515 in the standard's header, 20240719 in flang-22's.
+const CFI_VERSIONS: std::ops::RangeInclusive<u32> = 20180515..=20991231;
+/// `CFI_type_struct`: the descriptor's `type` (offset 21) for a derived type.
+const CFI_TYPE_STRUCT: u8 = 42;
+
+/// The dynamic type of a polymorphic (`class(t)`) object, by its name as the compiler's
+/// runtime symbols spell it, and the address of its data:
+///
+/// - gfortran passes `class(t)` as a structure `( _data, _vptr )`: `_vptr` points to the
+///   dynamic type's vtable, a symbol `__MOD_NAME_MOD___vtab_MOD_NAME_Type` (the type's name
+///   capitalised; `__vtab_MAIN___Type` for a type of the main program);
+/// - flang-22 types it as a pointer to `t` whose storage is a scalar descriptor
+///   (`CFI_cdesc_t`, 24 bytes: `base_addr` at 0, `version` at 16, `rank` at 20) followed by
+///   its addendum, whose first word points to the dynamic type's type-info object,
+///   `_QMmodEXdtXname` (flang-22; `_QMmodE.dt.name` in older flang).
+///
+/// `None` when `v` is not such an object (or its dynamic type cannot be named).
+pub fn class_dynamic(v: &Value, target: &dyn Target) -> Option<(String, u64)> {
+    let st = v.ty.strip();
+    match &st.kind {
+        TypeKind::Aggregate { members, .. } => {
+            let field = |name: &str| members.iter().find(|m| m.name.as_deref() == Some(name));
+            let (data, vptr) = (field("_data")?, field("_vptr")?);
+            let base = v.address()?;
+            let read = |off: u64| -> Option<u64> {
+                let mut b = [0u8; 8];
+                target.read_memory(base.wrapping_add(off), &mut b).ok()?;
+                Some(u64::from_le_bytes(b))
+            };
+            let (d, vt) = (read(data.offset)?, read(vptr.offset)?);
+            let sym = target.symbol_for(vt)?;
+            let rest = sym.split_once("_vtab_")?.1;
+            // The type's name starts at the first capitalised segment.
+            let at = rest
+                .char_indices()
+                .find(|&(i, c)| c.is_ascii_uppercase() && (i == 0 || rest[..i].ends_with('_')))?
+                .0;
+            Some((rest[at..].to_ascii_lowercase(), d))
+        }
+        TypeKind::Pointer(t) if matches!(t.get().strip().kind, TypeKind::Aggregate { .. }) => {
+            let Lval::Memory(desc) = v.lval else {
+                return None;
+            };
+            let mut b = [0u8; 32];
+            target.read_memory(desc, &mut b).ok()?;
+            let version = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
+            if !CFI_VERSIONS.contains(&version) || b[20] != 0 || b[21] != CFI_TYPE_STRUCT {
+                return None;
+            }
+            let sym = target.symbol_for(word(&b, 24) as u64)?;
+            let name = sym.split_once(".dt.").or_else(|| sym.split_once("XdtX"))?.1;
+            if name.contains('+') {
+                return None;
+            }
+            Some((name.to_string(), word(&b, 0) as u64))
+        }
+        _ => None,
+    }
 }

@@ -318,6 +318,18 @@ impl Ev<'_> {
     /// `v` itself, or the target of a Fortran pointer to data (a null pointer is an error:
     /// `Attempt to take contents of a non-associated pointer.`).
     pub fn target(&self, v: Value) -> Result<Value> {
+        // A polymorphic object: its dynamic type's value.
+        if let Some((name, data)) = crate::descriptor::class_dynamic(&v, self.ctx)
+            && let Some(t) = self
+                .ctx
+                .lookup_type(&format!("struct {name}"))
+                .or_else(|| self.ctx.lookup_type(&name))
+        {
+            if data == 0 {
+                return Err(user("Attempt to take contents of a non-allocated object."));
+            }
+            return self.complete(Value::new(t, Vec::new(), Lval::Memory(data)));
+        }
         let st = v.ty.strip();
         let TypeKind::Pointer(t) = &st.kind else {
             return Ok(v);
