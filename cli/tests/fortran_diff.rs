@@ -58,7 +58,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("modules_use", "gfortran", TODO),
     ("modules_use", "flang", TODO),
     ("openmp_shared", "gfortran", TODO),
-    ("pdt", "gfortran", TODO),
     ("runtime_bounds", "gfortran", TODO),
     ("runtime_bounds_entry", "gfortran", TODO),
     ("scalars_kinds", "gfortran", TODO),

@@ -839,8 +839,13 @@ pub fn resolve_object(
                     (None, None) => 0,
                 };
                 let count = count.max(0) as u64;
+                // A stride of 0 is no stride, as in gdb (gfortran leaves the descriptor's
+                // `span` 0 for a parameterised type's allocatable component).
                 let stride = match &d.byte_stride {
-                    Some(s) => eval_spec(file, var, frame, s, object)?,
+                    Some(s) => match eval_spec(file, var, frame, s, object)? {
+                        0 => next_stride,
+                        s => s,
+                    },
                     None => next_stride,
                 };
                 next_stride = stride.saturating_mul(count as i64);

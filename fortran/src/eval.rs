@@ -28,7 +28,58 @@ pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
 /// (`PTR TO -> ( integer(kind=4) )`).
 pub fn evaluate_type(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
     let e = parse(text)?;
-    evaluate_expr(&e, ctx)
+    let mut v = evaluate_expr(&e, ctx)?;
+    v.ty = resolved_members(&v, ctx);
+    Ok(v)
+}
+
+/// The type of a derived-type value with its allocatable and pointer array components
+/// resolved for this object, as gdb's `ptype EXPR` shows them (`v(3)`, not `v(:)`).
+fn resolved_members(v: &Value, ctx: &dyn EvalContext) -> TypeRef {
+    let st = v.ty.strip();
+    let (
+        TypeKind::Aggregate {
+            kind,
+            members,
+            declaration,
+        },
+        Lval::Memory(a),
+    ) = (&st.kind, &v.lval)
+    else {
+        return v.ty.clone();
+    };
+    let dynamic = |t: &TypeRef| matches!(&t.strip().kind, TypeKind::DynArray(s) if s.constant_shape().is_none());
+    if !members.iter().any(|m| dynamic(m.ty.get())) {
+        return v.ty.clone();
+    }
+    let members = members
+        .iter()
+        .map(|m| {
+            let mut ty = m.ty.get().clone();
+            if dynamic(&ty)
+                && let Ok((t, _)) = ctx.resolve_object(&ty, a.wrapping_add(m.offset))
+            {
+                ty = t;
+            }
+            cohort_dwarf::types::Member {
+                name: m.name.clone(),
+                ty: cohort_dwarf::types::LazyType::ready(ty),
+                offset: m.offset,
+                bitfield: m.bitfield,
+                is_static: m.is_static,
+                is_base: m.is_base,
+            }
+        })
+        .collect();
+    Type::new(
+        st.name.clone(),
+        st.size,
+        TypeKind::Aggregate {
+            kind: *kind,
+            members,
+            declaration: *declaration,
+        },
+    )
 }
 
 /// Evaluate a parsed expression.
