@@ -666,6 +666,7 @@ impl Debugger {
             .function()
             .map(|f| f.block_entry_pc())
             .unwrap_or(fs.function.low_pc);
+        let fortran = self.language() == Language::Fortran;
         let parts: Vec<String> = fs
             .params
             .iter()
@@ -679,8 +680,9 @@ impl Debugger {
                     Ok(_) if is_fortran_nonscalar(&p.ty) => "...".to_string(),
                     // A polymorphic (`class(t)`) dummy is an aggregate of its dynamic type.
                     Ok(v)
-                        if cohort_fortran::descriptor::class_dynamic(v, &self.target())
-                            .is_some() =>
+                        if fortran
+                            && cohort_fortran::descriptor::class_dynamic(v, &self.target())
+                                .is_some() =>
                     {
                         "...".to_string()
                     }

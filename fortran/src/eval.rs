@@ -864,7 +864,7 @@ fn f80_to_f64(b: &[u8]) -> f64 {
             f64::NAN
         };
     }
-    sign * (mant as f64) * 2f64.powi(exp.max(1) - 16383 - 63)
+    sign * ((mant as f64) * 2f64.powi(-63)) * 2f64.powi(exp.max(1) - 16383)
 }
 
 /// `f64` to x87 80-bit extended (exact).
@@ -909,7 +909,8 @@ fn f128_to_f64(b: &[u8]) -> f64 {
     } else {
         (frac | (1u128 << 112), exp - 16383)
     };
-    sign * (mant as f64) * 2f64.powi(e - 112)
+    // Scaled in two steps: 2^(e-112) alone underflows for small e.
+    sign * ((mant as f64) * 2f64.powi(-112)) * 2f64.powi(e)
 }
 
 /// `f64` to IEEE binary128 (exact).
@@ -1309,5 +1310,62 @@ fn intr_real(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
         (Num::Complex(r, _), Some(t)) => Ok(real_of(r, &t)),
         (n, Some(t)) => Ok(real_of(as_f64(n), &t)),
         (n, None) => Ok(real_value(as_f64(n), 4)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary128_round_trips_and_known_bits() {
+        // 1.25 in binary128: exponent 0x3fff, fraction .01.
+        let b = f64_to_f128(1.25);
+        assert_eq!(
+            u128::from_le_bytes(b),
+            0x3fff_4000_0000_0000_0000_0000_0000_0000
+        );
+        for v in [0.0, -2.5, 1e-300, 6.25e300, f64::MIN_POSITIVE / 8.0] {
+            assert_eq!(f128_to_f64(&f64_to_f128(v)), v, "{v}");
+        }
+    }
+
+    #[test]
+    fn x87_round_trips_and_known_bits() {
+        // 15.0: exponent 0x4002, mantissa 0xf000…
+        let b = f64_to_f80(15.0);
+        assert_eq!(&b[8..], &0x4002u16.to_le_bytes());
+        assert_eq!(&b[..8], &0xf000_0000_0000_0000u64.to_le_bytes());
+        for v in [0.0, -2.5, 1e-300, 6.25e300] {
+            assert_eq!(f80_to_f64(&f64_to_f80(v)), v, "{v}");
+        }
+    }
+
+    #[test]
+    fn complex_arithmetic_keeps_the_wider_kind() {
+        let c8 = Type::base("complex(kind=8)", 16, Encoding::ComplexFloat);
+        let z = complex_of(3.0, -4.0, &c8);
+        let w = complex_of(
+            1.0,
+            2.0,
+            &Type::base("complex(kind=4)", 8, Encoding::ComplexFloat),
+        );
+        let p = binary(BinOp::Mul, &z, &w).unwrap();
+        assert_eq!(p.ty.byte_size(), 16);
+        assert_eq!(num(&p).unwrap(), Num::Complex(11.0, 2.0));
+        let q = binary(BinOp::Div, &p, &w).unwrap();
+        assert_eq!(num(&q).unwrap(), Num::Complex(3.0, -4.0));
+        assert!(binary(BinOp::Lt, &z, &w).is_err());
+    }
+
+    #[test]
+    fn real10_and_real16_arithmetic() {
+        let e = real_of(2.5, &Type::base("real(kind=10)", 16, Encoding::Float));
+        let r = binary(BinOp::Mul, &e, &int_value(6, 4)).unwrap();
+        assert_eq!(r.ty.name.as_deref(), Some("real(kind=10)"));
+        assert_eq!(num(&r).unwrap(), Num::Real(15.0));
+        let q = real_of(1.25, &Type::base("real(kind=16)", 16, Encoding::Float));
+        let r = binary(BinOp::Add, &q, &int_value(1, 4)).unwrap();
+        assert_eq!(r.bytes, f64_to_f128(2.25).to_vec());
     }
 }
