@@ -406,6 +406,24 @@ fn fortran_funcs_flang_same_as_gdb() {
     same_as_gdb("fcore_funcs", Compiler::Flang, FUNCS);
 }
 
+/// A procedure as a value: gdb names its address by the function's source name
+/// (`<calc::twice>`, not the linkage name `__calc_MOD_twice`). gfortran only: gdb 13 does not
+/// find flang's module functions by name.
+#[test]
+fn fortran_procedure_value_gfortran_same_as_gdb() {
+    same_as_gdb(
+        "fcore_funcs",
+        Compiler::Gfortran,
+        &[
+            "break twice",
+            "run",
+            "print calc::twice",
+            "up",
+            "print twice",
+        ],
+    );
+}
+
 /// The intrinsics gdb 13 knows, with its result types (`integer*4`, `int`, `logical*4`,
 /// `complex*4`, `integer*8`) and its messages.
 const INTRINSIC_CMDS: &[&str] = &[

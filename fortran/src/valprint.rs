@@ -187,7 +187,21 @@ impl Printer<'_> {
                             type_prefix: false,
                             ..self.opts.clone()
                         };
-                        out.push_str(&c_format(&v, self.target, &o));
+                        // A procedure (or procedure pointer) shows its source name, as gdb
+                        // names code addresses by their function: `<calc::twice>`.
+                        let code = match &st.kind {
+                            TypeKind::Function { .. } => true,
+                            TypeKind::Pointer(t) => {
+                                matches!(t.get().strip().kind, TypeKind::Function { .. })
+                            }
+                            _ => false,
+                        };
+                        if code {
+                            let named = SourceNames(self.target);
+                            out.push_str(&c_format(&v, &named, &o));
+                        } else {
+                            out.push_str(&c_format(&v, self.target, &o));
+                        }
                     }
                     None => out.push_str("<unavailable>"),
                 }
@@ -396,5 +410,65 @@ fn push_char(out: &mut String, c: u32) {
         Some('\n') => out.push_str("\\n"),
         Some('\t') => out.push_str("\\t"),
         _ => out.push_str(&format!("\\{c:03o}")),
+    }
+}
+
+/// A target whose code symbols are Fortran source names: gfortran's `__calc_MOD_twice` and
+/// flang's `_QMcalcPtwice` are `calc::twice` (an offset `+4` is kept).
+struct SourceNames<'a>(&'a dyn Target);
+
+impl Target for SourceNames<'_> {
+    fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::error::Result<()> {
+        self.0.read_memory(addr, buf)
+    }
+
+    fn ptr_size(&self) -> u64 {
+        self.0.ptr_size()
+    }
+
+    fn symbol_for(&self, addr: u64) -> Option<String> {
+        self.0.symbol_for(addr).map(|s| source_name(&s))
+    }
+}
+
+/// A procedure's linkage name as its source name: `__mod_MOD_name` (gfortran) and
+/// `_QMmodPname` (flang) → `mod::name`; other names as they are.
+pub fn source_name(sym: &str) -> String {
+    let (name, off) = match sym.find('+') {
+        Some(i) => sym.split_at(i),
+        None => (sym, ""),
+    };
+    let plain = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if let Some((m, p)) = name
+        .strip_prefix("__")
+        .and_then(|r| r.split_once("_MOD_"))
+        .filter(|(m, p)| plain(m) && plain(p))
+    {
+        return format!("{m}::{p}{off}");
+    }
+    if let Some((m, p)) = name
+        .strip_prefix("_QM")
+        .and_then(|r| r.split_once('P'))
+        .filter(|(m, p)| {
+            plain(m) && plain(p) && !m.chars().chain(p.chars()).any(|c| c.is_ascii_uppercase())
+        })
+    {
+        return format!("{m}::{p}{off}");
+    }
+    sym.to_string()
+}
+
+#[cfg(test)]
+mod source_name_tests {
+    use super::source_name;
+
+    #[test]
+    fn linkage_names_become_source_names() {
+        assert_eq!(source_name("__calc_MOD_twice"), "calc::twice");
+        assert_eq!(source_name("__calc_MOD_twice+4"), "calc::twice+4");
+        assert_eq!(source_name("_QMcalcPtwice"), "calc::twice");
+        assert_eq!(source_name("main"), "main");
+        assert_eq!(source_name("_QQmain"), "_QQmain");
+        assert_eq!(source_name("ext_sub_"), "ext_sub_");
     }
 }
