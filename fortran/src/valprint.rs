@@ -150,7 +150,24 @@ impl Printer<'_> {
                         None => out.push_str("<unavailable>"),
                     }
                 }
-                _ => out.push_str("<error: string length not known here>"),
+                _ => match addr.map(|a| (self.resolve)(ty, a)) {
+                    // A run-time length (flang's deferred-length component): resolved for
+                    // this object like an allocatable component.
+                    Some(Ok((t, data))) => match &t.strip().kind {
+                        TypeKind::Array { element, .. } => {
+                            let size = t.byte_size() as usize;
+                            match self.fetch(&[], Some(data), 0, size) {
+                                Some(b) => {
+                                    self.string(out, &b, element.byte_size().max(1) as usize)
+                                }
+                                None => out.push_str("<unavailable>"),
+                            }
+                        }
+                        _ => out.push_str("<error: string length not known here>"),
+                    },
+                    Some(Err(e)) => out.push_str(&format!("<error: {e}>")),
+                    None => out.push_str("<error: string length not known here>"),
+                },
             },
             TypeKind::Array { element, .. } if is_char(element) && plain => {
                 let size = st.byte_size() as usize;
@@ -172,6 +189,10 @@ impl Printer<'_> {
                     let mty = m.ty.get();
                     let off = m.offset as usize;
                     let sub = bytes.get(off..).unwrap_or(&[]);
+                    if let Some(s) = self.deferred_component(members, m, bytes, addr) {
+                        out.push_str(&s);
+                        continue;
+                    }
                     self.value(out, mty, sub, addr.map(|a| a + m.offset));
                 }
                 out.push_str(" )");
@@ -216,6 +237,47 @@ impl Printer<'_> {
             ..self.opts.clone()
         };
         out.push_str(&c_format(&v, self.target, &o));
+    }
+
+    /// gfortran's deferred-length character component `NAME` (a pointer to a string of length
+    /// 0, the length in the component `_NAME_length`) as its text; `None` for other members.
+    fn deferred_component(
+        &self,
+        members: &[cohort_dwarf::types::Member],
+        m: &cohort_dwarf::types::Member,
+        bytes: &[u8],
+        addr: Option<u64>,
+    ) -> Option<String> {
+        let mty = m.ty.get().strip();
+        let TypeKind::Pointer(t) = &mty.kind else {
+            return None;
+        };
+        let TypeKind::DynString { element, .. } = &t.get().strip().kind else {
+            return None;
+        };
+        let name = m.name.as_deref()?;
+        let len_member = members
+            .iter()
+            .find(|l| l.name.as_deref() == Some(&format!("_{name}_length")))?;
+        let word = |off: u64, size: usize| -> Option<u64> {
+            let b = self.fetch(bytes, addr, off as i64, size)?;
+            let mut a = [0u8; 8];
+            a[..size.min(8)].copy_from_slice(&b[..size.min(8)]);
+            Some(u64::from_le_bytes(a))
+        };
+        let data = word(m.offset, 8)?;
+        let len = word(len_member.offset, len_member.ty.get().byte_size() as usize)?;
+        if data == 0 {
+            return Some("<not allocated>".into());
+        }
+        let w = element.byte_size().max(1);
+        let size = (len.min(1 << 20) * w) as usize;
+        let mut out = String::new();
+        match self.fetch(&[], Some(data), 0, size) {
+            Some(b) => self.string(&mut out, &b, w as usize),
+            None => out.push_str("<unavailable>"),
+        }
+        Some(out)
     }
 
     /// `'text'` with gdb's repeats for long runs.
