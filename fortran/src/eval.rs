@@ -21,6 +21,25 @@ pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
     let e = parse(text)?;
     let ev = Ev { ctx };
     let v = ev.eval(&e)?;
+    // A disassociated scalar pointer prints as a disassociated array does.
+    if let TypeKind::Pointer(t) = &v.ty.strip().kind
+        && !matches!(
+            t.get().strip().kind,
+            TypeKind::Function { .. } | TypeKind::Void
+        )
+        && ev.complete(v.clone())?.as_u64() == 0
+    {
+        return Ok(Value::new(
+            shaped_type(Shape {
+                element: t.get().clone(),
+                dims: Vec::new(),
+                status: ShapeStatus::NotAssociated,
+                spec: None,
+            }),
+            Vec::new(),
+            Lval::None,
+        ));
+    }
     ev.target(v)
 }
 
