@@ -531,11 +531,15 @@ impl Debugger {
         }
         if self.language() == Language::Fortran {
             let ctx = self.eval_ctx();
-            let v = cohort_fortran::evaluate(text, &ctx).map_err(derr)?;
+            let ty = match cohort_fortran::evaluate_type(text, &ctx) {
+                Ok(v) => v.ty,
+                // A derived type by its name (`ptype inner_t`).
+                Err(e) => fortran_type_named(&ctx, text).ok_or_else(|| derr(e))?,
+            };
             let s = if expand {
-                cohort_fortran::ptype(&v.ty)
+                cohort_fortran::ptype(&ty)
             } else {
-                cohort_fortran::whatis(&v.ty)
+                cohort_fortran::whatis(&ty)
             };
             out(format!("type = {s}"));
             return Ok(Flow::Go);
@@ -1188,4 +1192,17 @@ fn lookup_enumerator(d: &Arc<DebugFile>, name: &str) -> Option<Value> {
         }
     }
     None
+}
+
+/// A Fortran derived type by its name, in any case (`inner_t`, `Inner_T`).
+fn fortran_type_named(ctx: &dyn EvalContext, name: &str) -> Option<TypeRef> {
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    [name.to_string(), name.to_ascii_lowercase()]
+        .iter()
+        .find_map(|n| {
+            ctx.lookup_type(&format!("struct {n}"))
+                .or_else(|| ctx.lookup_type(n))
+        })
 }

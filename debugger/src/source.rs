@@ -668,6 +668,7 @@ impl Debugger {
             .function()
             .map(|f| f.block_entry_pc())
             .unwrap_or(fs.function.low_pc);
+        let fortran = self.language() == Language::Fortran;
         let parts: Vec<String> = fs
             .params
             .iter()
@@ -679,6 +680,14 @@ impl Debugger {
                     // gdb decides on the type: a Fortran string or array whose location is
                     // not known here is still `...`.
                     Ok(_) if is_fortran_nonscalar(&p.ty) => "...".to_string(),
+                    // A polymorphic (`class(t)`) dummy is an aggregate of its dynamic type.
+                    Ok(v)
+                        if fortran
+                            && cohort_fortran::descriptor::class_dynamic(v, &self.target())
+                                .is_some() =>
+                    {
+                        "...".to_string()
+                    }
                     Ok(v) => self.format(v, &opts),
                     Err(e) => e.clone(),
                 };

@@ -259,6 +259,9 @@ impl TopIndex {
             let Ok(root) = read_tree_at(file, ui, None, 1) else {
                 continue;
             };
+            if default_lower_bound(file, ui) == 1 {
+                fortran_procedure_types(file, ui, &root, &mut idx);
+            }
             // Fortran modules: their variables, types and procedures by plain name (as a
             // `use` makes them visible) and as `module::name` (only modules are read a level
             // deeper: C units stay one level).
@@ -654,7 +657,16 @@ impl FileTypes {
         };
         let mut cxx = CxxInfo::default();
         let mut members = Vec::new();
+        // The largest `DW_AT_alignment` of a member: flang-22 gives a derived type its size
+        // without the tail padding (`byte_size 28` for `real(8) :: pos(3); integer :: id`,
+        // laid out 32 bytes apart in arrays); a size is a multiple of its alignment.
+        let mut align = 1u64;
         for c in &die.children {
+            if c.tag == dw::DW_TAG_member
+                && let Some(a) = c.udata(dw::DW_AT_alignment)
+            {
+                align = align.max(a);
+            }
             if cplus && c.tag == dw::DW_TAG_subprogram {
                 if let Some(m) = self.method(c, default_access) {
                     cxx.methods.push(m);
@@ -713,6 +725,7 @@ impl FileTypes {
             members,
             declaration: false,
         };
+        let size = size.map(|s| s.div_ceil(align) * align);
         Ok(if cplus {
             Type::new_cxx(name, size.unwrap_or(0), kind, cxx)
         } else {
@@ -968,8 +981,16 @@ impl FileTypes {
             .reference(file, dw::DW_AT_type)
             .map(|d| self.type_at(d))
             .filter(|t| t.byte_size() > 0);
-        let element =
-            kind.unwrap_or_else(|| Type::base("character(kind=1)", 1, Encoding::UnsignedChar));
+        // No element type: `DW_AT_encoding` `DW_ATE_UCS` is `character(kind=4)` (flang).
+        let ucs = die.udata(dw::DW_AT_encoding) == Some(u64::from(dw::DW_ATE_UCS.0));
+        let element = kind.unwrap_or_else(|| {
+            if ucs {
+                Type::base("character(kind=4)", 4, Encoding::UnsignedChar)
+            } else {
+                Type::base("character(kind=1)", 1, Encoding::UnsignedChar)
+            }
+        });
+        let data_location = self.spec(die, dw::DW_AT_data_location, enc, false);
         if let Some(len) = self.spec(die, dw::DW_AT_string_length, enc, false) {
             return Type::new(
                 None,
@@ -977,6 +998,7 @@ impl FileTypes {
                 TypeKind::DynString {
                     element,
                     length: len,
+                    data_location,
                 },
             );
         }
@@ -987,6 +1009,7 @@ impl FileTypes {
             TypeKind::DynString {
                 element,
                 length: BoundSpec::Const(n as i64),
+                data_location,
             },
         )
     }
@@ -1091,6 +1114,38 @@ pub fn is_cplus_unit(file: &DebugFile, ui: usize) -> bool {
                 | dw::DW_LANG_C_plus_plus_14
         )
     )
+}
+
+/// Derived types declared in a Fortran procedure (flang-22 puts a module's types used by the
+/// main program inside the program's DIE): by name, as gdb finds them from that scope.
+fn fortran_procedure_types(file: &DebugFile, ui: usize, root: &Die, idx: &mut TopIndex) {
+    for p in root
+        .children
+        .iter()
+        .filter(|d| d.tag == dw::DW_TAG_subprogram)
+    {
+        let Ok(full) = read_tree_at(file, ui, Some(p.offset), 1) else {
+            continue;
+        };
+        for d in full
+            .children
+            .iter()
+            .filter(|d| d.tag == dw::DW_TAG_structure_type)
+        {
+            let (Some(name), Some(die)) = (d.name(file), d.die_ref(file)) else {
+                continue;
+            };
+            idx.types
+                .entry((TypeNs::Struct, name))
+                .or_default()
+                .push(Named {
+                    die,
+                    unit: ui,
+                    declaration: d.flag(dw::DW_AT_declaration),
+                    external: false,
+                });
+        }
+    }
 }
 
 /// Lower bound of arrays in the unit's language (0 for C, 1 for Fortran).

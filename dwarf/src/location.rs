@@ -726,10 +726,27 @@ pub fn resolve_object(
 ) -> Result<(TypeRef, u64)> {
     let st = ty.strip();
     match &st.kind {
-        TypeKind::DynString { element, length } => {
-            let n = eval_spec(file, var, frame, length, object)?.max(0) as u64;
-            let n = n.min(1 << 20);
-            Ok((Type::array_of(element.clone(), n), object))
+        TypeKind::DynString {
+            element,
+            length,
+            data_location,
+        } => {
+            let n = match length {
+                // A location: the length in bytes is stored there (flang's descriptor).
+                BoundSpec::Expr { .. } => {
+                    let at = eval_spec(file, var, frame, length, object)? as u64;
+                    let mut b = [0u8; 8];
+                    frame.read_memory(at, &mut b)?;
+                    (u64::from_le_bytes(b) / element.byte_size().max(1)) as i64
+                }
+                _ => eval_spec(file, var, frame, length, object)?,
+            };
+            let n = (n.max(0) as u64).min(1 << 20);
+            let data = match data_location {
+                Some(s) => eval_spec(file, var, frame, s, object)? as u64,
+                None => object,
+            };
+            Ok((Type::array_of(element.clone(), n), data))
         }
         TypeKind::DynArray(spec) => {
             let status = |s: &Option<BoundSpec>| -> Result<bool> {
@@ -774,6 +791,19 @@ pub fn resolve_object(
             };
             // The element itself may be dynamic (a string of run-time length).
             let element = match &spec.element.strip().kind {
+                // flang-22 gives a deferred-length character element length 0; the length
+                // is the descriptor's `elem_len` (ISO_Fortran_binding `CFI_cdesc_t`:
+                // `base_addr` at 0, `elem_len` at 8; docs/FORTRAN.md).
+                TypeKind::DynString {
+                    element: ch,
+                    length: BoundSpec::Const(0),
+                    data_location: None,
+                } if spec.data_location.is_some() => {
+                    let mut b = [0u8; 8];
+                    frame.read_memory(object.wrapping_add(8), &mut b)?;
+                    let n = (u64::from_le_bytes(b) / ch.byte_size().max(1)).min(1 << 20);
+                    Type::array_of(ch.clone(), n)
+                }
                 TypeKind::DynString { .. } => {
                     resolve_object(file, &spec.element, var, frame, data)?.0
                 }
@@ -820,8 +850,13 @@ pub fn resolve_object(
                     (None, None) if i == last => Dim::ASSUMED_SIZE,
                     (None, None) => 0,
                 };
+                // A stride of 0 is no stride, as in gdb (gfortran leaves the descriptor's
+                // `span` 0 for a parameterised type's allocatable component).
                 let stride = match &d.byte_stride {
-                    Some(s) => ev(s)?,
+                    Some(s) => match ev(s)? {
+                        0 => next_stride,
+                        s => s,
+                    },
                     None => next_stride,
                 };
                 next_stride = stride.saturating_mul(count as i64);

@@ -224,7 +224,12 @@ pub enum TypeKind {
     /// characters.
     DynString {
         element: TypeRef,
+        /// The length in characters (a constant or a variable DIE), or an expression giving
+        /// the address where the length in bytes is stored (flang: in the descriptor).
         length: BoundSpec,
+        /// `DW_AT_data_location`: where the characters are (flang's deferred-length
+        /// strings); `None`: at the object.
+        data_location: Option<BoundSpec>,
     },
     /// A type that could not be read; the string says why (printed as `<error: …>`).
     Error(String),

@@ -14,10 +14,91 @@ use cohort_dwarf::value::{Lval, Value};
 
 use crate::parse::{Arg, BinOp, Expr, UnOp, parse};
 
-/// Parse and evaluate `text` in `ctx` (with side effects: `a(2) = 5` writes).
+/// Parse and evaluate `text` in `ctx` (with side effects: `a(2) = 5` writes). A scalar
+/// pointer is its target (Fortran pointers are not values of their own): `print ptr` is the
+/// target's value.
 pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
     let e = parse(text)?;
-    evaluate_expr(&e, ctx)
+    let ev = Ev { ctx };
+    let v = ev.eval(&e)?;
+    // A disassociated scalar pointer prints as a disassociated array does.
+    if let TypeKind::Pointer(t) = &v.ty.strip().kind
+        && !matches!(
+            t.get().strip().kind,
+            TypeKind::Function { .. } | TypeKind::Void
+        )
+        && ev.complete(v.clone())?.as_u64() == 0
+    {
+        return Ok(Value::new(
+            shaped_type(Shape {
+                element: t.get().clone(),
+                dims: Vec::new(),
+                status: ShapeStatus::NotAssociated,
+                spec: None,
+            }),
+            Vec::new(),
+            Lval::None,
+        ));
+    }
+    ev.target(v)
+}
+
+/// Parse and evaluate `text` as `whatis`/`ptype` see it: a pointer stays a pointer
+/// (`PTR TO -> ( integer(kind=4) )`).
+pub fn evaluate_type(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
+    let e = parse(text)?;
+    let mut v = evaluate_expr(&e, ctx)?;
+    v.ty = resolved_members(&v, ctx);
+    Ok(v)
+}
+
+/// The type of a derived-type value with its allocatable and pointer array components
+/// resolved for this object, as gdb's `ptype EXPR` shows them (`v(3)`, not `v(:)`).
+fn resolved_members(v: &Value, ctx: &dyn EvalContext) -> TypeRef {
+    let st = v.ty.strip();
+    let (
+        TypeKind::Aggregate {
+            kind,
+            members,
+            declaration,
+        },
+        Lval::Memory(a),
+    ) = (&st.kind, &v.lval)
+    else {
+        return v.ty.clone();
+    };
+    let dynamic = |t: &TypeRef| matches!(&t.strip().kind, TypeKind::DynArray(s) if s.constant_shape().is_none());
+    if !members.iter().any(|m| dynamic(m.ty.get())) {
+        return v.ty.clone();
+    }
+    let members = members
+        .iter()
+        .map(|m| {
+            let mut ty = m.ty.get().clone();
+            if dynamic(&ty)
+                && let Ok((t, _)) = ctx.resolve_object(&ty, a.wrapping_add(m.offset))
+            {
+                ty = t;
+            }
+            cohort_dwarf::types::Member {
+                name: m.name.clone(),
+                ty: cohort_dwarf::types::LazyType::ready(ty),
+                offset: m.offset,
+                bitfield: m.bitfield,
+                is_static: m.is_static,
+                is_base: m.is_base,
+            }
+        })
+        .collect();
+    Type::new(
+        st.name.clone(),
+        st.size,
+        TypeKind::Aggregate {
+            kind: *kind,
+            members,
+            declaration: *declaration,
+        },
+    )
 }
 
 /// For `print`/`output`: a whole assumed-size array has no last upper bound, so it cannot
@@ -200,22 +281,17 @@ fn num(v: &Value) -> Result<Num> {
             8 => Ok(Num::Real(f64::from_le_bytes(
                 b.try_into().map_err(|_| user("bad real"))?,
             ))),
+            16 if is_binary128(&st) => Ok(Num::Real(f128_to_f64(b))),
+            10 | 12 | 16 => Ok(Num::Real(f80_to_f64(b))),
             _ => Err(user(format!(
                 "real of {size} bytes not supported in expressions"
             ))),
         },
         TypeKind::Base(Encoding::ComplexFloat) => {
             let h = size / 2;
-            let re = num(&Value::new(
-                real_type(h as u64),
-                b[..h].to_vec(),
-                Lval::None,
-            ))?;
-            let im = num(&Value::new(
-                real_type(h as u64),
-                b[h..].to_vec(),
-                Lval::None,
-            ))?;
+            let part = part_type(&st);
+            let re = num(&Value::new(part.clone(), b[..h].to_vec(), Lval::None))?;
+            let im = num(&Value::new(part, b[h..].to_vec(), Lval::None))?;
             match (re, im) {
                 (Num::Real(r), Num::Real(i)) => Ok(Num::Complex(r, i)),
                 _ => Err(user("bad complex")),
@@ -295,28 +371,74 @@ impl Ev<'_> {
                 self.subscript(base, args)
             }
             Expr::Unary(op, x) => {
-                let v = self.eval(x)?;
+                let v = self.operand(x)?;
                 let n = num(&v)?;
                 Ok(match (op, n) {
                     (UnOp::Plus, _) => v,
                     (UnOp::Neg, Num::Int(i)) => int_value(-i, v.ty.byte_size().max(4)),
-                    (UnOp::Neg, Num::Real(f)) => real_value(-f, v.ty.byte_size()),
-                    (UnOp::Neg, Num::Complex(..)) => {
-                        return Err(user("Argument to negate operation not a number."));
-                    }
+                    (UnOp::Neg, Num::Real(f)) => real_of(-f, &v.ty),
+                    (UnOp::Neg, Num::Complex(r, i)) => complex_of(-r, -i, &v.ty),
                     (UnOp::Not, n) => bool_value(!truth(n)),
                 })
             }
             Expr::Binary(op, l, r) => {
-                let (lv, rv) = (self.eval(l)?, self.eval(r)?);
+                let (lv, rv) = (self.operand(l)?, self.operand(r)?);
                 binary(*op, &lv, &rv)
             }
             Expr::Assign(l, r) => {
                 let lv = self.eval(l)?;
-                let rv = self.eval(r)?;
+                let lv = self.target(lv)?;
+                let rv = self.operand(r)?;
                 self.assign(lv, rv)
             }
         }
+    }
+
+    /// An operand of arithmetic or of an intrinsic: evaluated, a pointer replaced by its
+    /// target.
+    pub fn operand(&self, e: &Expr) -> Result<Value> {
+        let v = self.eval(e)?;
+        self.target(v)
+    }
+
+    /// `v` itself, or the target of a Fortran pointer to data (a null pointer is an error:
+    /// `Attempt to take contents of a non-associated pointer.`).
+    pub fn target(&self, v: Value) -> Result<Value> {
+        // A polymorphic object: its dynamic type's value.
+        if let Some((name, data)) = crate::descriptor::class_dynamic(&v, self.ctx)
+            && let Some(t) = self
+                .ctx
+                .lookup_type(&format!("struct {name}"))
+                .or_else(|| self.ctx.lookup_type(&name))
+        {
+            if data == 0 {
+                return Err(user("Attempt to take contents of a non-allocated object."));
+            }
+            return self.complete(Value::new(t, Vec::new(), Lval::Memory(data)));
+        }
+        let st = v.ty.strip();
+        let TypeKind::Pointer(t) = &st.kind else {
+            return Ok(v);
+        };
+        let t = t.get().clone();
+        if matches!(t.strip().kind, TypeKind::Function { .. } | TypeKind::Void) {
+            return Ok(v);
+        }
+        let v = self.complete(v)?;
+        let addr = v.as_u64();
+        if addr == 0 {
+            return Err(user(
+                "Attempt to take contents of a non-associated pointer.",
+            ));
+        }
+        if matches!(
+            t.strip().kind,
+            TypeKind::DynArray(_) | TypeKind::DynString { .. }
+        ) {
+            let (rt, data) = self.ctx.resolve_object(&t, addr)?;
+            return self.complete(Value::new(rt, Vec::new(), Lval::Memory(data)));
+        }
+        self.complete(Value::new(t, Vec::new(), Lval::Memory(addr)))
     }
 
     /// A variable by name: as spelled, then in lower case (Fortran compilers lower-case
@@ -332,6 +454,9 @@ impl Ev<'_> {
                 continue;
             }
             if let Some(v) = self.ctx.lookup_variable(&cand)? {
+                if let Some(a) = crate::descriptor::gfortran_char_array(&v, self.ctx)? {
+                    return Ok(a);
+                }
                 return self.complete(v);
             }
             tried.push(cand);
@@ -362,6 +487,7 @@ impl Ev<'_> {
 
     /// `base%name`, also over an array of derived type.
     fn component(&self, base: Value, name: &str) -> Result<Value> {
+        let base = self.target(base)?;
         if let Some(shape) = shape_of(&base.ty) {
             let (mty, off) = member(&shape.element, name)?;
             let Lval::Memory(a) = base.lval else {
@@ -380,6 +506,38 @@ impl Ev<'_> {
         }
         let (mty, off) = member(&base.ty, name)?;
         let addr = base.address().map(|a| a.wrapping_add(off));
+        // gfortran's deferred-length character component: a pointer to a string of length
+        // 0, its length in the hidden component `_NAME_length`.
+        if let TypeKind::Pointer(t) = &mty.strip().kind
+            && matches!(t.get().strip().kind, TypeKind::DynString { .. })
+            && let Ok((lty, loff)) = member(&base.ty, &format!("_{name}_length"))
+            && let Some(a) = base.address()
+        {
+            let p = self.complete(Value::new(
+                mty.clone(),
+                Vec::new(),
+                Lval::Memory(addr.unwrap_or(a)),
+            ))?;
+            let len = self.complete(Value::new(
+                lty,
+                Vec::new(),
+                Lval::Memory(a.wrapping_add(loff)),
+            ))?;
+            let data = p.as_u64();
+            if data == 0 {
+                return Err(user("Attempt to take contents of a non-allocated string."));
+            }
+            let element = match &t.get().strip().kind {
+                TypeKind::DynString { element, .. } => element.clone(),
+                _ => Type::base("character(kind=1)", 1, Encoding::UnsignedChar),
+            };
+            let n = (len.as_i64().max(0) as u64).min(1 << 20);
+            return self.complete(Value::new(
+                Type::array_of(element, n),
+                Vec::new(),
+                Lval::Memory(data),
+            ));
+        }
         // An allocatable or pointer component: its shape from its descriptor.
         if matches!(
             mty.strip().kind,
@@ -401,9 +559,37 @@ impl Ev<'_> {
 
     /// `a(i, j)`, `a(1:5:2, :)`.
     fn subscript(&self, base: Value, args: &[Arg]) -> Result<Value> {
+        let base = self.target(base)?;
         let Some(shape) = shape_of(&base.ty) else {
             return self.substring(base, args);
         };
+        // `swarm%pos(2)`: an array of array components; the subscripts select within each
+        // component, the outer dimensions stay (the element's dimensions come first).
+        if let Some(inner) = shape_of(&shape.element)
+            && let Lval::Memory(a) = base.lval
+            && shape.status == ShapeStatus::Ok
+        {
+            let one = Value::new(shaped_type(inner), Vec::new(), Lval::Memory(a));
+            let part = self.subscript(one, args)?;
+            let Lval::Memory(pa) = part.lval else {
+                return Err(user("component of a computed array"));
+            };
+            let (element, mut dims) = match shape_of(&part.ty) {
+                Some(s) => (s.element, s.dims),
+                None => (part.ty.clone(), Vec::new()),
+            };
+            dims.extend(shape.dims.iter().copied());
+            return Ok(Value::new(
+                shaped_type(Shape {
+                    element,
+                    dims,
+                    status: ShapeStatus::Ok,
+                    spec: None,
+                }),
+                Vec::new(),
+                Lval::Memory(pa),
+            ));
+        }
         match shape.status {
             ShapeStatus::NotAllocated => {
                 return Err(user("Cannot access an unallocated array"));
@@ -581,29 +767,39 @@ impl Ev<'_> {
         if matches!(lv.lval, Lval::None) {
             return Err(user("Left operand of assignment is not an lvalue."));
         }
-        let n = num(&rv)?;
         let st = lv.ty.strip();
+        if let (
+            TypeKind::Array { element, .. },
+            TypeKind::Array {
+                element: relement, ..
+            },
+        ) = (&st.kind, &rv.ty.strip().kind)
+            && element.byte_size() == relement.byte_size()
+        {
+            // A character value: copied, blank-padded or cut to the left side's length.
+            let size = st.byte_size() as usize;
+            let w = element.byte_size().max(1) as usize;
+            let mut bytes = rv.bytes.clone();
+            bytes.truncate(size);
+            while bytes.len() < size {
+                let mut blank = vec![0u8; w];
+                blank[0] = b' ';
+                bytes.extend(blank);
+            }
+            bytes.truncate(size);
+            self.ctx.write(&lv.lval, &bytes)?;
+            return Ok(Value::new(lv.ty.clone(), bytes, lv.lval));
+        }
+        let n = num(&rv)?;
         let size = st.byte_size();
         let bytes = match &st.kind {
-            TypeKind::Base(Encoding::Float) => match (size, n) {
-                (4, n) => (as_f64(n) as f32).to_le_bytes().to_vec(),
-                (8, n) => as_f64(n).to_le_bytes().to_vec(),
-                _ => return Err(user("assignment to this real kind is not supported")),
-            },
+            TypeKind::Base(Encoding::Float) => real_of(as_f64(n), &lv.ty).bytes,
             TypeKind::Base(Encoding::ComplexFloat) => {
                 let (r, i) = match n {
                     Num::Complex(r, i) => (r, i),
                     n => (as_f64(n), 0.0),
                 };
-                if size == 8 {
-                    let mut b = (r as f32).to_le_bytes().to_vec();
-                    b.extend((i as f32).to_le_bytes());
-                    b
-                } else {
-                    let mut b = r.to_le_bytes().to_vec();
-                    b.extend(i.to_le_bytes());
-                    b
-                }
+                complex_of(r, i, &lv.ty).bytes
             }
             TypeKind::Base(Encoding::Boolean) => {
                 (truth(n) as u128).to_le_bytes()[..size as usize].to_vec()
@@ -647,6 +843,138 @@ fn real_value(f: f64, size: u64) -> Value {
     }
 }
 
+/// Whether a 16-byte real is IEEE binary128 (`real(kind=16)`), not x87 extended
+/// (`real(kind=10)`, stored in 16 bytes).
+fn is_binary128(st: &Type) -> bool {
+    st.size == 16
+        && st
+            .name
+            .as_deref()
+            .is_some_and(|n| n.contains("kind=16") || n.contains("Float128"))
+}
+
+/// The type of each part of a complex type (`complex(kind=10)` → `real(kind=10)`).
+fn part_type(st: &Type) -> TypeRef {
+    let h = st.size / 2;
+    let kind10 = st.name.as_deref().is_some_and(|n| n.contains("kind=10"));
+    match h {
+        16 if kind10 => Type::base("real(kind=10)", 16, Encoding::Float),
+        16 => Type::base("real(kind=16)", 16, Encoding::Float),
+        _ => real_type(h),
+    }
+}
+
+/// `f` as a value of the real type `ty` (its size and format).
+fn real_of(f: f64, ty: &TypeRef) -> Value {
+    let st = ty.strip();
+    let bytes = match st.size {
+        4 => (f as f32).to_le_bytes().to_vec(),
+        8 => f.to_le_bytes().to_vec(),
+        16 if is_binary128(&st) => f64_to_f128(f).to_vec(),
+        n @ (10 | 12 | 16) => {
+            let mut b = f64_to_f80(f).to_vec();
+            b.resize(n as usize, 0);
+            b
+        }
+        _ => return real_value(f, 8),
+    };
+    Value::new(ty.clone(), bytes, Lval::None)
+}
+
+/// `(r, i)` as a value of the complex type `ty`.
+fn complex_of(r: f64, i: f64, ty: &TypeRef) -> Value {
+    let st = ty.strip();
+    let part = part_type(&st);
+    let mut bytes = real_of(r, &part).bytes;
+    bytes.extend(real_of(i, &part).bytes);
+    Value::new(ty.clone(), bytes, Lval::None)
+}
+
+/// x87 80-bit extended (10 bytes, little-endian) to the nearest `f64`.
+fn f80_to_f64(b: &[u8]) -> f64 {
+    let mut m = [0u8; 8];
+    m.copy_from_slice(&b[..8]);
+    let mant = u64::from_le_bytes(m);
+    let se = u16::from_le_bytes([b[8], b[9]]);
+    let sign = if se & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = (se & 0x7fff) as i32;
+    if exp == 0x7fff {
+        return if mant << 1 == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    sign * ((mant as f64) * 2f64.powi(-63)) * 2f64.powi(exp.max(1) - 16383)
+}
+
+/// `f64` to x87 80-bit extended (exact).
+fn f64_to_f80(v: f64) -> [u8; 10] {
+    let bits = v.to_bits();
+    let sign = ((bits >> 63) as u16) << 15;
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (e, m): (u16, u64) = if exp == 0 && frac == 0 {
+        (0, 0)
+    } else if exp == 0x7ff {
+        (0x7fff, (1u64 << 63) | (frac << 11))
+    } else if exp == 0 {
+        let lz = frac.leading_zeros() as i32;
+        ((-1022 - (lz - 11) + 16383) as u16, frac << lz)
+    } else {
+        ((exp - 1023 + 16383) as u16, (1u64 << 63) | (frac << 11))
+    };
+    let mut out = [0u8; 10];
+    out[..8].copy_from_slice(&m.to_le_bytes());
+    out[8..].copy_from_slice(&(e | sign).to_le_bytes());
+    out
+}
+
+/// IEEE binary128 (16 bytes, little-endian) to the nearest `f64`.
+fn f128_to_f64(b: &[u8]) -> f64 {
+    let mut a = [0u8; 16];
+    a.copy_from_slice(&b[..16]);
+    let bits = u128::from_le_bytes(a);
+    let sign = if bits >> 127 != 0 { -1.0 } else { 1.0 };
+    let exp = ((bits >> 112) & 0x7fff) as i32;
+    let frac = bits & ((1u128 << 112) - 1);
+    if exp == 0x7fff {
+        return if frac == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    let (mant, e) = if exp == 0 {
+        (frac, -16382)
+    } else {
+        (frac | (1u128 << 112), exp - 16383)
+    };
+    // Scaled in two steps: 2^(e-112) alone underflows for small e.
+    sign * ((mant as f64) * 2f64.powi(-112)) * 2f64.powi(e)
+}
+
+/// `f64` to IEEE binary128 (exact).
+fn f64_to_f128(v: f64) -> [u8; 16] {
+    let bits = v.to_bits();
+    let sign = ((bits >> 63) as u128) << 127;
+    let exp = ((bits >> 52) & 0x7ff) as i64;
+    let frac = (bits & ((1u64 << 52) - 1)) as u128;
+    let (e, m): (u128, u128) = if exp == 0 && frac == 0 {
+        (0, 0)
+    } else if exp == 0x7ff {
+        (0x7fff, frac << 60)
+    } else if exp == 0 {
+        // A subnormal double: normalised (binary128 has the range).
+        let lz = frac.leading_zeros() as i64 - 76; // zeros above bit 51
+        let m = (frac << (lz + 1)) & ((1u128 << 52) - 1);
+        ((-1022 - lz - 1 + 16383) as u128, m << 60)
+    } else {
+        ((exp - 1023 + 16383) as u128, frac << 60)
+    };
+    (sign | (e << 112) | m).to_le_bytes()
+}
+
 /// A component of a derived type by name (case-insensitive): its type and offset.
 fn member(ty: &TypeRef, name: &str) -> Result<(TypeRef, u64)> {
     let st = ty.strip();
@@ -681,13 +1009,16 @@ fn member(ty: &TypeRef, name: &str) -> Result<(TypeRef, u64)> {
 fn binary(op: BinOp, lv: &Value, rv: &Value) -> Result<Value> {
     let (l, r) = (num(lv)?, num(rv)?);
     let isize = lv.ty.byte_size().max(rv.ty.byte_size()).clamp(4, 8);
-    let rsize = {
-        let f = |v: &Value, n: Num| match n {
-            Num::Real(_) => v.ty.byte_size(),
-            _ => 0,
-        };
-        f(lv, l).max(f(rv, r)).max(4)
+    // The result's real (or complex) type: the wider operand's of that kind.
+    let wider = |pick: fn(Num) -> bool| -> Option<TypeRef> {
+        match (pick(l), pick(r)) {
+            (true, true) if rv.ty.byte_size() > lv.ty.byte_size() => Some(rv.ty.clone()),
+            (true, _) => Some(lv.ty.clone()),
+            (_, true) => Some(rv.ty.clone()),
+            _ => None,
+        }
     };
+    let rty = wider(|n| matches!(n, Num::Real(_))).unwrap_or_else(|| real_type(4));
     let cmp = |o: std::cmp::Ordering| -> bool {
         use std::cmp::Ordering::*;
         match op {
@@ -739,16 +1070,45 @@ fn binary(op: BinOp, lv: &Value, rv: &Value) -> Result<Value> {
             _ => Ok(bool_value(cmp(a.cmp(&b)))),
         },
         (Num::Complex(..), _) | (_, Num::Complex(..)) => {
-            Err(user("complex arithmetic is not supported yet"))
+            let cty = wider(|n| matches!(n, Num::Complex(..)))
+                .unwrap_or_else(|| Type::base("complex(kind=4)", 8, Encoding::ComplexFloat));
+            let parts = |n: Num| match n {
+                Num::Complex(r, i) => (r, i),
+                n => (as_f64(n), 0.0),
+            };
+            let ((a, b), (c, d)) = (parts(l), parts(r));
+            let (re, im) = match op {
+                BinOp::Add => (a + c, b + d),
+                BinOp::Sub => (a - c, b - d),
+                BinOp::Mul => (a * c - b * d, a * d + b * c),
+                BinOp::Div => {
+                    let q = c * c + d * d;
+                    ((a * c + b * d) / q, (b * c - a * d) / q)
+                }
+                BinOp::Pow => match r {
+                    Num::Int(n) if (0..=1024).contains(&n) => {
+                        let (mut x, mut y) = (1.0, 0.0);
+                        for _ in 0..n {
+                            (x, y) = (x * a - y * b, x * b + y * a);
+                        }
+                        (x, y)
+                    }
+                    _ => return Err(user("complex power with this exponent is not supported")),
+                },
+                BinOp::Eq => return Ok(bool_value(a == c && b == d)),
+                BinOp::Ne => return Ok(bool_value(a != c || b != d)),
+                _ => return Err(user("complex values cannot be ordered")),
+            };
+            Ok(complex_of(re, im, &cty))
         }
         (a, b) => {
             let (a, b) = (as_f64(a), as_f64(b));
             match op {
-                BinOp::Add => Ok(real_value(a + b, rsize)),
-                BinOp::Sub => Ok(real_value(a - b, rsize)),
-                BinOp::Mul => Ok(real_value(a * b, rsize)),
-                BinOp::Div => Ok(real_value(a / b, rsize)),
-                BinOp::Pow => Ok(real_value(a.powf(b), rsize)),
+                BinOp::Add => Ok(real_of(a + b, &rty)),
+                BinOp::Sub => Ok(real_of(a - b, &rty)),
+                BinOp::Mul => Ok(real_of(a * b, &rty)),
+                BinOp::Div => Ok(real_of(a / b, &rty)),
+                BinOp::Pow => Ok(real_of(a.powf(b), &rty)),
                 _ => Ok(bool_value(cmp(a
                     .partial_cmp(&b)
                     .unwrap_or(std::cmp::Ordering::Less)))),
@@ -863,6 +1223,14 @@ fn intr_allocated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 }
 
 fn intr_associated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    // A scalar pointer: associated when not null.
+    if let [Arg::Value(a)] = args {
+        let v = ev.eval(a)?;
+        if matches!(v.ty.strip().kind, TypeKind::Pointer(_)) {
+            let v = ev.complete(v)?;
+            return Ok(builtin_bool(v.as_u64() != 0));
+        }
+    }
     Ok(builtin_bool(
         status_of(ev, "associated", args)? != ShapeStatus::NotAssociated,
     ))
@@ -872,14 +1240,12 @@ fn intr_abs(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let [Arg::Value(a)] = args else {
         return Err(user("Wrong number of arguments to ABS"));
     };
-    let v = ev.eval(a)?;
+    let v = ev.operand(a)?;
     match num(&v)? {
         Num::Int(i) => Ok(builtin_int(i.abs(), "int", v.ty.byte_size().clamp(4, 8))),
-        Num::Real(f) => Ok(real_value(f.abs(), v.ty.byte_size())),
-        Num::Complex(..) => Err(user(format!(
-            "ABS of type {} not supported",
-            crate::typeprint::whatis(&v.ty)
-        ))),
+        Num::Real(f) => Ok(real_of(f.abs(), &v.ty)),
+        // The modulus, of the parts' kind (gdb 13: "ABS of type complex… not supported").
+        Num::Complex(r, i) => Ok(real_of(r.hypot(i), &part_type(&v.ty.strip()))),
     }
 }
 
@@ -887,7 +1253,7 @@ fn intr_mod(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let [Arg::Value(a), Arg::Value(p)] = args else {
         return Err(user("Wrong number of arguments to MOD"));
     };
-    let (av, pv) = (ev.eval(a)?, ev.eval(p)?);
+    let (av, pv) = (ev.operand(a)?, ev.operand(p)?);
     match (num(&av)?, num(&pv)?) {
         (Num::Int(_), Num::Int(0)) => Err(user("Division by zero")),
         (Num::Int(x), Num::Int(y)) => Ok(builtin_int(
@@ -902,10 +1268,10 @@ fn intr_mod(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     }
 }
 
-/// The single argument of an intrinsic, evaluated.
+/// The single argument of an intrinsic, evaluated (a pointer's target).
 fn one(ev: &Ev<'_>, name: &str, args: &[Arg]) -> Result<Value> {
     match args {
-        [Arg::Value(a)] => ev.eval(a),
+        [Arg::Value(a)] => ev.operand(a),
         _ => Err(user(format!(
             "Wrong number of arguments to {}",
             name.to_uppercase()
@@ -916,7 +1282,10 @@ fn one(ev: &Ev<'_>, name: &str, args: &[Arg]) -> Result<Value> {
 /// `kind(x)`: the kind parameter (bytes; for complex, of each part). gdb types it `int`.
 fn intr_kind(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let v = one(ev, "kind", args)?;
-    let st = v.ty.strip();
+    let st = match shape_of(&v.ty) {
+        Some(s) => s.element.strip(),
+        None => v.ty.strip(),
+    };
     let k = match &st.kind {
         TypeKind::Base(Encoding::ComplexFloat) => st.size / 2,
         TypeKind::Base(_) => st.size,
@@ -933,8 +1302,8 @@ fn intr_kind(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 /// `cmplx(re[, im])`: `complex*4`.
 fn intr_cmplx(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let (re, im) = match args {
-        [Arg::Value(r)] => (num(&ev.eval(r)?)?, Num::Real(0.0)),
-        [Arg::Value(r), Arg::Value(i)] => (num(&ev.eval(r)?)?, num(&ev.eval(i)?)?),
+        [Arg::Value(r)] => (num(&ev.operand(r)?)?, Num::Real(0.0)),
+        [Arg::Value(r), Arg::Value(i)] => (num(&ev.operand(r)?)?, num(&ev.operand(i)?)?),
         _ => return Err(user("Wrong number of arguments to CMPLX")),
     };
     let mut b = (as_f64(re) as f32).to_le_bytes().to_vec();
@@ -960,7 +1329,11 @@ fn intr_loc(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 /// `len(s)`: the length of a character value (gdb 13 does not know `len`).
 fn intr_len(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let v = one(ev, "len", args)?;
-    let st = v.ty.strip();
+    // An array of strings: the length of its elements.
+    let st = match shape_of(&v.ty) {
+        Some(s) => s.element.strip(),
+        None => v.ty.strip(),
+    };
     match &st.kind {
         TypeKind::Array { element, .. } => {
             let w = element.byte_size().max(1);
@@ -974,16 +1347,85 @@ fn intr_len(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 fn intr_aimag(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let v = one(ev, "aimag", args)?;
     match num(&v)? {
-        Num::Complex(_, i) => Ok(real_value(i, v.ty.byte_size() / 2)),
+        Num::Complex(_, i) => Ok(real_of(i, &part_type(&v.ty.strip()))),
         _ => Err(user("AIMAG can only be applied to complex values")),
     }
 }
 
 /// `real(x)`: the real part of a complex, or `x` converted to `real(kind=4)`.
+/// `real(x, kind)`: with a kind, `real(kind=KIND)` (4, 8, 10 or 16).
 fn intr_real(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
-    let v = one(ev, "real", args)?;
-    match num(&v)? {
-        Num::Complex(r, _) => Ok(real_value(r, v.ty.byte_size() / 2)),
-        n => Ok(real_value(as_f64(n), 4)),
+    let (v, kind) = match args {
+        [Arg::Value(a), Arg::Value(k)] => (ev.operand(a)?, Some(ev.int(k)?)),
+        _ => (one(ev, "real", args)?, None),
+    };
+    let ty = match kind {
+        None => None,
+        Some(k @ (4 | 8)) => Some(real_type(k as u64)),
+        Some(k @ (10 | 16)) => Some(Type::base(&format!("real(kind={k})"), 16, Encoding::Float)),
+        Some(k) => return Err(user(format!("REAL of kind {k} is not supported"))),
+    };
+    match (num(&v)?, ty) {
+        (Num::Complex(r, _), None) => Ok(real_of(r, &part_type(&v.ty.strip()))),
+        (Num::Complex(r, _), Some(t)) => Ok(real_of(r, &t)),
+        (n, Some(t)) => Ok(real_of(as_f64(n), &t)),
+        (n, None) => Ok(real_value(as_f64(n), 4)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary128_round_trips_and_known_bits() {
+        // 1.25 in binary128: exponent 0x3fff, fraction .01.
+        let b = f64_to_f128(1.25);
+        assert_eq!(
+            u128::from_le_bytes(b),
+            0x3fff_4000_0000_0000_0000_0000_0000_0000
+        );
+        for v in [0.0, -2.5, 1e-300, 6.25e300, f64::MIN_POSITIVE / 8.0] {
+            assert_eq!(f128_to_f64(&f64_to_f128(v)), v, "{v}");
+        }
+    }
+
+    #[test]
+    fn x87_round_trips_and_known_bits() {
+        // 15.0: exponent 0x4002, mantissa 0xf000…
+        let b = f64_to_f80(15.0);
+        assert_eq!(&b[8..], &0x4002u16.to_le_bytes());
+        assert_eq!(&b[..8], &0xf000_0000_0000_0000u64.to_le_bytes());
+        for v in [0.0, -2.5, 1e-300, 6.25e300] {
+            assert_eq!(f80_to_f64(&f64_to_f80(v)), v, "{v}");
+        }
+    }
+
+    #[test]
+    fn complex_arithmetic_keeps_the_wider_kind() {
+        let c8 = Type::base("complex(kind=8)", 16, Encoding::ComplexFloat);
+        let z = complex_of(3.0, -4.0, &c8);
+        let w = complex_of(
+            1.0,
+            2.0,
+            &Type::base("complex(kind=4)", 8, Encoding::ComplexFloat),
+        );
+        let p = binary(BinOp::Mul, &z, &w).unwrap();
+        assert_eq!(p.ty.byte_size(), 16);
+        assert_eq!(num(&p).unwrap(), Num::Complex(11.0, 2.0));
+        let q = binary(BinOp::Div, &p, &w).unwrap();
+        assert_eq!(num(&q).unwrap(), Num::Complex(3.0, -4.0));
+        assert!(binary(BinOp::Lt, &z, &w).is_err());
+    }
+
+    #[test]
+    fn real10_and_real16_arithmetic() {
+        let e = real_of(2.5, &Type::base("real(kind=10)", 16, Encoding::Float));
+        let r = binary(BinOp::Mul, &e, &int_value(6, 4)).unwrap();
+        assert_eq!(r.ty.name.as_deref(), Some("real(kind=10)"));
+        assert_eq!(num(&r).unwrap(), Num::Real(15.0));
+        let q = real_of(1.25, &Type::base("real(kind=16)", 16, Encoding::Float));
+        let r = binary(BinOp::Add, &q, &int_value(1, 4)).unwrap();
+        assert_eq!(r.bytes, f64_to_f128(2.25).to_vec());
     }
 }

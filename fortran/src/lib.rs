@@ -12,11 +12,12 @@
 //! dimension, allocation status) when a variable's value is made; this crate only walks
 //! shapes.
 
+pub mod descriptor;
 pub mod eval;
 pub mod parse;
 pub mod typeprint;
 pub mod valprint;
 
-pub use eval::{INTRINSICS, evaluate, is_truthy};
+pub use eval::{INTRINSICS, evaluate, evaluate_type, is_truthy};
 pub use typeprint::{ptype, whatis};
 pub use valprint::{Resolver, format_value, format_value_with};

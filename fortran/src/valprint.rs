@@ -137,7 +137,12 @@ impl Printer<'_> {
                     return;
                 };
                 // `complex(kind=16)` is two `real(kind=16)` (binary128).
-                let half_name = if size == 32 { "real(kind=16)" } else { "real" };
+                let kind10 = st.name.as_deref().is_some_and(|n| n.contains("kind=10"));
+                let half_name = match size {
+                    32 if kind10 => "real(kind=10)",
+                    32 => "real(kind=16)",
+                    _ => "real",
+                };
                 let half =
                     cohort_dwarf::types::Type::base(half_name, (size / 2) as u64, Encoding::Float);
                 out.push('(');
@@ -158,7 +163,9 @@ impl Printer<'_> {
                 },
                 (None, None) => out.push_str("<error: array bounds not known here>"),
             },
-            TypeKind::DynString { element, length } => match length {
+            TypeKind::DynString {
+                element, length, ..
+            } => match length {
                 BoundSpec::Const(n) => {
                     let size = element.byte_size() as usize * (*n).max(0) as usize;
                     match self.fetch(bytes, addr, 0, size) {
@@ -166,7 +173,24 @@ impl Printer<'_> {
                         None => out.push_str("<unavailable>"),
                     }
                 }
-                _ => out.push_str("<error: string length not known here>"),
+                _ => match addr.map(|a| (self.resolve)(ty, a)) {
+                    // A run-time length (flang's deferred-length component): resolved for
+                    // this object like an allocatable component.
+                    Some(Ok((t, data))) => match &t.strip().kind {
+                        TypeKind::Array { element, .. } => {
+                            let size = t.byte_size() as usize;
+                            match self.fetch(&[], Some(data), 0, size) {
+                                Some(b) => {
+                                    self.string(out, &b, element.byte_size().max(1) as usize)
+                                }
+                                None => out.push_str("<unavailable>"),
+                            }
+                        }
+                        _ => out.push_str("<error: string length not known here>"),
+                    },
+                    Some(Err(e)) => out.push_str(&format!("<error: {e}>")),
+                    None => out.push_str("<error: string length not known here>"),
+                },
             },
             TypeKind::Array { element, .. } if is_char(element) && plain => {
                 let size = st.byte_size() as usize;
@@ -188,6 +212,10 @@ impl Printer<'_> {
                     let mty = m.ty.get();
                     let off = m.offset as usize;
                     let sub = bytes.get(off..).unwrap_or(&[]);
+                    if let Some(s) = self.deferred_component(members, m, bytes, addr) {
+                        out.push_str(&s);
+                        continue;
+                    }
                     self.value(out, mty, sub, addr.map(|a| a + m.offset));
                 }
                 out.push_str(" )");
@@ -203,7 +231,21 @@ impl Printer<'_> {
                             type_prefix: false,
                             ..self.opts.clone()
                         };
-                        out.push_str(&c_format(&v, self.target, &o));
+                        // A procedure (or procedure pointer) shows its source name, as gdb
+                        // names code addresses by their function: `<calc::twice>`.
+                        let code = match &st.kind {
+                            TypeKind::Function { .. } => true,
+                            TypeKind::Pointer(t) => {
+                                matches!(t.get().strip().kind, TypeKind::Function { .. })
+                            }
+                            _ => false,
+                        };
+                        if code {
+                            let named = SourceNames(self.target);
+                            out.push_str(&c_format(&v, &named, &o));
+                        } else {
+                            out.push_str(&c_format(&v, self.target, &o));
+                        }
                     }
                     None => out.push_str("<unavailable>"),
                 }
@@ -220,8 +262,53 @@ impl Printer<'_> {
         out.push_str(&c_format(&v, self.target, &o));
     }
 
+    /// gfortran's deferred-length character component `NAME` (a pointer to a string of length
+    /// 0, the length in the component `_NAME_length`) as its text; `None` for other members.
+    fn deferred_component(
+        &self,
+        members: &[cohort_dwarf::types::Member],
+        m: &cohort_dwarf::types::Member,
+        bytes: &[u8],
+        addr: Option<u64>,
+    ) -> Option<String> {
+        let mty = m.ty.get().strip();
+        let TypeKind::Pointer(t) = &mty.kind else {
+            return None;
+        };
+        let TypeKind::DynString { element, .. } = &t.get().strip().kind else {
+            return None;
+        };
+        let name = m.name.as_deref()?;
+        let len_member = members
+            .iter()
+            .find(|l| l.name.as_deref() == Some(&format!("_{name}_length")))?;
+        let word = |off: u64, size: usize| -> Option<u64> {
+            let b = self.fetch(bytes, addr, off as i64, size)?;
+            let mut a = [0u8; 8];
+            a[..size.min(8)].copy_from_slice(&b[..size.min(8)]);
+            Some(u64::from_le_bytes(a))
+        };
+        let data = word(m.offset, 8)?;
+        let len = word(len_member.offset, len_member.ty.get().byte_size() as usize)?;
+        if data == 0 {
+            return Some("<not allocated>".into());
+        }
+        let w = element.byte_size().max(1);
+        let size = (len.min(1 << 20) * w) as usize;
+        let mut out = String::new();
+        match self.fetch(&[], Some(data), 0, size) {
+            Some(b) => self.string(&mut out, &b, w as usize),
+            None => out.push_str("<unavailable>"),
+        }
+        Some(out)
+    }
+
     /// `'text'` with gdb's repeats for long runs.
     fn string(&self, out: &mut String, b: &[u8], width: usize) {
+        // gdb's Fortran `printstr`: `character(kind=4)` strings are prefixed with their kind.
+        if width == 4 {
+            out.push_str("4_");
+        }
         let chars: Vec<u32> = b
             .chunks(width.max(1))
             .map(|c| {
@@ -466,5 +553,65 @@ fn push_char(out: &mut String, c: u32) {
         Some('\n') => out.push_str("\\n"),
         Some('\t') => out.push_str("\\t"),
         _ => out.push_str(&format!("\\{c:03o}")),
+    }
+}
+
+/// A target whose code symbols are Fortran source names: gfortran's `__calc_MOD_twice` and
+/// flang's `_QMcalcPtwice` are `calc::twice` (an offset `+4` is kept).
+struct SourceNames<'a>(&'a dyn Target);
+
+impl Target for SourceNames<'_> {
+    fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::error::Result<()> {
+        self.0.read_memory(addr, buf)
+    }
+
+    fn ptr_size(&self) -> u64 {
+        self.0.ptr_size()
+    }
+
+    fn symbol_for(&self, addr: u64) -> Option<String> {
+        self.0.symbol_for(addr).map(|s| source_name(&s))
+    }
+}
+
+/// A procedure's linkage name as its source name: `__mod_MOD_name` (gfortran) and
+/// `_QMmodPname` (flang) → `mod::name`; other names as they are.
+pub fn source_name(sym: &str) -> String {
+    let (name, off) = match sym.find('+') {
+        Some(i) => sym.split_at(i),
+        None => (sym, ""),
+    };
+    let plain = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if let Some((m, p)) = name
+        .strip_prefix("__")
+        .and_then(|r| r.split_once("_MOD_"))
+        .filter(|(m, p)| plain(m) && plain(p))
+    {
+        return format!("{m}::{p}{off}");
+    }
+    if let Some((m, p)) = name
+        .strip_prefix("_QM")
+        .and_then(|r| r.split_once('P'))
+        .filter(|(m, p)| {
+            plain(m) && plain(p) && !m.chars().chain(p.chars()).any(|c| c.is_ascii_uppercase())
+        })
+    {
+        return format!("{m}::{p}{off}");
+    }
+    sym.to_string()
+}
+
+#[cfg(test)]
+mod source_name_tests {
+    use super::source_name;
+
+    #[test]
+    fn linkage_names_become_source_names() {
+        assert_eq!(source_name("__calc_MOD_twice"), "calc::twice");
+        assert_eq!(source_name("__calc_MOD_twice+4"), "calc::twice+4");
+        assert_eq!(source_name("_QMcalcPtwice"), "calc::twice");
+        assert_eq!(source_name("main"), "main");
+        assert_eq!(source_name("_QQmain"), "_QQmain");
+        assert_eq!(source_name("ext_sub_"), "ext_sub_");
     }
 }
