@@ -26,7 +26,12 @@ pub struct SourceText {
     /// Start offset of each line; a final entry marks the end of the last line (one past its
     /// newline).
     starts: Vec<u64>,
+    /// Lines already read (a stepping loop prints the same few lines again and again).
+    read: RefCell<HashMap<usize, String>>,
 }
+
+/// How many lines a [`SourceText`] keeps read before it starts again.
+const SOURCE_LINES_KEPT: usize = 4096;
 
 impl SourceText {
     fn open(path: &Path) -> Option<SourceText> {
@@ -57,7 +62,11 @@ impl SourceText {
         } else if starts.last() != Some(&pos) {
             starts.push(pos + 1);
         }
-        Some(SourceText { file, starts })
+        Some(SourceText {
+            file,
+            starts,
+            read: RefCell::new(HashMap::new()),
+        })
     }
 
     /// Number of lines.
@@ -67,6 +76,19 @@ impl SourceText {
 
     /// Line `i` (0-based), without its newline (or `\r\n`).
     pub fn get(&self, i: usize) -> Option<String> {
+        if let Some(t) = self.read.borrow().get(&i) {
+            return Some(t.clone());
+        }
+        let t = self.read_line(i)?;
+        let mut read = self.read.borrow_mut();
+        if read.len() >= SOURCE_LINES_KEPT {
+            read.clear();
+        }
+        read.insert(i, t.clone());
+        Some(t)
+    }
+
+    fn read_line(&self, i: usize) -> Option<String> {
         use std::os::unix::fs::FileExt;
         let a = *self.starts.get(i)?;
         let b = self.starts.get(i + 1)?.saturating_sub(1).max(a);

@@ -262,7 +262,7 @@ impl Debugger {
         }
         let len = (range.1 - pc).min(4096) as usize;
         let mut code = vec![0u8; len];
-        if self.session.read_memory(pc, &mut code).is_err() {
+        if self.session.read_code(pc, &mut code).is_err() {
             return Ok(Straight::SingleStep);
         }
         let arch = self.session.arch();
