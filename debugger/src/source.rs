@@ -138,6 +138,10 @@ pub struct SrcLine {
     pub is_stmt: bool,
 }
 
+/// DWARF of loaded objects by the object's address (the object is kept with it).
+type DebugByObject =
+    RefCell<HashMap<usize, (Arc<cohort_engine::symbols::ObjectFile>, Option<Arc<DebugFile>>)>>;
+
 /// Cached frames: (tid, pc, sp) of frame 0, the frames, whether the stack is complete.
 type FramesCache = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
 
@@ -146,6 +150,8 @@ type FramesCache = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
 pub struct SourceState {
     pub unwinder: Unwinder,
     debug: RefCell<HashMap<PathBuf, Option<Arc<DebugFile>>>>,
+    /// The same by loaded object (its address), see `debug_for`.
+    debug_by_object: DebugByObject,
     files: RefCell<HashMap<PathBuf, Option<Rc<SourceText>>>>,
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
     frames: RefCell<Option<FramesCache>>,
@@ -178,8 +184,19 @@ impl Debugger {
     pub(crate) fn debug_for(&self, pc: u64) -> Option<(Arc<DebugFile>, u64)> {
         let obj = self.session.symbols().object_containing(pc)?;
         let bias = obj.bias;
-        let path = obj.file.path.clone();
-        self.debug_file(&path).map(|d| (d, bias))
+        // By the loaded object (kept alive in the map, so its address stays its own): hashing
+        // the path on every line and scope look-up of a step costs more than the look-up.
+        let key = Arc::as_ptr(&obj.file) as usize;
+        if let Some((_, d)) = self.src.debug_by_object.borrow().get(&key) {
+            return d.clone().map(|d| (d, bias));
+        }
+        let file = obj.file.clone();
+        let d = self.debug_file(&file.path);
+        self.src
+            .debug_by_object
+            .borrow_mut()
+            .insert(key, (file, d.clone()));
+        d.map(|d| (d, bias))
     }
 
     /// The DWARF of the object at `path` (parsed once; `None` without debug info).

@@ -2,6 +2,8 @@
 //! instruction: where the next instruction that can leave the fall-through path is.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 
 use capstone::InsnGroupType;
 use capstone::prelude::*;
@@ -42,9 +44,37 @@ fn engine(kind: DisasmKind) -> Option<Capstone> {
     cs.ok()
 }
 
+/// What [`next_control_flow`] found, by (disassembler, address, code): every rank of a
+/// program steps through the same lines, so one decoding serves them all.
+type FlowMemo = HashMap<(DisasmKind, u64, Box<[u8]>), Option<(u64, usize, Flow)>>;
+
+static MEMO: LazyLock<Mutex<FlowMemo>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Code longer than this is decoded without the memo.
+const MEMO_MAX_CODE: usize = 512;
+/// Entries the memo holds before it starts again.
+const MEMO_MAX_ENTRIES: usize = 8192;
+
 /// The first instruction of `code` (at `addr`) that is not [`Flow::Plain`]: its address,
 /// length and kind. `None` when every decoded instruction falls through.
 pub fn next_control_flow(arch: &ArchInfo, code: &[u8], addr: u64) -> Option<(u64, usize, Flow)> {
+    if code.len() > MEMO_MAX_CODE {
+        return decode_control_flow(arch, code, addr);
+    }
+    let key = (arch.disasm, addr, Box::<[u8]>::from(code));
+    if let Some(r) = MEMO.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return *r;
+    }
+    let r = decode_control_flow(arch, code, addr);
+    let mut m = MEMO.lock().unwrap_or_else(|e| e.into_inner());
+    if m.len() >= MEMO_MAX_ENTRIES {
+        m.clear();
+    }
+    m.insert(key, r);
+    r
+}
+
+fn decode_control_flow(arch: &ArchInfo, code: &[u8], addr: u64) -> Option<(u64, usize, Flow)> {
     CS.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.as_ref().is_none_or(|(k, _)| *k != arch.disasm) {
