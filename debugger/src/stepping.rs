@@ -389,7 +389,7 @@ impl Debugger {
     fn hidden_inline_end(&self, pc: u64) -> Option<u64> {
         let frames = self.frames(1);
         let f = frames.first()?;
-        let (_, bias, s) = self.machine_scope_of(f)?;
+        let (_, bias, s) = self.machine_scope_rc(f)?;
         let callee = s.frames.get(f.inline_depth.checked_sub(1)?)?;
         let link = pc.wrapping_sub(bias);
         callee
