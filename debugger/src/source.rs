@@ -138,6 +138,9 @@ pub struct SrcLine {
     pub is_stmt: bool,
 }
 
+/// Scopes by (debug file, pc), shared by every look-up of one stop.
+type ScopeCache = RefCell<HashMap<(usize, u64), Option<Rc<Scope>>>>;
+
 /// DWARF of loaded objects by the object's address (the object is kept with it).
 type DebugByObject = RefCell<
     HashMap<
@@ -166,7 +169,7 @@ pub struct SourceState {
     /// Tail-call chains by (callee pc, caller pc): see `tail_call_chain`.
     tails: RefCell<HashMap<(u64, u64), Vec<u64>>>,
     /// Scopes by (debug file, pc): see `machine_scope_of`.
-    scopes: RefCell<HashMap<(usize, u64), Option<Rc<Scope>>>>,
+    scopes: ScopeCache,
     /// gdb's skipped inline frames at frame 0: (pc, how many of the innermost inlined calls
     /// starting at that pc are hidden). A stop at the entry of an inlined call shows the
     /// caller; `step` then enters the call without moving.
