@@ -264,9 +264,11 @@ impl Node {
             ranks: self.subtree_ranks(),
             agents: self.agents_below + 1,
         });
-        self.start_ranks();
     }
 
+    /// Start the ranks' threads (each loads the program). Done when the first command that
+    /// concerns ranks arrives, that is once the whole tree has formed: agents that registered
+    /// early would otherwise take the CPUs from those still starting.
     fn start_ranks(&mut self) {
         for (rank, init) in std::mem::take(&mut self.to_start) {
             let t = self.tx.clone();
@@ -392,6 +394,13 @@ impl Node {
     }
 
     fn on_down(&mut self, d: Down) {
+        if matches!(
+            d,
+            Down::Command { .. } | Down::Interrupt { .. } | Down::Stdin { .. }
+        ) && !self.to_start.is_empty()
+        {
+            self.start_ranks();
+        }
         match d {
             Down::Command {
                 id,
@@ -538,7 +547,7 @@ impl Node {
         }
         match self.pending.get_mut(&d.id) {
             Some(p) if p.local_wait.contains(d.rank) => {
-                p.local_wait = p.local_wait.difference(&RankSet::single(d.rank));
+                p.local_wait.remove(d.rank);
                 match (&mut p.stacks, frames_of(&d.out)) {
                     (Some(t), Some(frames)) if p.bt && d.err.is_empty() => {
                         if p.line == ":stacks" {

@@ -26,7 +26,12 @@ pub struct SourceText {
     /// Start offset of each line; a final entry marks the end of the last line (one past its
     /// newline).
     starts: Vec<u64>,
+    /// Lines already read (a stepping loop prints the same few lines again and again).
+    read: RefCell<HashMap<usize, String>>,
 }
+
+/// How many lines a [`SourceText`] keeps read before it starts again.
+const SOURCE_LINES_KEPT: usize = 4096;
 
 impl SourceText {
     fn open(path: &Path) -> Option<SourceText> {
@@ -57,7 +62,11 @@ impl SourceText {
         } else if starts.last() != Some(&pos) {
             starts.push(pos + 1);
         }
-        Some(SourceText { file, starts })
+        Some(SourceText {
+            file,
+            starts,
+            read: RefCell::new(HashMap::new()),
+        })
     }
 
     /// Number of lines.
@@ -67,6 +76,19 @@ impl SourceText {
 
     /// Line `i` (0-based), without its newline (or `\r\n`).
     pub fn get(&self, i: usize) -> Option<String> {
+        if let Some(t) = self.read.borrow().get(&i) {
+            return Some(t.clone());
+        }
+        let t = self.read_line(i)?;
+        let mut read = self.read.borrow_mut();
+        if read.len() >= SOURCE_LINES_KEPT {
+            read.clear();
+        }
+        read.insert(i, t.clone());
+        Some(t)
+    }
+
+    fn read_line(&self, i: usize) -> Option<String> {
         use std::os::unix::fs::FileExt;
         let a = *self.starts.get(i)?;
         let b = self.starts.get(i + 1)?.saturating_sub(1).max(a);
@@ -116,6 +138,20 @@ pub struct SrcLine {
     pub is_stmt: bool,
 }
 
+/// Scopes by (debug file, pc), shared by every look-up of one stop.
+type ScopeCache = RefCell<HashMap<(usize, u64), Option<Rc<Scope>>>>;
+
+/// DWARF of loaded objects by the object's address (the object is kept with it).
+type DebugByObject = RefCell<
+    HashMap<
+        usize,
+        (
+            Arc<cohort_engine::symbols::ObjectFile>,
+            Option<Arc<DebugFile>>,
+        ),
+    >,
+>;
+
 /// Cached frames: (tid, pc, sp) of frame 0, the frames, whether the stack is complete.
 type FramesCache = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
 
@@ -124,6 +160,8 @@ type FramesCache = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
 pub struct SourceState {
     pub unwinder: Unwinder,
     debug: RefCell<HashMap<PathBuf, Option<Arc<DebugFile>>>>,
+    /// The same by loaded object (its address), see `debug_for`.
+    debug_by_object: DebugByObject,
     files: RefCell<HashMap<PathBuf, Option<Rc<SourceText>>>>,
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
     frames: RefCell<Option<FramesCache>>,
@@ -131,7 +169,7 @@ pub struct SourceState {
     /// Tail-call chains by (callee pc, caller pc): see `tail_call_chain`.
     tails: RefCell<HashMap<(u64, u64), Vec<u64>>>,
     /// Scopes by (debug file, pc): see `machine_scope_of`.
-    scopes: RefCell<HashMap<(usize, u64), Option<Scope>>>,
+    scopes: ScopeCache,
     /// gdb's skipped inline frames at frame 0: (pc, how many of the innermost inlined calls
     /// starting at that pc are hidden). A stop at the entry of an inlined call shows the
     /// caller; `step` then enters the call without moving.
@@ -156,8 +194,19 @@ impl Debugger {
     pub(crate) fn debug_for(&self, pc: u64) -> Option<(Arc<DebugFile>, u64)> {
         let obj = self.session.symbols().object_containing(pc)?;
         let bias = obj.bias;
-        let path = obj.file.path.clone();
-        self.debug_file(&path).map(|d| (d, bias))
+        // By the loaded object (kept alive in the map, so its address stays its own): hashing
+        // the path on every line and scope look-up of a step costs more than the look-up.
+        let key = Arc::as_ptr(&obj.file) as usize;
+        if let Some((_, d)) = self.src.debug_by_object.borrow().get(&key) {
+            return d.clone().map(|d| (d, bias));
+        }
+        let file = obj.file.clone();
+        let d = self.debug_file(&file.path);
+        self.src
+            .debug_by_object
+            .borrow_mut()
+            .insert(key, (file, d.clone()));
+        d.map(|d| (d, bias))
     }
 
     /// The DWARF of the object at `path` (parsed once; `None` without debug info).
@@ -414,8 +463,8 @@ impl Debugger {
             let n = if f.kind == FrameKind::SignalHandler {
                 1
             } else {
-                self.scope_of(&f)
-                    .map(|(_, _, s)| s.frames.len())
+                self.frame_scopes(&f)
+                    .map(|(s, k)| s.frames.len() - k)
                     .unwrap_or(1)
                     .max(1)
             };
@@ -442,9 +491,10 @@ impl Debugger {
             return k;
         }
         let mut k = 0;
-        if let Some((_, bias, s)) = self.scope_of(frame) {
+        if let Some((_, bias, s)) = self.machine_scope_rc(frame) {
             let link = pc.wrapping_sub(bias);
-            for fs in s.frames.iter().filter(|f| f.inlined) {
+            let depth = frame.inline_depth.min(s.frames.len().saturating_sub(1));
+            for fs in s.frames.iter().skip(depth).filter(|f| f.inlined) {
                 let f = &fs.function;
                 // gdb: the block's entry, or the start of one of its ranges entered from
                 // outside the block (`block_starting_point_at`).
@@ -576,13 +626,26 @@ impl Debugger {
     /// from the DWARF once per pc (conditions and stepping ask for the same pcs again and
     /// again).
     pub(crate) fn machine_scope_of(&self, frame: &Frame) -> Option<(Arc<DebugFile>, u64, Scope)> {
+        self.machine_scope_rc(frame)
+            .map(|(d, bias, s)| (d, bias, Scope::clone(&s)))
+    }
+
+    /// [`Self::machine_scope_of`] without copying the scope (stepping asks for it several
+    /// times per stop).
+    pub(crate) fn machine_scope_rc(
+        &self,
+        frame: &Frame,
+    ) -> Option<(Arc<DebugFile>, u64, Rc<Scope>)> {
         let pc = frame.lookup_pc();
         let (d, bias) = self.debug_for(pc)?;
         let key = (Arc::as_ptr(&d) as usize, pc);
         if let Some(s) = self.src.scopes.borrow().get(&key) {
             return s.clone().map(|s| (d, bias, s));
         }
-        let s = scopes::scope_at(&d, pc.wrapping_sub(bias)).ok().flatten();
+        let s = scopes::scope_at(&d, pc.wrapping_sub(bias))
+            .ok()
+            .flatten()
+            .map(Rc::new);
         let mut cache = self.src.scopes.borrow_mut();
         if cache.len() >= 4096 {
             cache.clear();
@@ -591,11 +654,19 @@ impl Debugger {
         s.map(|s| (d, bias, s))
     }
 
+    /// The innermost function scope of `frame` as [`Self::scope_of`] gives it, and the ones
+    /// that contain it (outwards), without copying the scope.
+    fn frame_scopes(&self, frame: &Frame) -> Option<(Rc<Scope>, usize)> {
+        let (_, _, s) = self.machine_scope_rc(frame)?;
+        let k = frame.inline_depth.min(s.frames.len().saturating_sub(1));
+        Some((s, k))
+    }
+
     /// The source line of a frame: the line of its pc, or for a frame whose callee is an
     /// inlined call, the line of that call.
     pub(crate) fn frame_src_line(&self, frame: &Frame) -> Option<SrcLine> {
         if frame.inline_depth > 0 && frame.kind != FrameKind::SignalHandler {
-            let (d, _, s) = self.machine_scope_of(frame)?;
+            let (d, _, s) = self.machine_scope_rc(frame)?;
             let callee = s.frames.get(frame.inline_depth - 1)?;
             let line = u32::try_from(callee.call_line?).ok()?;
             let lines = d.unit_lines(callee.function.unit).ok()?;
@@ -953,8 +1024,8 @@ impl Debugger {
             return (None, None);
         };
         let die = self
-            .scope_of(f)
-            .and_then(|(_, _, s)| s.innermost().map(|fs| fs.function.die));
+            .frame_scopes(f)
+            .and_then(|(s, k)| s.frames.get(k).map(|fs| fs.function.die));
         (f.cfa, die)
     }
 
@@ -971,13 +1042,13 @@ impl Debugger {
         if f.cfa != outer.0 {
             return false;
         }
-        let Some((_, _, s)) = self.scope_of(f) else {
+        let Some((s, k)) = self.frame_scopes(f) else {
             return false;
         };
-        s.innermost().is_some_and(|fs| fs.inlined)
+        s.frames.get(k).is_some_and(|fs| fs.inlined)
             && s.frames
                 .iter()
-                .skip(1)
+                .skip(k + 1)
                 .any(|fs| Some(fs.function.die) == outer.1)
     }
 

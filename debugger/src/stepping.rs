@@ -262,7 +262,7 @@ impl Debugger {
         }
         let len = (range.1 - pc).min(4096) as usize;
         let mut code = vec![0u8; len];
-        if self.session.read_memory(pc, &mut code).is_err() {
+        if self.session.read_code(pc, &mut code).is_err() {
             return Ok(Straight::SingleStep);
         }
         let arch = self.session.arch();
@@ -389,7 +389,7 @@ impl Debugger {
     fn hidden_inline_end(&self, pc: u64) -> Option<u64> {
         let frames = self.frames(1);
         let f = frames.first()?;
-        let (_, bias, s) = self.machine_scope_of(f)?;
+        let (_, bias, s) = self.machine_scope_rc(f)?;
         let callee = s.frames.get(f.inline_depth.checked_sub(1)?)?;
         let link = pc.wrapping_sub(bias);
         callee

@@ -2,6 +2,8 @@
 //! instruction: where the next instruction that can leave the fall-through path is.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::{LazyLock, RwLock};
 
 use capstone::InsnGroupType;
 use capstone::prelude::*;
@@ -42,9 +44,44 @@ fn engine(kind: DisasmKind) -> Option<Capstone> {
     cs.ok()
 }
 
+/// What [`next_control_flow`] found, by (disassembler, address), then code: every rank of a
+/// program steps through the same lines, so one decoding serves them all.
+type FlowMemo = HashMap<(DisasmKind, u64), Vec<(Box<[u8]>, Option<(u64, usize, Flow)>)>>;
+
+static MEMO: LazyLock<RwLock<FlowMemo>> = LazyLock::new(|| RwLock::new(HashMap::new()));
+
+/// Code longer than this is decoded without the memo.
+const MEMO_MAX_CODE: usize = 512;
+/// Addresses the memo holds before it starts again.
+const MEMO_MAX_ENTRIES: usize = 8192;
+
 /// The first instruction of `code` (at `addr`) that is not [`Flow::Plain`]: its address,
 /// length and kind. `None` when every decoded instruction falls through.
 pub fn next_control_flow(arch: &ArchInfo, code: &[u8], addr: u64) -> Option<(u64, usize, Flow)> {
+    if code.len() > MEMO_MAX_CODE {
+        return decode_control_flow(arch, code, addr);
+    }
+    let key = (arch.disasm, addr);
+    if let Some(seen) = MEMO.read().unwrap_or_else(|e| e.into_inner()).get(&key)
+        && let Some((_, r)) = seen.iter().find(|(c, _)| **c == *code)
+    {
+        return *r;
+    }
+    let r = decode_control_flow(arch, code, addr);
+    let mut m = MEMO.write().unwrap_or_else(|e| e.into_inner());
+    if m.len() >= MEMO_MAX_ENTRIES {
+        m.clear();
+    }
+    let seen = m.entry(key).or_default();
+    // Code at one address differs between programs (or after a write): keep a few.
+    if seen.len() >= 8 {
+        seen.clear();
+    }
+    seen.push((Box::from(code), r));
+    r
+}
+
+fn decode_control_flow(arch: &ArchInfo, code: &[u8], addr: u64) -> Option<(u64, usize, Flow)> {
     CS.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.as_ref().is_none_or(|(k, _)| *k != arch.disasm) {
@@ -217,5 +254,25 @@ mod tests {
             Some((0x100c, 2, Flow::Branch))
         );
         assert_eq!(next_control_flow(arch, &code[..5], 0x1000), None);
+    }
+
+    #[test]
+    fn memo_tells_different_code_at_one_address_apart() {
+        let arch = &crate::arch::x86_64::ARCH;
+        // The same address, as different programs (or the same after a write) have it:
+        // `nop ; ret`, then `nop ; nop ; call +0`, then the first again.
+        let a = [0x90, 0xc3];
+        let b = [0x90, 0x90, 0xe8, 0, 0, 0, 0];
+        for _ in 0..2 {
+            assert_eq!(
+                next_control_flow(arch, &a, 0x7000),
+                Some((0x7001, 1, Flow::Branch))
+            );
+            assert_eq!(
+                next_control_flow(arch, &b, 0x7000),
+                Some((0x7002, 5, Flow::Call))
+            );
+            assert_eq!(next_control_flow(arch, &a[..1], 0x7000), None);
+        }
     }
 }

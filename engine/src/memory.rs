@@ -31,6 +31,13 @@ pub trait MemoryRead {
         Ok(u32::from_le_bytes(b))
     }
 
+    /// Whether the code at `[addr, addr + len)` is still what the program's file holds, as far
+    /// as this reader knows (no debugger write has touched it): then code may be read from the
+    /// file instead (see `SymbolTable::read_code`). Readers that cannot tell say no.
+    fn code_unchanged(&self, _addr: u64, _len: usize) -> bool {
+        false
+    }
+
     /// A NUL-terminated string of at most `max` bytes.
     fn read_cstr(&self, addr: u64, max: usize) -> Result<Vec<u8>> {
         let mut out = Vec::new();

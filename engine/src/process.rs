@@ -96,11 +96,32 @@ struct Thread {
     stepping: bool,
     /// Thread pointer (pthread_t on glibc) as last read.
     pointer: u64,
-    /// PC read since the thread last stopped (cleared whenever it runs).
-    pc: std::cell::Cell<Option<u64>>,
+    /// The kernel's register block as last read or written since the thread stopped (cleared
+    /// whenever it runs): the pc, the registers and moving the pc back after a trap all use it.
+    raw: std::cell::Cell<Option<native::RawGp>>,
     /// General registers read since the thread last stopped (cleared whenever it runs or they
     /// are written): a stop report asks for them several times.
     regs: std::cell::RefCell<Option<Registers>>,
+}
+
+impl Thread {
+    /// The thread runs (or its registers were written behind the caches' back).
+    fn forget_registers(&self) {
+        self.raw.set(None);
+        self.regs.replace(None);
+    }
+
+    /// The raw register block (read once per stop).
+    fn raw_registers(&self) -> Result<native::RawGp> {
+        if let Some(r) = self.raw.get() {
+            return Ok(r);
+        }
+        let r = native::read_raw(self.tid)?;
+        if self.state == TState::Stopped {
+            self.raw.set(Some(r));
+        }
+        Ok(r)
+    }
 }
 
 #[derive(Debug)]
@@ -175,6 +196,9 @@ pub struct Process {
     early: HashSet<i32>,
     launched: bool,
     gone: bool,
+    /// Ranges the debugger has written (`set var`, patches): code there is read from the
+    /// process, not from its file. Collapses to everything past `MAX_WRITE_RANGES`.
+    user_writes: std::cell::RefCell<Vec<(u64, u64)>>,
     notices: Vec<Notice>,
     pub signals: SignalTable,
     exe: PathBuf,
@@ -290,6 +314,7 @@ impl Process {
             early: HashSet::new(),
             launched,
             gone: false,
+            user_writes: std::cell::RefCell::new(Vec::new()),
             notices: Vec::new(),
             signals: SignalTable::default(),
             exe,
@@ -312,7 +337,7 @@ impl Process {
                 interrupting: false,
                 stepping: false,
                 pointer: 0,
-                pc: std::cell::Cell::new(None),
+                raw: std::cell::Cell::new(None),
                 regs: std::cell::RefCell::new(None),
             },
         );
@@ -494,6 +519,9 @@ impl Process {
                 if let Some(t) = p.threads.get_mut(&child.as_raw()) {
                     t.state = TState::Stopped;
                 }
+                // `/proc/PID/mem` opened before the exec reaches the old image only (reads and
+                // writes return nothing): open it again for the program.
+                p.mem = ProcMem::new(child);
                 Ok(p)
             }
         }
@@ -650,8 +678,31 @@ impl Process {
         Ok(())
     }
 
+    /// Remember that the debugger wrote `[addr, addr + len)`.
+    fn note_write(&self, addr: u64, len: usize) {
+        const MAX_WRITE_RANGES: usize = 64;
+        let mut w = self.user_writes.borrow_mut();
+        if w.len() >= MAX_WRITE_RANGES {
+            w.clear();
+            w.push((0, u64::MAX));
+        } else {
+            w.push((addr, addr.saturating_add(len as u64)));
+        }
+    }
+
+    /// Whether the debugger has never written to `[addr, addr + len)`.
+    pub fn unwritten(&self, addr: u64, len: usize) -> bool {
+        let end = addr.saturating_add(len as u64);
+        !self
+            .user_writes
+            .borrow()
+            .iter()
+            .any(|&(a, b)| a < end && addr < b)
+    }
+
     /// Write memory (read-only text included); breakpoint sites keep their trap.
     pub fn write_memory(&mut self, addr: u64, data: &[u8]) -> Result<()> {
+        self.note_write(addr, data.len());
         let end = addr.saturating_add(data.len() as u64);
         let lo = addr.saturating_sub(self.arch.breakpoint_insn.len() as u64);
         let mut out = data.to_vec();
@@ -676,6 +727,7 @@ impl Process {
         if self.sites.range(lo..end).next().is_some() {
             return Err(EngineError::Memory(addr));
         }
+        self.note_write(addr, data.len());
         self.mem.write(addr, data)
     }
 
@@ -685,7 +737,7 @@ impl Process {
         if let Some(r) = &*t.regs.borrow() {
             return Ok(r.clone());
         }
-        let r = native::read_gp(Pid::from_raw(tid))?;
+        let r = native::raw_to_registers(&t.raw_registers()?);
         if t.state == TState::Stopped {
             t.regs.replace(Some(r.clone()));
         }
@@ -700,28 +752,27 @@ impl Process {
 
     pub fn set_registers(&mut self, tid: i32, regs: &Registers) -> Result<()> {
         let t = self.thread(tid)?;
-        t.pc.set(None);
-        t.regs.replace(None);
-        native::write_gp(Pid::from_raw(tid), regs)
+        let base = t.raw.get();
+        t.forget_registers();
+        let r = native::write_gp(Pid::from_raw(tid), base, regs)?;
+        if t.state == TState::Stopped {
+            t.raw.set(Some(r));
+        }
+        Ok(())
     }
 
     pub fn pc(&self, tid: i32) -> Result<u64> {
         let t = self.thread(tid)?;
-        if let Some(pc) = t.pc.get() {
-            return Ok(pc);
-        }
-        let pc = native::read_pc(t.tid)?;
-        if t.state == TState::Stopped {
-            t.pc.set(Some(pc));
-        }
-        Ok(pc)
+        Ok(native::raw_pc(&t.raw_registers()?))
     }
 
     fn set_pc(&self, tid: i32, pc: u64) -> Result<()> {
-        native::write_pc(Pid::from_raw(tid), pc)?;
-        if let Some(t) = self.threads.get(&tid) {
-            t.pc.set(Some(pc));
-            t.regs.replace(None);
+        let t = self.thread(tid)?;
+        let mut r = t.raw_registers()?;
+        t.forget_registers();
+        native::write_raw_pc(Pid::from_raw(tid), &mut r, pc)?;
+        if t.state == TState::Stopped {
+            t.raw.set(Some(r));
         }
         Ok(())
     }
@@ -729,6 +780,12 @@ impl Process {
     // ---------------------------------------------------------------- breakpoint sites
 
     fn insert_site(&mut self, addr: u64, internal: bool) -> Result<()> {
+        self.insert_site_known(addr, internal, None)
+    }
+
+    /// Insert a site; `known` holds the bytes under it when the caller knows them (the
+    /// program's file, code the debugger has not written), which saves reading them.
+    fn insert_site_known(&mut self, addr: u64, internal: bool, known: Option<&[u8]>) -> Result<()> {
         if let Some(s) = self.sites.get_mut(&addr) {
             if internal {
                 s.internal = true;
@@ -739,8 +796,25 @@ impl Process {
         }
         let bp = self.arch.breakpoint_insn;
         self.moribund.remove(&addr);
-        let mut orig = vec![0u8; bp.len()];
-        self.mem.read(addr, &mut orig)?;
+        let len = bp.len() as u64;
+        let orig = match known {
+            // No other site's trap among these bytes: they are the file's.
+            Some(k)
+                if k.len() == bp.len()
+                    && self
+                        .sites
+                        .range(addr.saturating_sub(len - 1)..addr.saturating_add(len))
+                        .next()
+                        .is_none() =>
+            {
+                k.to_vec()
+            }
+            _ => {
+                let mut orig = vec![0u8; bp.len()];
+                self.mem.read(addr, &mut orig)?;
+                orig
+            }
+        };
         self.mem.write(addr, bp)?;
         self.sites.insert(
             addr,
@@ -761,6 +835,12 @@ impl Process {
     /// Insert the debugger's own breakpoint at `addr` (e.g. the dynamic linker's hook).
     pub fn add_internal_breakpoint(&mut self, addr: u64) -> Result<()> {
         self.insert_site(addr, true)
+    }
+
+    /// [`Self::add_internal_breakpoint`] where the caller knows the code bytes at `addr` (as
+    /// many as the breakpoint instruction has).
+    pub fn add_internal_breakpoint_known(&mut self, addr: u64, code: Option<&[u8]>) -> Result<()> {
+        self.insert_site_known(addr, true, code)
     }
 
     /// Drop one user reference to the site at `addr`; the original bytes return when none is left.
@@ -892,8 +972,7 @@ impl Process {
         let sig = t.deliver.take();
         t.state = TState::Running;
         t.stepping = false;
-        t.pc.set(None);
-        t.regs.replace(None);
+        t.forget_registers();
         match ptrace::cont(t.tid, sig) {
             Ok(()) | Err(Errno::ESRCH) => Ok(()),
             Err(e) => Err(EngineError::Ptrace {
@@ -1015,6 +1094,8 @@ impl Process {
             }
             self.sites.clear();
             self.watch.iter_mut().for_each(|w| *w = None);
+            self.mem = ProcMem::new(self.pid);
+            self.user_writes.borrow_mut().clear();
             let path = std::fs::read_link(format!("/proc/{keep}/exe")).unwrap_or_default();
             self.exe = path.clone();
             self.notice(Notice::Exec { path });
@@ -1103,7 +1184,17 @@ impl Process {
             // re-applied): the pc is at the breakpoint itself.
             // Also when the breakpoint has since moved from its debug register to a trap
             // instruction (or been deleted: then it is run again).
-            let hw_trap = ptrace::getsiginfo(tpid).is_ok_and(|si| si.si_code == TRAP_HWBKPT);
+            // Only a trap at a breakpoint address needs the siginfo (a trap instruction's
+            // trap leaves the pc after the instruction): one request less per breakpoint hit.
+            let may_be_hw = self.sites.contains_key(&pc)
+                || self.moribund.contains(&pc)
+                || self
+                    .watch
+                    .iter()
+                    .flatten()
+                    .any(|(a, k, _)| *k == WatchKind::Execute && *a == pc);
+            let hw_trap =
+                may_be_hw && ptrace::getsiginfo(tpid).is_ok_and(|si| si.si_code == TRAP_HWBKPT);
             if hw_trap && self.moribund.contains(&pc) && !self.sites.contains_key(&pc) {
                 if !stopping {
                     self.resume_thread(tid)?;
@@ -1250,8 +1341,7 @@ impl Process {
             .ok_or(EngineError::NoThread(tid as usize))?;
         t.stepping = true;
         t.state = TState::Running;
-        t.pc.set(None);
-        t.regs.replace(None);
+        t.forget_registers();
         let sig = t.deliver.take();
         ptrace::step(t.tid, sig).map_err(perr("PTRACE_SINGLESTEP", t.tid))?;
         loop {
@@ -1272,8 +1362,7 @@ impl Process {
                     // the step finished: keep stepping.
                     t.stepping = true;
                     t.state = TState::Running;
-                    t.pc.set(None);
-                    t.regs.replace(None);
+                    t.forget_registers();
                     let sig = t.deliver.take();
                     match ptrace::step(t.tid, sig) {
                         Ok(()) => {}
@@ -1481,6 +1570,10 @@ impl Process {
 impl MemoryRead for Process {
     fn read(&self, addr: u64, buf: &mut [u8]) -> Result<()> {
         self.read_memory(addr, buf)
+    }
+
+    fn code_unchanged(&self, addr: u64, len: usize) -> bool {
+        self.unwritten(addr, len)
     }
 }
 

@@ -4,17 +4,20 @@ use crate::arch::ArchInfo;
 
 /// Register values of one thread, indexed like `ArchInfo::regs`. `None` means the register is
 /// not available on this machine (e.g. AVX-512 mask registers on a CPU without them).
+///
+/// The values are shared between copies until one is changed: a stop's registers are asked
+/// for many times (frames, lines, conditions), and the table has some 2 KiB of them.
 #[derive(Clone, Debug)]
 pub struct Registers {
     pub arch: &'static ArchInfo,
-    values: Vec<Option<u128>>,
+    values: std::sync::Arc<Vec<Option<u128>>>,
 }
 
 impl Registers {
     pub fn new(arch: &'static ArchInfo) -> Self {
         Registers {
             arch,
-            values: vec![None; arch.regs.len()],
+            values: std::sync::Arc::new(vec![None; arch.regs.len()]),
         }
     }
 
@@ -28,7 +31,9 @@ impl Registers {
     }
 
     pub fn set(&mut self, i: usize, v: u128) {
-        if let Some(slot) = self.values.get_mut(i) {
+        if i < self.values.len()
+            && let Some(slot) = std::sync::Arc::make_mut(&mut self.values).get_mut(i)
+        {
             *slot = Some(v);
         }
     }

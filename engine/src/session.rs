@@ -787,7 +787,15 @@ impl Session {
         if self.step_bps.contains(&addr) {
             return Ok(());
         }
-        self.process_mut()?.add_internal_breakpoint(addr)?;
+        // The bytes under the trap, from the file when they are the file's.
+        let mut code = [0u8; 16];
+        let n = self.arch().breakpoint_insn.len().min(code.len());
+        let known = match &self.process {
+            Some(p) if p.unwritten(addr, n) => self.symbols.file_code(addr, &mut code[..n]),
+            _ => false,
+        };
+        self.process_mut()?
+            .add_internal_breakpoint_known(addr, known.then_some(&code[..n]))?;
         self.step_bps.push(addr);
         Ok(())
     }
@@ -959,6 +967,14 @@ impl Session {
                     Err(EngineError::Memory(addr))
                 }
             }
+        }
+    }
+
+    /// Read code (see `SymbolTable::read_code`: from the file where it is the same).
+    pub fn read_code(&self, addr: u64, buf: &mut [u8]) -> Result<()> {
+        match &self.process {
+            Some(p) => self.symbols.read_code(p, addr, buf),
+            None => self.read_memory(addr, buf),
         }
     }
 

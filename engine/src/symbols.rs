@@ -25,6 +25,7 @@ use object::read::elf::{
 use object::{Endianness, FileKind};
 
 use crate::error::{EngineError, Result};
+use crate::memory::MemoryRead;
 
 /// What a symbol names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -465,6 +466,24 @@ impl ObjectFile {
         let end = start.checked_add(n)?;
         self.data()
             .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
+    }
+
+    /// File bytes of read-only code at link-time `addr`: all `len` of them inside one
+    /// executable, non-writable section, or none.
+    pub fn code_bytes_at(&self, addr: u64, len: usize) -> Option<&[u8]> {
+        let sec = self.info.sections.iter().find(|s| {
+            s.is_exec()
+                && s.flags & u64::from(elf::SHF_WRITE) == 0
+                && s.is_alloc()
+                && s.has_contents()
+                && s.contains(addr)
+        })?;
+        let within = addr - sec.addr;
+        if (len as u64) > sec.size - within {
+            return None;
+        }
+        let start = usize::try_from(sec.offset.checked_add(within)?).ok()?;
+        self.data().get(start..start.checked_add(len)?)
     }
 
     /// Fill `buf` with the file bytes at link-time `addr`; false unless all of it is backed by
@@ -1255,6 +1274,32 @@ impl SymbolTable {
 
     /// Fill `buf` with the file contents at runtime address `addr` (from the objects whose
     /// sections hold it); false if any byte is not backed by a section's contents.
+    /// Read code at runtime `addr`: from the object's file when it lies in read-only code that
+    /// `mem` says the debugger has not written (the same bytes, without a system call: every
+    /// step reads the code it runs through, and ranks of one program share the file), else
+    /// from `mem`.
+    pub fn read_code(&self, mem: &dyn MemoryRead, addr: u64, buf: &mut [u8]) -> Result<()> {
+        if mem.code_unchanged(addr, buf.len()) && self.file_code(addr, buf) {
+            return Ok(());
+        }
+        mem.read(addr, buf)
+    }
+
+    /// Fill `buf` with the read-only code of the file at runtime `addr`; false when it is not
+    /// all inside one such section.
+    pub fn file_code(&self, addr: u64, buf: &mut [u8]) -> bool {
+        match self.object_containing(addr).and_then(|obj| {
+            obj.file
+                .code_bytes_at(addr.wrapping_sub(obj.bias), buf.len())
+        }) {
+            Some(b) => {
+                buf.copy_from_slice(b);
+                true
+            }
+            None => false,
+        }
+    }
+
     pub fn read_file_bytes(&self, addr: u64, buf: &mut [u8]) -> bool {
         let mut done = 0;
         while done < buf.len() {

@@ -374,3 +374,31 @@ fn conditional_breakpoints_in_hardware_slots_count_exactly() {
     }
     assert_eq!(hits, 40);
 }
+
+#[test]
+fn code_is_read_from_the_file_until_the_debugger_writes_it() {
+    use cohort_engine::symbols::{LoadedObject, ObjectFile, SymbolTable};
+    let (mut p, prog) = launch("loop", &["1"]);
+    let tick = PIE_BASE + nm_address(&prog, "tick");
+    let file = ObjectFile::load(&prog).unwrap();
+    let syms = SymbolTable::with_main(LoadedObject::new(file, PIE_BASE));
+    // A step breakpoint's trap is hidden either way.
+    p.add_internal_breakpoint(tick + 1).unwrap();
+    let mut mem = [0u8; 16];
+    let mut code = [0u8; 16];
+    p.read_memory(tick, &mut mem).unwrap();
+    assert!(p.unwritten(tick, 16));
+    syms.read_code(&p, tick, &mut code).unwrap();
+    assert_eq!(code, mem);
+    // Once written by the debugger, that code comes from the process.
+    let patched = [mem[0] ^ 0xff];
+    p.write_memory(tick, &patched).unwrap();
+    assert!(!p.unwritten(tick, 1));
+    assert!(p.unwritten(tick + 1, 15));
+    let mut one = [0u8; 1];
+    syms.read_code(&p, tick, &mut one).unwrap();
+    assert_eq!(one, patched);
+    // Outside any object's code: from the process, or an error.
+    assert!(syms.read_code(&p, 8, &mut one).is_err());
+    p.kill().unwrap();
+}

@@ -247,7 +247,7 @@ impl Unwinder {
         let tramp = frame.regs.arch.unwind().signal_frame.trampoline;
         let mut code = [0u8; 16];
         if let Some(buf) = code.get_mut(..tramp.len())
-            && mem.read(frame.pc(), buf).is_ok()
+            && objects.read_code(mem, frame.pc(), buf).is_ok()
             && buf == tramp
         {
             return FrameKind::SignalHandler;

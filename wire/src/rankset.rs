@@ -139,9 +139,25 @@ impl RankSet {
         Ok(coalesce(ranges))
     }
 
-    /// Adds one rank.
+    /// Adds one rank (in place: answers of many ranks come in any order).
     pub fn insert(&mut self, r: u32) {
-        self.insert_range(r, r);
+        // The first range that ends at or after r - 1 (it may touch r from below).
+        let idx = self.r.partition_point(|&(_, hi)| hi.saturating_add(1) < r);
+        match self.r.get(idx).copied() {
+            Some((lo, hi)) if lo <= r && r <= hi => {}
+            Some((lo, hi)) if hi.saturating_add(1) == r => {
+                // Extends this range upwards, perhaps up to the next one.
+                match self.r.get(idx + 1).copied() {
+                    Some((nlo, nhi)) if nlo == r.saturating_add(1) => {
+                        self.r[idx] = (lo, nhi);
+                        self.r.remove(idx + 1);
+                    }
+                    _ => self.r[idx].1 = r,
+                }
+            }
+            Some((lo, _)) if r.saturating_add(1) == lo => self.r[idx].0 = r,
+            _ => self.r.insert(idx, (r, r)),
+        }
     }
 
     /// Adds `lo..=hi` (nothing when `lo > hi`).
@@ -244,6 +260,28 @@ impl RankSet {
     }
 
     /// Whether `r` is in the set.
+    /// Removes one rank (in place: an agent takes each rank's answer off the set it waits for).
+    pub fn remove(&mut self, r: u32) {
+        let idx = self.r.partition_point(|&(_, hi)| hi < r);
+        let Some(&(lo, hi)) = self.r.get(idx) else {
+            return;
+        };
+        if r < lo {
+            return;
+        }
+        match (lo == r, hi == r) {
+            (true, true) => {
+                self.r.remove(idx);
+            }
+            (true, false) => self.r[idx].0 = r + 1,
+            (false, true) => self.r[idx].1 = r - 1,
+            (false, false) => {
+                self.r[idx].1 = r - 1;
+                self.r.insert(idx + 1, (r + 1, hi));
+            }
+        }
+    }
+
     pub fn contains(&self, r: u32) -> bool {
         let idx = self.r.partition_point(|&(_, hi)| hi < r);
         self.r.get(idx).is_some_and(|&(lo, _)| lo <= r)

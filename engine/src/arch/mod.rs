@@ -75,7 +75,7 @@ pub enum WatchKind {
 }
 
 /// Which disassembler mode capstone should use for this architecture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DisasmKind {
     X86_64,
     Aarch64,

@@ -54,16 +54,42 @@ fn ptrace_err(op: &'static str, tid: Pid) -> impl Fn(nix::Error) -> EngineError 
     }
 }
 
-/// General-purpose registers (and the segment bases).
-pub fn read_gp(tid: Pid) -> Result<Registers> {
-    let r = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
+/// The kernel's general-register block as one `PTRACE_GETREGS` returns it. The engine keeps
+/// the last one read while a thread is stopped, so that reading the pc, the registers and
+/// moving the pc back after a trap cost one `GETREGS` and one `SETREGS` in all.
+pub type RawGp = libc::user_regs_struct;
+
+/// One `PTRACE_GETREGS`.
+pub fn read_raw(tid: Pid) -> Result<RawGp> {
+    ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))
+}
+
+/// The program counter in a raw register block.
+pub fn raw_pc(r: &RawGp) -> u64 {
+    r.rip
+}
+
+/// The registers of a raw block, laid out by the architecture table.
+pub fn raw_to_registers(r: &RawGp) -> Registers {
     let mut regs = Registers::new(&ARCH);
-    for (i, v) in gp_order(&r) {
+    for (i, v) in gp_order(r) {
         regs.set(i, v as u128);
     }
     regs.set(idx::FS_BASE, r.fs_base as u128);
     regs.set(idx::GS_BASE, r.gs_base as u128);
-    Ok(regs)
+    regs
+}
+
+/// Set the pc in `r` (the thread's current block) and write the block back; one
+/// `PTRACE_SETREGS`.
+pub fn write_raw_pc(tid: Pid, r: &mut RawGp, pc: u64) -> Result<()> {
+    r.rip = pc;
+    ptrace::setregs(tid, *r).map_err(ptrace_err("PTRACE_SETREGS", tid))
+}
+
+/// General-purpose registers (and the segment bases).
+pub fn read_gp(tid: Pid) -> Result<Registers> {
+    Ok(raw_to_registers(&read_raw(tid)?))
 }
 
 /// Every register: general purpose, x87, SSE, and AVX-512 masks where the CPU has them.
@@ -177,9 +203,13 @@ fn read_opmask(tid: Pid, regs: &mut Registers) {
     }
 }
 
-/// Write back the general-purpose registers.
-pub fn write_gp(tid: Pid, regs: &Registers) -> Result<()> {
-    let mut r = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
+/// Write back the general-purpose registers over `base`, the thread's current block (read
+/// here when not given); returns the block written.
+pub fn write_gp(tid: Pid, base: Option<RawGp>, regs: &Registers) -> Result<RawGp> {
+    let mut r = match base {
+        Some(r) => r,
+        None => read_raw(tid)?,
+    };
     let get = |i: usize, old: u64| regs.get(i).map(|v| v as u64).unwrap_or(old);
     r.rax = get(idx::RAX, r.rax);
     r.rbx = get(idx::RBX, r.rbx);
@@ -199,19 +229,8 @@ pub fn write_gp(tid: Pid, regs: &Registers) -> Result<()> {
     r.r15 = get(15, r.r15);
     r.rip = get(idx::RIP, r.rip);
     r.eflags = get(idx::EFLAGS, r.eflags);
-    ptrace::setregs(tid, r).map_err(ptrace_err("PTRACE_SETREGS", tid))
-}
-
-/// Program counter only (cheaper than a full register read).
-pub fn read_pc(tid: Pid) -> Result<u64> {
-    let r = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
-    Ok(r.rip)
-}
-
-pub fn write_pc(tid: Pid, pc: u64) -> Result<()> {
-    let mut r = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
-    r.rip = pc;
-    ptrace::setregs(tid, r).map_err(ptrace_err("PTRACE_SETREGS", tid))
+    ptrace::setregs(tid, r).map_err(ptrace_err("PTRACE_SETREGS", tid))?;
+    Ok(r)
 }
 
 fn dr_offset(n: usize) -> ptrace::AddressType {

@@ -151,6 +151,24 @@ fn algebra_matches_model() {
         }
         let c: RankSet = ma.iter().rev().copied().collect();
         assert_eq!(c, a);
+        // Inserting ranks one by one in any order agrees with the model.
+        let (mut f, mut mf) = (b.clone(), mb.clone());
+        for _ in 0..8 {
+            let r = rng.below(u64::from(universe) + 2) as u32;
+            f.insert(r);
+            mf.insert(r);
+            check_canonical(&f);
+            assert_eq!(model(&f), mf);
+        }
+        // Removing ranks one by one (in and out of the set) agrees with the model.
+        let (mut e, mut me) = (a.clone(), ma.clone());
+        for _ in 0..8 {
+            let r = rng.below(u64::from(universe) + 2) as u32;
+            e.remove(r);
+            me.remove(&r);
+            check_canonical(&e);
+            assert_eq!(model(&e), me);
+        }
         // Equal sets have equal representations.
         assert_eq!(u, b.union(&a));
         assert_eq!(i, b.intersection(&a));
