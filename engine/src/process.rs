@@ -66,6 +66,11 @@ pub enum Notice {
     SignalPrinted {
         tid: i32,
         signo: i32,
+        /// gdb's thread number and the thread's name.
+        num: usize,
+        name: String,
+        /// The process has ever had a second thread (gdb then names the thread).
+        threaded: bool,
     },
     /// The process called exec.
     Exec {
@@ -89,7 +94,8 @@ struct Thread {
     state: TState,
     /// A stop already collected but not yet reported.
     pending: Option<StopKind>,
-    /// Signal to deliver when the thread next resumes.
+    /// Signal to deliver when the thread next resumes, if `handle` then says `pass` (gdb
+    /// decides on resume, so a `handle` between stop and resume counts).
     deliver: Option<Signo>,
     /// The thread reported a breakpoint at its PC and must step over it on resume.
     at_breakpoint: bool,
@@ -890,7 +896,7 @@ impl Process {
         let Some(t) = self.threads.get_mut(&tid) else {
             return Ok(());
         };
-        let sig = t.deliver.take();
+        let sig = t.deliver.take().filter(|s| self.signals.get(s.raw()).pass);
         t.state = TState::Running;
         t.stepping = false;
         t.pc.set(None);
@@ -1155,7 +1161,7 @@ impl Process {
         let Some(t) = self.threads.get_mut(&tid) else {
             return Ok(None);
         };
-        t.deliver = if d.pass { Some(sig) } else { None };
+        t.deliver = Some(sig);
         if d.stop {
             return Ok(Some(Stop {
                 tid,
@@ -1163,9 +1169,15 @@ impl Process {
             }));
         }
         if d.print {
+            let num = t.num;
+            let name = self.thread_name(tid);
+            let threaded = self.highest_thread_num() > 1;
             self.notice(Notice::SignalPrinted {
                 tid,
                 signo: sig.raw(),
+                num,
+                name,
+                threaded,
             });
         }
         if !stopping {
@@ -1253,7 +1265,7 @@ impl Process {
         t.state = TState::Running;
         t.pc.set(None);
         t.regs.replace(None);
-        let sig = t.deliver.take();
+        let sig = t.deliver.take().filter(|s| self.signals.get(s.raw()).pass);
         sigwait::step(t.tid, sig).map_err(perr("PTRACE_SINGLESTEP", t.tid))?;
         loop {
             let st = self.wait_any()?;
@@ -1275,7 +1287,7 @@ impl Process {
                     t.state = TState::Running;
                     t.pc.set(None);
                     t.regs.replace(None);
-                    let sig = t.deliver.take();
+                    let sig = t.deliver.take().filter(|s| self.signals.get(s.raw()).pass);
                     match sigwait::step(t.tid, sig) {
                         Ok(()) => {}
                         Err(Errno::ESRCH) => return Ok(None),
@@ -1470,7 +1482,8 @@ impl Process {
                 if let Some(StopKind::Signal(s)) = t.pending.take() {
                     t.deliver = Signo::new(s);
                 }
-                let _ = sigwait::detach(t.tid, t.deliver.take());
+                let sig = t.deliver.take().filter(|s| self.signals.get(s.raw()).pass);
+                let _ = sigwait::detach(t.tid, sig);
             }
         }
         self.threads.clear();
