@@ -154,6 +154,8 @@ cases! {
     print_formats,
     ptype_whatis,
     recursion,
+    rt_killed,
+    rt_signals,
     scope,
     segv_recursion,
     step_next,

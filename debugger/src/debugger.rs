@@ -752,6 +752,13 @@ impl Debugger {
                 } else {
                     head
                 };
+                // gdb says which signal before it switches threads.
+                let head = match head.split_once('\n') {
+                    Some((switch, rest)) if switch.starts_with("[Switching") => {
+                        format!("{rest}\n{switch}")
+                    }
+                    _ => head,
+                };
                 let _ = pc;
                 self.invalidate_frames();
                 out(format!("{head}\n{}", self.frame0_line()));
@@ -954,7 +961,12 @@ impl Debugger {
                 Message::Thread(Notice::ThreadExited { tid, pointer, .. }) => {
                     out(format!("[{} exited]", thread_target(pointer, tid, pid)));
                 }
-                Message::Thread(Notice::SignalPrinted { tid, signo }) => {
+                Message::Thread(Notice::SignalPrinted {
+                    tid,
+                    signo,
+                    name: tname,
+                    ..
+                }) => {
                     let (name, desc) = describe(signo);
                     if self.many_threads {
                         let n = self
@@ -962,7 +974,9 @@ impl Debugger {
                             .process()
                             .and_then(|p| p.thread_num(tid))
                             .unwrap_or(1);
-                        out(format!("\nThread {n} received signal {name}, {desc}."));
+                        out(format!(
+                            "\nThread {n} \"{tname}\" received signal {name}, {desc}."
+                        ));
                     } else {
                         out(format!("\nProgram received signal {name}, {desc}."));
                     }
@@ -1758,9 +1772,19 @@ fn notice_line(n: &Notice) -> Option<String> {
         Notice::ThreadExited { tid, pointer, .. } => {
             format!("[{} exited]", thread_target(*pointer, *tid, None))
         }
-        Notice::SignalPrinted { signo, .. } => {
+        Notice::SignalPrinted {
+            signo,
+            num,
+            name: tname,
+            threaded,
+            ..
+        } => {
             let (name, desc) = describe(*signo);
-            format!("\nProgram received signal {name}, {desc}.")
+            if *threaded {
+                format!("\nThread {num} \"{tname}\" received signal {name}, {desc}.")
+            } else {
+                format!("\nProgram received signal {name}, {desc}.")
+            }
         }
         Notice::Exec { path } => format!("process is executing new program: {}", path.display()),
     })

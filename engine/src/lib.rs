@@ -13,6 +13,7 @@ pub mod process;
 pub mod regs;
 pub mod session;
 pub mod signals;
+pub mod sigwait;
 pub mod solib;
 pub mod symbols;
 pub mod tracer;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use nix::errno::Errno;
 use nix::sys::ptrace::{self, Event, Options};
 use nix::sys::signal::{self, Signal};
-use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::sys::wait::WaitPidFlag;
 use nix::unistd::{ForkResult, Pid};
 
 use crate::arch::{self, ArchInfo, WatchKind};
@@ -21,7 +21,8 @@ use crate::error::{EngineError, Result};
 use crate::memory::{MemoryRead, ProcMem};
 use crate::native::{self, WatchSlot};
 use crate::regs::Registers;
-use crate::signals::SignalTable;
+use crate::signals::{SignalTable, Signo};
+use crate::sigwait::{self, WaitStatus, waitpid};
 
 /// What made a thread stop, as the engine sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +66,11 @@ pub enum Notice {
     SignalPrinted {
         tid: i32,
         signo: i32,
+        /// gdb's thread number and the thread's name.
+        num: usize,
+        name: String,
+        /// The process has ever had a second thread (gdb then names the thread).
+        threaded: bool,
     },
     /// The process called exec.
     Exec {
@@ -88,8 +94,9 @@ struct Thread {
     state: TState,
     /// A stop already collected but not yet reported.
     pending: Option<StopKind>,
-    /// Signal to deliver when the thread next resumes.
-    deliver: Option<Signal>,
+    /// Signal to deliver when the thread next resumes, if `handle` then says `pass` (gdb
+    /// decides on resume, so a `handle` between stop and resume counts).
+    deliver: Option<Signo>,
     /// The thread reported a breakpoint at its PC and must step over it on resume.
     at_breakpoint: bool,
     interrupting: bool,
@@ -483,7 +490,7 @@ impl Process {
                             if execs_left == 0 {
                                 break;
                             }
-                            let _ = ptrace::cont(child, None);
+                            let _ = sigwait::cont(child, None);
                         }
                         Ok(WaitStatus::Exited(_, code)) => {
                             p.gone = true;
@@ -493,17 +500,17 @@ impl Process {
                         }
                         Ok(WaitStatus::Signaled(_, sig, _)) => {
                             p.gone = true;
-                            let (name, desc) = crate::signals::describe(sig as i32);
+                            let (name, desc) = crate::signals::describe(sig.raw());
                             return Err(EngineError::Other(format!(
                                 "During startup program terminated with signal {name}, {desc}."
                             )));
                         }
                         Ok(WaitStatus::Stopped(_, sig)) => {
                             // A signal to the shell: it gets it.
-                            let _ = ptrace::cont(child, sig);
+                            let _ = sigwait::cont(child, Some(sig));
                         }
                         Ok(WaitStatus::PtraceEvent(..)) => {
-                            let _ = ptrace::cont(child, None);
+                            let _ = sigwait::cont(child, None);
                         }
                         Ok(_) => {}
                         Err(Errno::EINTR) => {}
@@ -583,7 +590,7 @@ impl Process {
         // Signals caught at attach time are not events: they go back on resume.
         for t in p.threads.values_mut() {
             if let Some(StopKind::Signal(s)) = t.pending.take() {
-                t.deliver = Signal::try_from(s).ok();
+                t.deliver = Signo::new(s);
             }
             t.pending = None;
         }
@@ -969,11 +976,11 @@ impl Process {
         let Some(t) = self.threads.get_mut(&tid) else {
             return Ok(());
         };
-        let sig = t.deliver.take();
+        let sig = t.deliver.take().filter(|s| self.signals.get(s.raw()).pass);
         t.state = TState::Running;
         t.stepping = false;
         t.forget_registers();
-        match ptrace::cont(t.tid, sig) {
+        match sigwait::cont(t.tid, sig) {
             Ok(()) | Err(Errno::ESRCH) => Ok(()),
             Err(e) => Err(EngineError::Ptrace {
                 op: "PTRACE_CONT",
@@ -1034,7 +1041,7 @@ impl Process {
                     self.threads.clear();
                     return Ok(Some(Stop {
                         tid: tid.as_raw(),
-                        kind: StopKind::Killed(sig as i32),
+                        kind: StopKind::Killed(sig.raw()),
                     }));
                 }
                 self.thread_gone(tid.as_raw());
@@ -1139,17 +1146,17 @@ impl Process {
         Ok(None)
     }
 
-    fn handle_signal(&mut self, tid: i32, sig: Signal, stopping: bool) -> Result<Option<Stop>> {
+    fn handle_signal(&mut self, tid: i32, sig: Signo, stopping: bool) -> Result<Option<Stop>> {
         let arch = self.arch;
         let Some(t) = self.threads.get_mut(&tid) else {
             // Unknown thread: let it go with its signal.
-            let _ = ptrace::cont(Pid::from_raw(tid), sig);
+            let _ = sigwait::cont(Pid::from_raw(tid), Some(sig));
             return Ok(None);
         };
         t.state = TState::Stopped;
         t.interrupting = false;
         let tpid = t.tid;
-        if sig == Signal::SIGTRAP {
+        if sig == Signo::SIGTRAP {
             let stepping = std::mem::replace(&mut t.stepping, false);
             let watching = self.watch.iter().any(Option::is_some);
             if watching && let Some(slot) = native::take_watch_hit(tpid)? {
@@ -1241,21 +1248,27 @@ impl Process {
                 return Ok(None);
             }
         }
-        let d = self.signals.get(sig as i32);
+        let d = self.signals.get(sig.raw());
         let Some(t) = self.threads.get_mut(&tid) else {
             return Ok(None);
         };
-        t.deliver = if d.pass { Some(sig) } else { None };
+        t.deliver = Some(sig);
         if d.stop {
             return Ok(Some(Stop {
                 tid,
-                kind: StopKind::Signal(sig as i32),
+                kind: StopKind::Signal(sig.raw()),
             }));
         }
         if d.print {
+            let num = t.num;
+            let name = self.thread_name(tid);
+            let threaded = self.highest_thread_num() > 1;
             self.notice(Notice::SignalPrinted {
                 tid,
-                signo: sig as i32,
+                signo: sig.raw(),
+                num,
+                name,
+                threaded,
             });
         }
         if !stopping {
@@ -1342,8 +1355,8 @@ impl Process {
         t.stepping = true;
         t.state = TState::Running;
         t.forget_registers();
-        let sig = t.deliver.take();
-        ptrace::step(t.tid, sig).map_err(perr("PTRACE_SINGLESTEP", t.tid))?;
+        let sig = t.deliver.take().filter(|s| self.signals.get(s.raw()).pass);
+        sigwait::step(t.tid, sig).map_err(perr("PTRACE_SINGLESTEP", t.tid))?;
         loop {
             let st = self.wait_any()?;
             let stop = self.handle_status(st, true)?;
@@ -1363,8 +1376,8 @@ impl Process {
                     t.stepping = true;
                     t.state = TState::Running;
                     t.forget_registers();
-                    let sig = t.deliver.take();
-                    match ptrace::step(t.tid, sig) {
+                    let sig = t.deliver.take().filter(|s| self.signals.get(s.raw()).pass);
+                    match sigwait::step(t.tid, sig) {
                         Ok(()) => {}
                         Err(Errno::ESRCH) => return Ok(None),
                         Err(e) => {
@@ -1556,9 +1569,10 @@ impl Process {
                 let _ = native::set_watch_slots(t.tid, &[None, None, None, None]);
                 // A pending signal stop was never delivered: hand it back.
                 if let Some(StopKind::Signal(s)) = t.pending.take() {
-                    t.deliver = Signal::try_from(s).ok();
+                    t.deliver = Signo::new(s);
                 }
-                let _ = ptrace::detach(t.tid, t.deliver.take());
+                let sig = t.deliver.take().filter(|s| self.signals.get(s.raw()).pass);
+                let _ = sigwait::detach(t.tid, sig);
             }
         }
         self.threads.clear();

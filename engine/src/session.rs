@@ -146,6 +146,8 @@ pub struct Session {
     breakpoints: Vec<Breakpoint>,
     next_id: u32,
     pub signals: SignalTable,
+    /// glibc's internal signals have been made silent (see `SignalTable::nptl_internal`).
+    nptl_signals_set: bool,
     current: Option<i32>,
     r_debug: Option<u64>,
     /// The dynamic linker's `_dl_debug_state` (run-time).
@@ -186,6 +188,7 @@ impl Session {
             breakpoints: Vec::new(),
             next_id: 1,
             signals: SignalTable::default(),
+            nptl_signals_set: false,
             current: None,
             r_debug: None,
             dl_hook: None,
@@ -349,6 +352,7 @@ impl Session {
             fds: self.fds.clone(),
         };
         let mut p = Process::launch(&opts)?;
+        self.set_nptl_signals();
         p.signals = self.signals.clone();
         p.on_notice = self.notice_hook.as_ref().map(|f| f());
         self.process = Some(p);
@@ -368,6 +372,7 @@ impl Session {
     /// Attach to a running process.
     pub fn attach(&mut self, pid: i32) -> Result<()> {
         let mut p = Process::attach(pid)?;
+        self.set_nptl_signals();
         p.signals = self.signals.clone();
         p.on_notice = self.notice_hook.as_ref().map(|f| f());
         if self.exe.is_none() {
@@ -989,6 +994,15 @@ impl Session {
             p.all_registers(tid)
         } else {
             p.registers(tid)
+        }
+    }
+
+    /// gdb makes glibc's internal signals (SIGCANCEL and SIGSETXID, its SIG32 and SIG33)
+    /// `nostop noprint` once, when it first loads libthread_db for a program; later `handle`
+    /// settings stay.
+    fn set_nptl_signals(&mut self) {
+        if !std::mem::replace(&mut self.nptl_signals_set, true) {
+            self.signals.nptl_internal();
         }
     }
 

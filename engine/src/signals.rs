@@ -1,6 +1,38 @@
 //! Signals: gdb's signal table (names, descriptions, default stop/print/pass) and the
 //! user's `handle` settings.
 
+/// A Linux signal number as the kernel reports it: the standard signals, glibc's internal
+/// SIGCANCEL (32) and SIGSETXID (33) and the real-time signals SIGRTMIN..SIGRTMAX (34-64 on
+/// x86-64 and aarch64), none of which nix's `Signal` can hold.
+///
+/// The numbers (here and in [`GDB_SIGNALS`]) are Linux's generic numbering, which both
+/// architectures the engine supports share; alpha, mips, sparc and parisc number some signals
+/// differently (and mips has 127), and would need their numbers in their `arch` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Signo(i32);
+
+impl Signo {
+    /// The largest number a wait status can carry (its signal field has 7 bits).
+    pub const MAX: i32 = 127;
+    pub const SIGTRAP: Signo = Signo(libc::SIGTRAP);
+    pub const SIGKILL: Signo = Signo(libc::SIGKILL);
+
+    /// A signal number, if it is one (1 to [`Signo::MAX`]).
+    pub fn new(n: i32) -> Option<Signo> {
+        (1..=Self::MAX).contains(&n).then_some(Signo(n))
+    }
+
+    /// A number the kernel reported in a wait status (7 bits, never 0 there).
+    pub(crate) fn from_kernel(n: i32) -> Signo {
+        Signo(n & Self::MAX)
+    }
+
+    /// The raw number.
+    pub fn raw(self) -> i32 {
+        self.0
+    }
+}
+
 /// One row of gdb's signal table.
 #[derive(Debug, Clone, Copy)]
 pub struct SigInfo {
@@ -1264,6 +1296,18 @@ impl SignalTable {
                 print: true,
                 pass: true,
             })
+    }
+
+    /// glibc reserves the first two real-time signals (SIGCANCEL, 32, for thread
+    /// cancellation, and SIGSETXID, 33, for set*id across threads): gdb makes them
+    /// `nostop noprint` (still passed) when it loads libthread_db.
+    pub fn nptl_internal(&mut self) {
+        for (s, d) in &mut self.rows {
+            if matches!(s.linux, Some(32 | 33)) {
+                d.stop = false;
+                d.print = false;
+            }
+        }
     }
 
     /// Rows in gdb's order.

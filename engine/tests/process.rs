@@ -402,3 +402,37 @@ fn code_is_read_from_the_file_until_the_debugger_writes_it() {
     assert!(syms.read_code(&p, 8, &mut one).is_err());
     p.kill().unwrap();
 }
+
+#[test]
+fn real_time_and_glibc_internal_signals() {
+    // Every signal stops (a bare Process keeps gdb's table, SIG32 stop included) and is
+    // delivered on resume: the handlers ran and the thread was cancelled.
+    let (mut p, _) = launch("rtsig", &[]);
+    let s = p.cont().unwrap();
+    assert_eq!((s.tid, s.kind), (p.pid(), StopKind::Signal(36)));
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Signal(37));
+    assert_ne!(s.tid, p.pid(), "SIG37 is directed at the worker thread");
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Signal(32));
+    assert_ne!(s.tid, p.pid(), "SIGCANCEL goes to the cancelled thread");
+    assert_eq!(p.cont().unwrap().kind, StopKind::Exited(111));
+
+    // `handle SIG37 nopass` after it stopped: not delivered on resume; SIG32 nostop noprint.
+    let (mut p, _) = launch("rtsig", &[]);
+    let mut t = p.signals.clone();
+    let sig32 = t.select("SIG32").unwrap();
+    t.apply(&sig32, "noprint").unwrap();
+    p.signals = t.clone();
+    assert_eq!(p.cont().unwrap().kind, StopKind::Signal(36));
+    assert_eq!(p.cont().unwrap().kind, StopKind::Signal(37));
+    let sig37 = t.select("SIG37").unwrap();
+    t.apply(&sig37, "nopass").unwrap();
+    p.signals = t;
+    assert_eq!(p.cont().unwrap().kind, StopKind::Exited(101));
+
+    // Killed by a real-time signal.
+    let (mut p, _) = launch("rtsig", &["die"]);
+    assert_eq!(p.cont().unwrap().kind, StopKind::Signal(38));
+    assert_eq!(p.cont().unwrap().kind, StopKind::Killed(38));
+}

@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
+use cohort_engine::sigwait::{WaitStatus, waitpid};
 use nix::errno::Errno;
-use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::sys::wait::WaitPidFlag;
 use nix::unistd::Pid;
 
 use crate::error::LaunchError;
@@ -66,7 +67,7 @@ pub(crate) fn environ(pid: i32) -> Vec<(String, String)> {
 fn code_of(st: WaitStatus) -> Option<i32> {
     match st {
         WaitStatus::Exited(_, c) => Some(c),
-        WaitStatus::Signaled(_, sig, _) => Some(128 + sig as i32),
+        WaitStatus::Signaled(_, sig, _) => Some(128 + sig.raw()),
         _ => None,
     }
 }
