@@ -388,6 +388,13 @@ impl Ev<'_> {
         let Some(shape) = shape_of(&base.ty) else {
             return self.substring(base, args);
         };
+        // An element of an optimized-out array is optimized out (as gdb prints it).
+        if base.optimized_out {
+            if args.iter().all(|a| matches!(a, Arg::Value(_))) {
+                return Ok(Value::optimized_out(shape.element.clone()));
+            }
+            return Ok(base);
+        }
         match shape.status {
             ShapeStatus::NotAllocated => {
                 return Err(user("Cannot access an unallocated array"));

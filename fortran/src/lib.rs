@@ -18,5 +18,5 @@ pub mod typeprint;
 pub mod valprint;
 
 pub use eval::{INTRINSICS, evaluate, is_truthy};
-pub use typeprint::{ptype, whatis};
+pub use typeprint::{declaration, ptype, whatis};
 pub use valprint::{Resolver, format_value, format_value_with};
