@@ -48,8 +48,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("intrinsics", "flang", TODO),
     ("intrinsics_extra", "gfortran", TODO),
     ("intrinsics_extra", "flang", TODO),
-    ("module_procs", "gfortran", TODO),
-    ("module_procs", "flang", TODO),
     ("outer_entry", "gfortran", TODO),
     ("outer_entry", "flang", TODO),
     ("parent_component", "gfortran", TODO),
