@@ -205,6 +205,8 @@ cases! {
     modules_use_flang = ("modules_use", "flang"),
     openmp_shared_gfortran = ("openmp_shared", "gfortran"),
     openmp_shared_flang = ("openmp_shared", "flang"),
+    openmp_threads_gfortran = ("openmp_threads", "gfortran"),
+    openmp_threads_flang = ("openmp_threads", "flang"),
     parent_component_gfortran = ("parent_component", "gfortran"),
     parent_component_flang = ("parent_component", "flang"),
     pdt_gfortran = ("pdt", "gfortran"),
