@@ -25,12 +25,14 @@ struct Row {
     text: String,
 }
 
+/// gdb matches Fortran names case-insensitively.
 fn regex(p: &str) -> Result<Regex> {
-    Regex::new(p).map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))
+    Regex::new_case_insensitive(p).map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))
 }
 
-/// The text gdb prints for a module procedure: `real(kind=8) geometry::area(real(kind=8))`.
-fn function_text(d: &Arc<DebugFile>, die: DieRef, qualified: &str) -> String {
+/// The text gdb prints for a Fortran procedure: `real(kind=8) geometry::area(real(kind=8))`,
+/// `void outer::inner(void)`.
+pub(crate) fn function_text(d: &Arc<DebugFile>, die: DieRef, qualified: &str) -> String {
     let Ok(t) = read_tree(d, die, 1) else {
         return qualified.to_string();
     };
@@ -47,6 +49,10 @@ fn function_text(d: &Arc<DebugFile>, die: DieRef, qualified: &str) -> String {
             None => "void".into(),
         })
         .collect();
+    if params.is_empty() {
+        // gdb's Fortran types of procedures are prototyped.
+        return format!("{ret} {qualified}(void)");
+    }
     format!("{ret} {qualified}({})", params.join(", "))
 }
 
