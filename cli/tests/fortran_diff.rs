@@ -207,6 +207,8 @@ cases! {
     openmp_shared_flang = ("openmp_shared", "flang"),
     openmp_threads_gfortran = ("openmp_threads", "gfortran"),
     openmp_threads_flang = ("openmp_threads", "flang"),
+    params_local_gfortran = ("params_local", "gfortran"),
+    params_local_flang = ("params_local", "flang"),
     parent_component_gfortran = ("parent_component", "gfortran"),
     parent_component_flang = ("parent_component", "flang"),
     pdt_gfortran = ("pdt", "gfortran"),

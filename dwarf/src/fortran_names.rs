@@ -186,7 +186,7 @@ pub fn host_variable(
         for c in &d.children {
             let kind = match c.tag {
                 dw::DW_TAG_formal_parameter => crate::scopes::VarKind::Param,
-                dw::DW_TAG_variable if !c.flag(dw::DW_AT_declaration) => {
+                dw::DW_TAG_variable | dw::DW_TAG_constant if !c.flag(dw::DW_AT_declaration) => {
                     crate::scopes::VarKind::Local
                 }
                 _ => continue,

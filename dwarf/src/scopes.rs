@@ -117,6 +117,9 @@ pub struct FrameScope {
     /// Fortran common blocks (`DW_TAG_common_block`) of the function, in DIE order; their
     /// members are also in `body_locals`.
     pub commons: Vec<CommonBlock>,
+    /// Fortran parameters whose value the DWARF gives as bytes (`real(kind=8), parameter`):
+    /// found by name, not listed by `info locals` (as gdb).
+    pub constants: Vec<Variable>,
 }
 
 /// A Fortran common block seen from one function: its name and its members, in order.
@@ -150,6 +153,7 @@ impl FrameScope {
             .iter()
             .find(|v| v.name == name)
             .or_else(|| self.params.iter().find(|v| v.name == name))
+            .or_else(|| self.constants.iter().find(|v| v.name == name))
     }
 }
 
@@ -403,6 +407,13 @@ fn own_variables(
                     locals.push(v);
                 }
             }
+            // Fortran parameters with an integer value are locals (`info locals` lists them,
+            // as gdb's LOC_CONST symbols); those given as bytes are in `FrameScope::constants`.
+            dw::DW_TAG_constant if !const_bytes(c) => {
+                if let Some(v) = make_variable(file, c, VarKind::Local, *fb) {
+                    locals.push(v);
+                }
+            }
             // Fortran: the members of a common block are variables of the scope (as gdb
             // enters them in the block).
             dw::DW_TAG_common_block => {
@@ -444,6 +455,15 @@ fn own_variables(
     (params, locals)
 }
 
+/// A `DW_TAG_constant` whose value is a block of bytes (gdb's LOC_CONST_BYTES: found by name,
+/// not listed by `info locals`).
+fn const_bytes(c: &Die) -> bool {
+    matches!(
+        c.attr(dw::DW_AT_const_value),
+        Some(AttributeValue::Block(_))
+    )
+}
+
 /// The common block DIE `c` and its member variables.
 fn common_block(file: &Arc<DebugFile>, c: &Die, fb: &Option<AttributeValue<R>>) -> CommonBlock {
     CommonBlock {
@@ -473,6 +493,12 @@ fn descend(
         .filter(|c| c.tag == dw::DW_TAG_common_block)
         .map(|c| common_block(file, c, fb))
         .collect();
+    let constants = d
+        .children
+        .iter()
+        .filter(|c| c.tag == dw::DW_TAG_constant && const_bytes(c))
+        .filter_map(|c| make_variable(file, c, VarKind::Local, *fb))
+        .collect();
     frames.push(FrameScope {
         function: make_function(file, d, *fb),
         inlined: d.tag == dw::DW_TAG_inlined_subroutine,
@@ -485,6 +511,7 @@ fn descend(
         body_locals,
         blocks: Vec::new(),
         commons,
+        constants,
     });
     let frame_idx = frames.len() - 1;
     let mut cur = d;
