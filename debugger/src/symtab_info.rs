@@ -184,18 +184,47 @@ impl Debugger {
                     }
                 }
                 SymbolClass::Variables => {
-                    for g in d.variables_by_file(matches) {
-                        out(format!("\nFile {}:", g.file));
+                    // Fortran module variables are matched as `module::name` (as gdb names
+                    // them): with modules, every variable is looked at.
+                    let types = cohort_dwarf::dietypes::types(&d);
+                    let members = &types.index().module_members;
+                    let groups = if members.is_empty() {
+                        d.variables_by_file(matches)
+                    } else {
+                        d.variables_by_file(|_| true)
+                    };
+                    for g in groups {
+                        let mut lines = Vec::new();
                         for v in g.entries {
+                            let r = die_type(&d, v.unit, v.offset);
+                            let fortran = cohort_dwarf::scopes::unit_language(&d, v.unit)
+                                == Language::Fortran;
+                            let name = match r.and_then(|r| members.get(&r)) {
+                                Some(m) if fortran => format!("{m}::{}", v.name),
+                                _ => v.name.clone(),
+                            };
+                            if !re.is_match(&name) {
+                                continue;
+                            }
                             with_debug.insert(v.name.clone());
-                            let decl = die_type(&d, v.unit, v.offset)
+                            let decl = r
                                 .map(|r| {
                                     let ty = cohort_dwarf::dietypes::type_of(&d, r);
-                                    typeprint::declaration(&ty, &v.name, Language::C)
+                                    if fortran {
+                                        cohort_fortran::declaration(&ty, &name)
+                                    } else {
+                                        typeprint::declaration(&ty, &v.name, Language::C)
+                                    }
                                 })
                                 .unwrap_or_else(|| v.name.clone());
                             let st = if v.external { "" } else { "static " };
-                            out(format!("{}:\t{st}{decl};", v.decl_line));
+                            lines.push(format!("{}:\t{st}{decl};", v.decl_line));
+                        }
+                        if !lines.is_empty() {
+                            out(format!("\nFile {}:", g.file));
+                            for l in lines {
+                                out(l);
+                            }
                         }
                     }
                 }

@@ -632,7 +632,10 @@ impl FileTypes {
                 )
             }
             // A variable, member or parameter: its type.
-            dw::DW_TAG_variable | dw::DW_TAG_formal_parameter | dw::DW_TAG_member => {
+            dw::DW_TAG_variable
+            | dw::DW_TAG_constant
+            | dw::DW_TAG_formal_parameter
+            | dw::DW_TAG_member => {
                 let full = with_origin(file, &die);
                 match full.reference(file, dw::DW_AT_type) {
                     Some(d) => self.type_at(d),

@@ -479,7 +479,8 @@ impl DebugFile {
                         self.index_internal_procedures(ix, ui, unit, child, depth + 1, &name)?;
                     }
                 }
-                constants::DW_TAG_variable => {
+                // Fortran module parameters (`DW_TAG_constant`) are listed with the variables.
+                constants::DW_TAG_variable | constants::DW_TAG_constant => {
                     let f = self.die_facts(unit, off, 0);
                     let Some(name) = f.name else { continue };
                     if f.declaration {
