@@ -850,6 +850,71 @@ impl EvalCtx<'_> {
         self.dbg.debug_for(f.lookup_pc())
     }
 
+    /// In a Fortran frame: the names its `use` statements (and its module) make visible.
+    fn fortran_visibility(&self) -> Option<cohort_dwarf::fortran_names::Visibility> {
+        let frame = self.frames.get(self.sel)?;
+        let (d, _, scope) = self.dbg.scope_of(frame)?;
+        let f = scope.innermost()?;
+        if scopes::unit_language(&d, f.function.unit) != Language::Fortran {
+            return None;
+        }
+        Some(cohort_dwarf::fortran_names::visibility(&d, f.function.die))
+    }
+
+    /// Fortran host association: `name` of a procedure enclosing the selected frame's (an
+    /// internal procedure's host, the origin of an outlined OpenMP region), read in the
+    /// innermost frame of that procedure.
+    fn lookup_fortran_host(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
+        let Some(frame) = self.frames.get(self.sel) else {
+            return Ok(None);
+        };
+        let Some((d, _, scope)) = self.dbg.scope_of(frame) else {
+            return Ok(None);
+        };
+        let Some(fs) = scope.innermost() else {
+            return Ok(None);
+        };
+        let Some((host, var)) =
+            cohort_dwarf::fortran_names::host_variable(&d, fs.function.die, name)
+        else {
+            return Ok(None);
+        };
+        let all = self.dbg.frames(usize::MAX);
+        for i in self.sel + 1..all.len() {
+            if let Some((fd, _, s)) = self.dbg.scope_of(&all[i])
+                && Arc::ptr_eq(&fd, &d)
+                && s.innermost().is_some_and(|f| f.function.die == host)
+                && let Some(ctx) = self.dbg.frame_ctx(&all, i)
+            {
+                return cohort_dwarf::location::variable_value(&d, &var, &ctx).map(Some);
+            }
+        }
+        let block = dietypes::read_die(&d, host)
+            .ok()
+            .and_then(|h| h.name(&d))
+            .unwrap_or_default();
+        Err(DwarfError::user(format!(
+            "No frame is currently executing in block {block}."
+        )))
+    }
+
+    /// A Fortran module variable by plain name, as `vis` makes it visible (`mod::name`).
+    fn lookup_fortran_used(
+        &self,
+        vis: &cohort_dwarf::fortran_names::Visibility,
+        name: &str,
+    ) -> cohort_dwarf::Result<Option<Value>> {
+        for q in vis.candidates(name) {
+            for (d, bias) in self.dbg.debug_objects() {
+                if let Some(var) = scopes::lookup_global(&d, &q, None)? {
+                    let ctx = crate::source::StaticCtx::new(self.dbg, bias);
+                    return cohort_dwarf::location::variable_value(&d, &var, &ctx).map(Some);
+                }
+            }
+        }
+        Ok(None)
+    }
+
     fn value_of(&self, d: &Arc<DebugFile>, var: &scopes::Variable) -> cohort_dwarf::Result<Value> {
         match self.dbg.frame_ctx(&self.frames, self.sel) {
             Some(ctx) => cohort_dwarf::location::variable_value(d, var, &ctx),
@@ -991,6 +1056,23 @@ impl EvalContext for EvalCtx<'_> {
         {
             return self.value_of(&d, var).map(Some);
         }
+        // Fortran: module variables by plain name where a `use` makes them visible; other
+        // modules' variables only as `mod::name`.
+        let fortran = if name.contains("::") {
+            None
+        } else {
+            self.fortran_visibility()
+        };
+        if fortran.is_some()
+            && let Some(v) = self.lookup_fortran_host(name)?
+        {
+            return Ok(Some(v));
+        }
+        if let Some(vis) = &fortran
+            && let Some(v) = self.lookup_fortran_used(vis, name)?
+        {
+            return Ok(Some(v));
+        }
         // Then globals and statics: the frame's object first (its unit's statics first).
         let here = self.frame_debug();
         let mut objs = self.dbg.debug_objects();
@@ -1008,7 +1090,13 @@ impl EvalContext for EvalCtx<'_> {
             } else {
                 None
             };
-            if let Some(var) = scopes::lookup_global(d, name, prefer)? {
+            if let Some(var) = scopes::lookup_global(d, name, prefer)?
+                && !(fortran.is_some()
+                    && dietypes::types(d)
+                        .index()
+                        .module_members
+                        .contains_key(&var.die))
+            {
                 if !self.dbg.session.is_running() && is_thread_local(&var) {
                     return Err(DwarfError::user(format!(
                         "Cannot read `{name}' without registers"

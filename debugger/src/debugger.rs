@@ -1223,6 +1223,9 @@ impl Debugger {
             }
             "types" | "ty" => self.cmd_info_symbols(crate::symtab_info::SymbolClass::Types, rest),
             "args" | "ar" => self.cmd_info_vars(true, rest),
+            "common" => self.cmd_info_common(rest),
+            "modules" => self.cmd_info_modules(rest),
+            "module" => self.cmd_info_module(rest),
             "display" => {
                 let list = self.data.displays.borrow().clone();
                 if list.is_empty() {

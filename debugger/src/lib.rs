@@ -9,6 +9,7 @@ pub mod debugger;
 mod disassemble;
 mod examine;
 mod format;
+mod fortran_info;
 mod listing;
 mod locations;
 mod registers;

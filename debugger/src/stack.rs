@@ -208,7 +208,15 @@ impl Debugger {
             out(format!(" {}", rel.join(", ")));
         }
         if self.line_at(lookup).is_some() {
-            out(" source language c.");
+            // The language of the frame's unit (not `set language`), as gdb's symtab gives it.
+            let lang = self
+                .debug_for(lookup)
+                .and_then(|(d, bias)| {
+                    let u = d.unit_for_pc(lookup.wrapping_sub(bias))?;
+                    Some(cohort_dwarf::scopes::unit_language(&d, u))
+                })
+                .unwrap_or(cohort_dwarf::format::Language::C);
+            out(format!(" source language {}.", lang.name()));
         }
         if inlined {
             let sp_name = arch.regs.get(arch.sp).map(|r| r.name).unwrap_or("sp");

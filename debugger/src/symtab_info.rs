@@ -96,6 +96,16 @@ impl Regex {
             .map_err(|e| e.to_string())
     }
 
+    /// As [`Regex::new`], ignoring case (gdb's `REG_ICASE` for case-insensitive languages).
+    pub fn new_case_insensitive(pattern: &str) -> std::result::Result<Regex, String> {
+        let r = Regex::new(pattern)?;
+        regex::RegexBuilder::new(r.0.as_str())
+            .case_insensitive(true)
+            .build()
+            .map(Regex)
+            .map_err(|e| e.to_string())
+    }
+
     pub fn is_match(&self, text: &str) -> bool {
         self.0.is_match(text)
     }
@@ -124,8 +134,13 @@ impl Debugger {
             words.next();
         }
         let pattern = words.collect::<Vec<_>>().join(" ");
-        let re =
-            Regex::new(&pattern).map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))?;
+        // gdb matches case-insensitively while the language is (like Fortran) case-insensitive.
+        let re = if self.language() == Language::Fortran {
+            Regex::new_case_insensitive(&pattern)
+        } else {
+            Regex::new(&pattern)
+        }
+        .map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))?;
         if self.session.symbols().is_empty() {
             return Err(EngineError::Other(
                 "No symbol table is loaded.  Use the \"file\" command.".into(),
@@ -148,30 +163,68 @@ impl Debugger {
                         out(format!("\nFile {}:", g.file));
                         for f in g.entries {
                             with_debug.insert(f.name.clone());
-                            let decl = die_type(&d, f.unit, f.offset)
-                                .map(|r| {
+                            let fortran = cohort_dwarf::scopes::unit_language(&d, f.unit)
+                                == Language::Fortran;
+                            let die = die_type(&d, f.unit, f.offset);
+                            let decl = match die {
+                                // Fortran: gdb's Fortran type printer, `void outer::inner(void)`.
+                                Some(r) if fortran => {
+                                    crate::fortran_info::function_text(&d, r, &f.name)
+                                }
+                                Some(r) => {
                                     let ty = cohort_dwarf::dietypes::type_of(&d, r);
                                     typeprint::declaration(&ty, &f.name, Language::C)
-                                })
-                                .unwrap_or_else(|| f.name.clone());
-                            let st = if f.external { "" } else { "static " };
+                                }
+                                None => f.name.clone(),
+                            };
+                            // gdb keeps every Fortran procedure global, external or not.
+                            let st = if f.external || fortran { "" } else { "static " };
                             out(format!("{}:\t{st}{decl};", f.decl_line));
                         }
                     }
                 }
                 SymbolClass::Variables => {
-                    for g in d.variables_by_file(matches) {
-                        out(format!("\nFile {}:", g.file));
+                    // Fortran module variables are matched as `module::name` (as gdb names
+                    // them): with modules, every variable is looked at.
+                    let types = cohort_dwarf::dietypes::types(&d);
+                    let members = &types.index().module_members;
+                    let groups = if members.is_empty() {
+                        d.variables_by_file(matches)
+                    } else {
+                        d.variables_by_file(|_| true)
+                    };
+                    for g in groups {
+                        let mut lines = Vec::new();
                         for v in g.entries {
+                            let r = die_type(&d, v.unit, v.offset);
+                            let fortran = cohort_dwarf::scopes::unit_language(&d, v.unit)
+                                == Language::Fortran;
+                            let name = match r.and_then(|r| members.get(&r)) {
+                                Some(m) if fortran => format!("{m}::{}", v.name),
+                                _ => v.name.clone(),
+                            };
+                            if !re.is_match(&name) {
+                                continue;
+                            }
                             with_debug.insert(v.name.clone());
-                            let decl = die_type(&d, v.unit, v.offset)
+                            let decl = r
                                 .map(|r| {
                                     let ty = cohort_dwarf::dietypes::type_of(&d, r);
-                                    typeprint::declaration(&ty, &v.name, Language::C)
+                                    if fortran {
+                                        cohort_fortran::declaration(&ty, &name)
+                                    } else {
+                                        typeprint::declaration(&ty, &v.name, Language::C)
+                                    }
                                 })
                                 .unwrap_or_else(|| v.name.clone());
                             let st = if v.external { "" } else { "static " };
-                            out(format!("{}:\t{st}{decl};", v.decl_line));
+                            lines.push(format!("{}:\t{st}{decl};", v.decl_line));
+                        }
+                        if !lines.is_empty() {
+                            out(format!("\nFile {}:", g.file));
+                            for l in lines {
+                                out(l);
+                            }
                         }
                     }
                 }
@@ -219,6 +272,16 @@ impl Debugger {
                         || s.name.is_empty()
                         || with_debug.contains(&s.name)
                         || !re.is_match(&s.name)
+                    {
+                        continue;
+                    }
+                    // As gdb: a function symbol inside a unit with debug information is not a
+                    // non-debugging symbol (Fortran's `inner.0`, `__mod_MOD_proc`, whose
+                    // debug names differ). Only Fortran units, to keep C listings as they are.
+                    if want == SymKind::Function
+                        && let Some(d) = self.debug_for(s.addr.wrapping_add(o.bias)).map(|(d, _)| d)
+                        && let Some(u) = d.unit_for_pc(s.addr)
+                        && cohort_dwarf::scopes::unit_language(&d, u) == Language::Fortran
                     {
                         continue;
                     }

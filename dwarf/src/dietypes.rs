@@ -250,6 +250,22 @@ pub struct TopIndex {
     pub types: HashMap<(TypeNs, String), Vec<Named>>,
     pub variables: HashMap<String, Vec<Named>>,
     pub functions: HashMap<String, Vec<Named>>,
+    /// Fortran: every DIE indexed from inside a `DW_TAG_module`, with the module's name.
+    pub module_members: HashMap<DieRef, String>,
+    /// Fortran modules (`DW_TAG_module` at the top of a unit), definitions and declarations,
+    /// in unit order.
+    pub modules: Vec<ModuleDie>,
+}
+
+/// A `DW_TAG_module`.
+#[derive(Debug, Clone)]
+pub struct ModuleDie {
+    pub name: String,
+    pub die: DieRef,
+    pub unit: usize,
+    pub decl_line: u64,
+    /// A module used in this unit but defined in another (`DW_AT_declaration`).
+    pub declaration: bool,
 }
 
 impl TopIndex {
@@ -275,6 +291,17 @@ impl TopIndex {
                     Some((full, m))
                 })
                 .collect();
+            for (m, name) in &modules {
+                if let (Some(name), Some(die)) = (name, m.die_ref(file)) {
+                    idx.modules.push(ModuleDie {
+                        name: name.clone(),
+                        die,
+                        unit: ui,
+                        decl_line: m.udata(dw::DW_AT_decl_line).unwrap_or(0),
+                        declaration: m.flag(dw::DW_AT_declaration),
+                    });
+                }
+            }
             let mut entries: Vec<(&Die, Option<String>)> = Vec::new();
             for d in &root.children {
                 if d.tag != dw::DW_TAG_module {
@@ -293,7 +320,9 @@ impl TopIndex {
                     dw::DW_TAG_typedef | dw::DW_TAG_base_type => Some(TypeNs::Ordinary),
                     _ => None,
                 };
-                let is_var = d.tag == dw::DW_TAG_variable;
+                // Fortran parameters (`DW_TAG_constant`) are variables with a value.
+                let is_var = d.tag == dw::DW_TAG_variable
+                    || (d.tag == dw::DW_TAG_constant && module.is_some());
                 let is_fn = d.tag == dw::DW_TAG_subprogram;
                 if ns.is_none() && !is_var && !is_fn {
                     continue;
@@ -311,6 +340,9 @@ impl TopIndex {
                     declaration: d.flag(dw::DW_AT_declaration),
                     external: full.flag(dw::DW_AT_external),
                 };
+                if let Some(m) = &module {
+                    idx.module_members.insert(die, m.clone());
+                }
                 let names = match &module {
                     Some(m) => vec![format!("{m}::{name}"), name],
                     None => vec![name],
@@ -603,7 +635,10 @@ impl FileTypes {
                 )
             }
             // A variable, member or parameter: its type.
-            dw::DW_TAG_variable | dw::DW_TAG_formal_parameter | dw::DW_TAG_member => {
+            dw::DW_TAG_variable
+            | dw::DW_TAG_constant
+            | dw::DW_TAG_formal_parameter
+            | dw::DW_TAG_member => {
                 let full = with_origin(file, &die);
                 match full.reference(file, dw::DW_AT_type) {
                     Some(d) => self.type_at(d),

@@ -373,6 +373,85 @@ impl DebugFile {
         Some(Self::qualify(self.name_index(), ui, off, &f, name))
     }
 
+    /// Index subprogram `off` (in C++ `scope`): its qualified name, `None` when it has none or
+    /// is a declaration.
+    fn index_subprogram(
+        &self,
+        ix: &mut NameIndex,
+        ui: usize,
+        unit: &Unit<R>,
+        off: UnitOffset,
+        scope: &str,
+    ) -> Option<String> {
+        let f = self.die_facts(unit, off, 0);
+        let name = f.name.clone()?;
+        if !scope.is_empty() {
+            ix.scopes.insert((ui, off), scope.to_string());
+        }
+        if f.declaration {
+            return None;
+        }
+        let name = Self::qualify(ix, ui, off, &f, name);
+        let ranges = self.die_code_ranges(unit, off);
+        if ranges.is_empty() {
+            if f.inline {
+                if let Some(base) = unqualified(&name) {
+                    ix.abstract_functions
+                        .entry(base.to_string())
+                        .or_default()
+                        .push((ui, off));
+                }
+                ix.abstract_functions
+                    .entry(name.clone())
+                    .or_default()
+                    .push((ui, off));
+            }
+            return Some(name);
+        }
+        ix.functions.push(FunctionEntry {
+            name: name.clone(),
+            linkage_name: f.linkage_name,
+            unit: ui,
+            offset: off,
+            origin: f.origin,
+            ranges,
+            decl_file: self.decl_path(ui, f.decl_file),
+            decl_line: f.decl_line,
+            external: f.external,
+            inline: f.inline,
+            inlined_copy: false,
+            call_file: None,
+            call_line: 0,
+        });
+        Some(name)
+    }
+
+    /// The internal procedures of Fortran procedure `host` (its nested subprograms, and
+    /// theirs), named `host::inner`.
+    fn index_internal_procedures(
+        &self,
+        ix: &mut NameIndex,
+        ui: usize,
+        unit: &Unit<R>,
+        node: gimli::EntriesTreeNode<'_, '_, '_, R>,
+        depth: u32,
+        host: &str,
+    ) -> Result<()> {
+        let mut children = node.children();
+        while let Some(child) = children.next()? {
+            if child.entry().tag() != constants::DW_TAG_subprogram {
+                continue;
+            }
+            let off = child.entry().offset();
+            if let Some(name) = self.index_subprogram(ix, ui, unit, off, host)
+                && depth < 16
+            {
+                self.index_internal_procedures(ix, ui, unit, child, depth + 1, &name)?;
+            }
+        }
+        Ok(())
+    }
+
     fn index_children(
         &self,
         ix: &mut NameIndex,
@@ -389,48 +468,19 @@ impl DebugFile {
             let off = entry.offset();
             match tag {
                 constants::DW_TAG_subprogram => {
-                    let f = self.die_facts(unit, off, 0);
-                    let Some(name) = f.name.clone() else { continue };
-                    if !scope.is_empty() {
-                        ix.scopes.insert((ui, off), scope.to_string());
+                    let name = self.index_subprogram(ix, ui, unit, off, scope);
+                    // Fortran internal procedures (`contains` inside a procedure) are nested
+                    // subprograms: `outer::inner`, found also as `inner` (as gdb names them).
+                    if let Some(name) = name
+                        && depth < 16
+                        && crate::scopes::unit_language(self, ui)
+                            == crate::format::Language::Fortran
+                    {
+                        self.index_internal_procedures(ix, ui, unit, child, depth + 1, &name)?;
                     }
-                    if f.declaration {
-                        continue;
-                    }
-                    let name = Self::qualify(ix, ui, off, &f, name);
-                    let ranges = self.die_code_ranges(unit, off);
-                    if ranges.is_empty() {
-                        if f.inline {
-                            if let Some(base) = unqualified(&name) {
-                                ix.abstract_functions
-                                    .entry(base.to_string())
-                                    .or_default()
-                                    .push((ui, off));
-                            }
-                            ix.abstract_functions
-                                .entry(name)
-                                .or_default()
-                                .push((ui, off));
-                        }
-                        continue;
-                    }
-                    ix.functions.push(FunctionEntry {
-                        name,
-                        linkage_name: f.linkage_name,
-                        unit: ui,
-                        offset: off,
-                        origin: f.origin,
-                        ranges,
-                        decl_file: self.decl_path(ui, f.decl_file),
-                        decl_line: f.decl_line,
-                        external: f.external,
-                        inline: f.inline,
-                        inlined_copy: false,
-                        call_file: None,
-                        call_line: 0,
-                    });
                 }
-                constants::DW_TAG_variable => {
+                // Fortran module parameters (`DW_TAG_constant`) are listed with the variables.
+                constants::DW_TAG_variable | constants::DW_TAG_constant => {
                     let f = self.die_facts(unit, off, 0);
                     let Some(name) = f.name else { continue };
                     if f.declaration {

@@ -14,6 +14,7 @@ pub mod dietypes;
 pub mod error;
 pub mod expr;
 pub mod format;
+pub mod fortran_names;
 pub mod index;
 pub mod lines;
 pub mod loader;

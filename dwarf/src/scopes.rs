@@ -114,6 +114,19 @@ pub struct FrameScope {
     pub body_locals: Vec<Variable>,
     /// Lexical blocks containing the pc, outermost first.
     pub blocks: Vec<Block>,
+    /// Fortran common blocks (`DW_TAG_common_block`) of the function, in DIE order; their
+    /// members are also in `body_locals`.
+    pub commons: Vec<CommonBlock>,
+    /// Fortran parameters whose value the DWARF gives as bytes (`real(kind=8), parameter`):
+    /// found by name, not listed by `info locals` (as gdb).
+    pub constants: Vec<Variable>,
+}
+
+/// A Fortran common block seen from one function: its name and its members, in order.
+#[derive(Debug, Clone)]
+pub struct CommonBlock {
+    pub name: String,
+    pub members: Vec<Variable>,
 }
 
 impl FrameScope {
@@ -140,6 +153,7 @@ impl FrameScope {
             .iter()
             .find(|v| v.name == name)
             .or_else(|| self.params.iter().find(|v| v.name == name))
+            .or_else(|| self.constants.iter().find(|v| v.name == name))
     }
 }
 
@@ -218,7 +232,8 @@ fn unit_functions(file: &Arc<DebugFile>, ui: usize) -> Arc<Vec<FuncEntry>> {
     }
     let mut out = Vec::new();
     if let Ok(root) = read_tree_at(file, ui, None, 3) {
-        collect_functions(file, &root.children, &mut out);
+        let fortran = unit_language(file, ui) == crate::format::Language::Fortran;
+        collect_functions(file, &root.children, fortran, &mut out);
     }
     let v = Arc::new(out);
     FUNCS
@@ -228,7 +243,9 @@ fn unit_functions(file: &Arc<DebugFile>, ui: usize) -> Arc<Vec<FuncEntry>> {
     v
 }
 
-fn collect_functions(file: &DebugFile, dies: &[Die], out: &mut Vec<FuncEntry>) {
+/// `fortran`: the unit is Fortran, whose internal procedures are subprograms nested in their
+/// host's (their code is outside the host's ranges).
+fn collect_functions(file: &DebugFile, dies: &[Die], fortran: bool, out: &mut Vec<FuncEntry>) {
     for d in dies {
         match d.tag {
             dw::DW_TAG_subprogram => {
@@ -238,11 +255,19 @@ fn collect_functions(file: &DebugFile, dies: &[Die], out: &mut Vec<FuncEntry>) {
                 let ranges = die_ranges(file, d);
                 let Some(die) = d.die_ref(file) else { continue };
                 out.push(FuncEntry { die, ranges });
+                if fortran {
+                    collect_functions(file, &d.children, fortran, out);
+                }
             }
             dw::DW_TAG_namespace
             | dw::DW_TAG_module
             | dw::DW_TAG_structure_type
-            | dw::DW_TAG_class_type => collect_functions(file, &d.children, out),
+            | dw::DW_TAG_class_type => collect_functions(file, &d.children, fortran, out),
+            // gfortran nests an outlined OpenMP region (`MAIN__._omp_fn.0`) in a lexical
+            // block of the procedure it comes from.
+            dw::DW_TAG_lexical_block if fortran => {
+                collect_functions(file, &d.children, fortran, out)
+            }
             _ => {}
         }
     }
@@ -411,6 +436,18 @@ fn own_variables(
                     locals.push(v);
                 }
             }
+            // Fortran parameters with an integer value are locals (`info locals` lists them,
+            // as gdb's LOC_CONST symbols); those given as bytes are in `FrameScope::constants`.
+            dw::DW_TAG_constant if !const_bytes(c) => {
+                if let Some(v) = make_variable(file, c, VarKind::Local, *fb) {
+                    locals.push(v);
+                }
+            }
+            // Fortran: the members of a common block are variables of the scope (as gdb
+            // enters them in the block).
+            dw::DW_TAG_common_block => {
+                locals.extend(common_block(file, c, fb).members);
+            }
             _ => {}
         }
     }
@@ -447,6 +484,28 @@ fn own_variables(
     (params, locals)
 }
 
+/// A `DW_TAG_constant` whose value is a block of bytes (gdb's LOC_CONST_BYTES: found by name,
+/// not listed by `info locals`).
+fn const_bytes(c: &Die) -> bool {
+    matches!(
+        c.attr(dw::DW_AT_const_value),
+        Some(AttributeValue::Block(_))
+    )
+}
+
+/// The common block DIE `c` and its member variables.
+fn common_block(file: &Arc<DebugFile>, c: &Die, fb: &Option<AttributeValue<R>>) -> CommonBlock {
+    CommonBlock {
+        name: c.name(file).unwrap_or_default(),
+        members: c
+            .children
+            .iter()
+            .filter(|m| m.tag == dw::DW_TAG_variable)
+            .filter_map(|m| make_variable(file, m, VarKind::Local, *fb))
+            .collect(),
+    }
+}
+
 /// Walk down from the function DIE `d` toward `pc`, pushing frames (outermost first) into
 /// `frames`.
 fn descend(
@@ -457,6 +516,18 @@ fn descend(
     frames: &mut Vec<FrameScope>,
 ) {
     let (params, body_locals) = own_variables(file, d, fb);
+    let commons = d
+        .children
+        .iter()
+        .filter(|c| c.tag == dw::DW_TAG_common_block)
+        .map(|c| common_block(file, c, fb))
+        .collect();
+    let constants = d
+        .children
+        .iter()
+        .filter(|c| c.tag == dw::DW_TAG_constant && const_bytes(c))
+        .filter_map(|c| make_variable(file, c, VarKind::Local, *fb))
+        .collect();
     frames.push(FrameScope {
         function: make_function(file, d, *fb),
         inlined: d.tag == dw::DW_TAG_inlined_subroutine,
@@ -468,6 +539,8 @@ fn descend(
         params,
         body_locals,
         blocks: Vec::new(),
+        commons,
+        constants,
     });
     let frame_idx = frames.len() - 1;
     let mut cur = d;

@@ -418,10 +418,13 @@ impl Session {
                 *slot = None;
             }
         }
-        // Back to link-time addresses, as gdb shows them without a process.
+        // The program keeps the addresses it was loaded at (gdb relocates its objfile again
+        // only at the next run): breakpoints and symbols show runtime addresses after an
+        // exit or a kill, link-time ones only before the first run.
         if let Some(exe) = self.exe.clone() {
+            let bias = self.symbols.main().map_or(0, |m| m.bias);
             self.symbols = SymbolTable::default();
-            self.symbols.push(LoadedObject { file: exe, bias: 0 });
+            self.symbols.push(LoadedObject { file: exe, bias });
             let syms: Vec<(usize, Vec<u64>)> = self
                 .breakpoints
                 .iter()

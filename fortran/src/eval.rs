@@ -563,6 +563,13 @@ impl Ev<'_> {
         let Some(shape) = shape_of(&base.ty) else {
             return self.substring(base, args);
         };
+        // An element of an optimized-out array is optimized out (as gdb prints it).
+        if base.optimized_out {
+            if args.iter().all(|a| matches!(a, Arg::Value(_))) {
+                return Ok(Value::optimized_out(shape.element.clone()));
+            }
+            return Ok(base);
+        }
         // `swarm%pos(2)`: an array of array components; the subscripts select within each
         // component, the outer dimensions stay (the element's dimensions come first).
         if let Some(inner) = shape_of(&shape.element)

@@ -19,5 +19,5 @@ pub mod typeprint;
 pub mod valprint;
 
 pub use eval::{INTRINSICS, evaluate, evaluate_type, is_truthy};
-pub use typeprint::{ptype, whatis};
+pub use typeprint::{declaration, ptype, whatis};
 pub use valprint::{Resolver, format_value, format_value_with};

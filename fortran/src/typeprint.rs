@@ -25,6 +25,16 @@ pub fn ptype(ty: &TypeRef) -> String {
     format!("{base}{dims}")
 }
 
+/// A declaration as gdb's `info module variables` prints one (`f_print_type` with a name):
+/// `real(kind=8) geometry::origin(3)`.
+pub fn declaration(ty: &TypeRef, name: &str) -> String {
+    let (base, dims) = split(ty, false);
+    match dims.rfind(" (") {
+        Some(i) => format!("{base}{} {name}{}", &dims[..i], &dims[i + 1..]),
+        None => format!("{base}{dims} {name}"),
+    }
+}
+
 /// The element part and the dimension suffix (with its leading `, allocatable` or space).
 fn split(ty: &TypeRef, expand: bool) -> (String, String) {
     let st = ty.strip();
