@@ -199,6 +199,8 @@ cases! {
     intrinsics_extra_gfortran = ("intrinsics_extra", "gfortran"),
     intrinsics_extra_flang = ("intrinsics_extra", "flang"),
     main_program_gfortran = ("main_program", "gfortran"),
+    max_value_size_gfortran = ("max_value_size", "gfortran"),
+    max_value_size_flang = ("max_value_size", "flang"),
     main_program_flang = ("main_program", "flang"),
     module_params_gfortran = ("module_params", "gfortran"),
     module_procs_gfortran = ("module_procs", "gfortran"),

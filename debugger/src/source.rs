@@ -583,9 +583,9 @@ impl Debugger {
         })
     }
 
-    /// Where frame 0 stopped in the entry code of its function (the code of the function's
-    /// first line, before the first line of its body: where gdb's breakpoint on a Fortran
-    /// procedure stops), the stores that code is still to make into the frame, found by
+    /// Where frame 0 stopped in the entry code of its function (from gdb's post-prologue
+    /// address to the end of the code of the function's first line, before the first line
+    /// of its body: where gdb's breakpoint on a gfortran procedure stops), the stores that code is still to make into the frame, found by
     /// running it in a sandbox and rolling it back. Reads of the frame's variables see them:
     /// gfortran's DWARF describes runtime array bounds and a host procedure's dummies
     /// through frame slots that this code fills. `None` elsewhere, or when the sandbox
@@ -618,6 +618,11 @@ impl Debugger {
         let first = self.line_at(low)?;
         let here = self.line_at(pc)?;
         if here.line != first.line || here.file != first.file || first.line == 0 {
+            return None;
+        }
+        // Only from gdb's post-prologue address on (where `break FUNCTION` stops): in the
+        // prologue proper gdb reads the frame as it is, and so does cohort.
+        if pc < self.post_prologue(pc)? {
             return None;
         }
         // The end of the entry code: the first row after pc of another line.
