@@ -350,6 +350,42 @@ pub fn dr6_hits(dr6: u64) -> impl Iterator<Item = usize> {
 /// DR6 bit BS: the trap came from single-stepping.
 pub const DR6_SINGLE_STEP: u64 = 1 << 14;
 
+/// x86-64 instructions the sandbox treats specially (see [`SandboxRules`]).
+pub static SANDBOX: SandboxRules = SandboxRules {
+    no_access: &["lea", "nop", "prefetch"],
+    push: &[("pushfq", 8), ("pushf", 8), ("push", 8)],
+    refuse: &[
+        "rep",
+        "enter",
+        "xsave",
+        "fxsave",
+        "xrstor",
+        "fxrstor",
+        "maskmov",
+        "vmaskmov",
+        "vpmaskmov",
+        "vpscatter",
+        "vscatter",
+        "syscall",
+        "sysenter",
+        "int",
+        "lock",
+        "cpuid",
+        "rdtsc",
+        "rdrand",
+        "rdseed",
+        "movdir",
+        "enqcmd",
+        "clflush",
+        "clwb",
+        "wrss",
+        "call",
+        "ret",
+        "hlt",
+        "ud",
+    ],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,39 +437,3 @@ mod tests {
         assert_eq!(skip_prologue(&[]), 0);
     }
 }
-
-/// x86-64 instructions the sandbox treats specially (see [`SandboxRules`]).
-pub static SANDBOX: SandboxRules = SandboxRules {
-    no_access: &["lea", "nop", "prefetch"],
-    push: &[("pushfq", 8), ("pushf", 8), ("push", 8)],
-    refuse: &[
-        "rep",
-        "enter",
-        "xsave",
-        "fxsave",
-        "xrstor",
-        "fxrstor",
-        "maskmov",
-        "vmaskmov",
-        "vpmaskmov",
-        "vpscatter",
-        "vscatter",
-        "syscall",
-        "sysenter",
-        "int",
-        "lock",
-        "cpuid",
-        "rdtsc",
-        "rdrand",
-        "rdseed",
-        "movdir",
-        "enqcmd",
-        "clflush",
-        "clwb",
-        "wrss",
-        "call",
-        "ret",
-        "hlt",
-        "ud",
-    ],
-};
