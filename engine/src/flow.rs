@@ -365,4 +365,72 @@ mod tests {
         );
         assert_eq!(next_control_flow(arch, &code[..5], 0x1000), None);
     }
+
+    #[test]
+    fn x86_sandbox_stores_and_refusals() {
+        use crate::arch::x86_64::idx;
+        let arch = &crate::arch::x86_64::ARCH;
+        let mut regs = crate::regs::Registers::new(arch);
+        for i in 0..arch.regs.len() {
+            regs.set(i, 0);
+        }
+        regs.set(idx::RBP, 0x7000);
+        regs.set(idx::RSP, 0x6fe0);
+        regs.set(idx::RAX, 0x100);
+        regs.set(idx::RDX, 3);
+        let step = |code: &[u8]| sandbox_step(arch, code, 0x1000, &regs);
+        // mov %rdi,-0x18(%rbp): an 8-byte store at rbp-0x18.
+        assert_eq!(
+            step(&[0x48, 0x89, 0x7d, 0xe8]),
+            SandboxStep::Run {
+                len: 4,
+                flow: Flow::Plain,
+                stores: vec![(0x7000 - 0x18, 8)]
+            }
+        );
+        // movl $-1,(%rax,%rdx,4): base + index * scale.
+        assert_eq!(
+            step(&[0xc7, 0x04, 0x90, 0xff, 0xff, 0xff, 0xff]),
+            SandboxStep::Run {
+                len: 7,
+                flow: Flow::Plain,
+                stores: vec![(0x10c, 4)]
+            }
+        );
+        // mov -0x18(%rbp),%rax (a load) and lea (%rcx,%rax,1),%rdx: no store.
+        for code in [&[0x48, 0x8b, 0x45, 0xe8][..], &[0x48, 0x8d, 0x14, 0x01]] {
+            assert!(matches!(step(code), SandboxStep::Run { stores, .. } if stores.is_empty()));
+        }
+        // push %rbp: 8 bytes below the stack pointer.
+        assert!(
+            matches!(step(&[0x55]), SandboxStep::Run { stores, .. } if stores == vec![(0x6fd8, 8)])
+        );
+        // mov %rax,0x10(%rip): rip-relative, from the next instruction.
+        assert!(matches!(
+            step(&[0x48, 0x89, 0x05, 0x10, 0, 0, 0]),
+            SandboxStep::Run { stores, .. } if stores == vec![(0x1007 + 0x10, 8)]
+        ));
+        // call, ret, syscall, rep stos, a %fs store, jmp *%rax: refused.
+        for code in [
+            &[0xe8, 0, 0, 0, 0][..],
+            &[0xc3],
+            &[0x0f, 0x05],
+            &[0xf3, 0x48, 0xab],
+            &[0x64, 0x48, 0x89, 0x04, 0x25, 0, 0, 0, 0],
+            &[0xff, 0xe0],
+        ] {
+            assert!(matches!(step(code), SandboxStep::Refuse(_)), "{code:x?}");
+        }
+        // A conditional jump runs.
+        assert!(matches!(
+            step(&[0x74, 0x02]),
+            SandboxStep::Run {
+                flow: Flow::Jump {
+                    target: 0x1004,
+                    conditional: true
+                },
+                ..
+            }
+        ));
+    }
 }
