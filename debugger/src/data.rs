@@ -400,6 +400,7 @@ impl Debugger {
             let v = self.evaluate(text)?;
             if self.language() == Language::Fortran {
                 cohort_fortran::eval::check_printable(text, &v).map_err(derr)?;
+                cohort_fortran::eval::check_value_size(&v, self.max_value_size).map_err(derr)?;
             }
             v
         };
@@ -428,6 +429,7 @@ impl Debugger {
         let v = self.evaluate(text)?;
         if self.language() == Language::Fortran {
             cohort_fortran::eval::check_printable(text, &v).map_err(derr)?;
+            cohort_fortran::eval::check_value_size(&v, self.max_value_size).map_err(derr)?;
         }
         let opts = match fmt {
             Some(f) => FormatOptions::with_format(f),
@@ -626,6 +628,12 @@ impl Debugger {
         };
         for v in vars {
             let s = match self.var_value(&d, v, &frames, idx) {
+                Ok(val) if self.language() == Language::Fortran => {
+                    match cohort_fortran::eval::check_value_size(&val, self.max_value_size) {
+                        Ok(()) => self.format(&val, &opts),
+                        Err(e) => format!("<error reading variable {} ({e})>", v.name),
+                    }
+                }
                 Ok(val) => self.format(&val, &opts),
                 Err(e) => e,
             };

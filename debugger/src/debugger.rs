@@ -55,8 +55,8 @@ pub struct Debugger {
     /// `set print elements N` and `set print repeats N` (`usize::MAX`: unlimited).
     pub(crate) print_elements: usize,
     pub(crate) print_repeats: usize,
-    /// `set max-value-size N` (None: unlimited), for `show`; Fortran arrays are read
-    /// as they print, so no limit applies to them.
+    /// `set max-value-size N` (None: unlimited): gdb refuses to print a Fortran array
+    /// larger than that (see `cohort_fortran::eval::check_value_size`).
     pub(crate) max_value_size: Option<u64>,
     /// Where a step tells which MPI call it runs through (agentd's ranks only).
     pub(crate) activity: Option<std::sync::Arc<std::sync::Mutex<Option<String>>>>,

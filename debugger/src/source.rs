@@ -155,6 +155,16 @@ type DebugByObject = RefCell<
 /// Cached frames: (tid, pc, sp) of frame 0, the frames, whether the stack is complete.
 type FramesCache = ((i32, u64, u64), Rc<Vec<Frame>>, bool);
 
+/// Memory as a stop's entry code leaves it: (address, bytes) runs.
+type Overlay = Rc<Vec<(u64, Vec<u8>)>>;
+
+/// `entry_overlay`'s cache: (tid, pc, sp, epoch) and its answer.
+type EntryOverlay = ((i32, u64, u64, u64), Option<Overlay>);
+
+/// Most instructions of entry code the sandbox runs (gfortran's bound computations for a
+/// few runtime-sized arrays take some tens).
+const ENTRY_SANDBOX_BUDGET: usize = 512;
+
 /// Per-session source-level state.
 #[derive(Default)]
 pub struct SourceState {
@@ -174,6 +184,9 @@ pub struct SourceState {
     /// starting at that pc are hidden). A stop at the entry of an inlined call shows the
     /// caller; `step` then enters the call without moving.
     inline_skip: Cell<Option<(u64, usize)>>,
+    /// The stack memory frame 0's entry code will have written, by (tid, pc, sp, process
+    /// epoch): see `entry_overlay`.
+    entry: RefCell<Option<EntryOverlay>>,
     /// `list`: the last line listed and its file, for a bare `list` to go on.
     pub list_last: RefCell<Option<(PathBuf, String, u32)>>,
     /// The first line of the last listing (for `list -`).
@@ -603,6 +616,12 @@ impl Debugger {
         // The caller is the next machine frame (inlined calls share their frame's registers).
         let caller =
             machine_caller(frames, idx).and_then(|j| self.frame_ctx(frames, j).map(Box::new));
+        let machine0 = (1..=idx).all(|j| frames.get(j).is_some_and(|f| f.inline_depth != 0));
+        let overlay = if machine0 {
+            self.entry_overlay(&frames[0])
+        } else {
+            None
+        };
         Some(Ctx {
             dbg: self,
             regs: &frame.regs,
@@ -610,7 +629,80 @@ impl Debugger {
             pc,
             bias,
             caller,
+            overlay,
         })
+    }
+
+    /// Where frame 0 stopped in the entry code of its function (from gdb's post-prologue
+    /// address to the end of the code of the function's first line, before the first line
+    /// of its body: where gdb's breakpoint on a gfortran procedure stops), the stores that code is still to make into the frame, found by
+    /// running it in a sandbox and rolling it back. Reads of the frame's variables see them:
+    /// gfortran's DWARF describes runtime array bounds and a host procedure's dummies
+    /// through frame slots that this code fills. `None` elsewhere, or when the sandbox
+    /// cannot run the code safely (then memory is read as it is).
+    fn entry_overlay(&self, frame0: &Frame) -> Option<Overlay> {
+        if !frame0.exact_pc || frame0.kind != FrameKind::Normal {
+            return None;
+        }
+        let p = self.session.process()?;
+        let tid = self.session.current_thread()?;
+        let pc = frame0.pc();
+        let key = (tid, pc, frame0.sp(), p.epoch());
+        if let Some((k, o)) = &*self.src.entry.borrow()
+            && *k == key
+        {
+            return o.clone();
+        }
+        let o = self.entry_overlay_uncached(frame0, tid).map(Rc::new);
+        *self.src.entry.borrow_mut() = Some((key, o.clone()));
+        o
+    }
+
+    fn entry_overlay_uncached(&self, frame0: &Frame, tid: i32) -> Option<Vec<(u64, Vec<u8>)>> {
+        let pc = frame0.pc();
+        let (d, bias) = self.debug_for(pc)?;
+        let f = scopes::function_at(&d, pc.wrapping_sub(bias))
+            .ok()
+            .flatten()?;
+        let (low, high) = (f.low_pc.wrapping_add(bias), f.high_pc.wrapping_add(bias));
+        let first = self.line_at(low)?;
+        let here = self.line_at(pc)?;
+        if here.line != first.line || here.file != first.file || first.line == 0 {
+            return None;
+        }
+        // Only from gdb's post-prologue address on (where `break FUNCTION` stops): in the
+        // prologue proper gdb reads the frame as it is, and so does cohort.
+        if pc < self.post_prologue(pc)? {
+            return None;
+        }
+        // The end of the entry code: the first row after pc of another line.
+        let mut until = here.end;
+        while until < high {
+            let next = self.line_at(until)?;
+            if next.line != first.line || next.file != first.file {
+                break;
+            }
+            if next.end <= until {
+                return None;
+            }
+            until = next.end;
+        }
+        if until >= high || until <= pc {
+            return None;
+        }
+        let req = cohort_engine::process::SandboxRequest {
+            until,
+            within: low..high,
+            stack_top: frame0.cfa?,
+            budget: ENTRY_SANDBOX_BUDGET,
+        };
+        match self.session.process()?.sandbox_run(tid, &req) {
+            Ok(run) => Some(run.stores),
+            Err(e) => {
+                tracing::debug!(pc, until, "entry sandbox: {e}");
+                None
+            }
+        }
     }
 
     /// The scope (function, inlined calls, blocks) of `frame`: `innermost()` is the call the
@@ -1111,9 +1203,36 @@ pub struct Ctx<'a> {
     pc: u64,
     bias: u64,
     caller: Option<Box<Ctx<'a>>>,
+    /// Frame 0 stopped in its entry code: the stores that code is still to make (see
+    /// `Debugger::entry_overlay`), seen by reads.
+    overlay: Option<Overlay>,
 }
 
-crate::session_target!(Ctx);
+impl cohort_dwarf::context::Target for Ctx<'_> {
+    fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
+        self.dbg.session.read_memory(addr, buf)?;
+        if let Some(o) = &self.overlay {
+            let end = addr.saturating_add(buf.len() as u64);
+            for (a, v) in o.iter() {
+                let vend = a.saturating_add(v.len() as u64);
+                let (lo, hi) = ((*a).max(addr), vend.min(end));
+                if lo < hi {
+                    buf[(lo - addr) as usize..(hi - addr) as usize]
+                        .copy_from_slice(&v[(lo - a) as usize..(hi - a) as usize]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn ptr_size(&self) -> u64 {
+        self.dbg.session.arch().ptr_size as u64
+    }
+
+    fn symbol_for(&self, addr: u64) -> Option<String> {
+        self.dbg.session.symbolize(addr)
+    }
+}
 
 impl FrameContext for Ctx<'_> {
     fn pc(&self) -> u64 {

@@ -46,6 +46,10 @@ pub enum EngineError {
     BadElf { path: PathBuf, msg: String },
     #[error("disassembler: {0}")]
     Disasm(String),
+    #[error("the sandbox stopped: {0}")]
+    Sandbox(&'static str),
+    #[error("the sandbox could not restore thread {0} exactly")]
+    SandboxRestore(i32),
     #[error("{0}")]
     Other(String),
 }

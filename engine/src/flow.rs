@@ -202,6 +202,153 @@ fn classify(groups: &[capstone::InsnGroupId]) -> Flow {
     }
 }
 
+/// What one instruction would do, as far as the sandbox (`Process::sandbox_run`) needs to
+/// know before it runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SandboxStep {
+    /// The instruction may run: it is `len` bytes long, falls through or jumps directly, and
+    /// stores only to `stores` (address, bytes), computed from `regs`.
+    Run {
+        len: usize,
+        flow: Flow,
+        stores: Vec<(u64, u64)>,
+    },
+    /// The sandbox must not run it (why, for the log).
+    Refuse(&'static str),
+}
+
+/// Decode the instruction at the start of `code` (at `addr`) and say whether the sandbox may
+/// run it with registers `regs`, and where it stores.
+pub fn sandbox_step(
+    arch: &ArchInfo,
+    code: &[u8],
+    addr: u64,
+    regs: &crate::regs::Registers,
+) -> SandboxStep {
+    let Some(rules) = arch.sandbox else {
+        return SandboxStep::Refuse("no sandbox on this architecture");
+    };
+    CS.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.as_ref().is_none_or(|(k, _)| *k != arch.disasm) {
+            match engine(arch.disasm) {
+                Some(cs) => *slot = Some((arch.disasm, cs)),
+                None => return SandboxStep::Refuse("no disassembler"),
+            }
+        }
+        let Some((_, cs)) = slot.as_ref() else {
+            return SandboxStep::Refuse("no disassembler");
+        };
+        let Ok(insns) = cs.disasm_count(code, addr, 1) else {
+            return SandboxStep::Refuse("undecodable instruction");
+        };
+        let Some(i) = insns.iter().next() else {
+            return SandboxStep::Refuse("undecodable instruction");
+        };
+        let len = i.bytes().len();
+        let mnemonic = i.mnemonic().unwrap_or("");
+        let starts = |p: &&str| mnemonic.starts_with(*p);
+        if rules.refuse.iter().any(starts) {
+            return SandboxStep::Refuse("instruction with effects the sandbox cannot undo");
+        }
+        let Ok(d) = cs.insn_detail(i) else {
+            return SandboxStep::Refuse("no instruction detail");
+        };
+        let flow = match classify(d.groups()) {
+            Flow::Branch if arch.disasm == DisasmKind::X86_64 => direct_jump_x86(&d, mnemonic),
+            k => k,
+        };
+        match flow {
+            Flow::Plain | Flow::Jump { .. } => {}
+            Flow::Call | Flow::Branch => return SandboxStep::Refuse("call or indirect branch"),
+        }
+        let mut stores = Vec::new();
+        if let Some((_, n)) = rules.push.iter().find(|(p, _)| mnemonic.starts_with(*p)) {
+            stores.push((regs.sp().wrapping_sub(*n), *n));
+        }
+        if !rules.no_access.iter().any(starts) {
+            let next = addr.wrapping_add(len as u64);
+            match arch.disasm {
+                DisasmKind::X86_64 => {
+                    if let Err(why) = x86_stores(cs, &d, regs, next, &mut stores) {
+                        return SandboxStep::Refuse(why);
+                    }
+                }
+                DisasmKind::Aarch64 => {
+                    return SandboxStep::Refuse("no sandbox on this architecture");
+                }
+            }
+        }
+        SandboxStep::Run { len, flow, stores }
+    })
+}
+
+/// The memory operands an x86 instruction writes (or may write: an operand whose access the
+/// disassembler does not give counts as written), as (address, bytes).
+fn x86_stores(
+    cs: &Capstone,
+    d: &capstone::InsnDetail,
+    regs: &crate::regs::Registers,
+    next_pc: u64,
+    out: &mut Vec<(u64, u64)>,
+) -> Result<(), &'static str> {
+    use capstone::arch::x86::X86OperandType;
+    let Some(x86) = d
+        .arch_detail()
+        .x86()
+        .map(|x| x.operands().collect::<Vec<_>>())
+    else {
+        return Err("no operand detail");
+    };
+    let value = |r: capstone::RegId| -> Result<u64, &'static str> {
+        if r.0 == 0 {
+            return Ok(0);
+        }
+        let name = cs.reg_name(r).ok_or("unknown register")?;
+        if name == "rip" {
+            return Ok(next_pc);
+        }
+        let i = regs
+            .arch
+            .reg_index(&name)
+            .ok_or("address register not 64-bit")?;
+        let desc = regs.arch.regs.get(i).ok_or("unknown register")?;
+        if desc.size != 8
+            || !matches!(
+                desc.kind,
+                crate::arch::RegKind::Int
+                    | crate::arch::RegKind::Uint
+                    | crate::arch::RegKind::DataPtr
+                    | crate::arch::RegKind::CodePtr
+            )
+        {
+            return Err("address register not 64-bit");
+        }
+        regs.get(i)
+            .map(|v| v as u64)
+            .ok_or("register not available")
+    };
+    for op in x86 {
+        let X86OperandType::Mem(m) = op.op_type else {
+            continue;
+        };
+        if op.access.is_some_and(|a| !a.is_writable()) {
+            continue;
+        }
+        if m.segment().0 != 0 {
+            return Err("segment-relative store");
+        }
+        let ea = value(m.base())?
+            .wrapping_add(value(m.index())?.wrapping_mul(m.scale() as u64))
+            .wrapping_add(m.disp() as u64);
+        if op.size == 0 {
+            return Err("store of unknown size");
+        }
+        out.push((ea, u64::from(op.size)));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,5 +421,73 @@ mod tests {
             );
             assert_eq!(next_control_flow(arch, &a[..1], 0x7000), None);
         }
+    }
+
+    #[test]
+    fn x86_sandbox_stores_and_refusals() {
+        use crate::arch::x86_64::idx;
+        let arch = &crate::arch::x86_64::ARCH;
+        let mut regs = crate::regs::Registers::new(arch);
+        for i in 0..arch.regs.len() {
+            regs.set(i, 0);
+        }
+        regs.set(idx::RBP, 0x7000);
+        regs.set(idx::RSP, 0x6fe0);
+        regs.set(idx::RAX, 0x100);
+        regs.set(idx::RDX, 3);
+        let step = |code: &[u8]| sandbox_step(arch, code, 0x1000, &regs);
+        // mov %rdi,-0x18(%rbp): an 8-byte store at rbp-0x18.
+        assert_eq!(
+            step(&[0x48, 0x89, 0x7d, 0xe8]),
+            SandboxStep::Run {
+                len: 4,
+                flow: Flow::Plain,
+                stores: vec![(0x7000 - 0x18, 8)]
+            }
+        );
+        // movl $-1,(%rax,%rdx,4): base + index * scale.
+        assert_eq!(
+            step(&[0xc7, 0x04, 0x90, 0xff, 0xff, 0xff, 0xff]),
+            SandboxStep::Run {
+                len: 7,
+                flow: Flow::Plain,
+                stores: vec![(0x10c, 4)]
+            }
+        );
+        // mov -0x18(%rbp),%rax (a load) and lea (%rcx,%rax,1),%rdx: no store.
+        for code in [&[0x48, 0x8b, 0x45, 0xe8][..], &[0x48, 0x8d, 0x14, 0x01]] {
+            assert!(matches!(step(code), SandboxStep::Run { stores, .. } if stores.is_empty()));
+        }
+        // push %rbp: 8 bytes below the stack pointer.
+        assert!(
+            matches!(step(&[0x55]), SandboxStep::Run { stores, .. } if stores == vec![(0x6fd8, 8)])
+        );
+        // mov %rax,0x10(%rip): rip-relative, from the next instruction.
+        assert!(matches!(
+            step(&[0x48, 0x89, 0x05, 0x10, 0, 0, 0]),
+            SandboxStep::Run { stores, .. } if stores == vec![(0x1007 + 0x10, 8)]
+        ));
+        // call, ret, syscall, rep stos, a %fs store, jmp *%rax: refused.
+        for code in [
+            &[0xe8, 0, 0, 0, 0][..],
+            &[0xc3],
+            &[0x0f, 0x05],
+            &[0xf3, 0x48, 0xab],
+            &[0x64, 0x48, 0x89, 0x04, 0x25, 0, 0, 0, 0],
+            &[0xff, 0xe0],
+        ] {
+            assert!(matches!(step(code), SandboxStep::Refuse(_)), "{code:x?}");
+        }
+        // A conditional jump runs.
+        assert!(matches!(
+            step(&[0x74, 0x02]),
+            SandboxStep::Run {
+                flow: Flow::Jump {
+                    target: 0x1004,
+                    conditional: true
+                },
+                ..
+            }
+        ));
     }
 }

@@ -24,6 +24,9 @@ use crate::regs::Registers;
 use crate::signals::{SignalTable, Signo};
 use crate::sigwait::{self, WaitStatus, waitpid};
 
+mod sandbox;
+pub use sandbox::{SandboxRequest, SandboxRun};
+
 /// What made a thread stop, as the engine sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopKind {
@@ -212,6 +215,9 @@ pub struct Process {
     /// Called for each notice as it happens (instead of queueing it), so a front end can
     /// print `[New Thread …]` lines and printed signals in order with the program's output.
     pub on_notice: Option<NoticeHook>,
+    /// Counts what may change the program's state (waits for stops, writes): see
+    /// [`Process::epoch`].
+    epoch: std::cell::Cell<u64>,
 }
 
 /// See [`Process::on_notice`].
@@ -326,7 +332,18 @@ impl Process {
             signals: SignalTable::default(),
             exe,
             on_notice: None,
+            epoch: std::cell::Cell::new(0),
         }
+    }
+
+    /// A number that changes whenever the program may have run or its memory or registers
+    /// were written: a front end caches what it computed about a stop under it.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.get()
+    }
+
+    fn bump_epoch(&self) {
+        self.epoch.set(self.epoch.get().wrapping_add(1));
     }
 
     fn add_thread(&mut self, tid: Pid, state: TState) -> usize {
@@ -710,6 +727,7 @@ impl Process {
     /// Write memory (read-only text included); breakpoint sites keep their trap.
     pub fn write_memory(&mut self, addr: u64, data: &[u8]) -> Result<()> {
         self.note_write(addr, data.len());
+        self.bump_epoch();
         let end = addr.saturating_add(data.len() as u64);
         let lo = addr.saturating_sub(self.arch.breakpoint_insn.len() as u64);
         let mut out = data.to_vec();
@@ -729,6 +747,7 @@ impl Process {
     /// Write memory without `&mut` (for evaluators that hold the process shared). Refuses a
     /// range that covers a breakpoint site, whose original bytes only `write_memory` updates.
     pub fn write_memory_shared(&self, addr: u64, data: &[u8]) -> Result<()> {
+        self.bump_epoch();
         let end = addr.saturating_add(data.len() as u64);
         let lo = addr.saturating_sub(self.arch.breakpoint_insn.len() as u64);
         if self.sites.range(lo..end).next().is_some() {
@@ -758,6 +777,7 @@ impl Process {
     }
 
     pub fn set_registers(&mut self, tid: i32, regs: &Registers) -> Result<()> {
+        self.bump_epoch();
         let t = self.thread(tid)?;
         let base = t.raw.get();
         t.forget_registers();
@@ -943,6 +963,7 @@ impl Process {
     // ---------------------------------------------------------------- the event machine
 
     fn wait_any(&self) -> Result<WaitStatus> {
+        self.bump_epoch();
         // Most stops we wait for (a single step, a breakpoint in a loop) come within
         // microseconds. Polling briefly before sleeping keeps this thread on its CPU: waking a
         // sleeping CPU costs far more than the stop itself (on virtual machines above all).

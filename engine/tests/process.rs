@@ -436,3 +436,116 @@ fn real_time_and_glibc_internal_signals() {
     assert_eq!(p.cont().unwrap().kind, StopKind::Signal(38));
     assert_eq!(p.cont().unwrap().kind, StopKind::Killed(38));
 }
+
+/// Stack bytes from below the red zone up to `top`.
+fn stack_bytes(p: &Process, sp: u64, top: u64) -> Vec<u8> {
+    let lo = sp - 256;
+    let mut v = vec![0u8; (top - lo) as usize];
+    p.read_memory(lo, &mut v).unwrap();
+    v
+}
+
+/// Every register, as (name, value) pairs, for comparison.
+fn all_regs(p: &Process, tid: i32) -> Vec<(String, Option<u128>)> {
+    let r = p.all_registers(tid).unwrap();
+    r.arch
+        .regs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.name.to_string(), r.get(i)))
+        .collect()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn sandbox_runs_entry_code_and_restores_everything() {
+    use cohort_engine::EngineError;
+    use cohort_engine::process::SandboxRequest;
+    let (mut p, prog) = launch("sandbox", &[]);
+    let at = |s: &str| PIE_BASE + nm_address(&prog, s);
+    let (fill, body, mid, done, after, end) = (
+        at("fill"),
+        at("fill_body"),
+        at("fill_mid"),
+        at("fill_done"),
+        at("fill_after"),
+        at("fill_end"),
+    );
+    p.add_breakpoint(body).unwrap();
+    // A breakpoint inside the range the sandbox runs through.
+    p.add_breakpoint(mid).unwrap();
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Breakpoint(body));
+    let tid = s.tid;
+    let regs = p.registers(tid).unwrap();
+    let (sp, rbp) = (regs.sp(), regs.by_name("rbp").unwrap() as u64);
+    let top = rbp + 16;
+    let before_regs = all_regs(&p, tid);
+    let before_stack = stack_bytes(&p, sp, top);
+    let mut sink = [0u8; 8];
+    let sink_addr = at("sink");
+    p.read_memory(sink_addr, &mut sink).unwrap();
+
+    let req = SandboxRequest {
+        until: done,
+        within: fill..end,
+        stack_top: top,
+        budget: 64,
+    };
+    let run = p.sandbox_run(tid, &req).unwrap();
+    // What the entry code computed, as it left it.
+    assert_eq!(run.regs.pc(), done);
+    assert_eq!(run.regs.by_name("rax"), Some(8));
+    assert_eq!(run.regs.by_name("rcx"), Some(6));
+    assert_eq!(run.steps, 11);
+    let word = |a: u64| {
+        let (base, v) = run
+            .stores
+            .iter()
+            .find(|(b, v)| *b <= a && a + 8 <= b + v.len() as u64)
+            .expect("store recorded");
+        let o = (a - base) as usize;
+        u64::from_le_bytes(v[o..o + 8].try_into().unwrap())
+    };
+    assert_eq!(word(rbp - 8), 5);
+    assert_eq!(word(rbp - 0x10), 6);
+    assert_eq!(word(rbp - 0x18), 6f64.to_bits());
+    assert_eq!(word(rbp - 0x20), 8);
+    assert_eq!(word(sp - 8), 6, "the push below the stack pointer");
+    // Rolled back: every register (SSE included) and every stack byte as before.
+    assert_eq!(all_regs(&p, tid), before_regs);
+    assert_eq!(stack_bytes(&p, sp, top), before_stack);
+
+    // Up to the store to a global: refused, and still nothing changed.
+    let req = SandboxRequest {
+        until: after,
+        ..req
+    };
+    match p.sandbox_run(tid, &req) {
+        Err(EngineError::Sandbox(why)) => assert_eq!(why, "a store outside the frame"),
+        r => panic!("expected a refusal, got {r:?}"),
+    }
+    // A budget too small: refused.
+    let req = SandboxRequest {
+        until: done,
+        budget: 3,
+        ..req
+    };
+    assert!(matches!(
+        p.sandbox_run(tid, &req),
+        Err(EngineError::Sandbox(_))
+    ));
+    assert_eq!(all_regs(&p, tid), before_regs);
+    assert_eq!(stack_bytes(&p, sp, top), before_stack);
+    let mut now = [0u8; 8];
+    p.read_memory(sink_addr, &mut now).unwrap();
+    assert_eq!(now, sink);
+
+    // The program runs on as if nothing happened: it stops at the breakpoint inside the
+    // range (its trap is still there) and ends with fill's value.
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Breakpoint(mid));
+    assert_eq!(p.registers(tid).unwrap().by_name("rax"), Some(8));
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Exited(8));
+}

@@ -117,6 +117,29 @@ pub fn check_printable(text: &str, v: &Value) -> Result<()> {
     Ok(())
 }
 
+/// gdb's `max-value-size` (`limit` bytes; `None`: unlimited) for an array about to be
+/// printed whole. gdb sizes an array value, sections included, as its outermost dimension's
+/// count times that dimension's byte stride (`a(1:1000:10, :)` of a 1000x1000 `real(8)`
+/// needs 8000000 bytes, as the whole array) and refuses a larger one.
+pub fn check_value_size(v: &Value, limit: Option<u64>) -> Result<()> {
+    let (Some(limit), TypeKind::Shaped(s)) = (limit, &v.ty.strip().kind) else {
+        return Ok(());
+    };
+    let Some(last) = s.dims.last() else {
+        return Ok(());
+    };
+    if s.status != ShapeStatus::Ok || last.is_assumed_size() {
+        return Ok(());
+    }
+    let size = last.count.saturating_mul(last.stride.unsigned_abs());
+    if size > limit {
+        return Err(user(format!(
+            "value requires {size} bytes, which is more than max-value-size"
+        )));
+    }
+    Ok(())
+}
+
 /// Evaluate a parsed expression.
 pub fn evaluate_expr(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
     Ev { ctx }.eval(e)

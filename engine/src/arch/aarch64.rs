@@ -268,6 +268,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     hw_breakpoint_resumes: false,
     sub_registers: SUB_REGISTERS,
     skip_prologue,
+    sandbox: None,
 };
 
 /// Unwinding facts (AAPCS64 §6.1.1; Linux `struct rt_sigframe` = siginfo (128 bytes) then

@@ -123,6 +123,25 @@ pub struct ArchInfo {
     /// Length in bytes of the standard frame-setup sequence at `code`, if it starts with one
     /// (used to place a breakpoint after the prologue of a function without line info).
     pub skip_prologue: fn(code: &[u8]) -> usize,
+    /// What the sandbox (`Process::sandbox_run`) must know about instructions whose memory
+    /// effects the disassembler's operands do not show; `None`: no sandbox on this
+    /// architecture.
+    pub sandbox: Option<&'static SandboxRules>,
+}
+
+/// Instruction facts for running a few instructions of a thread in a sandbox and rolling
+/// them back: the sandbox runs only instructions whose stores it can see and undo.
+/// Mnemonics are matched by prefix, in the disassembler's (Intel / ARM) spelling.
+#[derive(Debug)]
+pub struct SandboxRules {
+    /// Instructions whose memory operand is only an address, never accessed (`lea`, `nop`).
+    pub no_access: &'static [&'static str],
+    /// Instructions that store below the stack pointer without a memory operand, with the
+    /// number of bytes they store there (`push`).
+    pub push: &'static [(&'static str, u64)],
+    /// Instructions with stores the operands do not describe (repeated string operations,
+    /// state saves, scatters): the sandbox never runs them.
+    pub refuse: &'static [&'static str],
 }
 
 impl ArchInfo {

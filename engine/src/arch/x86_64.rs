@@ -1,6 +1,6 @@
 //! x86-64 (AMD64) architecture table.
 
-use super::{ArchInfo, DisasmKind, RegDesc, RegKind, WatchKind};
+use super::{ArchInfo, DisasmKind, RegDesc, RegKind, SandboxRules, WatchKind};
 
 const EFLAGS: &[(u32, &str)] = &[
     (0, "CF"),
@@ -237,6 +237,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     hw_breakpoint_resumes: true,
     sub_registers: SUB_REGISTERS,
     skip_prologue,
+    sandbox: Some(&SANDBOX),
 };
 
 /// Unwinding facts (SysV psABI §3.2.1 and 3.6; Linux `struct rt_sigframe`).
@@ -348,6 +349,42 @@ pub fn dr6_hits(dr6: u64) -> impl Iterator<Item = usize> {
 
 /// DR6 bit BS: the trap came from single-stepping.
 pub const DR6_SINGLE_STEP: u64 = 1 << 14;
+
+/// x86-64 instructions the sandbox treats specially (see [`SandboxRules`]).
+pub static SANDBOX: SandboxRules = SandboxRules {
+    no_access: &["lea", "nop", "prefetch"],
+    push: &[("pushfq", 8), ("pushf", 8), ("push", 8)],
+    refuse: &[
+        "rep",
+        "enter",
+        "xsave",
+        "fxsave",
+        "xrstor",
+        "fxrstor",
+        "maskmov",
+        "vmaskmov",
+        "vpmaskmov",
+        "vpscatter",
+        "vscatter",
+        "syscall",
+        "sysenter",
+        "int",
+        "lock",
+        "cpuid",
+        "rdtsc",
+        "rdrand",
+        "rdseed",
+        "movdir",
+        "enqcmd",
+        "clflush",
+        "clwb",
+        "wrss",
+        "call",
+        "ret",
+        "hlt",
+        "ud",
+    ],
+};
 
 #[cfg(test)]
 mod tests {

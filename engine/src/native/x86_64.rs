@@ -266,3 +266,82 @@ pub fn take_watch_hit(tid: Pid) -> Result<Option<usize>> {
     }
     Ok(hit)
 }
+
+/// A thread's whole register state as the kernel keeps it (general registers, the XSAVE
+/// area, the debug status register), saved to be put back exactly.
+#[derive(Clone)]
+pub struct SavedState {
+    gp: libc::user_regs_struct,
+    xstate: Vec<u8>,
+    dr6: u64,
+}
+
+/// The general registers as (name, value) pairs, orig_rax and the segment bases included.
+fn gp_fields(r: &libc::user_regs_struct) -> Vec<u64> {
+    let mut v: Vec<u64> = gp_order(r).iter().map(|&(_, x)| x).collect();
+    v.extend([r.orig_rax, r.fs_base, r.gs_base]);
+    v
+}
+
+impl SavedState {
+    /// Whether `other` holds the same register contents.
+    pub fn same_as(&self, other: &SavedState) -> bool {
+        gp_fields(&self.gp) == gp_fields(&other.gp)
+            && self.xstate == other.xstate
+            && self.dr6 == other.dr6
+    }
+}
+
+/// Save every register of `tid` (see [`SavedState`]).
+pub fn save_state(tid: Pid) -> Result<SavedState> {
+    let gp = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
+    let mut buf = vec![0u8; 16384];
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: PTRACE_GETREGSET fills at most iov_len bytes of `buf`, which outlives the call.
+    let rc = unsafe {
+        libc::ptrace(
+            libc::PTRACE_GETREGSET,
+            tid.as_raw(),
+            NT_X86_XSTATE as usize,
+            &mut iov as *mut _,
+        )
+    };
+    if rc != 0 {
+        return Err(ptrace_err("PTRACE_GETREGSET", tid)(nix::Error::last()));
+    }
+    buf.truncate(iov.iov_len);
+    let dr6 =
+        ptrace::read_user(tid, dr_offset(6)).map_err(ptrace_err("PTRACE_PEEKUSER", tid))? as u64;
+    Ok(SavedState {
+        gp,
+        xstate: buf,
+        dr6,
+    })
+}
+
+/// Put back registers saved by [`save_state`].
+pub fn restore_state(tid: Pid, s: &SavedState) -> Result<()> {
+    let mut buf = s.xstate.clone();
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: PTRACE_SETREGSET reads iov_len bytes of `buf`, which outlives the call.
+    let rc = unsafe {
+        libc::ptrace(
+            libc::PTRACE_SETREGSET,
+            tid.as_raw(),
+            NT_X86_XSTATE as usize,
+            &mut iov as *mut _,
+        )
+    };
+    if rc != 0 {
+        return Err(ptrace_err("PTRACE_SETREGSET", tid)(nix::Error::last()));
+    }
+    ptrace::setregs(tid, s.gp).map_err(ptrace_err("PTRACE_SETREGS", tid))?;
+    ptrace::write_user(tid, dr_offset(6), s.dr6 as libc::c_long)
+        .map_err(ptrace_err("PTRACE_POKEUSER", tid))
+}
