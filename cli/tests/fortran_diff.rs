@@ -32,8 +32,6 @@ const TODO: &str = "Fortran support (issue 5) not implemented yet";
 const PENDING: &[(&str, &str, &str)] = &[
     ("outer_entry", "gfortran", TODO),
     ("runtime_bounds_entry", "gfortran", TODO),
-    ("scalars_kinds", "gfortran", TODO),
-    ("scalars_kinds", "flang", TODO),
 ];
 
 fn joined(out: &(String, String)) -> String {
