@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use cohort_dwarf::context::{EvalContext, HistoryRef, Target};
@@ -334,6 +335,17 @@ impl Debugger {
         }
     }
 
+    /// Frame `idx` of `frames` as the expression evaluator sees it (the frame listings of
+    /// `bt full` evaluate in each frame, not only the selected one).
+    pub(crate) fn frame_eval_ctx(&self, frames: Rc<Vec<Frame>>, idx: usize) -> EvalCtx<'_> {
+        EvalCtx {
+            dbg: self,
+            frames,
+            sel: idx,
+            reg_writes: RefCell::new(Vec::new()),
+        }
+    }
+
     /// Evaluate `text` in the selected frame (with side effects).
     pub(crate) fn evaluate(&mut self, text: &str) -> Result<Value> {
         let fortran = self.language() == Language::Fortran;
@@ -627,16 +639,7 @@ impl Debugger {
             ..FormatOptions::default()
         };
         for v in vars {
-            let s = match self.var_value(&d, v, &frames, idx) {
-                Ok(val) if self.language() == Language::Fortran => {
-                    match cohort_fortran::eval::check_value_size(&val, self.max_value_size) {
-                        Ok(()) => self.format(&val, &opts),
-                        Err(e) => format!("<error reading variable {} ({e})>", v.name),
-                    }
-                }
-                Ok(val) => self.format(&val, &opts),
-                Err(e) => e,
-            };
+            let s = self.listed_value(&d, v, &frames, idx, &opts);
             out(format!("{} = {s}", v.name));
         }
         Ok(Flow::Go)

@@ -85,10 +85,7 @@ impl Debugger {
                 printed = true;
                 out(format!("Contents of F77 COMMON block '{}':", c.name));
                 for m in &c.members {
-                    let s = match self.var_value(&d, m, &frames, idx) {
-                        Ok(v) => self.format(&v, &opts),
-                        Err(e) => e,
-                    };
+                    let s = self.listed_value(&d, m, &frames, idx, &opts);
                     out(format!("{} = {s}", m.name));
                 }
             }

@@ -17,6 +17,7 @@ use cohort_engine::memory::MemoryRead;
 use cohort_engine::regs::Registers;
 use cohort_unwind::{Frame, FrameKind, Unwinder};
 
+use crate::data::EvalCtx;
 use crate::debugger::{Debugger, out};
 
 /// A source file: the offsets of its lines, read once; each line is read from the file when it
@@ -790,6 +791,12 @@ impl Debugger {
     }
 
     pub(crate) fn format(&self, v: &Value, opts: &FormatOptions) -> String {
+        self.format_in(v, opts, None)
+    }
+
+    /// [`Self::format`], a Fortran value's components resolved in `ctx` (a listed frame's)
+    /// rather than in the selected frame.
+    fn format_in(&self, v: &Value, opts: &FormatOptions, ctx: Option<&EvalCtx<'_>>) -> String {
         let opts = FormatOptions {
             language: self.language(),
             print_elements: self.print_elements,
@@ -798,11 +805,51 @@ impl Debugger {
         };
         if opts.language == Language::Fortran {
             use cohort_dwarf::context::EvalContext;
-            let ctx = self.eval_ctx();
+            let selected;
+            let ctx = match ctx {
+                Some(c) => c,
+                None => {
+                    selected = self.eval_ctx();
+                    &selected
+                }
+            };
             let resolve = |t: &cohort_dwarf::types::TypeRef, a: u64| ctx.resolve_object(t, a);
             return cohort_fortran::format_value_with(v, &self.target(), &opts, &resolve);
         }
         format_value(v, &self.target(), &opts)
+    }
+
+    /// What `info locals`, `info args`, `bt full` and `info common` print after `NAME = ` for
+    /// `var` in frame `idx`: in a Fortran frame the value `print NAME` gives there
+    /// (`cohort_fortran::eval::variable_value`: a `class(t)` object as its dynamic type, a
+    /// deferred-length string or character array with its contents), else the variable's
+    /// value as its DWARF makes it; `<error: …>` in its place when it cannot be read.
+    pub(crate) fn listed_value(
+        &self,
+        d: &Arc<DebugFile>,
+        var: &Variable,
+        frames: &Rc<Vec<Frame>>,
+        idx: usize,
+        opts: &FormatOptions,
+    ) -> String {
+        let v = match self.var_value(d, var, frames, idx) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        if self.language() != Language::Fortran
+            || scopes::unit_language(d, var.unit) != Language::Fortran
+        {
+            return self.format(&v, opts);
+        }
+        let ctx = self.frame_eval_ctx(frames.clone(), idx);
+        match cohort_fortran::eval::variable_value(v, &ctx) {
+            // gdb refuses arrays beyond `max-value-size` in listings as in `print`.
+            Ok(v) => match cohort_fortran::eval::check_value_size(&v, self.max_value_size) {
+                Ok(()) => self.format_in(&v, opts, Some(&ctx)),
+                Err(e) => format!("<error reading variable {} ({e})>", var.name),
+            },
+            Err(e) => format!("<error: {e}>"),
+        }
     }
 
     pub(crate) fn target(&self) -> SessionTarget<'_> {

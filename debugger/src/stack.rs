@@ -45,7 +45,7 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    fn print_frame_locals(&self, frames: &[cohort_unwind::Frame], i: usize) {
+    fn print_frame_locals(&self, frames: &std::rc::Rc<Vec<cohort_unwind::Frame>>, i: usize) {
         let Some(frame) = frames.get(i) else { return };
         let Some((d, _, scope)) = self.scope_of(frame) else {
             out("No symbol table info available.");
@@ -62,10 +62,7 @@ impl Debugger {
             ..FormatOptions::default()
         };
         for v in locals {
-            let s = match self.var_value(&d, v, frames, i) {
-                Ok(val) => self.format(&val, &opts),
-                Err(e) => e,
-            };
+            let s = self.listed_value(&d, v, frames, i, &opts);
             out(format!("        {} = {s}", v.name));
         }
     }

@@ -21,6 +21,22 @@ pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
     let e = parse(text)?;
     let ev = Ev { ctx };
     let v = ev.eval(&e)?;
+    printed(&ev, v)
+}
+
+/// The value `print NAME` gives for a variable whose value, as its DWARF location and type
+/// make it, is `v`: a gfortran deferred-length character array read through its descriptor,
+/// a polymorphic (`class(t)`) object as its dynamic type with its components, a pointer as
+/// its target (a disassociated one `<not associated>`). `print` reaches it through
+/// [`evaluate`]; `info locals`, `info args` and `bt full` call it for each variable they list.
+pub fn variable_value(v: Value, ctx: &dyn EvalContext) -> Result<Value> {
+    let ev = Ev { ctx };
+    let v = ev.named(v)?;
+    printed(&ev, v)
+}
+
+/// The value of an evaluated expression as `print` shows it (see [`evaluate`]).
+fn printed(ev: &Ev<'_>, v: Value) -> Result<Value> {
     // A disassociated scalar pointer prints as a disassociated array does.
     if let TypeKind::Pointer(t) = &v.ty.strip().kind
         && !matches!(
@@ -477,14 +493,20 @@ impl Ev<'_> {
                 continue;
             }
             if let Some(v) = self.ctx.lookup_variable(&cand)? {
-                if let Some(a) = crate::descriptor::gfortran_char_array(&v, self.ctx)? {
-                    return Ok(a);
-                }
-                return self.complete(v);
+                return self.named(v);
             }
             tried.push(cand);
         }
         Err(user(format!("No symbol \"{n}\" in current context.")))
+    }
+
+    /// A variable's value as its name evaluates: a gfortran deferred-length character array
+    /// through its descriptor, anything else read.
+    fn named(&self, v: Value) -> Result<Value> {
+        if let Some(a) = crate::descriptor::gfortran_char_array(&v, self.ctx)? {
+            return Ok(a);
+        }
+        self.complete(v)
     }
 
     /// Read a lazily made scalar or aggregate (an array stays lazy: printing reads it).
