@@ -137,6 +137,8 @@ cases! {
     arrays_explicit_flang = ("arrays_explicit", "flang"),
     arrays_print_gfortran = ("arrays_print", "gfortran"),
     arrays_print_flang = ("arrays_print", "flang"),
+    array_limits_gfortran = ("array_limits", "gfortran"),
+    array_limits_flang = ("array_limits", "flang"),
     artificial_args_gfortran = ("artificial_args", "gfortran"),
     artificial_args_flang = ("artificial_args", "flang"),
     assumed_size_rank_gfortran = ("assumed_size_rank", "gfortran"),

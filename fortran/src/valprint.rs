@@ -396,18 +396,35 @@ impl Printer<'_> {
             let mut buf = vec![0u8; (hi - lo) as usize];
             let start = a.wrapping_add(lo as u64);
             if self.target.read_memory(start, &mut buf).is_ok() {
-                self.dim(out, shape, shape.dims.len() - 1, -lo, &buf, Some(start));
+                self.dim(
+                    out,
+                    shape,
+                    shape.dims.len() - 1,
+                    -lo,
+                    &buf,
+                    Some(start),
+                    true,
+                );
                 return;
             }
         }
-        self.dim(out, shape, shape.dims.len() - 1, 0, bytes, addr);
+        self.dim(out, shape, shape.dims.len() - 1, 0, bytes, addr, true);
     }
 
-    /// Dimension `d` (0-based, source order) starting at byte offset `base`, as gdb 13's
-    /// `fortran_array_printer_impl`: a run of more than `repeat_threshold` equal elements is
-    /// the element then `, <repeats N times>`; equal sub-arrays are `(…) <repeats N times>`;
-    /// once `print_elements` elements are out, `...` ends everything. Returns whether the
-    /// limit stopped the printing.
+    /// Dimension `d` (0-based, source order: dimension 0 is the innermost) starting at byte
+    /// offset `base`, as gdb 13's Fortran array walker and `fortran_array_printer_impl` print
+    /// it, quirks included:
+    /// - every element counts towards `print elements`, repeated or not; once that many are
+    ///   out, `...` replaces the rest of each dimension still open;
+    /// - a run of equal elements is the first element, then `<repeats N times>` when more than
+    ///   `repeat_threshold` follow it, else the copies one by one; a run is also cut where the
+    ///   element limit is reached (`(7, 7, 7, 7, ...)`, `(7, <repeats 12 times>, ...)`);
+    /// - equal sub-arrays likewise (`(…) <repeats N times>`), counted as the number of
+    ///   elements of the next inner dimension each (not of the whole sub-array), and only
+    ///   while the run would still fit under the element limit.
+    ///
+    /// `last` says whether this sub-array is the last of its parent (no separating space).
+    #[allow(clippy::too_many_arguments)]
     fn dim(
         &self,
         out: &mut String,
@@ -416,63 +433,108 @@ impl Printer<'_> {
         base: i64,
         bytes: &[u8],
         addr: Option<u64>,
-    ) -> bool {
+        last: bool,
+    ) {
         let dim = shape.dims[d];
-        let sep = if d == 0 { ", " } else { " " };
-        let sub_len: u64 = shape.dims[..d].iter().map(|x| x.count).product();
+        let limit = self.opts.print_elements;
+        let threshold = self.opts.repeat_threshold as u64;
+        let repeats_on = self.opts.repeat_threshold != usize::MAX;
         out.push('(');
-        let mut i = 0u64;
-        let mut stopped = false;
-        while i < dim.count {
-            if self.elements.get() >= self.opts.print_elements {
+        let mut prev: Option<i64> = None;
+        let mut nrep = 0u64;
+        for i in 0..dim.count {
+            if self.elements.get() >= limit {
                 out.push_str("...");
-                stopped = true;
                 break;
             }
             let off = base + i as i64 * dim.stride;
-            let mut run = 1u64;
-            while i + run < dim.count
-                && self.same(shape, d, off, off + run as i64 * dim.stride, bytes, addr)
-            {
-                run += 1;
-            }
+            let last_i = i + 1 == dim.count;
             if d == 0 {
-                let sub = if off >= 0 {
-                    bytes.get(off as usize..).unwrap_or(&[])
-                } else {
-                    &[]
-                };
-                self.value(
-                    out,
-                    &shape.element,
-                    sub,
-                    addr.map(|a| a.wrapping_add(off as u64)),
-                );
-                self.elements.set(self.elements.get() + 1);
-            } else if self.dim(out, shape, d - 1, off, bytes, addr) {
-                // gdb closes the stopped sub-array, then says `...` for the rest of this
-                // dimension when there is a rest: `((1, 2, ...) ...)`.
-                if i + 1 < dim.count {
-                    out.push_str(" ...");
+                let repeated =
+                    repeats_on && prev.is_some_and(|p| self.same(shape, 0, p, off, bytes, addr));
+                if repeated {
+                    nrep += 1;
                 }
-                stopped = true;
-                break;
-            }
-            if run as usize > self.opts.repeat_threshold {
-                out.push_str(sep);
-                out.push_str(&format!("<repeats {run} times>"));
-                self.elements
-                    .set(self.elements.get() + ((run - 1) * sub_len) as usize);
-                i += run;
+                if !repeated || last_i || self.elements.get() + 1 == limit {
+                    let n = std::mem::take(&mut nrep);
+                    if n != 0 {
+                        if n >= threshold {
+                            out.push_str(&format!("<repeats {} times>", n + 1));
+                        } else if let Some(p) = prev {
+                            for k in (1..=n).rev() {
+                                self.element(out, shape, p, bytes, addr);
+                                if k > 1 {
+                                    out.push_str(", ");
+                                }
+                            }
+                        }
+                        if !repeated {
+                            out.push_str(", ");
+                        }
+                    }
+                    if !repeated {
+                        self.element(out, shape, off, bytes, addr);
+                    }
+                    if !last_i {
+                        out.push_str(", ");
+                    }
+                }
+                self.elements.set(self.elements.get() + 1);
             } else {
-                i += 1;
+                let inner = shape.dims[d - 1].count;
+                let repeated = repeats_on
+                    && prev.is_some_and(|p| {
+                        (self.elements.get() as u64).saturating_add((nrep + 1) * inner)
+                            <= limit as u64
+                            && self.same(shape, d, p, off, bytes, addr)
+                    });
+                if repeated {
+                    nrep += 1;
+                }
+                if !repeated || last_i {
+                    let n = std::mem::take(&mut nrep);
+                    if n >= threshold {
+                        out.push_str(&format!("<repeats {} times>", n + 1));
+                        if !repeated {
+                            out.push(' ');
+                        }
+                        let counted = (n * inner) as usize;
+                        self.elements
+                            .set(self.elements.get().saturating_add(counted));
+                    } else if let Some(p) = prev {
+                        for k in (1..=n).rev() {
+                            self.dim(out, shape, d - 1, p, bytes, addr, repeated && k == 1);
+                        }
+                    }
+                    if !repeated {
+                        if self.elements.get() < limit {
+                            self.dim(out, shape, d - 1, off, bytes, addr, last_i);
+                        } else if last_i {
+                            out.push_str("...");
+                        }
+                    }
+                }
             }
-            if i < dim.count {
-                out.push_str(sep);
-            }
+            prev = Some(off);
         }
         out.push(')');
-        stopped
+        if !last && d + 1 < shape.dims.len() {
+            out.push(' ');
+        }
+    }
+
+    /// The element at byte offset `off` of the innermost dimension.
+    fn element(&self, out: &mut String, shape: &Shape, off: i64, bytes: &[u8], addr: Option<u64>) {
+        let sub = usize::try_from(off)
+            .ok()
+            .and_then(|o| bytes.get(o..))
+            .unwrap_or(&[]);
+        self.value(
+            out,
+            &shape.element,
+            sub,
+            addr.map(|a| a.wrapping_add(off as u64)),
+        );
     }
 
     /// Whether element or sub-array `a` of dimension `d` has the same bytes as `b` (for
