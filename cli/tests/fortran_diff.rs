@@ -139,6 +139,8 @@ cases! {
     arrays_print_flang = ("arrays_print", "flang"),
     array_limits_gfortran = ("array_limits", "gfortran"),
     array_limits_flang = ("array_limits", "flang"),
+    external_underscore_gfortran = ("external_underscore", "gfortran"),
+    external_underscore_flang = ("external_underscore", "flang"),
     artificial_args_gfortran = ("artificial_args", "gfortran"),
     artificial_args_flang = ("artificial_args", "flang"),
     assumed_size_rank_gfortran = ("assumed_size_rank", "gfortran"),
