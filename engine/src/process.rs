@@ -940,8 +940,14 @@ impl Process {
     }
 
     pub fn remove_watchpoint(&mut self, slot: usize) -> Result<()> {
-        if let Some(s) = self.watch.get_mut(slot) {
-            *s = None;
+        if let Some(s) = self.watch.get_mut(slot)
+            && let Some((addr, kind, _)) = s.take()
+            && kind == WatchKind::Execute
+        {
+            // A hardware breakpoint's trap may still be pending in a thread that hit it at
+            // the same time as the one reported: like a removed trap instruction, its address
+            // stays moribund so that such a trap is run again, not reported as a SIGTRAP.
+            self.moribund.insert(addr);
         }
         self.apply_watch_all()
     }
@@ -1214,29 +1220,21 @@ impl Process {
             // instruction (or been deleted: then it is run again).
             // Only a trap at a breakpoint address needs the siginfo (a trap instruction's
             // trap leaves the pc after the instruction): one request less per breakpoint hit.
-            let may_be_hw = self.sites.contains_key(&pc)
-                || self.moribund.contains(&pc)
-                || self
-                    .watch
-                    .iter()
-                    .flatten()
-                    .any(|(a, k, _)| *k == WatchKind::Execute && *a == pc);
+            let hw_here = self
+                .watch
+                .iter()
+                .flatten()
+                .any(|(a, k, _)| *k == WatchKind::Execute && *a == pc);
+            let may_be_hw = self.sites.contains_key(&pc) || self.moribund.contains(&pc) || hw_here;
             let hw_trap =
                 may_be_hw && ptrace::getsiginfo(tpid).is_ok_and(|si| si.si_code == TRAP_HWBKPT);
-            if hw_trap && self.moribund.contains(&pc) && !self.sites.contains_key(&pc) {
+            if hw_trap && self.moribund.contains(&pc) && !self.sites.contains_key(&pc) && !hw_here {
                 if !stopping {
                     self.resume_thread(tid)?;
                 }
                 return Ok(None);
             }
-            if hw_trap
-                && (self.sites.contains_key(&pc)
-                    || self
-                        .watch
-                        .iter()
-                        .flatten()
-                        .any(|(a, k, _)| *k == WatchKind::Execute && *a == pc))
-            {
+            if hw_trap && (self.sites.contains_key(&pc) || hw_here) {
                 if let Some(t) = self.threads.get_mut(&tid) {
                     t.at_breakpoint = true;
                 }
@@ -1340,11 +1338,27 @@ impl Process {
             if only.is_some_and(|o| o != t.tid.as_raw()) {
                 continue;
             }
-            if let Some(kind) = t.pending.take() {
-                return Some(Stop {
-                    tid: t.tid.as_raw(),
-                    kind,
-                });
+            match t.pending.take() {
+                // The hit of a breakpoint deleted since it was collected: the thread's pc is
+                // at the instruction (a trap instruction's hit was already moved back), so it
+                // simply runs on with the others, as gdb drops such events.
+                Some(StopKind::Breakpoint(addr))
+                    if !self.sites.contains_key(&addr)
+                        && !self
+                            .watch
+                            .iter()
+                            .flatten()
+                            .any(|(a, k, _)| *k == WatchKind::Execute && *a == addr) =>
+                {
+                    t.at_breakpoint = false;
+                }
+                Some(kind) => {
+                    return Some(Stop {
+                        tid: t.tid.as_raw(),
+                        kind,
+                    });
+                }
+                None => {}
             }
         }
         None

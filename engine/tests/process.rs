@@ -333,6 +333,23 @@ fn read_write_watchpoint_of_eight_bytes() {
 /// without stepping): every crossing is still reported exactly once, and when watchpoints need
 /// every slot the breakpoint moves back to a trap instruction without losing a crossing.
 #[test]
+fn hardware_breakpoint_deleted_while_other_threads_trap_on_it() {
+    // 8 threads call `work` 25 times each; a hardware breakpoint there is reported once, and
+    // deleted at once. Threads that hit it at the same moment hold a pending trap at its
+    // address: each must run on (the address is moribund), never stop with SIGTRAP.
+    for _ in 0..5 {
+        let (mut p, prog) = launch("threads", &[]);
+        let work = PIE_BASE + nm_address(&prog, "work");
+        let slot = p.add_hw_breakpoint(work).unwrap();
+        let s = p.cont().unwrap();
+        assert_eq!(s.kind, StopKind::Breakpoint(work));
+        p.remove_watchpoint(slot).unwrap();
+        let k = p.cont().unwrap().kind;
+        assert_eq!(k, StopKind::Exited(0), "after the breakpoint was deleted");
+    }
+}
+
+#[test]
 fn conditional_breakpoints_in_hardware_slots_count_exactly() {
     use cohort_engine::session::{BpSpec, Event, Session};
     let prog = program("loop");
