@@ -183,6 +183,7 @@ cases! {
     parent_component_gfortran = ("parent_component", "gfortran"),
     parent_component_flang = ("parent_component", "flang"),
     pdt_gfortran = ("pdt", "gfortran"),
+    real16_arith_gfortran = ("real16_arith", "gfortran"),
     runtime_bounds_gfortran = ("runtime_bounds", "gfortran"),
     runtime_bounds_entry_gfortran = ("runtime_bounds_entry", "gfortran"),
     scalars_kinds_gfortran = ("scalars_kinds", "gfortran"),

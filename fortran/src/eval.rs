@@ -13,6 +13,8 @@ use cohort_dwarf::types::{Dim, Encoding, Shape, ShapeStatus, Type, TypeKind, Typ
 use cohort_dwarf::value::{Lval, Value};
 
 use crate::parse::{Arg, BinOp, Expr, UnOp, parse};
+use rustc_apfloat::ieee::{Double, Quad, Single, X87DoubleExtended};
+use rustc_apfloat::{Float, FloatConvert};
 
 /// Parse and evaluate `text` in `ctx` (with side effects: `a(2) = 5` writes). A scalar
 /// pointer is its target (Fortran pointers are not values of their own): `print ptr` is the
@@ -412,6 +414,11 @@ impl Ev<'_> {
             Expr::Unary(op, x) => {
                 let v = self.operand(x)?;
                 let n = num(&v)?;
+                if *op == UnOp::Neg
+                    && let Some(r) = soft_unary(Soft1::Neg, &v, &v.ty.clone())
+                {
+                    return r;
+                }
                 Ok(match (op, n) {
                     (UnOp::Plus, _) => v,
                     (UnOp::Neg, Num::Int(i)) => int_value(-i, v.ty.byte_size().max(4)),
@@ -845,6 +852,11 @@ impl Ev<'_> {
         let n = num(&rv)?;
         let size = st.byte_size();
         let bytes = match &st.kind {
+            _ if ext_of(&lv.ty).is_some() => {
+                soft_unary(Soft1::Convert, &rv, &lv.ty)
+                    .unwrap_or_else(|| Err(user("Invalid cast.")))?
+                    .bytes
+            }
             TypeKind::Base(Encoding::Float) => real_of(as_f64(n), &lv.ty).bytes,
             TypeKind::Base(Encoding::ComplexFloat) => {
                 let (r, i) = match n {
@@ -1058,36 +1070,231 @@ fn member(ty: &TypeRef, name: &str) -> Result<(TypeRef, u64)> {
     Err(user(format!("There is no member named {name}.")))
 }
 
+/// Whether ordering `o` satisfies the comparison `op`.
+fn cmp_op(op: BinOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        BinOp::Eq => o == Equal,
+        BinOp::Ne => o != Equal,
+        BinOp::Lt => o == Less,
+        BinOp::Le => o != Greater,
+        BinOp::Gt => o == Greater,
+        _ => o != Less,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// real(kind=10) (x87 extended) and real(kind=16) (binary128) in software: rustc_apfloat,
+// correctly rounded in the format of the result, as gdb 13 computes them.
+// ---------------------------------------------------------------------------------------------
+
+/// A real format wider than `f64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ext {
+    X87,
+    Quad,
+}
+
+/// The extended format of a real type, or of a complex type's parts; `None` for others.
+fn ext_of(ty: &TypeRef) -> Option<Ext> {
+    let st = ty.strip();
+    match &st.kind {
+        TypeKind::Base(Encoding::Float) => match st.size {
+            16 if is_binary128(&st) => Some(Ext::Quad),
+            10 | 12 | 16 => Some(Ext::X87),
+            _ => None,
+        },
+        TypeKind::Base(Encoding::ComplexFloat) if st.size >= 20 => ext_of(&part_type(&st)),
+        _ => None,
+    }
+}
+
+/// A real of type `st` (bytes `b`, its size) as binary128 (exact: every real format here
+/// fits in binary128).
+fn quad_of(st: &Type, b: &[u8]) -> Option<Quad> {
+    let mut loses = false;
+    Some(match b.len() {
+        4 => {
+            Single::from_bits(u32::from_le_bytes(b.try_into().ok()?) as u128)
+                .convert(&mut loses)
+                .value
+        }
+        8 => {
+            Double::from_bits(u64::from_le_bytes(b.try_into().ok()?) as u128)
+                .convert(&mut loses)
+                .value
+        }
+        16 if is_binary128(st) => Quad::from_bits(u128::from_le_bytes(b.try_into().ok()?)),
+        10 | 12 | 16 => {
+            let mut a = [0u8; 16];
+            a[..10].copy_from_slice(&b[..10]);
+            X87DoubleExtended::from_bits(u128::from_le_bytes(a))
+                .convert(&mut loses)
+                .value
+        }
+        _ => return None,
+    })
+}
+
+/// A scalar (integer, logical, real or complex of any kind) as `(re, im)` in `F`, rounded
+/// once where `F` is narrower.
+fn soft_parts<F: Float>(v: &Value) -> Result<(F, F)>
+where
+    Quad: FloatConvert<F>,
+{
+    let n = num(v)?;
+    let st = v.ty.strip();
+    let b = v
+        .bytes
+        .get(..st.size as usize)
+        .ok_or_else(|| user("value is not available"))?;
+    let real = |ty: &Type, b: &[u8]| -> Result<F> {
+        let q = quad_of(ty, b).ok_or_else(|| user("bad real"))?;
+        Ok(q.convert(&mut false).value)
+    };
+    match (&st.kind, n) {
+        (TypeKind::Base(Encoding::Float), _) => Ok((real(&st, b)?, F::ZERO)),
+        (TypeKind::Base(Encoding::ComplexFloat), _) => {
+            let h = b.len() / 2;
+            let part = part_type(&st).strip();
+            Ok((real(&part, &b[..h])?, real(&part, &b[h..])?))
+        }
+        (_, Num::Int(i)) => Ok((F::from_i128(i).value, F::ZERO)),
+        _ => Err(user("bad number")),
+    }
+}
+
+/// `(re, im)` as a value of the real (`im` dropped) or complex type `ty`.
+fn soft_value<F: Float>(re: F, im: F, ty: &TypeRef) -> Value {
+    let st = ty.strip();
+    let bytes = |f: F, n: u64| {
+        let mut b = f.to_bits().to_le_bytes().to_vec();
+        b.truncate(n as usize);
+        b
+    };
+    let out = match &st.kind {
+        TypeKind::Base(Encoding::ComplexFloat) => {
+            let h = st.size / 2;
+            let mut b = bytes(re, h);
+            b.extend(bytes(im, h));
+            b
+        }
+        _ => bytes(re, st.size),
+    };
+    Value::new(ty.clone(), out, Lval::None)
+}
+
+/// A one-operand operation in software.
+#[derive(Clone, Copy)]
+enum Soft1 {
+    /// `v` converted to `ty`.
+    Convert,
+    Neg,
+    Abs,
+}
+
+fn soft1<F: Float>(op: Soft1, v: &Value, ty: &TypeRef) -> Result<Value>
+where
+    Quad: FloatConvert<F>,
+{
+    let (a, b) = soft_parts::<F>(v)?;
+    let (a, b) = match op {
+        Soft1::Convert => (a, b),
+        Soft1::Neg => (-a, -b),
+        Soft1::Abs => (a.abs(), b.abs()),
+    };
+    Ok(soft_value(a, b, ty))
+}
+
+/// `op` on `v` giving type `ty`, in software where `ty` is an extended real or complex;
+/// `None` for other types.
+fn soft_unary(op: Soft1, v: &Value, ty: &TypeRef) -> Option<Result<Value>> {
+    Some(match ext_of(ty)? {
+        Ext::X87 => soft1::<X87DoubleExtended>(op, v, ty),
+        Ext::Quad => soft1::<Quad>(op, v, ty),
+    })
+}
+
+fn soft2<F: Float>(op: BinOp, lv: &Value, rv: &Value, ty: &TypeRef) -> Result<Value>
+where
+    Quad: FloatConvert<F>,
+{
+    let ((a, b), (c, d)) = (soft_parts::<F>(lv)?, soft_parts::<F>(rv)?);
+    let complex = matches!(ty.strip().kind, TypeKind::Base(Encoding::ComplexFloat));
+    let eq = |x: F, y: F| x.partial_cmp(&y) == Some(std::cmp::Ordering::Equal);
+    let (re, im) = match op {
+        BinOp::Add => ((a + c).value, (b + d).value),
+        BinOp::Sub => ((a - c).value, (b - d).value),
+        // gdb 13's complex_binop: each step rounded in the parts' format.
+        BinOp::Mul if complex => (
+            ((a * c).value - (b * d).value).value,
+            ((a * d).value + (b * c).value).value,
+        ),
+        BinOp::Mul => ((a * c).value, F::ZERO),
+        BinOp::Div if complex => {
+            let q = ((c * c).value + (d * d).value).value;
+            (
+                (((a * c).value + (b * d).value).value / q).value,
+                (((b * c).value - (a * d).value).value / q).value,
+            )
+        }
+        BinOp::Div => ((a / c).value, F::ZERO),
+        BinOp::Eq if complex => return Ok(bool_value(eq(a, c) && eq(b, d))),
+        BinOp::Ne if complex => return Ok(bool_value(!(eq(a, c) && eq(b, d)))),
+        _ if complex => return Err(user("complex values cannot be ordered")),
+        _ => {
+            let o = a.partial_cmp(&c).unwrap_or(std::cmp::Ordering::Less);
+            return Ok(bool_value(cmp_op(op, o)));
+        }
+    };
+    Ok(soft_value(re, im, ty))
+}
+
+/// `lv op rv` with result type `ty` (for a comparison: the operands' common type), in
+/// software where `ty` is an extended real or complex; `None` for other types.
+fn soft_binary(op: BinOp, lv: &Value, rv: &Value, ty: &TypeRef) -> Option<Result<Value>> {
+    Some(match ext_of(ty)? {
+        Ext::X87 => soft2::<X87DoubleExtended>(op, lv, rv, ty),
+        Ext::Quad => soft2::<Quad>(op, lv, rv, ty),
+    })
+}
+
 fn binary(op: BinOp, lv: &Value, rv: &Value) -> Result<Value> {
     let (l, r) = (num(lv)?, num(rv)?);
     let isize = lv.ty.byte_size().max(rv.ty.byte_size()).clamp(4, 8);
     // The result's real (or complex) type: the wider operand's of that kind.
+    // Of equal sizes, kind 16 (binary128) is wider than kind 10 (x87).
+    let rank = |ty: &TypeRef| (ty.byte_size(), ext_of(ty) == Some(Ext::Quad));
     let wider = |pick: fn(Num) -> bool| -> Option<TypeRef> {
         match (pick(l), pick(r)) {
-            (true, true) if rv.ty.byte_size() > lv.ty.byte_size() => Some(rv.ty.clone()),
+            (true, true) if rank(&rv.ty) > rank(&lv.ty) => Some(rv.ty.clone()),
             (true, _) => Some(lv.ty.clone()),
             (_, true) => Some(rv.ty.clone()),
             _ => None,
         }
     };
     let rty = wider(|n| matches!(n, Num::Real(_))).unwrap_or_else(|| real_type(4));
-    let cmp = |o: std::cmp::Ordering| -> bool {
-        use std::cmp::Ordering::*;
-        match op {
-            BinOp::Eq => o == Equal,
-            BinOp::Ne => o != Equal,
-            BinOp::Lt => o == Less,
-            BinOp::Le => o != Greater,
-            BinOp::Gt => o == Greater,
-            _ => o != Less,
-        }
-    };
+    let cmp = |o: std::cmp::Ordering| cmp_op(op, o);
     match op {
         BinOp::And => return Ok(bool_value(truth(l) && truth(r))),
         BinOp::Or => return Ok(bool_value(truth(l) || truth(r))),
         BinOp::Eqv => return Ok(bool_value(truth(l) == truth(r))),
         BinOp::Neqv => return Ok(bool_value(truth(l) != truth(r))),
         _ => {}
+    }
+    // real(kind=10) / real(kind=16) and their complex: in that format, in software (gdb 13
+    // computes them in full precision too). `**` stays in f64.
+    if op != BinOp::Pow && !matches!((l, r), (Num::Int(_), Num::Int(_))) {
+        let ty = if matches!((l, r), (Num::Complex(..), _) | (_, Num::Complex(..))) {
+            wider(|n| matches!(n, Num::Complex(..)))
+        } else {
+            Some(rty.clone())
+        };
+        if let Some(ty) = ty
+            && let Some(v) = soft_binary(op, lv, rv, &ty)
+        {
+            return v;
+        }
     }
     match (l, r) {
         (Num::Int(a), Num::Int(b)) => match op {
@@ -1295,7 +1502,9 @@ fn intr_abs(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let v = ev.operand(a)?;
     match num(&v)? {
         Num::Int(i) => Ok(builtin_int(i.abs(), "int", v.ty.byte_size().clamp(4, 8))),
-        Num::Real(f) => Ok(real_of(f.abs(), &v.ty)),
+        Num::Real(f) => {
+            soft_unary(Soft1::Abs, &v, &v.ty.clone()).unwrap_or_else(|| Ok(real_of(f.abs(), &v.ty)))
+        }
         // The modulus, of the parts' kind (gdb 13: "ABS of type complex… not supported").
         Num::Complex(r, i) => Ok(real_of(r.hypot(i), &part_type(&v.ty.strip()))),
     }
@@ -1399,7 +1608,14 @@ fn intr_len(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 fn intr_aimag(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     let v = one(ev, "aimag", args)?;
     match num(&v)? {
-        Num::Complex(_, i) => Ok(real_of(i, &part_type(&v.ty.strip()))),
+        Num::Complex(_, i) => {
+            let part = part_type(&v.ty.strip());
+            let h = v.ty.byte_size() as usize / 2;
+            match (ext_of(&part), v.bytes.get(h..2 * h)) {
+                (Some(_), Some(b)) => Ok(Value::new(part, b.to_vec(), Lval::None)),
+                _ => Ok(real_of(i, &part)),
+            }
+        }
         _ => Err(user("AIMAG can only be applied to complex values")),
     }
 }
@@ -1417,6 +1633,19 @@ fn intr_real(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
         Some(k @ (10 | 16)) => Some(Type::base(&format!("real(kind={k})"), 16, Encoding::Float)),
         Some(k) => return Err(user(format!("REAL of kind {k} is not supported"))),
     };
+    let target = match (
+        &ty,
+        matches!(v.ty.strip().kind, TypeKind::Base(Encoding::ComplexFloat)),
+    ) {
+        (Some(t), _) => Some(t.clone()),
+        (None, true) => Some(part_type(&v.ty.strip())),
+        (None, false) => None,
+    };
+    if let Some(t) = target
+        && let Some(r) = soft_unary(Soft1::Convert, &v, &t)
+    {
+        return r;
+    }
     match (num(&v)?, ty) {
         (Num::Complex(r, _), None) => Ok(real_of(r, &part_type(&v.ty.strip()))),
         (Num::Complex(r, _), Some(t)) => Ok(real_of(r, &t)),
@@ -1479,5 +1708,35 @@ mod tests {
         let q = real_of(1.25, &Type::base("real(kind=16)", 16, Encoding::Float));
         let r = binary(BinOp::Add, &q, &int_value(1, 4)).unwrap();
         assert_eq!(r.bytes, f64_to_f128(2.25).to_vec());
+    }
+
+    #[test]
+    fn real10_and_real16_arithmetic_is_in_full_precision() {
+        let ten = Type::base("real(kind=10)", 16, Encoding::Float);
+        let sixteen = Type::base("real(kind=16)", 16, Encoding::Float);
+        // 1.25_16 / 3 in binary128 (gfortran: 0.416666666666666666666666666666666683).
+        let q = real_of(1.25, &sixteen);
+        let r = binary(BinOp::Div, &q, &int_value(3, 4)).unwrap();
+        let bits = u128::from_le_bytes(r.bytes.clone().try_into().unwrap());
+        assert_eq!(bits, 0x3ffd_aaaa_aaaa_aaaa_aaaa_aaaa_aaaa_aaab);
+        // 1 + 2^-60 is exact in x87 (64 bits), lost in f64.
+        let e = real_of(1.0, &ten);
+        let tiny = real_value(2f64.powi(-60), 8);
+        let r = binary(BinOp::Add, &e, &tiny).unwrap();
+        assert_eq!(r.ty.name.as_deref(), Some("real(kind=10)"));
+        assert_eq!(&r.bytes[..8], &(0x8000_0000_0000_0008u64).to_le_bytes());
+        assert!(truth(num(&binary(BinOp::Gt, &r, &e).unwrap()).unwrap()));
+        // real(10) with real(16) of the same size: the result is real(16).
+        let r = binary(BinOp::Mul, &e, &q).unwrap();
+        assert_eq!(r.ty.name.as_deref(), Some("real(kind=16)"));
+        // Negation keeps every bit.
+        let third = binary(BinOp::Div, &q, &int_value(3, 4)).unwrap();
+        let neg = eval_neg(&third);
+        assert_eq!(neg.bytes[15], third.bytes[15] ^ 0x80);
+        assert_eq!(neg.bytes[..15], third.bytes[..15]);
+    }
+
+    fn eval_neg(v: &Value) -> Value {
+        soft_unary(Soft1::Neg, v, &v.ty.clone()).unwrap().unwrap()
     }
 }
