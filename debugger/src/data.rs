@@ -33,6 +33,16 @@ pub struct DataState {
     pub values_shown: std::cell::Cell<usize>,
     /// Parsed breakpoint conditions, by breakpoint number.
     pub conditions: RefCell<HashMap<u32, (String, Option<expr::Expr>)>>,
+    /// Parsed Fortran breakpoint conditions (or the parse error), by breakpoint number.
+    pub fortran_conditions: RefCell<
+        HashMap<
+            u32,
+            (
+                String,
+                std::result::Result<cohort_fortran::parse::Expr, String>,
+            ),
+        >,
+    >,
 }
 
 fn derr(e: DwarfError) -> EngineError {
@@ -705,12 +715,29 @@ impl Debugger {
         let Some(text) = cond else { return true };
         self.invalidate_frames();
         if self.language() == Language::Fortran {
-            // Fortran conditions are parsed at each crossing (the parse is cheap next to the
-            // stop itself); a cached parse is wave 2.
+            // Parsed once per breakpoint and condition text, like C conditions.
+            let cached = {
+                let cache = self.data.fortran_conditions.borrow();
+                cache
+                    .get(&id)
+                    .filter(|(t, _)| *t == text)
+                    .map(|(_, e)| e.clone())
+            };
+            let parsed = cached.unwrap_or_else(|| {
+                let e = cohort_fortran::parse::parse(&text).map_err(|e| e.to_string());
+                self.data
+                    .fortran_conditions
+                    .borrow_mut()
+                    .insert(id, (text.clone(), e.clone()));
+                e
+            });
             let ctx = self.eval_ctx();
-            return match cohort_fortran::evaluate(&text, &ctx)
-                .and_then(|v| cohort_fortran::is_truthy(&v))
-            {
+            let holds = parsed.and_then(|e| {
+                cohort_fortran::evaluate_parsed(&e, &ctx)
+                    .and_then(|v| cohort_fortran::is_truthy(&v))
+                    .map_err(|e| e.to_string())
+            });
+            return match holds {
                 Ok(b) => b,
                 Err(err) => {
                     crate::errln!("Error in testing condition for breakpoint {id}:\n{err}");

@@ -20,9 +20,14 @@ use rustc_apfloat::{Float, FloatConvert};
 /// pointer is its target (Fortran pointers are not values of their own): `print ptr` is the
 /// target's value.
 pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
-    let e = parse(text)?;
+    evaluate_parsed(&parse(text)?, ctx)
+}
+
+/// [`evaluate`] of an expression parsed once (a breakpoint condition, evaluated at every
+/// crossing).
+pub fn evaluate_parsed(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
     let ev = Ev { ctx };
-    let v = ev.eval(&e)?;
+    let v = ev.eval(e)?;
     printed(&ev, v)
 }
 

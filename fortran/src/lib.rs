@@ -18,6 +18,6 @@ pub mod parse;
 pub mod typeprint;
 pub mod valprint;
 
-pub use eval::{INTRINSICS, evaluate, evaluate_type, is_truthy};
+pub use eval::{INTRINSICS, evaluate, evaluate_parsed, evaluate_type, is_truthy};
 pub use typeprint::{declaration, ptype, whatis};
 pub use valprint::{Resolver, format_value, format_value_with};
