@@ -21,6 +21,9 @@ use cohort_unwind::Frame;
 
 use crate::debugger::{Debugger, Flow, out};
 
+/// A Fortran breakpoint condition as parsed once: the expression, or why it does not parse.
+type FortranCondition = std::result::Result<cohort_fortran::parse::Expr, String>;
+
 /// Value history and convenience variables.
 #[derive(Default)]
 pub struct DataState {
@@ -34,15 +37,7 @@ pub struct DataState {
     /// Parsed breakpoint conditions, by breakpoint number.
     pub conditions: RefCell<HashMap<u32, (String, Option<expr::Expr>)>>,
     /// Parsed Fortran breakpoint conditions (or the parse error), by breakpoint number.
-    pub fortran_conditions: RefCell<
-        HashMap<
-            u32,
-            (
-                String,
-                std::result::Result<cohort_fortran::parse::Expr, String>,
-            ),
-        >,
-    >,
+    pub fortran_conditions: RefCell<HashMap<u32, (String, FortranCondition)>>,
 }
 
 fn derr(e: DwarfError) -> EngineError {
