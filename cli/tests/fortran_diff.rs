@@ -141,6 +141,8 @@ cases! {
     array_limits_flang = ("array_limits", "flang"),
     external_underscore_gfortran = ("external_underscore", "gfortran"),
     external_underscore_flang = ("external_underscore", "flang"),
+    class_unallocated_gfortran = ("class_unallocated", "gfortran"),
+    class_unallocated_flang = ("class_unallocated", "flang"),
     artificial_args_gfortran = ("artificial_args", "gfortran"),
     artificial_args_flang = ("artificial_args", "flang"),
     assumed_size_rank_gfortran = ("assumed_size_rank", "gfortran"),

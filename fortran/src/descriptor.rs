@@ -164,3 +164,35 @@ pub fn class_dynamic(v: &Value, target: &dyn Target) -> Option<(String, u64)> {
         _ => None,
     }
 }
+
+/// `CFI_attribute_allocatable` in a flang descriptor's attribute byte.
+const CFI_ATTRIBUTE_ALLOCATABLE: u8 = 2;
+
+/// For a polymorphic object (see [`class_dynamic`]) whose data pointer is null: whether it is
+/// an unallocated allocatable (`<not allocated>`) or a disassociated pointer
+/// (`<not associated>`). gfortran names the container type of an allocatable `..._a`
+/// (`__class_m_Shape_a`); flang's descriptor says it in its attribute byte. `None` for
+/// anything else, or an object with data.
+pub fn class_null_status(v: &Value, target: &dyn Target) -> Option<ShapeStatus> {
+    let (_, data) = class_dynamic(v, target)?;
+    if data != 0 {
+        return None;
+    }
+    let st = v.ty.strip();
+    let allocatable = match &st.kind {
+        TypeKind::Aggregate { .. } => st.name.as_deref().is_some_and(|n| n.ends_with("_a")),
+        _ => {
+            let Lval::Memory(desc) = v.lval else {
+                return None;
+            };
+            let mut b = [0u8; 1];
+            target.read_memory(desc.wrapping_add(22), &mut b).ok()?;
+            b[0] == CFI_ATTRIBUTE_ALLOCATABLE
+        }
+    };
+    Some(if allocatable {
+        ShapeStatus::NotAllocated
+    } else {
+        ShapeStatus::NotAssociated
+    })
+}

@@ -44,6 +44,19 @@ pub fn variable_value(v: Value, ctx: &dyn EvalContext) -> Result<Value> {
 
 /// The value of an evaluated expression as `print` shows it (see [`evaluate`]).
 fn printed(ev: &Ev<'_>, v: Value) -> Result<Value> {
+    // A polymorphic object without data: `<not allocated>` or `<not associated>`, as arrays.
+    if let Some(status) = crate::descriptor::class_null_status(&v, ev.ctx) {
+        return Ok(Value::new(
+            shaped_type(Shape {
+                element: v.ty.clone(),
+                dims: Vec::new(),
+                status,
+                spec: None,
+            }),
+            Vec::new(),
+            Lval::None,
+        ));
+    }
     // A disassociated scalar pointer prints as a disassociated array does.
     if let TypeKind::Pointer(t) = &v.ty.strip().kind
         && !matches!(
