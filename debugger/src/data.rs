@@ -962,21 +962,18 @@ impl EvalCtx<'_> {
 
 crate::session_target!(EvalCtx);
 
-impl EvalContext for EvalCtx<'_> {
-    fn resolve_dynamic(&self, ty: &TypeRef) -> cohort_dwarf::Result<TypeRef> {
-        // The bounds' expressions are relative to the selected frame's function.
-        let Some(frame) = self.frames.get(self.sel) else {
-            return Ok(ty.clone());
-        };
-        let (Some((d, _, scope)), Some(ctx)) = (
-            self.dbg.scope_of(frame),
-            self.dbg.frame_ctx(&self.frames, self.sel),
-        ) else {
-            return Ok(ty.clone());
-        };
-        let Some(f) = scope.function() else {
-            return Ok(ty.clone());
-        };
+impl<'a> EvalCtx<'a> {
+    /// The selected frame's debug information, a variable standing for its function (the
+    /// anchor DWARF properties of a type are evaluated against) and its register context:
+    /// array bounds and descriptors' expressions are relative to that function.
+    fn property_frame(
+        &self,
+        ty: &TypeRef,
+    ) -> Option<(Arc<DebugFile>, scopes::Variable, crate::source::Ctx<'_>)> {
+        let frame = self.frames.get(self.sel)?;
+        let (d, _, scope) = self.dbg.scope_of(frame)?;
+        let ctx = self.dbg.frame_ctx(&self.frames, self.sel)?;
+        let f = scope.function()?;
         let anchor = scopes::Variable {
             name: String::new(),
             ty: ty.clone(),
@@ -989,36 +986,25 @@ impl EvalContext for EvalCtx<'_> {
             decl_line: None,
             artificial: false,
         };
-        cohort_dwarf::location::resolve_type(&d, ty, &anchor, &ctx)
+        Some((d, anchor, ctx))
+    }
+}
+
+impl EvalContext for EvalCtx<'_> {
+    fn resolve_dynamic(&self, ty: &TypeRef) -> cohort_dwarf::Result<TypeRef> {
+        match self.property_frame(ty) {
+            Some((d, anchor, ctx)) => cohort_dwarf::location::resolve_type(&d, ty, &anchor, &ctx),
+            None => Ok(ty.clone()),
+        }
     }
 
     fn resolve_object(&self, ty: &TypeRef, object: u64) -> cohort_dwarf::Result<(TypeRef, u64)> {
-        // The properties' expressions are relative to the selected frame's function.
-        let Some(frame) = self.frames.get(self.sel) else {
-            return Ok((ty.clone(), object));
-        };
-        let (Some((d, _, scope)), Some(ctx)) = (
-            self.dbg.scope_of(frame),
-            self.dbg.frame_ctx(&self.frames, self.sel),
-        ) else {
-            return Ok((ty.clone(), object));
-        };
-        let Some(f) = scope.function() else {
-            return Ok((ty.clone(), object));
-        };
-        let anchor = scopes::Variable {
-            name: String::new(),
-            ty: ty.clone(),
-            die: f.die,
-            unit: f.unit,
-            kind: scopes::VarKind::Local,
-            location: None,
-            const_value: None,
-            frame_base: f.frame_base,
-            decl_line: None,
-            artificial: false,
-        };
-        cohort_dwarf::location::resolve_object(&d, ty, &anchor, &ctx, object)
+        match self.property_frame(ty) {
+            Some((d, anchor, ctx)) => {
+                cohort_dwarf::location::resolve_object(&d, ty, &anchor, &ctx, object)
+            }
+            None => Ok((ty.clone(), object)),
+        }
     }
 
     fn write(&self, lval: &Lval, bytes: &[u8]) -> cohort_dwarf::Result<()> {
