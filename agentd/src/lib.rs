@@ -1,5 +1,5 @@
-//! agentd, Cohort's node agent: it controls the ranks of one node (a tracer thread per rank,
-//! one parsed copy of each binary's debug information shared by all of them) and is one node
+//! agentd, Cohort's node agent: it controls the ranks of one node (a few tracer threads, each
+//! driving its ranks as coroutines; one parsed copy of each binary's debug information shared by all of them) and is one node
 //! of the agent tree. Commands come down from the parent addressed to rank sets; each agent
 //! runs them on its own ranks, forwards them to the children whose subtrees hold addressed
 //! ranks, merges every answer into groups of ranks with the same text and sends one reply up.
@@ -10,3 +10,4 @@
 pub mod node;
 pub mod rank;
 pub mod stdio;
+pub mod tracers;

@@ -60,6 +60,10 @@ struct Args {
     /// Working directory of launched ranks.
     #[arg(long)]
     cwd: Option<PathBuf>,
+    /// Tracer threads: the node's ranks are spread over this many threads (default: one per
+    /// CPU, or COHORT_TRACERS).
+    #[arg(long)]
+    tracers: Option<usize>,
     /// The program and its arguments (launched ranks).
     #[arg(last = true)]
     program: Vec<OsString>,
@@ -201,6 +205,14 @@ fn main() -> anyhow::Result<()> {
         Some(p) => agent_addr(&a, p)?,
     };
     let me = agent_addr(&a, index)?;
+    let tracers = a.tracers.or_else(|| {
+        std::env::var("COHORT_TRACERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    });
+    if tracers == Some(0) {
+        bail!("--tracers must be at least 1");
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -209,7 +221,10 @@ fn main() -> anyhow::Result<()> {
         let host = nix::unistd::gethostname()
             .map(|h| h.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (node, rx) = Node::new(index, host, locals, children.len() as u32, up_tx);
+        let (mut node, rx) = Node::new(index, host, locals, children.len() as u32, up_tx);
+        if let Some(n) = tracers {
+            node.set_tracers(n);
+        }
         if !children.is_empty() {
             let l = tokio::net::TcpListener::bind(me)
                 .await

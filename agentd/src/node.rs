@@ -13,7 +13,8 @@ use cohort_wire::{Down, Merged, Payload, RankSet, Secret, StackTree, Stream, Up}
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use crate::rank::{self, Done, Init, Job, RankHandle};
+use crate::rank::{Done, Init, Job};
+use crate::tracers::{Pool, RankHandle};
 
 /// How long a parent waits for any message from a child before it declares it lost. A dead
 /// agent closes its connection (found at once) and a dead node or link stops answering TCP
@@ -172,6 +173,8 @@ pub struct Node {
     pub agent: u32,
     pub host: String,
     ranks: BTreeMap<u32, RankHandle>,
+    /// The tracer threads the ranks run on (after `ranks`: handles go first when a node drops).
+    pool: Pool,
     /// Ranks whose threads start once this node has joined the tree (so that forming the tree
     /// does not wait for hundreds of threads loading the program on a few CPUs).
     to_start: Vec<(u32, Init)>,
@@ -196,7 +199,8 @@ pub struct Node {
 }
 
 impl Node {
-    /// Start the node: one thread per local rank, readers for their output.
+    /// Start the node: its ranks (started on the tracer threads with the first command that
+    /// concerns them), readers for their output.
     pub fn new(
         agent: u32,
         host: String,
@@ -222,6 +226,7 @@ impl Node {
             agent,
             host,
             ranks,
+            pool: Pool::new(Pool::default_threads()),
             to_start,
             own,
             stdin,
@@ -240,6 +245,13 @@ impl Node {
             lost: RankSet::new(),
         };
         (node, rx)
+    }
+
+    /// Run the ranks on `n` tracer threads (before any has started).
+    pub fn set_tracers(&mut self, n: usize) {
+        if self.ranks.is_empty() {
+            self.pool = Pool::new(n);
+        }
     }
 
     pub fn sender(&self) -> UnboundedSender<Msg> {
@@ -272,7 +284,7 @@ impl Node {
     fn start_ranks(&mut self) {
         for (rank, init) in std::mem::take(&mut self.to_start) {
             let t = self.tx.clone();
-            match rank::spawn(rank, init, move |d| {
+            match self.pool.spawn(rank, init, move |d| {
                 let _ = t.send(Msg::RankDone(d));
             }) {
                 Ok(h) => {

@@ -1,14 +1,15 @@
-//! One rank: a tracer thread that owns the rank's process (ptrace requires the thread that
-//! attached to drive it) and a [`Debugger`] whose output is captured for merging.
-//!
-//! Every rank has its own thread, so that a rank whose step blocks (inside `MPI_Recv` whose
-//! sender has not sent yet) holds only its own thread while every other rank goes on; the
-//! agent reports it as waiting and forwards its stop when it comes (docs/ARCHITECTURE.md).
+//! One rank: a [`Debugger`] whose output is captured for merging, run as a coroutine on the
+//! tracer thread that owns the rank's process (crate::tracers). A rank whose step waits
+//! (inside `MPI_Recv` whose sender has not sent yet) holds only its suspended coroutine while
+//! every other rank goes on; the agent reports it as waiting and forwards its stop when it
+//! comes (docs/ARCHITECTURE.md).
 
 use std::ffi::OsString;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
+
+use crate::tracers::{self, StartPermit, Suspend};
 use std::sync::{Arc, Mutex, mpsc};
 
 use cohort_debugger::{Debugger, Flow, output};
@@ -47,58 +48,6 @@ pub struct Done {
     pub err: String,
 }
 
-/// The agent's handle on a rank's thread.
-pub struct RankHandle {
-    pub rank: u32,
-    tx: mpsc::Sender<Job>,
-    /// The rank's process id once it has one (0 before).
-    pub pid: Arc<AtomicI32>,
-    /// The MPI call a step is running through, if any (set by the rank's debugger).
-    pub activity: Arc<Mutex<Option<String>>>,
-    join: Option<std::thread::JoinHandle<()>>,
-}
-
-impl RankHandle {
-    pub fn send(&self, job: Job) -> bool {
-        self.tx.send(job).is_ok()
-    }
-
-    /// Wait for the thread to end (after a `Shutdown`).
-    pub fn join(&mut self) {
-        if let Some(j) = self.join.take() {
-            let _ = j.join();
-        }
-    }
-}
-
-/// A permit to start a rank: at most as many ranks start at once as the node has CPUs.
-struct StartSlot;
-
-static STARTING: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
-static STARTED: std::sync::Condvar = std::sync::Condvar::new();
-
-impl StartSlot {
-    fn take() -> StartSlot {
-        let max = std::thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .max(2);
-        let mut n = STARTING.lock().unwrap_or_else(|e| e.into_inner());
-        while *n >= max {
-            n = STARTED.wait(n).unwrap_or_else(|e| e.into_inner());
-        }
-        *n += 1;
-        StartSlot
-    }
-}
-
-impl Drop for StartSlot {
-    fn drop(&mut self) {
-        let mut n = STARTING.lock().unwrap_or_else(|e| e.into_inner());
-        *n = n.saturating_sub(1);
-        STARTED.notify_one();
-    }
-}
-
 /// gdb names the process in a few lines; with many ranks those lines would never merge.
 fn without_pids(s: String) -> String {
     if !s.contains("(process ") {
@@ -110,30 +59,23 @@ fn without_pids(s: String) -> String {
     RE.replace_all(&s, "[Inferior 1 ").into_owned()
 }
 
-/// Start a rank's thread. `done` receives every answer.
-pub fn spawn(
-    rank: u32,
-    init: Init,
-    done: impl Fn(Done) + Send + 'static,
-) -> std::io::Result<RankHandle> {
-    let (tx, rx) = mpsc::channel::<Job>();
-    let pid = Arc::new(AtomicI32::new(0));
-    let activity = Arc::new(Mutex::new(None));
-    let (pid2, act2) = (pid.clone(), activity.clone());
-    let join = std::thread::Builder::new()
-        .name(format!("rank-{rank}"))
-        .stack_size(8 << 20)
-        .spawn(move || worker(rank, init, rx, pid2, act2, done))?;
-    Ok(RankHandle {
-        rank,
-        tx,
-        pid,
-        activity,
-        join: Some(join),
-    })
+/// The next job for this rank: suspends its coroutine until one comes (`None`: the agent has
+/// dropped the rank's handle).
+fn next_job(rx: &mpsc::Receiver<Job>) -> Option<Job> {
+    loop {
+        match rx.try_recv() {
+            Ok(j) => return Some(j),
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+            Err(mpsc::TryRecvError::Empty) if tracers::in_coroutine() => {
+                tracers::suspend(Suspend::Idle);
+            }
+            Err(mpsc::TryRecvError::Empty) => return rx.recv().ok(),
+        }
+    }
 }
 
-fn worker(
+/// A rank's life, run as a coroutine on its tracer thread (crate::tracers).
+pub(crate) fn worker(
     rank: u32,
     init: Init,
     rx: mpsc::Receiver<Job>,
@@ -141,7 +83,6 @@ fn worker(
     activity: Arc<Mutex<Option<String>>>,
     done: impl Fn(Done),
 ) {
-    output::capture_always();
     let mut d = Debugger::new(true);
     d.set_activity_slot(activity);
     let mut attach_pid = None;
@@ -177,7 +118,7 @@ fn worker(
     }
     // Whatever loading printed goes with the first answer.
     let mut detach_at_end = attach_pid.is_some();
-    while let Ok(job) = rx.recv() {
+    while let Some(job) = next_job(&rx) {
         match job {
             Job::Exec { id, line } => {
                 let line = line.trim();
@@ -196,7 +137,7 @@ fn worker(
                             }
                         }
                         None => {
-                            let _slot = StartSlot::take();
+                            let _permit = StartPermit::take();
                             d.execute("start");
                         }
                     },

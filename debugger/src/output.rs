@@ -35,6 +35,12 @@ pub fn capture_always() {
     });
 }
 
+/// Exchange this thread's capture with `slot`: agentd runs many ranks as coroutines on one
+/// thread, and each has its own capture, swapped in while it runs.
+pub fn swap_capture(slot: &mut Option<Captured>) {
+    CAPTURE.with(|c| std::mem::swap(&mut *c.borrow_mut(), slot));
+}
+
 /// What was captured since the last call (empty when not capturing).
 pub fn take() -> Captured {
     CAPTURE.with(|c| match &mut *c.borrow_mut() {

@@ -4,6 +4,7 @@
 pub mod arch;
 pub mod error;
 pub mod memory;
+pub mod mux;
 
 pub use error::{EngineError, Result};
 pub mod disasm;

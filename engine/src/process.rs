@@ -499,7 +499,7 @@ impl Process {
                 let mut p = Process::new(child, true, program.clone());
                 p.add_thread(child, TState::Running);
                 loop {
-                    match waitpid(child, Some(WaitPidFlag::__WALL)) {
+                    match crate::mux::wait_process(child, child, WaitPidFlag::__WALL) {
                         Ok(WaitStatus::PtraceEvent(_, _, ev))
                             if ev == Event::PTRACE_EVENT_EXEC as i32 =>
                         {
@@ -984,7 +984,7 @@ impl Process {
             } else {
                 wait_flags()
             };
-            match waitpid(Pid::from_raw(-1), Some(flags)) {
+            match crate::mux::wait_process(self.pid, Pid::from_raw(-1), flags) {
                 Ok(WaitStatus::StillAlive) | Err(Errno::EINTR) => std::hint::spin_loop(),
                 Err(Errno::ECHILD) => return Ok(WaitStatus::Exited(self.pid, 0)),
                 Err(e) => {
@@ -1569,7 +1569,7 @@ impl Process {
         }
         let _ = signal::kill(self.pid, Signal::SIGKILL);
         loop {
-            match waitpid(Pid::from_raw(-1), Some(wait_flags())) {
+            match crate::mux::wait_process(self.pid, Pid::from_raw(-1), wait_flags()) {
                 Ok(WaitStatus::Exited(p, _)) | Ok(WaitStatus::Signaled(p, _, _))
                     if p == self.pid =>
                 {
