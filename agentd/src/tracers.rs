@@ -342,7 +342,10 @@ fn dispatch(st: WaitStatus) {
             None => thread_group(tid).and_then(|g| s.pid_owner.get(&g).copied()),
         };
         let Some(slot) = owner else {
-            tracing::warn!(?st, "a wait status for a thread of no rank on this tracer thread");
+            tracing::warn!(
+                ?st,
+                "a wait status for a thread of no rank on this tracer thread"
+            );
             return;
         };
         if matches!(st, WaitStatus::Exited(..) | WaitStatus::Signaled(..)) {

@@ -483,3 +483,116 @@ fn parallel_stacks_merge_frames_of_the_same_place() {
         "main at ranks.c:24  [0-2]\n  compute at ranks.c:10  [0-2]\nmain at ranks.c:18  [3,5]\nmain at ranks.c:19  [4]"
     );
 }
+
+/// The tasks of a process: (tid, name).
+fn tasks(pid: i32) -> Vec<(i32, String)> {
+    let mut v: Vec<(i32, String)> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let tid: i32 = e.file_name().to_string_lossy().parse().unwrap();
+            let name = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+            (tid, name.trim().to_string())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A status field of /proc/PID/status.
+fn status_field(pid: &str, field: &str) -> Option<String> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix(field))
+        .map(|v| v.trim().to_string())
+}
+
+#[test]
+fn ranks_share_a_few_tracer_threads() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let prog = build("ranks");
+    let mut child = Command::new(cohort())
+        .args(["launch", "-n", "6", "--", "./ranks"])
+        .env("COHORT_TRACERS", "2")
+        .current_dir(prog.parent().unwrap())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut wait_for = |what: &str| {
+        for l in lines.by_ref() {
+            let l = l.unwrap();
+            if l.contains(what) {
+                return l;
+            }
+        }
+        panic!("no line with {what}");
+    };
+    writeln!(stdin, "info ranks").unwrap();
+    assert_eq!(
+        wait_for("stopped in"),
+        "(cohort) [0-5] stopped in main at ranks.c:18"
+    );
+    // The one agent, a child of this cohort.
+    let me = child.id().to_string();
+    let mut agents = Vec::new();
+    let mut procs = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.parse::<i32>().is_err() {
+            continue;
+        }
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if status_field(&name, "PPid:").as_deref() == Some(me.as_str())
+            && cmd.contains("cohort-agentd")
+        {
+            agents.push(name.parse::<i32>().unwrap());
+        }
+        procs.push((name, cmd));
+    }
+    assert_eq!(agents.len(), 1, "one agent");
+    let threads = tasks(agents[0]);
+    let tracers: Vec<i32> = threads
+        .iter()
+        .filter(|(_, n)| n.starts_with("tracer-"))
+        .map(|(t, _)| *t)
+        .collect();
+    assert_eq!(tracers.len(), 2, "two tracer threads: {threads:?}");
+    // The agent's threads do not grow with its ranks: the two tracers and the runtime's.
+    assert!(threads.len() <= 4, "{threads:?}");
+    // Every rank is traced by one of the two, three each.
+    let mut per_tracer = std::collections::BTreeMap::new();
+    for (pid, cmd) in &procs {
+        if !cmd.ends_with("/parallel-ranks/ranks ") || cmd.contains("cohort-agentd") {
+            // (Not a rank: the tracers' doorbells are agentd's own children, for instance.)
+            continue;
+        }
+        let tracer: i32 = status_field(pid, "TracerPid:").unwrap().parse().unwrap();
+        if tracer == 0 {
+            continue;
+        }
+        assert!(tracers.contains(&tracer), "rank {pid} traced by {tracer}");
+        *per_tracer.entry(tracer).or_insert(0) += 1;
+    }
+    assert_eq!(
+        per_tracer.values().copied().collect::<Vec<_>>(),
+        vec![3, 3],
+        "{per_tracer:?}"
+    );
+    // And they are debugged as before.
+    for _ in 0..3 {
+        writeln!(stdin, "next").unwrap();
+    }
+    writeln!(stdin, "print rank * 10").unwrap();
+    writeln!(stdin, "quit").unwrap();
+    assert_eq!(wait_for("$1"), "(cohort) [0] $1 = 0");
+    assert_eq!(wait_for("[5] $1"), "[5] $1 = 50");
+    drop(stdin);
+    let st = child.wait().unwrap();
+    assert!(st.success());
+}
