@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::os::fd::OwnedFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cohort_wire::{Down, Merged, Payload, RankSet, Secret, StackTree, Stream, Up};
@@ -54,7 +55,8 @@ pub enum Msg {
     },
     ChildUp(u64, Up),
     ChildGone(u64, String),
-    RankDone(Done),
+    /// What ranks answered (together, those a tracer thread finished in one round).
+    RanksDone(Vec<Done>),
     Output {
         rank: u32,
         stream: Stream,
@@ -168,6 +170,14 @@ fn frames_of(out: &str) -> Option<Vec<String>> {
     (!frames.is_empty()).then_some(frames)
 }
 
+/// The tracer threads' answers into the node's event loop.
+fn answers_to(tx: &UnboundedSender<Msg>) -> crate::tracers::Sink {
+    let tx = tx.clone();
+    Arc::new(move |v| {
+        let _ = tx.send(Msg::RanksDone(v));
+    })
+}
+
 pub struct Node {
     /// This agent's number in the tree (`u32::MAX` for the front end).
     pub agent: u32,
@@ -226,7 +236,7 @@ impl Node {
             agent,
             host,
             ranks,
-            pool: Pool::new(Pool::default_threads()),
+            pool: Pool::new(Pool::default_threads(), answers_to(&tx)),
             to_start,
             own,
             stdin,
@@ -250,7 +260,7 @@ impl Node {
     /// Run the ranks on `n` tracer threads (before any has started).
     pub fn set_tracers(&mut self, n: usize) {
         if self.ranks.is_empty() {
-            self.pool = Pool::new(n);
+            self.pool = Pool::new(n, answers_to(&self.tx));
         }
     }
 
@@ -283,10 +293,7 @@ impl Node {
     /// early would otherwise take the CPUs from those still starting.
     fn start_ranks(&mut self) {
         for (rank, init) in std::mem::take(&mut self.to_start) {
-            let t = self.tx.clone();
-            match self.pool.spawn(rank, init, move |d| {
-                let _ = t.send(Msg::RankDone(d));
-            }) {
+            match self.pool.spawn(rank, init) {
                 Ok(h) => {
                     self.ranks.insert(rank, h);
                 }
@@ -363,7 +370,11 @@ impl Node {
                 }
                 Msg::ChildUp(key, up) => self.on_child(key, up),
                 Msg::ChildGone(key, why) => self.child_gone(key, &why),
-                Msg::RankDone(d) => self.on_done(d),
+                Msg::RanksDone(v) => {
+                    for d in v {
+                        self.on_done(d);
+                    }
+                }
                 Msg::RegisterNow => self.register_now(),
                 Msg::Output { rank, stream, data } => {
                     let _ = self.up.send(Up::Output {

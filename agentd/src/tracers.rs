@@ -65,10 +65,15 @@ pub(crate) fn in_coroutine() -> bool {
 /// The agent's tracer threads.
 pub struct Pool {
     lanes: Vec<Lane>,
+    sink: Sink,
     wanted: usize,
     next_lane: usize,
     next_slot: usize,
 }
+
+/// Where the ranks' answers go: a thread hands over what its ranks answered in one round
+/// together (one wake-up of the agent's event loop, not one per rank).
+pub type Sink = Arc<dyn Fn(Vec<Done>) + Send + Sync>;
 
 /// One tracer thread, as the rest of the agent sees it.
 struct Lane {
@@ -111,7 +116,6 @@ struct NewRank {
     jobs: mpsc::Receiver<Job>,
     pid: Arc<AtomicI32>,
     activity: Arc<Mutex<Option<String>>>,
-    done: Box<dyn Fn(Done) + Send>,
     ended: mpsc::Sender<()>,
 }
 
@@ -159,10 +163,12 @@ impl Drop for RankHandle {
 }
 
 impl Pool {
-    /// A pool of `threads` tracer threads (at least one), started as ranks come.
-    pub fn new(threads: usize) -> Pool {
+    /// A pool of `threads` tracer threads (at least one), started as ranks come; the ranks'
+    /// answers go to `sink`.
+    pub fn new(threads: usize, sink: Sink) -> Pool {
         Pool {
             lanes: Vec::new(),
+            sink,
             wanted: threads.max(1),
             next_lane: 0,
             next_slot: 0,
@@ -174,17 +180,12 @@ impl Pool {
         std::thread::available_parallelism().map_or(2, |n| n.get())
     }
 
-    /// Start a rank on the next tracer thread. `done` receives every answer.
-    pub fn spawn(
-        &mut self,
-        rank: u32,
-        init: Init,
-        done: impl Fn(Done) + Send + 'static,
-    ) -> std::io::Result<RankHandle> {
+    /// Start a rank on the next tracer thread.
+    pub fn spawn(&mut self, rank: u32, init: Init) -> std::io::Result<RankHandle> {
         if self.lanes.len() < self.wanted && self.next_lane >= self.lanes.len() {
             let i = self.lanes.len();
             let lanes = self.wanted;
-            self.lanes.push(Lane::start(i, lanes)?);
+            self.lanes.push(Lane::start(i, lanes, self.sink.clone())?);
         }
         let i = self.next_lane % self.lanes.len();
         self.next_lane = (i + 1) % self.wanted;
@@ -202,7 +203,6 @@ impl Pool {
             jobs: jobs_rx,
             pid: pid.clone(),
             activity: activity.clone(),
-            done: Box::new(done),
             ended: ended_tx,
         };
         lane.intake
@@ -246,7 +246,7 @@ impl Drop for Pool {
 }
 
 impl Lane {
-    fn start(index: usize, lanes: usize) -> std::io::Result<Lane> {
+    fn start(index: usize, lanes: usize, sink: Sink) -> std::io::Result<Lane> {
         let (tx, rx) = mpsc::channel();
         let shared = Arc::new(LaneShared {
             sleeping: AtomicBool::new(false),
@@ -261,7 +261,7 @@ impl Lane {
         let start_limit = cpus.div_ceil(lanes).max(1);
         let join = std::thread::Builder::new()
             .name(format!("tracer-{index}"))
-            .spawn(move || run_lane(rx, s2, start_limit))?;
+            .spawn(move || run_lane(rx, s2, start_limit, sink))?;
         Ok(Lane {
             intake: tx,
             shared,
@@ -293,6 +293,8 @@ struct Sched {
     start_waiters: VecDeque<usize>,
     /// The doorbell's pid.
     bell: i32,
+    /// Answers of this round, not handed over yet.
+    outbox: Vec<Done>,
 }
 
 thread_local! {
@@ -498,7 +500,24 @@ struct Coro {
     idle: bool,
 }
 
-fn run_lane(intake: mpsc::Receiver<Intake>, shared: Arc<LaneShared>, start_limit: usize) {
+/// A rank's answer, handed over with the others of this round.
+pub(crate) fn answer(d: Done) {
+    SCHED.with(|s| s.borrow_mut().outbox.push(d));
+}
+
+fn flush(sink: &Sink) {
+    let out = SCHED.with(|s| std::mem::take(&mut s.borrow_mut().outbox));
+    if !out.is_empty() {
+        sink(out);
+    }
+}
+
+fn run_lane(
+    intake: mpsc::Receiver<Intake>,
+    shared: Arc<LaneShared>,
+    start_limit: usize,
+    sink: Sink,
+) {
     let bell = new_doorbell().unwrap_or(0);
     shared.bell.store(bell, Ordering::SeqCst);
     SCHED.with(|s| {
@@ -531,6 +550,7 @@ fn run_lane(intake: mpsc::Receiver<Intake>, shared: Arc<LaneShared>, start_limit
         if SCHED.with(|s| !s.borrow().ready.is_empty()) {
             continue;
         }
+        flush(&sink);
         let waiting = SCHED.with(|s| !s.borrow().waiting.is_empty());
         if waiting {
             if drain() > 0 {
@@ -585,6 +605,7 @@ fn run_lane(intake: mpsc::Receiver<Intake>, shared: Arc<LaneShared>, start_limit
             }
         }
     }
+    flush(&sink);
     mux::set_wait_hook(None);
     if bell > 0 {
         let _ = nix::sys::signal::kill(Pid::from_raw(bell), nix::sys::signal::SIGKILL);
@@ -602,12 +623,11 @@ fn take(m: Intake, coros: &mut HashMap<usize, Coro>, shared: &LaneShared) {
                 jobs,
                 pid,
                 activity,
-                done,
                 ended,
             } = *n;
             let body = Gn::<()>::new_opt(STACK_BYTES / std::mem::size_of::<usize>(), move || {
                 let run = std::panic::AssertUnwindSafe(|| {
-                    rank::worker(rank, init, jobs, pid, activity, done);
+                    rank::worker(rank, init, jobs, pid, activity, answer);
                 });
                 if std::panic::catch_unwind(run).is_err() {
                     tracing::error!("rank {rank}: its debugger panicked; the rank is lost");

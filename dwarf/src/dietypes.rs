@@ -378,6 +378,8 @@ pub struct FileTypes {
     cache: Mutex<HashMap<DieRef, TypeRef>>,
     index: OnceLock<TopIndex>,
     me: Weak<FileTypes>,
+    /// Functions read by `scopes::function_at`, by DIE (every rank steps in the same few).
+    pub(crate) functions: Mutex<HashMap<DieRef, crate::scopes::Function>>,
 }
 
 static REGISTRY: LazyLock<Mutex<HashMap<usize, Arc<FileTypes>>>> =
@@ -394,6 +396,7 @@ pub fn types(file: &Arc<DebugFile>) -> Arc<FileTypes> {
                 cache: Mutex::new(HashMap::new()),
                 index: OnceLock::new(),
                 me: me.clone(),
+                functions: Mutex::new(HashMap::new()),
             })
         })
         .clone()

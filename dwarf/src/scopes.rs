@@ -607,9 +607,24 @@ pub fn function_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Function>> {
     let Some((_, f)) = function_entry_at(file, pc) else {
         return Ok(None);
     };
+    let types = dietypes::types(file);
+    if let Some(got) = types
+        .functions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&f.die)
+    {
+        return Ok(Some(got.clone()));
+    }
     let d = read_tree(file, f.die, 1)?;
     let fb = d.attr(dw::DW_AT_frame_base).cloned();
-    Ok(Some(make_function(file, &d, fb)))
+    let func = make_function(file, &d, fb);
+    types
+        .functions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(f.die, func.clone());
+    Ok(Some(func))
 }
 
 /// A function by name (a global definition first, then a file-static one).
