@@ -60,8 +60,8 @@ struct Args {
     /// Working directory of launched ranks.
     #[arg(long)]
     cwd: Option<PathBuf>,
-    /// Tracer threads: the node's ranks are spread over this many threads (default: one per
-    /// CPU, or COHORT_TRACERS).
+    /// Tracer threads: the node's ranks are spread over this many threads (default:
+    /// COHORT_TRACERS, else one per CPU, or one per 128 ranks where that is more).
     #[arg(long)]
     tracers: Option<usize>,
     /// The program and its arguments (launched ranks).

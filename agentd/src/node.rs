@@ -236,7 +236,7 @@ impl Node {
             agent,
             host,
             ranks,
-            pool: Pool::new(Pool::default_threads(), answers_to(&tx)),
+            pool: Pool::new(None, answers_to(&tx)),
             to_start,
             own,
             stdin,
@@ -260,7 +260,7 @@ impl Node {
     /// Run the ranks on `n` tracer threads (before any has started).
     pub fn set_tracers(&mut self, n: usize) {
         if self.ranks.is_empty() {
-            self.pool = Pool::new(n, answers_to(&self.tx));
+            self.pool = Pool::new(Some(n), answers_to(&self.tx));
         }
     }
 
@@ -292,6 +292,7 @@ impl Node {
     /// concerns ranks arrives, that is once the whole tree has formed: agents that registered
     /// early would otherwise take the CPUs from those still starting.
     fn start_ranks(&mut self) {
+        self.pool.plan(self.to_start.len());
         for (rank, init) in std::mem::take(&mut self.to_start) {
             match self.pool.spawn(rank, init) {
                 Ok(h) => {

@@ -1,6 +1,7 @@
 //! The agent's tracer threads. ptrace ties a tracee to the thread that attached it, so each
 //! rank belongs to one tracer thread for its whole life; a node's ranks are spread over a few
-//! such threads (`--tracers`, default one per CPU), and on its thread every rank runs as a
+//! such threads (`--tracers`; by default one per CPU, more when a thread would have over
+//! [`RANKS_PER_THREAD`] ranks), and on its thread every rank runs as a
 //! coroutine (a stackful generator: the `generator` crate) with its own [`Debugger`].
 //!
 //! A rank's command runs until it must wait for its process (a step, a continue): the
@@ -32,6 +33,9 @@ use nix::sys::wait::WaitPidFlag;
 use nix::unistd::Pid;
 
 use crate::rank::{self, Done, Init, Job};
+
+/// Above this many ranks per tracer thread, the default adds threads (see [`Pool::threads_for`]).
+pub const RANKS_PER_THREAD: usize = 128;
 
 /// A coroutine's stack (bytes; mapped lazily, as a thread's is).
 const STACK_BYTES: usize = 8 << 20;
@@ -67,6 +71,8 @@ pub struct Pool {
     lanes: Vec<Lane>,
     sink: Sink,
     wanted: usize,
+    /// The number of threads was given (`--tracers`): [`Pool::plan`] keeps it.
+    fixed: bool,
     next_lane: usize,
     next_slot: usize,
 }
@@ -163,13 +169,14 @@ impl Drop for RankHandle {
 }
 
 impl Pool {
-    /// A pool of `threads` tracer threads (at least one), started as ranks come; the ranks'
-    /// answers go to `sink`.
-    pub fn new(threads: usize, sink: Sink) -> Pool {
+    /// A pool of tracer threads, started as ranks come: `threads` of them (at least one), or
+    /// with `None` as many as [`Pool::plan`] finds; the ranks' answers go to `sink`.
+    pub fn new(threads: Option<usize>, sink: Sink) -> Pool {
         Pool {
             lanes: Vec::new(),
             sink,
-            wanted: threads.max(1),
+            fixed: threads.is_some(),
+            wanted: threads.unwrap_or_else(Pool::default_threads).max(1),
             next_lane: 0,
             next_slot: 0,
         }
@@ -178,6 +185,22 @@ impl Pool {
     /// The default number of tracer threads: one per CPU.
     pub fn default_threads() -> usize {
         std::thread::available_parallelism().map_or(2, |n| n.get())
+    }
+
+    /// The default for a node of `ranks` ranks: one thread per CPU, and more when each would
+    /// have over [`RANKS_PER_THREAD`] ranks — the kernel looks through all of a thread's
+    /// tracees on every `waitpid(-1)`, so a thread with very many pays for each stop in
+    /// proportion (docs/BENCHMARKS.md).
+    pub fn threads_for(ranks: usize) -> usize {
+        Pool::default_threads().max(ranks.div_ceil(RANKS_PER_THREAD))
+    }
+
+    /// Plan for `ranks` more ranks: unless the number of threads was given, use
+    /// [`Pool::threads_for`]. Call before spawning them.
+    pub fn plan(&mut self, ranks: usize) {
+        if !self.fixed && self.lanes.is_empty() {
+            self.wanted = Pool::threads_for(ranks);
+        }
     }
 
     /// Start a rank on the next tracer thread.
