@@ -484,12 +484,19 @@ impl Drop for StartPermit {
 /// signal to it (SIGURG, ignored if it were ever delivered) is a stop in this thread's wait
 /// queue, which wakes a `waitpid(-1)` without any race with the check made before sleeping.
 fn new_doorbell() -> Option<i32> {
-    // SAFETY: fork(2); the child calls only async-signal-safe functions (prctl, getppid,
-    // pause, _exit) before it dies with this thread.
+    // SAFETY: fork(2); the child makes only system calls (close_range, sigprocmask, prctl,
+    // getppid, pause, _exit) until it dies with this thread.
     match unsafe { nix::unistd::fork() } {
         Ok(nix::unistd::ForkResult::Child) => {
-            // SAFETY: prctl and pause are plain system calls; the child only waits.
+            // SAFETY: plain system calls on no memory but a local signal set; the child only
+            // waits. It keeps none of the agent's descriptors (a rank's output pipe held open
+            // here would never reach its end), and blocks no signal (a blocked one would not
+            // stop it).
             unsafe {
+                libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+                let mut none: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut none);
+                libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 if libc::getppid() == 1 {
                     libc::_exit(0);
@@ -621,6 +628,8 @@ fn run_lane(
             // channels are closed with their handles).
             let idle: Vec<usize> = coros.keys().copied().collect();
             SCHED.with(|s| s.borrow_mut().ready.extend(idle));
+            // (Ranks whose handles are still held answer `Idle` again: do not spin on them.)
+            std::thread::sleep(std::time::Duration::from_millis(1));
         } else {
             match intake.recv() {
                 Ok(m) => take(m, &mut coros, &shared),
