@@ -32,6 +32,10 @@ pub enum CudaError {
     Engine(#[from] cohort_engine::error::EngineError),
     #[error("{0}")]
     Focus(String),
+    #[error(
+        "this debugger process already debugs a CUDA program (the driver's debugger API serves one process per debugger): GPU code of this one is not debugged"
+    )]
+    Busy,
 }
 
 pub type Result<T> = std::result::Result<T, CudaError>;

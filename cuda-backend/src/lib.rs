@@ -17,6 +17,7 @@ pub use error::{CudaError, Result};
 pub mod client;
 pub mod commands;
 pub mod cudbg;
+pub mod host;
 pub mod runner;
 pub mod state;
 pub mod testing;

@@ -7,12 +7,11 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use cohort_engine::session::{BpSpec, Event, Session};
+use cohort_engine::session::{Event, Session};
 
-use crate::client::{Cudbg, WAKE_SIGNAL, prepare_signals, take_pending};
 use crate::commands::{History, execute};
-use crate::cudbg::SYM_INIT_POINT;
 use crate::error::{CudaError, Result};
+use crate::host::{self, HostStop, INIT_HOOK};
 use crate::state::{CudaState, Note};
 
 pub struct Runner {
@@ -47,11 +46,12 @@ impl Runner {
         e.extend(env.iter().cloned());
         s.env = Some(e);
         s.args = args.to_vec();
-        prepare_signals(&mut s.signals)?;
-        s.add_breakpoint(BpSpec::SymbolExact(SYM_INIT_POINT.into()), true)?;
+        s.load_hooks = vec![INIT_HOOK.to_string()];
         s.start_process()?;
         match s.cont()? {
-            Event::Breakpoint { .. } => {}
+            Event::StepBreakpoint { pc, .. } if s.load_hook_at(pc).is_some() => {
+                s.clear_scope_breakpoint(pc)?;
+            }
             Event::Exited { code, .. } => {
                 return Err(CudaError::Handshake(format!(
                     "the program exited with code {code} before initialising CUDA"
@@ -63,10 +63,10 @@ impl Runner {
                 )));
             }
         }
-        let api = Cudbg::handshake(&mut s, library)?;
+        let cuda = host::start(&mut s, library)?;
         Ok(Runner {
             session: s,
-            cuda: CudaState::new(api),
+            cuda,
             history: History::default(),
             next_breakpoint: 1,
             exited: None,
@@ -80,43 +80,22 @@ impl Runner {
             return Ok(Stop::Exited(code));
         }
         loop {
-            match self.session.cont()? {
-                Event::Signal { tid, signo, .. } if signo == WAKE_SIGNAL && take_pending() => {
-                    self.session.process_mut()?.discard_signal(tid);
-                    let notes = self.cuda.handle_events()?;
-                    if notes
-                        .iter()
-                        .any(|n| matches!(n, Note::Stopped { .. } | Note::InternalError(_)))
-                    {
-                        return Ok(Stop::Cuda(notes));
-                    }
-                }
-                Event::Signal { signo, .. } if signo == WAKE_SIGNAL => {
-                    // No event announced: the program's own SIGURG (or a late wake-up, which
-                    // its default disposition ignores). It is delivered on resume.
-                }
-                Event::Exited { code, .. } => {
+            let ev = self.session.cont()?;
+            match host::triage(&mut self.session, &mut self.cuda, ev)? {
+                HostStop::Absorbed => {}
+                HostStop::Cuda(notes) => return Ok(Stop::Cuda(notes)),
+                HostStop::Host(Event::Exited { code, .. }) => {
                     self.exited = Some(code);
                     return Ok(Stop::Exited(code));
                 }
-                other => return Ok(Stop::Host(other)),
+                HostStop::Host(other) => return Ok(Stop::Host(other)),
             }
         }
     }
 
     fn report(stop: &Stop) -> String {
         match stop {
-            Stop::Cuda(notes) => notes
-                .iter()
-                .filter_map(|n| match n {
-                    Note::Stopped { text } => Some(text.clone()),
-                    Note::InternalError(e) => Some(format!(
-                        "CUDA internal error: {}\n",
-                        crate::cudbg::result_name(*e)
-                    )),
-                    _ => None,
-                })
-                .collect(),
+            Stop::Cuda(notes) => host::stop_report(notes),
             Stop::Exited(0) => "[Inferior 1 exited normally]\n".into(),
             Stop::Exited(c) => format!("[Inferior 1 exited with code {c:02o}]\n"),
             Stop::Host(e) => format!("host stop: {e:?}\n"),
@@ -132,21 +111,7 @@ impl Runner {
                 let id = self.next_breakpoint;
                 self.next_breakpoint += 1;
                 let addrs = self.cuda.add_breakpoint(id, args.trim())?;
-                Ok(match addrs.first() {
-                    Some(a) => {
-                        let at =
-                            self.cuda.modules().iter().find_map(|m| {
-                                m.cubin.find_line(*a).map(|(f, l)| (f.to_string(), l))
-                            });
-                        match at {
-                            Some((f, l)) => {
-                                format!("Breakpoint {id} at {a:#x}: file {f}, line {l}.\n")
-                            }
-                            None => format!("Breakpoint {id} at {a:#x}\n"),
-                        }
-                    }
-                    None => format!("Breakpoint {id} ({}) pending.\n", args.trim()),
-                })
+                Ok(host::break_message(&self.cuda, id, args.trim(), &addrs))
             }
             "run" | "r" | "continue" | "c" => {
                 if cmd.starts_with('c') {

@@ -156,6 +156,12 @@ pub struct Session {
     step_bps: Vec<u64>,
     /// The front end's scope breakpoints (where a watched frame returns), kept across steps.
     scope_bps: Vec<u64>,
+    /// Symbols where the front end wants to stop once a loaded object defines them (CUDA:
+    /// the driver's `cuInit`), without a user breakpoint: placed as scope breakpoints when they
+    /// resolve (reported as [`Event::StepBreakpoint`], see [`Session::load_hook_at`]).
+    pub load_hooks: Vec<String>,
+    /// The load hooks placed in this process: name and address.
+    placed_hooks: Vec<(String, u64)>,
     pub resolver: Option<LocationResolver>,
     /// Conditional breakpoints may use hardware slots until a watchpoint needs them.
     hw_for_conditions: bool,
@@ -194,6 +200,8 @@ impl Session {
             dl_hook: None,
             step_bps: Vec::new(),
             scope_bps: Vec::new(),
+            load_hooks: Vec::new(),
+            placed_hooks: Vec::new(),
             resolver: None,
             hw_for_conditions: true,
             messages: Vec::new(),
@@ -323,7 +331,32 @@ impl Session {
         // Attached processes already have their libraries.
         self.refresh_libraries()?;
         self.reinsert_breakpoints()?;
+        self.place_load_hooks()
+    }
+
+    /// Place the [`Session::load_hooks`] that the loaded objects now define.
+    fn place_load_hooks(&mut self) -> Result<()> {
+        for i in 0..self.load_hooks.len() {
+            let name = &self.load_hooks[i];
+            if self.placed_hooks.iter().any(|(n, _)| n == name) {
+                continue;
+            }
+            if let Some(addr) = self.symbols.lookup(name) {
+                let name = name.clone();
+                self.set_scope_breakpoint(addr)?;
+                self.placed_hooks.push((name, addr));
+            }
+        }
         Ok(())
+    }
+
+    /// The load hook placed at `addr`, if any (the front end drops it with
+    /// [`Session::clear_scope_breakpoint`] once handled; it is placed again in the next run).
+    pub fn load_hook_at(&self, addr: u64) -> Option<&str> {
+        self.placed_hooks
+            .iter()
+            .find(|(_, a)| *a == addr)
+            .map(|(n, _)| n.as_str())
     }
 
     /// Start the program under control, stopped at its first instruction.
@@ -410,6 +443,7 @@ impl Session {
         self.libs.truncate(1);
         self.step_bps.clear();
         self.scope_bps.clear();
+        self.placed_hooks.clear();
         self.dl_hook = None;
         for b in &mut self.breakpoints {
             b.inserted = false;
@@ -918,6 +952,7 @@ impl Session {
                 if self.dl_hook == Some(addr) {
                     self.refresh_libraries()?;
                     self.reinsert_breakpoints()?;
+                    self.place_load_hooks()?;
                 }
                 let first = self.breakpoints.iter().find(|b| {
                     b.enabled && b.inserted && b.kind == BpKind::Software && b.addrs.contains(&addr)
