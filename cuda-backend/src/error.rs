@@ -33,7 +33,7 @@ pub enum CudaError {
     #[error("{0}")]
     Focus(String),
     #[error(
-        "this debugger process already debugs a CUDA program (the driver's debugger API serves one process per debugger): GPU code of this one is not debugged"
+        "the driver's debugger API of this process already debugs another program (one program per debugger process)"
     )]
     Busy,
 }

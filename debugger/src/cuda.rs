@@ -100,6 +100,9 @@ impl Debugger {
                 }
                 self.cuda.state = Some(state);
             }
+            Err(e @ cohort_cuda::CudaError::Busy) => crate::errln!(
+                "warning: CUDA: {e}: the GPU code of this one is not debugged (give each CUDA rank its own agent: cohort launch --agents N)"
+            ),
             Err(e) => crate::errln!("warning: CUDA: {e}"),
         }
     }

@@ -1,0 +1,357 @@
+//! CUDA programs in the gdb-compatible front end (`cohort PROGRAM`) and in the agent tree
+//! (`cohort launch`), against the CUDBG test double of NVIDIA's driver library (cuda-backend's
+//! `testing`; see docs/CUDA.md). The double scripts the device; the command line, the agents,
+//! the engine, the debugger and the CUDA layer are real, and so is the debuggee process.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use cohort_cuda::testing::{DoubleFixture, build_double, cuda_sources};
+
+const LINE15: &str = "15\t    unsigned int v = sdata[idx];\n";
+
+fn hit(block: u32, sm: u32) -> String {
+    format!(
+        "[Switching focus to CUDA kernel 0, grid 1, block ({block},0,0), thread (0,0,0), device 0, sm {sm}, warp 0, lane 0]\n\
+         \n\
+         CUDA thread hit Breakpoint 1, bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
+         {LINE15}"
+    )
+}
+
+const DEVICES: &str = "  Dev PCI Bus/Dev ID              Name Description SM Type SMs Warps/SM Lanes/Warp Max Regs/Lane Active SMs Mask \n\
+                       *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255             0x1 \n";
+
+/// `s` with every hexadecimal number after `key` replaced by `ADDR` and every number after
+/// `process ` by `N` (addresses of the host program and of its stack, process ids).
+fn normalize(s: &str) -> String {
+    let mut s = s.to_string();
+    for (key, hex, with) in [
+        ("argv=0x", true, "ADDR"),
+        ("at 0x", true, "ADDR"),
+        ("process ", false, "N"),
+    ] {
+        let mut out = String::new();
+        let mut rest = s.as_str();
+        while let Some(i) = rest.find(key) {
+            out.push_str(&rest[..i]);
+            rest = &rest[i + key.len()..];
+            let n = rest
+                .chars()
+                .take_while(|c| {
+                    if hex {
+                        c.is_ascii_hexdigit()
+                    } else {
+                        c.is_ascii_digit()
+                    }
+                })
+                .count();
+            if n > 0 {
+                out.push_str(&key[..key.len() - if hex { 2 } else { 0 }]);
+                out.push_str(with);
+            } else {
+                out.push_str(key);
+            }
+            rest = &rest[n..];
+        }
+        out.push_str(rest);
+        s = out;
+    }
+    s
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        normalize(&String::from_utf8_lossy(&o.stdout)),
+        normalize(&String::from_utf8_lossy(&o.stderr)),
+    )
+}
+
+fn cohort(f: &DoubleFixture, library: &Path, cmds: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.arg("-batch").arg("--cuda-library").arg(library);
+    for x in cmds {
+        c.args(["-ex", x]);
+    }
+    c.arg("--args")
+        .arg(&f.debuggee)
+        .args(f.args())
+        .envs(f.env())
+        .output()
+        .expect("run cohort")
+}
+
+#[test]
+fn cuda_program_in_the_gdb_command_loop() {
+    let f = build_double("debugger").expect("build the double");
+    let o = cohort(
+        &f,
+        &f.library,
+        &[
+            "info cuda devices",
+            "cuda thread",
+            "set breakpoint pending on",
+            "break bitreverse.cu:15",
+            "run",
+            "info cuda devices",
+            "info cuda kernels",
+            "bt",
+            "print idx",
+            "cuda kernel 0 block (0,0,0) thread (53,0,0)",
+            "cuda kernel block thread",
+            "print idx",
+            "print sdata[idx]",
+            "stepi",
+            "next",
+            "continue",
+            "print idx",
+            "delete 1",
+            "break reversed",
+            "continue",
+            "print v",
+            "print v + 1",
+            "info cuda kernels",
+            "delete",
+            "continue",
+            "info cuda devices",
+        ],
+    );
+    let (out, err) = text(&o);
+    let debuggee_c = cuda_sources().join("cudbg_debuggee.c");
+    let expected = format!(
+        "No CUDA devices.\n\
+         Breakpoint 1 (bitreverse.cu:15) pending.\n\
+         {hit0}\
+         {DEVICES}\
+         \x20 Kernel Parent Dev Grid Status SMs Mask GridDim BlockDim Invocation                      \n\
+         *      0      -   0    1 Active      0x1 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\
+         #0  bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
+         $1 = 0\n\
+         [Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (53,0,0), device 0, sm 0, warp 1, lane 21]\n\
+         {LINE15}\
+         kernel 0, block (0,0,0), thread (53,0,0)\n\
+         $2 = 53\n\
+         $3 = 4149\n\
+         0x0000000000000520\n\
+         {LINE15}\
+         16\t    v = ((0xf0f0f0f0 & v) >> 4) | ((0x0f0f0f0f & v) << 4);\n\
+         {hit1}\
+         $4 = 0\n\
+         Breakpoint 2 at ADDR: file {c}, line 23.\n\
+         \n\
+         Breakpoint 2, reversed (v=4096) at {c}:23\n\
+         23\t    uint32_t r = 0;\n\
+         $5 = 4096\n\
+         $6 = 4097\n\
+         No CUDA kernels.\n\
+         PASSED (SIGURG handled 1 time)\n\
+         [Inferior 1 (process N) exited normally]\n\
+         No CUDA devices.\n",
+        hit0 = hit(0, 0),
+        hit1 = hit(1, 1),
+        c = debuggee_c.display(),
+    );
+    assert_eq!(out, expected);
+    assert_eq!(
+        err,
+        "Focus not set on any active CUDA kernel.\n\
+         No source file named bitreverse.cu.\n"
+    );
+    assert!(o.status.success());
+}
+
+/// `cohort launch -n N [EXTRA] -batch -ex CMD... -- ./cudbg_debuggee LIBRARY` in the fixture's
+/// folder, the API library named by `COHORT_CUDA_LIBRARY` (agentd's ranks have no command
+/// line of their own). Returns the merged standard output without the launcher's own lines and
+/// without the program's `PASSED` lines (their order between ranks is the processes'), those
+/// lines sorted, and the standard error.
+fn launch(
+    f: &DoubleFixture,
+    n: u32,
+    extra: &[&str],
+    cmds: &[&str],
+) -> (String, Vec<String>, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.arg("launch")
+        .args(["-n", &n.to_string()])
+        .args(extra)
+        .arg("-batch");
+    for x in cmds {
+        c.args(["-ex", x]);
+    }
+    let dir = f.debuggee.parent().expect("fixture folder");
+    c.arg("--")
+        .arg("./cudbg_debuggee")
+        .args(f.args())
+        .envs(f.env())
+        .env("COHORT_CUDA_LIBRARY", &f.library)
+        .current_dir(dir);
+    let o = c.output().expect("run cohort launch");
+    let (out, err) = text(&o);
+    let mut passed: Vec<String> = out
+        .lines()
+        .filter(|l| l.contains("] PASSED"))
+        .map(String::from)
+        .collect();
+    passed.sort();
+    let out = out
+        .lines()
+        .filter(|l| !l.starts_with("cohort: ") && !l.contains("] PASSED"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    (out, passed, err)
+}
+
+/// The launcher's `start` on every rank of `set`.
+fn started(set: &str) -> String {
+    let c = cuda_sources().join("cudbg_debuggee.c");
+    let c = c.display();
+    format!(
+        "[{set}] Temporary breakpoint 1 at ADDR: file {c}, line 32.\n\
+         [{set}]\n\
+         [{set}] Temporary breakpoint 1, main (argc=2, argv=ADDR) at {c}:32\n\
+         [{set}] 32\t    if (argc < 2) {{\n"
+    )
+}
+
+fn prefixed(set: &str, text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if l.is_empty() {
+                format!("[{set}]\n")
+            } else {
+                format!("[{set}] {l}\n")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn three_ranks_under_three_agents_merge_gpu_state() {
+    let f = build_double("launch3").expect("build the double");
+    let (out, passed, err) = launch(
+        &f,
+        3,
+        &["--agents", "3"],
+        &[
+            "set breakpoint pending on",
+            "break bitreverse.cu:15",
+            "info ranks",
+            "continue",
+            "info cuda devices",
+            "print idx",
+            "info ranks",
+            "cuda kernel 0 block (0,0,0) thread (53,0,0)",
+            "print idx",
+            "print sdata[idx]",
+            "continue",
+            "info ranks",
+            "delete",
+            "continue",
+            "info ranks",
+        ],
+    );
+    let all = "0-2";
+    let hit = |block, sm| hit(block, sm).replace("Breakpoint 1,", "Breakpoint 2,");
+    let expected = [
+        started(all),
+        prefixed(all, "Breakpoint 2 (bitreverse.cu:15) pending.\n"),
+        prefixed(
+            all,
+            &format!(
+                "stopped in main at {}:32\n",
+                cuda_sources().join("cudbg_debuggee.c").display()
+            ),
+        ),
+        prefixed(all, &hit(0, 0)),
+        prefixed(all, DEVICES),
+        prefixed(all, "$1 = 0\n"),
+        prefixed(
+            all,
+            "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
+        ),
+        prefixed(
+            all,
+            &format!("[Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (53,0,0), device 0, sm 0, warp 1, lane 21]\n{LINE15}"),
+        ),
+        prefixed(all, "$2 = 53\n$3 = 4149\n"),
+        prefixed(all, &hit(1, 1)),
+        prefixed(
+            all,
+            "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
+        ),
+        prefixed(all, "[Inferior 1 exited normally]\nexited normally\n"),
+    ]
+    .concat();
+    assert_eq!(out, expected);
+    assert_eq!(
+        passed,
+        [
+            "[0] PASSED (SIGURG handled 1 time)",
+            "[1] PASSED (SIGURG handled 1 time)",
+            "[2] PASSED (SIGURG handled 1 time)"
+        ]
+    );
+    assert_eq!(err, "[0-2] No source file named bitreverse.cu.\n");
+}
+
+#[test]
+fn one_agent_debugs_the_gpu_code_of_one_rank() {
+    let f = build_double("launch1").expect("build the double");
+    let (out, passed, err) = launch(
+        &f,
+        2,
+        &[],
+        &[
+            "set breakpoint pending on",
+            "break bitreverse.cu:15",
+            "continue",
+            "info cuda devices",
+            "info ranks",
+            "delete",
+            "continue",
+        ],
+    );
+    // The rank whose driver initialised first has the agent's CUDA session.
+    let (w, l) = if out.contains("[0] [Switching focus") {
+        ("0", "1")
+    } else {
+        ("1", "0")
+    };
+    let ordered = |a: String, b: String| if w == "0" { a + &b } else { b + &a };
+    let hit = hit(0, 0).replace("Breakpoint 1,", "Breakpoint 2,");
+    let expected = [
+        started("0-1"),
+        prefixed("0-1", "Breakpoint 2 (bitreverse.cu:15) pending.\n"),
+        ordered(
+            prefixed(w, &hit),
+            prefixed(l, "[Inferior 1 exited normally]\n"),
+        ),
+        ordered(prefixed(w, DEVICES), prefixed(l, "No CUDA devices.\n")),
+        ordered(
+            prefixed(
+                w,
+                "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
+            ),
+            prefixed(l, "exited normally\n"),
+        ),
+        prefixed(w, "[Inferior 1 exited normally]\n"),
+    ]
+    .concat();
+    assert_eq!(out, expected);
+    assert_eq!(
+        passed,
+        [
+            "[0] PASSED (SIGURG handled 1 time)",
+            "[1] PASSED (SIGURG handled 1 time)"
+        ]
+    );
+    assert_eq!(
+        err,
+        format!(
+            "[0-1] No source file named bitreverse.cu.\n\
+             [{l}] warning: CUDA: the driver's debugger API of this process already debugs another program (one program per debugger process): the GPU code of this one is not debugged (give each CUDA rank its own agent: cohort launch --agents N)\n\
+             [{l}] The program is not being run.\n"
+        )
+    );
+}
