@@ -355,3 +355,73 @@ fn one_agent_debugs_the_gpu_code_of_one_rank() {
         )
     );
 }
+
+#[test]
+fn device_exception_in_the_gdb_command_loop() {
+    let f = build_double("debugger-fault").expect("build the double");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.arg("-batch").arg("--cuda-library").arg(&f.library);
+    for x in ["run", "print idx", "continue"] {
+        c.args(["-ex", x]);
+    }
+    // Thread 37 of block 1 faults at 0x750 (line 19, the store to global memory).
+    let o = c
+        .arg("--args")
+        .arg(&f.debuggee)
+        .args(f.args())
+        .envs(f.env())
+        .env("COHORT_CUDBG_DOUBLE_FAULT", "1:37:750")
+        .output()
+        .expect("run cohort");
+    let (out, err) = text(&o);
+    assert_eq!(
+        out,
+        "\n\
+         CUDA Exception: Warp Illegal Address\n\
+         The exception was triggered at PC 0x750 (bitreverse.cu:19)\n\
+         \n\
+         Thread received signal CUDA_EXCEPTION_14, Warp Illegal Address.\n\
+         [Switching focus to CUDA kernel 0, grid 1, block (1,0,0), thread (37,0,0), device 0, sm 1, warp 1, lane 5]\n\
+         19\t    idata[idx] = v;\n\
+         $1 = 37\n\
+         FAILED (SIGURG handled 1 time)\n\
+         [Inferior 1 (process N) exited with code 01]\n"
+    );
+    assert_eq!(err, "");
+}
+
+#[test]
+fn a_missing_api_library_leaves_the_host_debuggable() {
+    let f = build_double("debugger-nolib").expect("build the double");
+    let o = cohort(
+        &f,
+        Path::new("/nonexistent/libcuda.so.1"),
+        &[
+            "break reversed",
+            "run",
+            "info cuda devices",
+            "print v",
+            "kill",
+        ],
+    );
+    let (out, err) = text(&o);
+    let c = cuda_sources().join("cudbg_debuggee.c");
+    let c = c.display();
+    assert_eq!(
+        out,
+        format!(
+            "Breakpoint 1 at ADDR: file {c}, line 23.\n\
+             \n\
+             Breakpoint 1, reversed (v=4096) at {c}:23\n\
+             23\t    uint32_t r = 0;\n\
+             No CUDA devices.\n\
+             $1 = 4096\n\
+             Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n\
+             [Inferior 1 (process N) killed]\n"
+        )
+    );
+    assert_eq!(
+        err,
+        "warning: CUDA: cannot load /nonexistent/libcuda.so.1: dlopen failed\n"
+    );
+}

@@ -87,6 +87,11 @@ fn handshake_events_focus_and_variables() {
     let mut s = start_at_cuinit(&f);
     let api = Cudbg::handshake(&mut s, Some(&f.library)).expect("handshake");
     assert_eq!(api.version().to_string(), "12.9.156");
+    // One program per debugger process: a second handshake is refused while this one lives.
+    assert!(matches!(
+        Cudbg::handshake(&mut s, Some(&f.library)),
+        Err(cohort_cuda::CudaError::Busy)
+    ));
     // The debugger variables are in the debuggee now.
     let read32 = |s: &Session, name: &str| {
         let mut b = [0u8; 4];
@@ -380,6 +385,7 @@ fn handshake_needs_the_driver_variables() {
             panic!("nothing may be written")
         }
     }
+    let _turn = one_session();
     let f = fixture("nodriver");
     let e = match Cudbg::handshake(&mut NoDriver, Some(&f.library)) {
         Err(e) => e.to_string(),
