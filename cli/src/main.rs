@@ -99,14 +99,23 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
 }
 
 fn main() -> anyhow::Result<()> {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    // `cohort cuda ...` is the front end below with `--cuda-library` (cli/src/cuda.rs).
+    if argv.first().map(String::as_str) == Some("cuda") {
+        argv = match cuda::gdb_arguments(&argv[1..]) {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("{e:#}");
+                std::process::exit(1);
+            }
+        };
+    }
     type Sub = fn(&[String]) -> anyhow::Result<i32>;
     let sub: Option<Sub> = match argv.first().map(String::as_str) {
         Some("launch") => Some(parallel::launch_main),
         Some("offline") => Some(report::offline_main),
         Some("attach") => Some(parallel::attach_main),
         Some("demo") => Some(report::demo_main),
-        Some("cuda") => Some(cuda::cuda_main),
         _ => None,
     };
     if let Some(f) = sub {

@@ -361,7 +361,7 @@ fn device_exception_in_the_gdb_command_loop() {
     let f = build_double("debugger-fault").expect("build the double");
     let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
     c.arg("-batch").arg("--cuda-library").arg(&f.library);
-    for x in ["run", "print idx", "continue"] {
+    for x in ["run", "print idx", "info cuda threads", "continue"] {
         c.args(["-ex", x]);
     }
     // Thread 37 of block 1 faults at 0x750 (line 19, the store to global memory).
@@ -384,6 +384,9 @@ fn device_exception_in_the_gdb_command_loop() {
          [Switching focus to CUDA kernel 0, grid 1, block (1,0,0), thread (37,0,0), device 0, sm 1, warp 1, lane 5]\n\
          19\t    idata[idx] = v;\n\
          $1 = 37\n\
+         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
+         Kernel 0\n\
+         *  (1,0,0)  (32,0,0)     (1,0,0)     (63,0,0)    32 0x0000000000000750 bitreverse.cu    19 \n\
          FAILED (SIGURG handled 1 time)\n\
          [Inferior 1 (process N) exited with code 01]\n"
     );

@@ -1,6 +1,6 @@
-//! What every front end does with the host side of a CUDA program, shared by `cohort cuda`
-//! ([`crate::runner`]) and the gdb-compatible command loop (`cohort-debugger`, so `cohort
-//! PROGRAM` and agentd's ranks):
+//! What a front end does with the host side of a CUDA program (the gdb-compatible command
+//! loop of `cohort-debugger` uses it, so `cohort PROGRAM`, its alias `cohort cuda` and agentd's
+//! ranks):
 //!
 //! - where to stop the program for the handshake ([`INIT_HOOK`]: a load hook of the engine,
 //!   no user breakpoint) and which API library to load ([`library_choice`]);

@@ -18,6 +18,5 @@ pub mod client;
 pub mod commands;
 pub mod cudbg;
 pub mod host;
-pub mod runner;
 pub mod state;
 pub mod testing;
