@@ -428,3 +428,64 @@ fn a_missing_api_library_leaves_the_host_debuggable() {
         "warning: CUDA: cannot load /nonexistent/libcuda.so.1: dlopen failed\n"
     );
 }
+
+/// cuda-gdb's two foci: `thread N` puts it on the host (host variables, host frames), `cuda
+/// ...` back on a GPU thread. What `thread 1` prints (the host thread waits in the C library,
+/// whose frames differ between systems and runs) is left out between the `@@@` markers.
+#[test]
+fn host_and_device_focus_switch_during_a_device_stop() {
+    let f = build_double("debugger-focus").expect("build the double");
+    let o = cohort(
+        &f,
+        &f.library,
+        &[
+            "set breakpoint pending on",
+            "break bitreverse.cu:15",
+            "run",
+            "print urgent",
+            "echo @@@\\n",
+            "thread 1",
+            "echo @@@\\n",
+            "print urgent",
+            "print idx",
+            "cuda thread",
+            "info cuda kernels",
+            "cuda block (0,0,0) thread (5,0,0)",
+            "print idx",
+            "cuda thread",
+            "kill",
+        ],
+    );
+    let (out, err) = text(&o);
+    // `thread 1`'s complaint that the C library's source is missing goes to stderr.
+    let err: String = err
+        .lines()
+        .filter(|l| !l.contains("../sysdeps/"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (before, rest) = out.split_once("@@@\n").expect("first marker");
+    let (_, after) = rest.split_once("@@@\n").expect("second marker");
+    assert_eq!(
+        before,
+        format!("Breakpoint 1 (bitreverse.cu:15) pending.\n{}", hit(0, 0))
+    );
+    assert_eq!(
+        after,
+        "$1 = 1\n\
+         \x20 Kernel Parent Dev Grid Status SMs Mask GridDim BlockDim Invocation                      \n\
+         *      0      -   0    1 Active      0x1 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\
+         [Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (5,0,0), device 0, sm 0, warp 0, lane 5]\n\
+         15\t    unsigned int v = sdata[idx];\n\
+         $2 = 5\n\
+         thread (5,0,0)\n\
+         Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n\
+         [Inferior 1 (process N) killed]\n"
+    );
+    assert_eq!(
+        err,
+        "No source file named bitreverse.cu.\n\
+         No symbol \"urgent\" in current context.\n\
+         No symbol \"idx\" in current context.\n\
+         Focus not set on any active CUDA kernel.\n"
+    );
+}
