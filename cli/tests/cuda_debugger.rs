@@ -93,6 +93,7 @@ fn cuda_program_in_the_gdb_command_loop() {
             "set breakpoint pending on",
             "break bitreverse.cu:15",
             "run",
+            "info breakpoints",
             "info cuda devices",
             "info cuda kernels",
             "bt",
@@ -122,6 +123,8 @@ fn cuda_program_in_the_gdb_command_loop() {
         "No CUDA devices.\n\
          Breakpoint 1 (bitreverse.cu:15) pending.\n\
          {hit0}\
+         Num     Type           Disp Enb Address            What\n\
+         1       breakpoint     keep y   0x0000000000000510 in bitreverse at bitreverse.cu:15\n\
          {DEVICES}\
          \x20 Kernel Parent Dev Grid Status SMs Mask GridDim BlockDim Invocation                      \n\
          *      0      -   0    1 Active      0x1 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\

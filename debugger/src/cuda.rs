@@ -158,6 +158,27 @@ impl Debugger {
         Ok(Some(Flow::Go))
     }
 
+    /// Where device breakpoint `id` is set (its first location), for `info breakpoints`:
+    /// the address and `in KERNEL at FILE:LINE`.
+    pub(crate) fn cuda_breakpoint_at(&self, id: u32) -> Option<(u64, String)> {
+        let state = self.cuda.state.as_ref()?;
+        let (dev, addr) = *state
+            .breakpoints()
+            .iter()
+            .find(|b| b.id == id)?
+            .locations
+            .first()?;
+        let m = state
+            .modules()
+            .iter()
+            .find(|m| m.dev == dev && m.cubin.function_at(addr).is_some())?;
+        let func = m.cubin.function_at(addr).map(|f| f.name.clone())?;
+        Some(match m.cubin.find_line(addr) {
+            Some((file, line)) => (addr, format!("in {func} at {file}:{line}")),
+            None => (addr, format!("in {func}")),
+        })
+    }
+
     /// A breakpoint the host made pending: the device may have it later.
     pub(crate) fn cuda_pending(&mut self, id: u32, spec: &str) {
         self.cuda.breakpoints.push((id, spec.to_string()));

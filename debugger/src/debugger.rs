@@ -1337,7 +1337,7 @@ impl Debugger {
         // gdb sizes the address column for 64-bit addresses only when some breakpoint has one
         // (a hardware watchpoint has one it does not print).
         let wide = bps.iter().any(|b| match b.kind {
-            BpKind::Software => !b.addrs.is_empty(),
+            BpKind::Software => !b.addrs.is_empty() || self.cuda_breakpoint_at(b.id).is_some(),
             BpKind::Watch { .. } => true,
         });
         let aw = if wide { 18 } else { 10 };
@@ -1363,7 +1363,9 @@ impl Debugger {
                 BpKind::Software => {
                     let mut addrs = b.addrs.clone();
                     addrs.sort_unstable();
+                    let device = self.cuda_breakpoint_at(b.id);
                     let (addr, what) = match (addrs.as_slice(), &b.spec) {
+                        ([], _) if let Some((a, what)) = device => (format!("0x{a:016x}"), what),
                         ([], BpSpec::Symbol(n) | BpSpec::Location(n)) => {
                             (format!("{:<aw$}", "<PENDING>"), n.clone())
                         }
