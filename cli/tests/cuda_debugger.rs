@@ -492,3 +492,47 @@ fn host_and_device_focus_switch_during_a_device_stop() {
          Focus not set on any active CUDA kernel.\n"
     );
 }
+
+/// A user breakpoint in the driver's initialisation (`cuInit`) stops there as any host
+/// breakpoint, and the handshake is made all the same.
+#[test]
+fn a_user_breakpoint_in_cuinit_and_the_handshake() {
+    let f = build_double("debugger-cuinit").expect("build the double");
+    let o = cohort(
+        &f,
+        &f.library,
+        &[
+            "set breakpoint pending on",
+            "break cuInit",
+            "break bitreverse.cu:15",
+            "run",
+            "info cuda kernels",
+            "continue",
+            "print idx",
+            "kill",
+        ],
+    );
+    let (out, err) = text(&o);
+    let double_c = cuda_sources().join("cudbg_double.c");
+    assert_eq!(
+        out,
+        format!(
+            "Breakpoint 1 (cuInit) pending.\n\
+             Breakpoint 2 (bitreverse.cu:15) pending.\n\
+             \n\
+             Breakpoint 1, cuInit (flags=0) at {c}:129\n\
+             129\t    if (!cudbgIpcFlag)\n\
+             No CUDA kernels.\n\
+             {hit}\
+             $1 = 0\n\
+             Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n\
+             [Inferior 1 (process N) killed]\n",
+            c = double_c.display(),
+            hit = hit(0, 0).replace("Breakpoint 1,", "Breakpoint 2,"),
+        )
+    );
+    assert_eq!(
+        err,
+        "Function \"cuInit\" not defined.\nNo source file named bitreverse.cu.\n"
+    );
+}

@@ -65,6 +65,14 @@ impl Debugger {
                 self.cuda_handshake();
                 Ok(Some(false))
             }
+            // A user breakpoint on `cuInit` itself: the handshake, then the user's stop.
+            Event::Breakpoint { pc, .. }
+                if self.session.load_hook_at(*pc) == Some(host::INIT_HOOK) =>
+            {
+                self.session.clear_scope_breakpoint(*pc)?;
+                self.cuda_handshake();
+                Ok(None)
+            }
             Event::Exited { .. } | Event::Killed { .. } => {
                 self.cuda_end();
                 Ok(None)
