@@ -536,3 +536,41 @@ fn a_user_breakpoint_in_cuinit_and_the_handshake() {
         "Function \"cuInit\" not defined.\nNo source file named bitreverse.cu.\n"
     );
 }
+
+/// The program's own SIGURG (the signal the driver's wake-ups use) reaches it while a CUDA
+/// session is open: `next` over `raise(SIGURG)` runs its handler and stops on the next line,
+/// as gdb's default for SIGURG (nostop noprint pass).
+#[test]
+fn the_programs_own_wake_up_signal_is_passed_during_next() {
+    let f = build_double("debugger-sigurg").expect("build the double");
+    let o = cohort(
+        &f,
+        &f.library,
+        &[
+            "break 54",
+            "run",
+            "print urgent",
+            "next",
+            "print urgent",
+            "kill",
+        ],
+    );
+    let (out, err) = text(&o);
+    let c = cuda_sources().join("cudbg_debuggee.c");
+    let c = c.display();
+    assert_eq!(
+        out,
+        format!(
+            "Breakpoint 1 at ADDR: file {c}, line 54.\n\
+             \n\
+             Breakpoint 1, main (argc=2, argv=ADDR) at {c}:54\n\
+             54\t    raise(SIGURG);\n\
+             $1 = 0\n\
+             55\t    if (launch(\"bitreverse\", 2, 64, data, 128) != 0) {{\n\
+             $2 = 1\n\
+             Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n\
+             [Inferior 1 (process N) killed]\n"
+        )
+    );
+    assert_eq!(err, "");
+}

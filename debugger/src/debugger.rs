@@ -662,7 +662,8 @@ impl Debugger {
         }
         let n = parse_count(arg)?;
         let mut before = (None, None);
-        for i in 0..n {
+        let mut i = 0;
+        while i < n {
             // Only the last step's frame decides how the stop is shown.
             if i + 1 == n {
                 before = self.step_frame_id();
@@ -670,10 +671,19 @@ impl Debugger {
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {
-                Event::Step { .. } => self.invalidate_frames(),
+                Event::Step { .. } => {
+                    self.invalidate_frames();
+                    i += 1;
+                }
                 other => {
+                    // A signal the report absorbs is the CUDA driver's wake-up (or the
+                    // program's own wake-up signal): the instruction is stepped again.
+                    let signal = matches!(other, Event::Signal { .. });
                     // A breakpoint, signal or exit ends the stepping early.
                     if !self.report(other)? {
+                        if signal {
+                            continue;
+                        }
                         return self.resume();
                     }
                     return Ok(Flow::Go);
