@@ -456,6 +456,10 @@ fn host_and_device_focus_switch_during_a_device_stop() {
             "cuda block (0,0,0) thread (5,0,0)",
             "print idx",
             "cuda thread",
+            "cuda device 0 sm 0 warp 1 lane 2",
+            "cuda device sm warp lane",
+            "print idx",
+            "cuda kernel 0 warp 1",
             "kill",
         ],
     );
@@ -481,6 +485,10 @@ fn host_and_device_focus_switch_during_a_device_stop() {
          15\t    unsigned int v = sdata[idx];\n\
          $2 = 5\n\
          thread (5,0,0)\n\
+         [Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (34,0,0), device 0, sm 0, warp 1, lane 2]\n\
+         15\t    unsigned int v = sdata[idx];\n\
+         device 0, sm 0, warp 1, lane 2\n\
+         $3 = 34\n\
          Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n\
          [Inferior 1 (process N) killed]\n"
     );
@@ -489,7 +497,8 @@ fn host_and_device_focus_switch_during_a_device_stop() {
         "No source file named bitreverse.cu.\n\
          No symbol \"urgent\" in current context.\n\
          No symbol \"idx\" in current context.\n\
-         Focus not set on any active CUDA kernel.\n"
+         Focus not set on any active CUDA kernel.\n\
+         Cannot mix logical and physical coordinates. CUDA focus unchanged.\n"
     );
 }
 
