@@ -102,6 +102,8 @@ fn cuda_program_in_the_gdb_command_loop() {
             "cuda kernel block thread",
             "print idx",
             "print sdata[idx]",
+            "info locals",
+            "info args",
             "stepi",
             "next",
             "continue",
@@ -135,6 +137,10 @@ fn cuda_program_in_the_gdb_command_loop() {
          kernel 0, block (0,0,0), thread (53,0,0)\n\
          $2 = 53\n\
          $3 = 4149\n\
+         idata = 0x7fffce000000\n\
+         idx = 53\n\
+         v = <optimized out>\n\
+         data = 0x7fffce000000\n\
          0x0000000000000520\n\
          {LINE15}\
          16\t    v = ((0xf0f0f0f0 & v) >> 4) | ((0x0f0f0f0f & v) << 4);\n\

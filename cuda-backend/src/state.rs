@@ -1015,12 +1015,45 @@ impl CudaState {
         }
         let v = self.lookup_variable(expr)?;
         let b = self.variable_bytes(&v)?;
-        if let Some(elem) = element_type(&v.type_name) {
-            let es = type_size(&elem) as usize;
-            let items: Vec<String> = b.chunks(es).map(|c| format_scalar(&elem, c)).collect();
-            return Ok(format!("{{{}}}", items.join(", ")));
+        Ok(format_value(&v.type_name, &b))
+    }
+
+    /// `info locals` of the focused thread: the locals of the blocks holding its pc, innermost
+    /// block first and in declaration order within one, `NAME = VALUE` each; a value that
+    /// cannot be read says why in its place.
+    pub fn info_locals(&self) -> Result<String> {
+        self.info_variables(VarKind::Local, "No locals.\n")
+    }
+
+    /// `info args` of the focused thread's function.
+    pub fn info_args(&self) -> Result<String> {
+        self.info_variables(VarKind::Parameter, "No arguments.\n")
+    }
+
+    fn info_variables(&self, kind: VarKind, none: &str) -> Result<String> {
+        let (m, func, _, pc) = self.focus_function()?;
+        let vars = m.cubin.variables(&func)?;
+        let mut visible: Vec<&Variable> = vars
+            .iter()
+            .filter(|v| v.kind == kind && v.block.is_none_or(|(lo, hi)| lo <= pc && pc < hi))
+            .collect();
+        // A nested block is smaller than the one around it; the sort keeps DWARF order.
+        visible.sort_by_key(|v| v.block.map_or(u64::MAX, |(lo, hi)| hi - lo));
+        if visible.is_empty() {
+            return Ok(none.to_string());
         }
-        Ok(format_scalar(&v.type_name, &b))
+        let mut out = String::new();
+        for v in visible {
+            let value = match self.variable_bytes(v) {
+                // gdb shows pointers bare here (no `(TYPE *)` as `print` does).
+                Ok(b) if v.type_name.ends_with('*') => format!("0x{:x}", le_u64(&b)),
+                Ok(b) => format_value(&v.type_name, &b),
+                Err(CudaError::Focus(m)) if m.starts_with('<') => m,
+                Err(e) => format!("<error: {e}>"),
+            };
+            out.push_str(&format!("{} = {value}\n", v.name));
+        }
+        Ok(out)
     }
 
     fn args_of(&self, k: &Kernel) -> Vec<String> {
@@ -1190,6 +1223,16 @@ fn le_u64(b: &[u8]) -> i64 {
     let n = b.len().min(8);
     a[..n].copy_from_slice(&b[..n]);
     i64::from_le_bytes(a)
+}
+
+/// A value of type `t` (a scalar or an array of scalars) as gdb prints it.
+fn format_value(t: &str, b: &[u8]) -> String {
+    if let Some(elem) = element_type(t) {
+        let es = (type_size(&elem) as usize).max(1);
+        let items: Vec<String> = b.chunks(es).map(|c| format_scalar(&elem, c)).collect();
+        return format!("{{{}}}", items.join(", "));
+    }
+    format_scalar(t, b)
 }
 
 /// A scalar as gdb prints it.

@@ -4,8 +4,8 @@
 //! [`host`]), and from then on the driver's wake-ups are pumped into CUDA events.
 //!
 //! Focus follows cuda-gdb: a device stop (breakpoint in a kernel, exception) moves the focus to
-//! a GPU thread, and `print`, `stepi`, `next`/`step` and `bt` then work on that thread and its
-//! warp; `cuda kernel|block|thread|device|sm|warp|lane ...` switches between GPU threads;
+//! a GPU thread, and `print`, `info locals`, `info args`, `stepi`, `next`/`step` and `bt` then
+//! work on that thread and its warp; `cuda kernel|block|thread|device|sm|warp|lane ...` switches between GPU threads;
 //! `thread N` and any resuming command (`continue`, host steps) return the focus to the host.
 //! `info cuda devices|kernels|blocks|threads` answer in either focus. `break` on a location
 //! that a loaded module resolves is a device breakpoint; one that nothing resolves yet and is
@@ -332,6 +332,8 @@ impl Debugger {
             "stepi" | "si" => state.step_warp().map_err(cerr)?,
             "next" | "n" | "step" | "s" => state.step_line().map_err(cerr)?,
             "backtrace" | "bt" | "where" => state.backtrace().map_err(cerr)?,
+            "info" | "i" | "inf" if rest == "locals" => state.info_locals().map_err(cerr)?,
+            "info" | "i" | "inf" if rest == "args" => state.info_args().map_err(cerr)?,
             _ => {
                 self.cuda_resume_if(cmd)?;
                 return Ok(None);
