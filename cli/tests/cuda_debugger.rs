@@ -81,12 +81,19 @@ fn cohort(f: &DoubleFixture, library: &Path, cmds: &[&str]) -> Output {
         .expect("run cohort")
 }
 
+/// `cohort -batch --cuda-library DOUBLE -ex CMD... --args DEBUGGEE` with the double built
+/// under `tag`: its standard output and error, normalized; it must exit with success.
+fn session(tag: &str, cmds: &[&str]) -> (String, String) {
+    let f = build_double(tag).expect("build the double");
+    let o = cohort(&f, &f.library, cmds);
+    assert!(o.status.success());
+    text(&o)
+}
+
 #[test]
 fn cuda_program_in_the_gdb_command_loop() {
-    let f = build_double("debugger").expect("build the double");
-    let o = cohort(
-        &f,
-        &f.library,
+    let (out, err) = session(
+        "debugger",
         &[
             "info cuda devices",
             "cuda thread",
@@ -119,7 +126,6 @@ fn cuda_program_in_the_gdb_command_loop() {
             "info cuda devices",
         ],
     );
-    let (out, err) = text(&o);
     let debuggee_c = cuda_sources().join("cudbg_debuggee.c");
     let expected = format!(
         "No CUDA devices.\n\
@@ -166,7 +172,6 @@ fn cuda_program_in_the_gdb_command_loop() {
         "Focus not set on any active CUDA kernel.\n\
          No source file named bitreverse.cu.\n"
     );
-    assert!(o.status.success());
 }
 
 /// `cohort launch -n N [EXTRA] -batch -ex CMD... -- ./cudbg_debuggee LIBRARY` in the fixture's
@@ -443,10 +448,8 @@ fn a_missing_api_library_leaves_the_host_debuggable() {
 /// whose frames differ between systems and runs) is left out between the `@@@` markers.
 #[test]
 fn host_and_device_focus_switch_during_a_device_stop() {
-    let f = build_double("debugger-focus").expect("build the double");
-    let o = cohort(
-        &f,
-        &f.library,
+    let (out, err) = session(
+        "debugger-focus",
         &[
             "set breakpoint pending on",
             "break bitreverse.cu:15",
@@ -469,7 +472,6 @@ fn host_and_device_focus_switch_during_a_device_stop() {
             "kill",
         ],
     );
-    let (out, err) = text(&o);
     // `thread 1`'s complaint that the C library's source is missing goes to stderr.
     let err: String = err
         .lines()
@@ -512,10 +514,8 @@ fn host_and_device_focus_switch_during_a_device_stop() {
 /// breakpoint, and the handshake is made all the same.
 #[test]
 fn a_user_breakpoint_in_cuinit_and_the_handshake() {
-    let f = build_double("debugger-cuinit").expect("build the double");
-    let o = cohort(
-        &f,
-        &f.library,
+    let (out, err) = session(
+        "debugger-cuinit",
         &[
             "set breakpoint pending on",
             "break cuInit",
@@ -527,7 +527,6 @@ fn a_user_breakpoint_in_cuinit_and_the_handshake() {
             "kill",
         ],
     );
-    let (out, err) = text(&o);
     let double_c = cuda_sources().join("cudbg_double.c");
     assert_eq!(
         out,
@@ -557,10 +556,8 @@ fn a_user_breakpoint_in_cuinit_and_the_handshake() {
 /// as gdb's default for SIGURG (nostop noprint pass).
 #[test]
 fn the_programs_own_wake_up_signal_is_passed_during_next() {
-    let f = build_double("debugger-sigurg").expect("build the double");
-    let o = cohort(
-        &f,
-        &f.library,
+    let (out, err) = session(
+        "debugger-sigurg",
         &[
             "break 54",
             "run",
@@ -570,7 +567,6 @@ fn the_programs_own_wake_up_signal_is_passed_during_next() {
             "kill",
         ],
     );
-    let (out, err) = text(&o);
     let c = cuda_sources().join("cudbg_debuggee.c");
     let c = c.display();
     assert_eq!(
