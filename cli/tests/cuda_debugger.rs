@@ -261,6 +261,10 @@ fn three_ranks_under_three_agents_merge_gpu_state() {
             "continue",
             "info ranks",
             "delete",
+            "break reversed",
+            "continue",
+            "info ranks",
+            "delete",
             "continue",
             "info ranks",
         ],
@@ -293,6 +297,17 @@ fn three_ranks_under_three_agents_merge_gpu_state() {
         prefixed(
             all,
             "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
+        ),
+        prefixed(
+            all,
+            &format!(
+                "Breakpoint 3 at ADDR: file {c}, line 23.\n\
+                 \n\
+                 Breakpoint 3, reversed (v=4096) at {c}:23\n\
+                 23\t    uint32_t r = 0;\n\
+                 stopped in reversed at {c}:23; GPU: 1 device sm_90\n",
+                c = cuda_sources().join("cudbg_debuggee.c").display()
+            ),
         ),
         prefixed(all, "[Inferior 1 exited normally]\nexited normally\n"),
     ]

@@ -593,11 +593,16 @@ impl CudaState {
         types.sort_unstable();
         types.dedup();
         let n = self.devices.len();
-        let mut s = format!(
-            "{n} device{} {}",
-            if n == 1 { "" } else { "s" },
-            types.join("/")
-        );
+        // The devices are read at the first device stop.
+        let mut s = if n == 0 {
+            "CUDA initialised".to_string()
+        } else {
+            format!(
+                "{n} device{} {}",
+                if n == 1 { "" } else { "s" },
+                types.join("/")
+            )
+        };
         for k in &self.kernels {
             let mut places: Vec<String> = self
                 .warps

@@ -112,6 +112,8 @@ fn handshake_events_focus_and_variables() {
         [] as [u64; 0]
     );
     assert_eq!(cuda.info_kernels(), "No CUDA kernels.\n");
+    // The devices are read at the first device stop.
+    assert_eq!(cuda.summary(), "CUDA initialised");
 
     // The driver initialises: the ELF image of the module.
     let notes = run_until_cuda(&mut s, &mut cuda).unwrap();
