@@ -22,14 +22,15 @@ fn hit(block: u32, sm: u32) -> String {
 const DEVICES: &str = "  Dev PCI Bus/Dev ID              Name Description SM Type SMs Warps/SM Lanes/Warp Max Regs/Lane Active SMs Mask \n\
                        *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255             0x1 \n";
 
-/// `s` with every hexadecimal number after `key` replaced by `ADDR` and every number after
-/// `process ` by `N` (addresses of the host program and of its stack, process ids).
+/// `s` with the host program's addresses (`argv=0x…`, `at 0x…: file /…` of a host breakpoint)
+/// replaced by `ADDR` and process ids (`process N`) by `N`: they differ between systems and
+/// runs. Device addresses (`at 0x510: file bitreverse.cu`) stay.
 fn normalize(s: &str) -> String {
     let mut s = s.to_string();
-    for (key, hex, with) in [
-        ("argv=0x", true, "ADDR"),
-        ("at 0x", true, "ADDR"),
-        ("process ", false, "N"),
+    for (key, hex, with, before) in [
+        ("argv=0x", true, "ADDR", ""),
+        ("at 0x", true, "ADDR", ": file /"),
+        ("process ", false, "N", ""),
     ] {
         let mut out = String::new();
         let mut rest = s.as_str();
@@ -46,13 +47,13 @@ fn normalize(s: &str) -> String {
                     }
                 })
                 .count();
-            if n > 0 {
+            if n > 0 && rest[n..].starts_with(before) {
                 out.push_str(&key[..key.len() - if hex { 2 } else { 0 }]);
                 out.push_str(with);
+                rest = &rest[n..];
             } else {
                 out.push_str(key);
             }
-            rest = &rest[n..];
         }
         out.push_str(rest);
         s = out;
@@ -599,4 +600,47 @@ fn the_programs_own_wake_up_signal_is_passed_during_next() {
         )
     );
     assert_eq!(err, "");
+}
+
+/// `break KERNEL` before the module is loaded (pending, then at the kernel's first line), and
+/// `break FILE:LINE` / `break KERNEL` while it is loaded (device breakpoints at once).
+#[test]
+fn device_breakpoints_on_kernels_and_lines() {
+    let (out, err) = session(
+        "debugger-kernels",
+        &[
+            "set breakpoint pending on",
+            "break bitreverse",
+            "run",
+            "info breakpoints",
+            "break bitreverse.cu:19",
+            "break scale",
+            "info cuda threads",
+            "continue",
+            "print v",
+            "kill",
+        ],
+    );
+    assert_eq!(
+        out,
+        "Breakpoint 1 (bitreverse) pending.\n\
+         [Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (0,0,0), device 0, sm 0, warp 0, lane 0]\n\
+         \n\
+         CUDA thread hit Breakpoint 1, bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:11\n\
+         11\t    unsigned int *idata = data + blockIdx.x * N;\n\
+         Num     Type           Disp Enb Address            What\n\
+         1       breakpoint     keep y   0x00000000000000a0 in bitreverse at bitreverse.cu:11\n\
+         Breakpoint 2 at 0x750: file bitreverse.cu, line 19.\n\
+         Breakpoint 3 at 0xc40: file bitreverse.cu, line 25.\n\
+         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
+         Kernel 0\n\
+         *  (0,0,0)   (0,0,0)     (0,0,0)     (63,0,0)    64 0x00000000000000a0 bitreverse.cu    11 \n\
+         \n\
+         CUDA thread hit Breakpoint 2, bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:19\n\
+         19\t    idata[idx] = v;\n\
+         $1 = 0\n\
+         Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n\
+         [Inferior 1 (process N) killed]\n"
+    );
+    assert_eq!(err, "Function \"bitreverse\" not defined.\n");
 }
