@@ -61,7 +61,7 @@ impl Debugger {
             Event::StepBreakpoint { pc, .. }
                 if self.session.load_hook_at(*pc) == Some(host::INIT_HOOK) =>
             {
-                self.session.clear_scope_breakpoint(*pc)?;
+                self.session.take_load_hook(*pc)?;
                 self.cuda_handshake();
                 Ok(Some(false))
             }
@@ -69,7 +69,7 @@ impl Debugger {
             Event::Breakpoint { pc, .. }
                 if self.session.load_hook_at(*pc) == Some(host::INIT_HOOK) =>
             {
-                self.session.clear_scope_breakpoint(*pc)?;
+                self.session.take_load_hook(*pc)?;
                 self.cuda_handshake();
                 Ok(None)
             }

@@ -160,8 +160,9 @@ pub struct Session {
     /// the driver's `cuInit`), without a user breakpoint: placed as scope breakpoints when they
     /// resolve (reported as [`Event::StepBreakpoint`], see [`Session::load_hook_at`]).
     pub load_hooks: Vec<String>,
-    /// The load hooks placed in this process: name and address.
-    placed_hooks: Vec<(String, u64)>,
+    /// The load hooks placed in this process: name, address, and whether it is still armed
+    /// (see [`Session::take_load_hook`]).
+    placed_hooks: Vec<(String, u64, bool)>,
     pub resolver: Option<LocationResolver>,
     /// Conditional breakpoints may use hardware slots until a watchpoint needs them.
     hw_for_conditions: bool,
@@ -338,25 +339,40 @@ impl Session {
     fn place_load_hooks(&mut self) -> Result<()> {
         for i in 0..self.load_hooks.len() {
             let name = &self.load_hooks[i];
-            if self.placed_hooks.iter().any(|(n, _)| n == name) {
+            if self.placed_hooks.iter().any(|(n, _, _)| n == name) {
                 continue;
             }
             if let Some(addr) = self.symbols.lookup(name) {
                 let name = name.clone();
                 self.set_scope_breakpoint(addr)?;
-                self.placed_hooks.push((name, addr));
+                self.placed_hooks.push((name, addr, true));
             }
         }
         Ok(())
     }
 
-    /// The load hook placed at `addr`, if any (the front end drops it with
-    /// [`Session::clear_scope_breakpoint`] once handled; it is placed again in the next run).
+    /// The armed load hook at `addr`, if any.
     pub fn load_hook_at(&self, addr: u64) -> Option<&str> {
         self.placed_hooks
             .iter()
-            .find(|(_, a)| *a == addr)
-            .map(|(n, _)| n.as_str())
+            .find(|(_, a, armed)| *a == addr && *armed)
+            .map(|(n, _, _)| n.as_str())
+    }
+
+    /// Disarm the load hook at `addr` once the front end has handled its stop: it is not
+    /// placed again in this process (it is in the next run). Its name, if one was armed there.
+    pub fn take_load_hook(&mut self, addr: u64) -> Result<Option<String>> {
+        let Some(h) = self
+            .placed_hooks
+            .iter_mut()
+            .find(|(_, a, armed)| *a == addr && *armed)
+        else {
+            return Ok(None);
+        };
+        h.2 = false;
+        let name = h.0.clone();
+        self.clear_scope_breakpoint(addr)?;
+        Ok(Some(name))
     }
 
     /// Start the program under control, stopped at its first instruction.

@@ -590,7 +590,10 @@ fn load_hook_stops_at_a_symbol_of_a_dlopened_library() {
         assert_eq!(s.load_hook_at(at), Some("plugin_fn"));
         assert_eq!(s.load_hook_at(at + 1), None);
         assert!(s.breakpoints().is_empty());
-        s.clear_scope_breakpoint(at).unwrap();
+        assert_eq!(s.take_load_hook(at).unwrap().as_deref(), Some("plugin_fn"));
+        // Disarmed: no longer a hook, and taking it again finds nothing.
+        assert_eq!(s.load_hook_at(at), None);
+        assert_eq!(s.take_load_hook(at).unwrap(), None);
         assert!(matches!(s.cont().unwrap(), Event::Exited { code: 0, .. }));
     }
 }
