@@ -484,6 +484,14 @@ fn host_and_device_focus_switch_during_a_device_stop() {
             "cuda device 0 sm 0 warp 1 lane 2",
             "cuda device sm warp lane",
             "print idx",
+            "p/x idx",
+            "p/z sdata[idx]",
+            "p/o idx",
+            "p/t idx",
+            "p/d data",
+            "print/x data",
+            "p/c idx",
+            "p/y idx",
             "cuda kernel 0 warp 1",
             "kill",
         ],
@@ -513,6 +521,12 @@ fn host_and_device_focus_switch_during_a_device_stop() {
          15\t    unsigned int v = sdata[idx];\n\
          device 0, sm 0, warp 1, lane 2\n\
          $3 = 34\n\
+         $4 = 0x22\n\
+         $5 = 0x00001022\n\
+         $6 = 042\n\
+         $7 = 100010\n\
+         $8 = 140736649494528\n\
+         $9 = 0x7fffce000000\n\
          Kill the program being debugged? (y or n) [answered Y; input not from terminal]\n\
          [Inferior 1 (process N) killed]\n"
     );
@@ -522,6 +536,8 @@ fn host_and_device_focus_switch_during_a_device_stop() {
          No symbol \"urgent\" in current context.\n\
          No symbol \"idx\" in current context.\n\
          Focus not set on any active CUDA kernel.\n\
+         Format letter \"c\" is not supported for GPU values.\n\
+         Undefined output format \"y\".\n\
          Cannot mix logical and physical coordinates. CUDA focus unchanged.\n"
     );
 }

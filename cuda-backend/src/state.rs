@@ -983,6 +983,39 @@ impl CudaState {
     /// Print a variable of the focused thread (`NAME` or `NAME[INDEX]`, INDEX a number or a
     /// variable), as gdb prints its value.
     pub fn print(&self, expr: &str) -> Result<String> {
+        self.print_as(expr, None)
+    }
+
+    /// `print/FMT EXPR`: as [`CudaState::print`], each scalar in gdb's output format `x`,
+    /// `z`, `d`, `u`, `o` or `t` (a floating-point value converted to an integer first, as gdb
+    /// does).
+    pub fn print_as(&self, expr: &str, fmt: Option<char>) -> Result<String> {
+        if let Some(f) = fmt
+            && !"xzduot".contains(f)
+        {
+            return Err(CudaError::Focus(if "acfsi".contains(f) {
+                format!("Format letter \"{f}\" is not supported for GPU values.")
+            } else {
+                format!("Undefined output format \"{f}\".")
+            }));
+        }
+        let (t, b) = self.value_of(expr)?;
+        Ok(match fmt {
+            None => format_value(&t, &b),
+            Some(f) => match element_type(&t) {
+                Some(elem) => {
+                    let es = (type_size(&elem) as usize).max(1);
+                    let items: Vec<String> =
+                        b.chunks(es).map(|c| format_integer(&elem, c, f)).collect();
+                    format!("{{{}}}", items.join(", "))
+                }
+                None => format_integer(&t, &b, f),
+            },
+        })
+    }
+
+    /// The type and bytes of `NAME` or `NAME[INDEX]` in the focused thread.
+    fn value_of(&self, expr: &str) -> Result<(String, Vec<u8>)> {
         let expr = expr.trim();
         if let Some((name, rest)) = expr.split_once('[') {
             let idx_text = rest
@@ -1016,11 +1049,11 @@ impl CudaState {
                 other => other,
             };
             let b = self.variable_bytes(&elem_var)?;
-            return Ok(format_scalar(&elem, &b));
+            return Ok((elem, b));
         }
         let v = self.lookup_variable(expr)?;
         let b = self.variable_bytes(&v)?;
-        Ok(format_value(&v.type_name, &b))
+        Ok((v.type_name, b))
     }
 
     /// `info locals` of the focused thread: the locals of the blocks holding its pc, innermost
@@ -1238,6 +1271,33 @@ fn format_value(t: &str, b: &[u8]) -> String {
         return format!("{{{}}}", items.join(", "));
     }
     format_scalar(t, b)
+}
+
+/// A scalar of type `t` in gdb's integer output format `f` (`x`, `z`, `d`, `u`, `o`, `t`).
+fn format_integer(t: &str, b: &[u8], f: char) -> String {
+    let t = t.trim_start_matches("const ");
+    let n = b.len().min(8);
+    let bits = (n * 8) as u32;
+    let raw = match t {
+        "float" if b.len() >= 4 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64 as u64,
+        "double" if b.len() >= 8 => f64::from_bits(le_u64(b) as u64) as i64 as u64,
+        _ => le_u64(b) as u64,
+    };
+    let raw = if bits > 0 && bits < 64 {
+        raw & ((1u64 << bits) - 1)
+    } else {
+        raw
+    };
+    match f {
+        'x' => format!("0x{raw:x}"),
+        'z' => format!("0x{raw:0w$x}", w = n * 2),
+        'o' if raw == 0 => "0".into(),
+        'o' => format!("0{raw:o}"),
+        't' => format!("{raw:b}"),
+        'u' => raw.to_string(),
+        _ if bits > 0 && bits < 64 => (((raw << (64 - bits)) as i64) >> (64 - bits)).to_string(),
+        _ => (raw as i64).to_string(),
+    }
 }
 
 /// A scalar as gdb prints it.

@@ -320,7 +320,15 @@ impl Debugger {
         };
         let text = match cmd {
             "print" | "p" | "inspect" => {
-                let v = state.print(rest).map_err(cerr)?;
+                // `print/FMT EXPR`: the format letter (a size letter means nothing here).
+                let (fmt, expr) = match rest.strip_prefix('/') {
+                    Some(r) => {
+                        let (f, e) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
+                        (f.chars().rfind(|c| !"bhwg".contains(*c)), e)
+                    }
+                    None => (None, rest),
+                };
+                let v = state.print_as(expr, fmt).map_err(cerr)?;
                 // The history keeps gdb's numbering; the GPU value itself is not kept.
                 let n = self.record_history(Value::new(
                     Type::base("<GPU value>", 0, Encoding::Unsigned),
