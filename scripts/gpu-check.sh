@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The on-GPU check of issue 6 (CUDA kernels through NVIDIA's debugger API): builds
 # tests/cuda/bitreverse.cu with nvcc -G for this machine's GPU, runs the command script
-# tests/cuda/bitreverse.gdb under cuda-gdb (the oracle) and under `cohort cuda -batch`
+# tests/cuda/bitreverse.gdb under cuda-gdb (the oracle) and under `cohort cuda -batch` (the gdb front end)
 # (Cohort's CUDA layer: the CUDBG API of the driver's libcuda.so.1, no cuda-gdb), and
 # compares what matters: the stop at line 15, block/thread listings, focus on block (0,0,0)
 # thread (53,0,0), its index (53) and shared-memory element (53), the warp step, a clean exit.
@@ -46,7 +46,7 @@ check() {
         fail=1
     fi
 }
-check "runs to completion" '^\[Inferior 1 exited normally\]$'
+check "runs to completion" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
 check "breakpoint at bitreverse.cu:15" 'hit Breakpoint 1, bitreverse<<<\(2,1,1\),\(64,1,1\)>>> .* at bitreverse.cu:15$'
 check "focus on block (0,0,0) thread (53,0,0)" '^\[Switching focus to CUDA kernel 0, grid [0-9]+, block \(0,0,0\), thread \(53,0,0\), device 0, sm [0-9]+, warp [0-9]+, lane 21\]$'
 check "its index" '^\$1 = 53$'

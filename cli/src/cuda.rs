@@ -1,115 +1,100 @@
-//! `cohort cuda`: a CUDA program under Cohort's CUDA layer (cuda-backend: the driver's CUDBG
-//! API, no cuda-gdb), driven by cuda-gdb's commands:
+//! `cohort cuda`: an alias of the gdb-compatible front end for CUDA programs (kept for
+//! `scripts/gpu-check.sh` and cuda-gdb habits):
 //!
 //!     cohort cuda [--library LIBCUDA] [-batch] [-ex CMD]... [-x FILE] [--args] PROGRAM [ARGS...]
 //!
-//! The program is started and stopped when the CUDA driver initialises; then `break` (device
-//! code: `FILE:LINE`, `KERNEL`), `run`/`continue`, `info cuda devices|kernels|blocks|threads`,
-//! `cuda ...` focus, `print`, `stepi`, `delete`, `quit`. Commands from `-ex`/`-x` run first;
-//! without `-batch` more are read from standard input.
+//! is `cohort [--cuda-library LIBCUDA] [-batch] [-ex CMD]... [-x FILE] --args PROGRAM [ARGS...]`:
+//! the same command loop (host and device commands, see cohort-debugger's `cuda` module), which
+//! makes the handshake with the driver's debugger API when the program's CUDA driver
+//! initialises. Only a program is required here.
 
-use std::ffi::OsString;
-use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use anyhow::bail;
 
-use anyhow::{Context, bail};
+pub const CUDA_USAGE: &str = "usage: cohort cuda [--library LIBCUDA] [-batch] [-ex CMD]... [-x FILE] [--args] PROGRAM [ARGS...]";
 
-pub fn cuda_main(argv: &[String]) -> anyhow::Result<i32> {
-    let mut library: Option<PathBuf> = None;
-    let mut batch = false;
-    let mut cmds: Vec<String> = Vec::new();
-    let mut program: Option<PathBuf> = None;
-    let mut args: Vec<OsString> = Vec::new();
+/// The arguments of `cohort cuda` as the gdb-compatible front end's.
+pub fn gdb_arguments(argv: &[String]) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
     let mut i = 0;
     while i < argv.len() {
         let a = argv[i].as_str();
-        let mut value = || {
-            i += 1;
-            argv.get(i)
-                .cloned()
-                .with_context(|| format!("option {a} needs an argument"))
-        };
         match a {
-            "--library" => library = Some(PathBuf::from(value()?)),
-            "-batch" | "--batch" => batch = true,
-            "-q" | "-quiet" | "-nx" | "--nx" => {}
-            "-ex" | "--eval-command" => cmds.push(value()?),
-            "-x" | "--command" => {
-                let f = value()?;
-                let text = std::fs::read_to_string(&f).with_context(|| f.clone())?;
-                cmds.extend(
-                    text.lines()
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                        .map(String::from),
-                );
+            "--library" | "--cuda-library" | "-ex" | "--eval-command" | "-x" | "--command" => {
+                let Some(v) = argv.get(i + 1) else {
+                    bail!("option {a} needs an argument\n{CUDA_USAGE}");
+                };
+                let name = if a == "--library" {
+                    "--cuda-library"
+                } else {
+                    a
+                };
+                out.extend([name.to_string(), v.clone()]);
+                i += 2;
             }
             "--args" | "--" => {
+                if i + 1 >= argv.len() {
+                    break;
+                }
+                out.push("--args".into());
+                out.extend(argv[i + 1..].iter().cloned());
+                return Ok(out);
+            }
+            _ if a.starts_with('-') => {
+                out.push(a.to_string());
                 i += 1;
-                if let Some(p) = argv.get(i) {
-                    program = Some(PathBuf::from(p));
-                    args = argv[i + 1..].iter().map(OsString::from).collect();
-                }
-                break;
             }
-            _ if a.starts_with('-') => bail!("unrecognized option '{a}'"),
             _ => {
-                program = Some(PathBuf::from(a));
-                args = argv[i + 1..].iter().map(OsString::from).collect();
-                break;
+                out.push("--args".into());
+                out.extend(argv[i..].iter().cloned());
+                return Ok(out);
             }
         }
-        i += 1;
     }
-    let Some(program) = program else {
-        bail!(
-            "usage: cohort cuda [--library LIBCUDA] [-batch] [-ex CMD]... [-x FILE] [--args] PROGRAM [ARGS...]"
+    bail!("{CUDA_USAGE}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(a: &[&str]) -> Vec<String> {
+        a.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn library_becomes_cuda_library_and_the_program_its_args() {
+        assert_eq!(
+            gdb_arguments(&s(&[
+                "--library",
+                "L",
+                "-batch",
+                "-x",
+                "f",
+                "prog",
+                "-x",
+                "1"
+            ]))
+            .unwrap(),
+            s(&[
+                "--cuda-library",
+                "L",
+                "-batch",
+                "-x",
+                "f",
+                "--args",
+                "prog",
+                "-x",
+                "1"
+            ])
         );
-    };
-    let mut r = cohort_cuda::runner::Runner::launch(&program, &args, &[], library.as_deref())
-        .with_context(|| format!("starting {} under CUDA", program.display()))?;
-    let stdout = std::io::stdout();
-    let mut run = |line: &str| -> bool {
-        let l = line.trim();
-        if l.is_empty() {
-            return true;
-        }
-        if matches!(l, "quit" | "q") {
-            return false;
-        }
-        let mut out = stdout.lock();
-        match r.command(l) {
-            Ok(text) => {
-                let _ = out.write_all(text.as_bytes());
-            }
-            Err(e) => {
-                let _ = out.flush();
-                eprintln!("{e}");
-            }
-        }
-        let _ = out.flush();
-        true
-    };
-    for c in &cmds {
-        if !run(c) {
-            return Ok(0);
-        }
+        assert_eq!(
+            gdb_arguments(&s(&["-ex", "run", "--args", "prog"])).unwrap(),
+            s(&["-ex", "run", "--args", "prog"])
+        );
+        assert_eq!(
+            gdb_arguments(&s(&["-batch"])).unwrap_err().to_string(),
+            CUDA_USAGE
+        );
+        assert!(gdb_arguments(&s(&["--library"])).is_err());
     }
-    if !batch {
-        let stdin = std::io::stdin();
-        loop {
-            print!("(cohort) ");
-            let _ = std::io::stdout().flush();
-            let mut line = String::new();
-            match stdin.lock().read_line(&mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    if !run(&line) {
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    Ok(0)
 }

@@ -23,11 +23,13 @@ struct Options {
     program: Option<PathBuf>,
     args: Vec<String>,
     pid: Option<i32>,
+    /// `--cuda-library PATH`: where the CUDA driver's debugger API is loaded from.
+    cuda_library: Option<PathBuf>,
 }
 
 use parallel::Cmd;
 
-const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--args] PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... -p PID";
+const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] [--args] PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [--cuda-library PATH] -p PID";
 
 fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
     let mut o = Options::default();
@@ -47,6 +49,10 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
         }
         match a {
             "-batch" | "--batch" => o.batch = true,
+            "--cuda-library" => {
+                o.cuda_library = Some(PathBuf::from(next(i)?));
+                i += 1;
+            }
             "-q" | "-quiet" | "--quiet" | "-silent" | "-nx" | "--nx" | "-n" | "-nh" => {}
             "-ex" | "--ex" | "-eval-command" | "--eval-command" => {
                 o.commands.push(Cmd::Line(next(i)?));
@@ -93,14 +99,23 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
 }
 
 fn main() -> anyhow::Result<()> {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    // `cohort cuda ...` is the front end below with `--cuda-library` (cli/src/cuda.rs).
+    if argv.first().map(String::as_str) == Some("cuda") {
+        argv = match cuda::gdb_arguments(&argv[1..]) {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("{e:#}");
+                std::process::exit(1);
+            }
+        };
+    }
     type Sub = fn(&[String]) -> anyhow::Result<i32>;
     let sub: Option<Sub> = match argv.first().map(String::as_str) {
         Some("launch") => Some(parallel::launch_main),
         Some("offline") => Some(report::offline_main),
         Some("attach") => Some(parallel::attach_main),
         Some("demo") => Some(report::demo_main),
-        Some("cuda") => Some(cuda::cuda_main),
         _ => None,
     };
     if let Some(f) = sub {
@@ -120,8 +135,13 @@ fn main() -> anyhow::Result<()> {
         }
     };
     let batch = opts.batch;
-    let tracer = Tracer::spawn("cohort-tracer", move || Debugger::new(batch))
-        .context("starting the tracer thread")?;
+    let cuda_library = opts.cuda_library.clone();
+    let tracer = Tracer::spawn("cohort-tracer", move || {
+        let mut d = Debugger::new(batch);
+        d.set_cuda_library(cuda_library);
+        d
+    })
+    .context("starting the tracer thread")?;
     let run =
         |line: String| -> Flow { tracer.call(move |d| d.execute(&line)).unwrap_or(Flow::Quit) };
 

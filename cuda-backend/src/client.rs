@@ -38,6 +38,9 @@ pub fn prepare_signals(table: &mut cohort_engine::signals::SignalTable) -> Resul
 }
 
 static WAKE_PID: AtomicI32 = AtomicI32::new(0);
+/// Whether a [`Cudbg`] of this process is alive: the driver's API has one callback and one
+/// session per debugger process, so one debuggee at a time (see docs/CUDA.md).
+static IN_USE: AtomicBool = AtomicBool::new(false);
 static PENDING: AtomicBool = AtomicBool::new(false);
 
 /// The notification callback: it records that events wait and wakes the engine loop. It
@@ -282,6 +285,17 @@ pub struct Device {
 pub struct Cudbg {
     api: CudaApi,
     session: u32,
+    /// Holds this process's API ([`IN_USE`]) until dropped.
+    claimed: bool,
+}
+
+impl Drop for Cudbg {
+    fn drop(&mut self) {
+        if self.claimed {
+            WAKE_PID.store(0, Ordering::SeqCst);
+            IN_USE.store(false, Ordering::SeqCst);
+        }
+    }
 }
 
 impl Cudbg {
@@ -289,6 +303,17 @@ impl Cudbg {
     /// debugger variables into it, into this process's copy of the library, get the API,
     /// `initialize`, check the capabilities, install the notification callback.
     pub fn handshake(debuggee: &mut dyn Debuggee, library: Option<&Path>) -> Result<Cudbg> {
+        if IN_USE.swap(true, Ordering::SeqCst) {
+            return Err(CudaError::Busy);
+        }
+        let c = Self::handshake_unclaimed(debuggee, library);
+        if c.is_err() {
+            IN_USE.store(false, Ordering::SeqCst);
+        }
+        c
+    }
+
+    fn handshake_unclaimed(debuggee: &mut dyn Debuggee, library: Option<&Path>) -> Result<Cudbg> {
         let mut api = CudaApi::load(library)?;
         let target = debuggee
             .pid()
@@ -322,7 +347,11 @@ impl Cudbg {
         api.write_own(cudbg::SYM_APICLIENT_REVISION, revision)?;
         api.write_own(cudbg::SYM_SESSION_ID, session)?;
         api.get_api()?;
-        let c = Cudbg { api, session };
+        let mut c = Cudbg {
+            api,
+            session,
+            claimed: false,
+        };
         // SAFETY: table entries are the driver's functions with cudadebugger.h's signatures.
         check("initialize", unsafe { entry!(c, initialize)() })?;
         let mut supported = 0u32;
@@ -340,6 +369,7 @@ impl Cudbg {
         check("setNotifyNewEventCallback", unsafe {
             entry!(c, set_notify_new_event_callback)(Some(on_new_event))
         })?;
+        c.claimed = true;
         Ok(c)
     }
 

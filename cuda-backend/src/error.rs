@@ -32,6 +32,10 @@ pub enum CudaError {
     Engine(#[from] cohort_engine::error::EngineError),
     #[error("{0}")]
     Focus(String),
+    #[error(
+        "the driver's debugger API of this process already debugs another program (one program per debugger process)"
+    )]
+    Busy,
 }
 
 pub type Result<T> = std::result::Result<T, CudaError>;

@@ -17,6 +17,6 @@ pub use error::{CudaError, Result};
 pub mod client;
 pub mod commands;
 pub mod cudbg;
-pub mod runner;
+pub mod host;
 pub mod state;
 pub mod testing;

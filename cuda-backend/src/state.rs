@@ -593,11 +593,16 @@ impl CudaState {
         types.sort_unstable();
         types.dedup();
         let n = self.devices.len();
-        let mut s = format!(
-            "{n} device{} {}",
-            if n == 1 { "" } else { "s" },
-            types.join("/")
-        );
+        // The devices are read at the first device stop.
+        let mut s = if n == 0 {
+            "CUDA initialised".to_string()
+        } else {
+            format!(
+                "{n} device{} {}",
+                if n == 1 { "" } else { "s" },
+                types.join("/")
+            )
+        };
         for k in &self.kernels {
             let mut places: Vec<String> = self
                 .warps
@@ -978,6 +983,39 @@ impl CudaState {
     /// Print a variable of the focused thread (`NAME` or `NAME[INDEX]`, INDEX a number or a
     /// variable), as gdb prints its value.
     pub fn print(&self, expr: &str) -> Result<String> {
+        self.print_as(expr, None)
+    }
+
+    /// `print/FMT EXPR`: as [`CudaState::print`], each scalar in gdb's output format `x`,
+    /// `z`, `d`, `u`, `o` or `t` (a floating-point value converted to an integer first, as gdb
+    /// does).
+    pub fn print_as(&self, expr: &str, fmt: Option<char>) -> Result<String> {
+        if let Some(f) = fmt
+            && !"xzduot".contains(f)
+        {
+            return Err(CudaError::Focus(if "acfsi".contains(f) {
+                format!("Format letter \"{f}\" is not supported for GPU values.")
+            } else {
+                format!("Undefined output format \"{f}\".")
+            }));
+        }
+        let (t, b) = self.value_of(expr)?;
+        Ok(match fmt {
+            None => format_value(&t, &b),
+            Some(f) => match element_type(&t) {
+                Some(elem) => {
+                    let es = (type_size(&elem) as usize).max(1);
+                    let items: Vec<String> =
+                        b.chunks(es).map(|c| format_integer(&elem, c, f)).collect();
+                    format!("{{{}}}", items.join(", "))
+                }
+                None => format_integer(&t, &b, f),
+            },
+        })
+    }
+
+    /// The type and bytes of `NAME` or `NAME[INDEX]` in the focused thread.
+    fn value_of(&self, expr: &str) -> Result<(String, Vec<u8>)> {
         let expr = expr.trim();
         if let Some((name, rest)) = expr.split_once('[') {
             let idx_text = rest
@@ -1011,16 +1049,49 @@ impl CudaState {
                 other => other,
             };
             let b = self.variable_bytes(&elem_var)?;
-            return Ok(format_scalar(&elem, &b));
+            return Ok((elem, b));
         }
         let v = self.lookup_variable(expr)?;
         let b = self.variable_bytes(&v)?;
-        if let Some(elem) = element_type(&v.type_name) {
-            let es = type_size(&elem) as usize;
-            let items: Vec<String> = b.chunks(es).map(|c| format_scalar(&elem, c)).collect();
-            return Ok(format!("{{{}}}", items.join(", ")));
+        Ok((v.type_name, b))
+    }
+
+    /// `info locals` of the focused thread: the locals of the blocks holding its pc, innermost
+    /// block first and in declaration order within one, `NAME = VALUE` each; a value that
+    /// cannot be read says why in its place.
+    pub fn info_locals(&self) -> Result<String> {
+        self.info_variables(VarKind::Local, "No locals.\n")
+    }
+
+    /// `info args` of the focused thread's function.
+    pub fn info_args(&self) -> Result<String> {
+        self.info_variables(VarKind::Parameter, "No arguments.\n")
+    }
+
+    fn info_variables(&self, kind: VarKind, none: &str) -> Result<String> {
+        let (m, func, _, pc) = self.focus_function()?;
+        let vars = m.cubin.variables(&func)?;
+        let mut visible: Vec<&Variable> = vars
+            .iter()
+            .filter(|v| v.kind == kind && v.block.is_none_or(|(lo, hi)| lo <= pc && pc < hi))
+            .collect();
+        // A nested block is smaller than the one around it; the sort keeps DWARF order.
+        visible.sort_by_key(|v| v.block.map_or(u64::MAX, |(lo, hi)| hi - lo));
+        if visible.is_empty() {
+            return Ok(none.to_string());
         }
-        Ok(format_scalar(&v.type_name, &b))
+        let mut out = String::new();
+        for v in visible {
+            let value = match self.variable_bytes(v) {
+                // gdb shows pointers bare here (no `(TYPE *)` as `print` does).
+                Ok(b) if v.type_name.ends_with('*') => format!("0x{:x}", le_u64(&b)),
+                Ok(b) => format_value(&v.type_name, &b),
+                Err(CudaError::Focus(m)) if m.starts_with('<') => m,
+                Err(e) => format!("<error: {e}>"),
+            };
+            out.push_str(&format!("{} = {value}\n", v.name));
+        }
+        Ok(out)
     }
 
     fn args_of(&self, k: &Kernel) -> Vec<String> {
@@ -1190,6 +1261,43 @@ fn le_u64(b: &[u8]) -> i64 {
     let n = b.len().min(8);
     a[..n].copy_from_slice(&b[..n]);
     i64::from_le_bytes(a)
+}
+
+/// A value of type `t` (a scalar or an array of scalars) as gdb prints it.
+fn format_value(t: &str, b: &[u8]) -> String {
+    if let Some(elem) = element_type(t) {
+        let es = (type_size(&elem) as usize).max(1);
+        let items: Vec<String> = b.chunks(es).map(|c| format_scalar(&elem, c)).collect();
+        return format!("{{{}}}", items.join(", "));
+    }
+    format_scalar(t, b)
+}
+
+/// A scalar of type `t` in gdb's integer output format `f` (`x`, `z`, `d`, `u`, `o`, `t`).
+fn format_integer(t: &str, b: &[u8], f: char) -> String {
+    let t = t.trim_start_matches("const ");
+    let n = b.len().min(8);
+    let bits = (n * 8) as u32;
+    let raw = match t {
+        "float" if b.len() >= 4 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64 as u64,
+        "double" if b.len() >= 8 => f64::from_bits(le_u64(b) as u64) as i64 as u64,
+        _ => le_u64(b) as u64,
+    };
+    let raw = if bits > 0 && bits < 64 {
+        raw & ((1u64 << bits) - 1)
+    } else {
+        raw
+    };
+    match f {
+        'x' => format!("0x{raw:x}"),
+        'z' => format!("0x{raw:0w$x}", w = n * 2),
+        'o' if raw == 0 => "0".into(),
+        'o' => format!("0{raw:o}"),
+        't' => format!("{raw:b}"),
+        'u' => raw.to_string(),
+        _ if bits > 0 && bits < 64 => (((raw << (64 - bits)) as i64) >> (64 - bits)).to_string(),
+        _ => (raw as i64).to_string(),
+    }
 }
 
 /// A scalar as gdb prints it.

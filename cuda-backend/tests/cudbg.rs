@@ -87,6 +87,11 @@ fn handshake_events_focus_and_variables() {
     let mut s = start_at_cuinit(&f);
     let api = Cudbg::handshake(&mut s, Some(&f.library)).expect("handshake");
     assert_eq!(api.version().to_string(), "12.9.156");
+    // One program per debugger process: a second handshake is refused while this one lives.
+    assert!(matches!(
+        Cudbg::handshake(&mut s, Some(&f.library)),
+        Err(cohort_cuda::CudaError::Busy)
+    ));
     // The debugger variables are in the debuggee now.
     let read32 = |s: &Session, name: &str| {
         let mut b = [0u8; 4];
@@ -107,6 +112,8 @@ fn handshake_events_focus_and_variables() {
         [] as [u64; 0]
     );
     assert_eq!(cuda.info_kernels(), "No CUDA kernels.\n");
+    // The devices are read at the first device stop.
+    assert_eq!(cuda.summary(), "CUDA initialised");
 
     // The driver initialises: the ELF image of the module.
     let notes = run_until_cuda(&mut s, &mut cuda).unwrap();
@@ -380,6 +387,7 @@ fn handshake_needs_the_driver_variables() {
             panic!("nothing may be written")
         }
     }
+    let _turn = one_session();
     let f = fixture("nodriver");
     let e = match Cudbg::handshake(&mut NoDriver, Some(&f.library)) {
         Err(e) => e.to_string(),
@@ -388,135 +396,5 @@ fn handshake_needs_the_driver_variables() {
     assert_eq!(
         e,
         "handshake: the program has no cudbgApiClientPid: is the CUDA driver loaded?"
-    );
-}
-
-/// The command script of the GPU check (`tests/cuda/bitreverse.gdb`, run by cuda-gdb and by
-/// `cohort cuda` in scripts/gpu-check.sh) through the runner, against the double.
-#[test]
-fn gpu_check_script_against_the_double() {
-    let _turn = one_session();
-    let f = fixture("script");
-    let script = std::fs::read_to_string(common::cuda_source("bitreverse.gdb")).unwrap();
-    let lines: Vec<&str> = script.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut r = cohort_cuda::runner::Runner::launch(
-        &f.debuggee,
-        &[f.library.clone().into_os_string()],
-        &[(
-            "COHORT_CUDBG_DOUBLE_CUBIN".into(),
-            f.cubin.clone().into_os_string(),
-        )],
-        Some(&f.library),
-    )
-    .expect("launch");
-    let out = r.script(&lines);
-    let expected = format!(
-        "(cohort) set pagination off\n\
-         (cohort) set confirm off\n\
-         (cohort) break bitreverse.cu:15\n\
-         Breakpoint 1 (bitreverse.cu:15) pending.\n\
-         (cohort) run\n\
-         [Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (0,0,0), device 0, sm 0, warp 0, lane 0]\n\
-         \n\
-         CUDA thread hit Breakpoint 1, bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
-         {LINE15}\
-         (cohort) info cuda devices\n\
-         \x20 Dev PCI Bus/Dev ID              Name Description SM Type SMs Warps/SM Lanes/Warp Max Regs/Lane Active SMs Mask \n\
-         *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255             0x1 \n\
-         (cohort) info cuda kernels\n\
-         \x20 Kernel Parent Dev Grid Status SMs Mask GridDim BlockDim Invocation                      \n\
-         *      0      -   0    1 Active      0x1 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\
-         (cohort) info cuda blocks\n\
-         \x20 BlockIdx To BlockIdx Count   State \n\
-         Kernel 0\n\
-         *  (0,0,0)     (0,0,0)     1 running \n\
-         (cohort) info cuda threads\n\
-         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
-         Kernel 0\n\
-         *  (0,0,0)   (0,0,0)     (0,0,0)     (63,0,0)    64 0x0000000000000510 bitreverse.cu    15 \n\
-         (cohort) cuda kernel 0 block (0,0,0) thread (53,0,0)\n\
-         [Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (53,0,0), device 0, sm 0, warp 1, lane 21]\n\
-         {LINE15}\
-         (cohort) print idx\n\
-         $1 = 53\n\
-         (cohort) print sdata[idx]\n\
-         $2 = 4149\n\
-         (cohort) bt\n\
-         #0  bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
-         (cohort) cuda device sm warp lane\n\
-         device 0, sm 0, warp 1, lane 21\n\
-         (cohort) stepi\n\
-         0x0000000000000520\n\
-         {LINE15}\
-         (cohort) next\n\
-         16\t    v = ((0xf0f0f0f0 & v) >> 4) | ((0x0f0f0f0f & v) << 4);\n\
-         (cohort) info cuda threads\n\
-         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
-         Kernel 0\n\
-         \x20  (0,0,0)   (0,0,0)     (0,0,0)     (31,0,0)    32 0x0000000000000510 bitreverse.cu    15 \n\
-         *  (0,0,0)  (32,0,0)     (0,0,0)     (63,0,0)    32 0x0000000000000630 bitreverse.cu    16 \n\
-         (cohort) continue\n\
-         [Switching focus to CUDA kernel 0, grid 1, block (1,0,0), thread (0,0,0), device 0, sm 1, warp 0, lane 0]\n\
-         \n\
-         CUDA thread hit Breakpoint 1, bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
-         {LINE15}\
-         (cohort) cuda kernel block thread\n\
-         kernel 0, block (1,0,0), thread (0,0,0)\n\
-         (cohort) print idx\n\
-         $3 = 0\n\
-         (cohort) print sdata[idx]\n\
-         $4 = 4160\n\
-         (cohort) continue\n\
-         [Inferior 1 exited normally]\n"
-    );
-    assert_eq!(out, expected);
-    // Coordinates are parsed as cuda-gdb writes them; bad ones are refused.
-    let c = cohort_cuda::commands::parse_coords("block 1 thread (2,3)").unwrap();
-    assert_eq!(c.block, Some(Some(CuDim3::new(1, 0, 0))));
-    assert_eq!(c.thread, Some(Some(CuDim3::new(2, 3, 0))));
-    assert!(cohort_cuda::commands::parse_coords("block (1,2,3,4)").is_err());
-    assert!(cohort_cuda::commands::parse_coords("thread (x)").is_err());
-    assert!(cohort_cuda::commands::parse_coords("planet 3").is_err());
-}
-
-/// A device exception stops the program with the faulting thread in focus; continuing ends the
-/// kernel (its data unchanged, so the program reports the failure).
-#[test]
-fn device_exception_reports_the_faulting_thread() {
-    let _turn = one_session();
-    let f = fixture("fault");
-    let mut r = cohort_cuda::runner::Runner::launch(
-        &f.debuggee,
-        &[f.library.clone().into_os_string()],
-        &[
-            (
-                "COHORT_CUDBG_DOUBLE_CUBIN".into(),
-                f.cubin.clone().into_os_string(),
-            ),
-            // Thread 37 of block 1 faults at 0x750 (line 19, the store to global memory).
-            ("COHORT_CUDBG_DOUBLE_FAULT".into(), "1:37:750".into()),
-        ],
-        Some(&f.library),
-    )
-    .expect("launch");
-    let out = r.script(&["run", "print idx", "info cuda threads", "continue"]);
-    assert_eq!(
-        out,
-        "(cohort) run\n\
-         \n\
-         CUDA Exception: Warp Illegal Address\n\
-         The exception was triggered at PC 0x750 (bitreverse.cu:19)\n\
-         \n\
-         Thread received signal CUDA_EXCEPTION_14, Warp Illegal Address.\n\
-         [Switching focus to CUDA kernel 0, grid 1, block (1,0,0), thread (37,0,0), device 0, sm 1, warp 1, lane 5]\n\
-         19\t    idata[idx] = v;\n\
-         (cohort) print idx\n\
-         $1 = 37\n\
-         (cohort) info cuda threads\n\
-         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
-         Kernel 0\n\
-         *  (1,0,0)  (32,0,0)     (1,0,0)     (63,0,0)    32 0x0000000000000750 bitreverse.cu    19 \n\
-         (cohort) continue\n\
-         [Inferior 1 exited with code 01]\n"
     );
 }

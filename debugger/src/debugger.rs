@@ -68,6 +68,8 @@ pub struct Debugger {
     pub(crate) src: crate::source::SourceState,
     /// Value history, convenience variables, displays, parsed conditions.
     pub(crate) data: crate::data::DataState,
+    /// The CUDA layer (see [`crate::cuda`]).
+    pub(crate) cuda: crate::cuda::CudaSide,
 }
 
 pub(crate) fn out(s: impl AsRef<str>) {
@@ -102,6 +104,8 @@ impl Debugger {
     pub fn new(batch: bool) -> Self {
         let mut session = Session::new();
         session.resolver = Some(crate::locations::session_resolver());
+        // Stop where the CUDA driver initialises, for the handshake (see `crate::cuda`).
+        session.load_hooks = vec![cohort_cuda::host::INIT_HOOK.to_string()];
         // Thread and signal notices print as they happen, in order with the program's output.
         session.notice_hook = Some(Box::new(|| {
             Box::new(|n: &Notice| {
@@ -128,6 +132,7 @@ impl Debugger {
             activity: None,
             src: Default::default(),
             data: Default::default(),
+            cuda: Default::default(),
         }
     }
 
@@ -155,6 +160,13 @@ impl Debugger {
                 .clone()
                 .unwrap_or_else(|| "not started".to_string());
         }
+        if let Some(s) = self.cuda_summary(|| self.host_summary()) {
+            return s;
+        }
+        self.host_summary()
+    }
+
+    fn host_summary(&self) -> String {
         let Ok(regs) = self.session.registers(false) else {
             return "stopped".to_string();
         };
@@ -199,6 +211,9 @@ impl Debugger {
             None => (line, ""),
         };
         let err = |m: String| Err(EngineError::Other(m));
+        if let Some(flow) = self.cuda_dispatch(cmd, rest)? {
+            return Ok(flow);
+        }
         match cmd {
             "break" | "b" | "br" | "brea" => self.cmd_break(rest, false),
             "tbreak" | "tb" => self.cmd_break(rest, true),
@@ -268,6 +283,26 @@ impl Debugger {
     // ------------------------------------------------------------------ breakpoints
 
     fn cmd_break(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
+        if !temporary && let Some(flow) = self.cuda_break(arg)? {
+            return Ok(flow);
+        }
+        let known: Vec<u32> = self.session.breakpoints().iter().map(|b| b.id).collect();
+        let flow = self.cmd_break_host(arg, temporary)?;
+        // A pending breakpoint may be in device code the driver loads later.
+        let pending: Vec<u32> = self
+            .session
+            .breakpoints()
+            .iter()
+            .filter(|b| !known.contains(&b.id) && b.addrs.is_empty() && !b.temporary)
+            .map(|b| b.id)
+            .collect();
+        for id in pending {
+            self.cuda_pending(id, arg.trim());
+        }
+        Ok(flow)
+    }
+
+    fn cmd_break_host(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
         let arg = arg.trim();
         if let Some(flow) = self.break_source(arg, temporary)? {
             return Ok(flow);
@@ -627,7 +662,8 @@ impl Debugger {
         }
         let n = parse_count(arg)?;
         let mut before = (None, None);
-        for i in 0..n {
+        let mut i = 0;
+        while i < n {
             // Only the last step's frame decides how the stop is shown.
             if i + 1 == n {
                 before = self.step_frame_id();
@@ -635,10 +671,19 @@ impl Debugger {
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {
-                Event::Step { .. } => self.invalidate_frames(),
+                Event::Step { .. } => {
+                    self.invalidate_frames();
+                    i += 1;
+                }
                 other => {
+                    // A signal the report absorbs is the CUDA driver's wake-up (or the
+                    // program's own wake-up signal): the instruction is stepped again.
+                    let signal = matches!(other, Event::Signal { .. });
                     // A breakpoint, signal or exit ends the stepping early.
                     if !self.report(other)? {
+                        if signal {
+                            continue;
+                        }
                         return self.resume();
                     }
                     return Ok(Flow::Go);
@@ -684,6 +729,9 @@ impl Debugger {
     /// Print gdb's report of an event. Returns false when the event was absorbed and the
     /// program should keep running (a watchpoint whose value did not change).
     pub(crate) fn report(&mut self, ev: Event) -> Result<bool> {
+        if let Some(stopped) = self.cuda_event(&ev)? {
+            return Ok(stopped);
+        }
         match ev {
             Event::Exited { pid, code } => {
                 self.exit_status = Some((code & 0xff) << 8);
@@ -1299,7 +1347,7 @@ impl Debugger {
         // gdb sizes the address column for 64-bit addresses only when some breakpoint has one
         // (a hardware watchpoint has one it does not print).
         let wide = bps.iter().any(|b| match b.kind {
-            BpKind::Software => !b.addrs.is_empty(),
+            BpKind::Software => !b.addrs.is_empty() || self.cuda_breakpoint_at(b.id).is_some(),
             BpKind::Watch { .. } => true,
         });
         let aw = if wide { 18 } else { 10 };
@@ -1325,7 +1373,9 @@ impl Debugger {
                 BpKind::Software => {
                     let mut addrs = b.addrs.clone();
                     addrs.sort_unstable();
+                    let device = self.cuda_breakpoint_at(b.id);
                     let (addr, what) = match (addrs.as_slice(), &b.spec) {
+                        ([], _) if let Some((a, what)) = device => (format!("0x{a:016x}"), what),
                         ([], BpSpec::Symbol(n) | BpSpec::Location(n)) => {
                             (format!("{:<aw$}", "<PENDING>"), n.clone())
                         }

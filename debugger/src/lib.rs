@@ -4,6 +4,7 @@
 
 pub mod output;
 
+mod cuda;
 mod data;
 pub mod debugger;
 mod disassemble;

@@ -516,6 +516,14 @@ impl Debugger {
                 }
             };
             match ev {
+                // The CUDA driver's initialisation point (a load hook), not the place run to.
+                ev @ Event::StepBreakpoint { pc, .. }
+                    if self.session.load_hook_at(pc).is_some() =>
+                {
+                    if self.report(ev)? {
+                        break None;
+                    }
+                }
                 Event::StepBreakpoint { tid: t, pc } => {
                     if t != tid {
                         continue;

@@ -156,6 +156,13 @@ pub struct Session {
     step_bps: Vec<u64>,
     /// The front end's scope breakpoints (where a watched frame returns), kept across steps.
     scope_bps: Vec<u64>,
+    /// Symbols where the front end wants to stop once a loaded object defines them (CUDA:
+    /// the driver's `cuInit`), without a user breakpoint: placed as scope breakpoints when they
+    /// resolve (reported as [`Event::StepBreakpoint`], see [`Session::load_hook_at`]).
+    pub load_hooks: Vec<String>,
+    /// The load hooks placed in this process: name, address, and whether it is still armed
+    /// (see [`Session::take_load_hook`]).
+    placed_hooks: Vec<(String, u64, bool)>,
     pub resolver: Option<LocationResolver>,
     /// Conditional breakpoints may use hardware slots until a watchpoint needs them.
     hw_for_conditions: bool,
@@ -194,6 +201,8 @@ impl Session {
             dl_hook: None,
             step_bps: Vec::new(),
             scope_bps: Vec::new(),
+            load_hooks: Vec::new(),
+            placed_hooks: Vec::new(),
             resolver: None,
             hw_for_conditions: true,
             messages: Vec::new(),
@@ -323,7 +332,47 @@ impl Session {
         // Attached processes already have their libraries.
         self.refresh_libraries()?;
         self.reinsert_breakpoints()?;
+        self.place_load_hooks()
+    }
+
+    /// Place the [`Session::load_hooks`] that the loaded objects now define.
+    fn place_load_hooks(&mut self) -> Result<()> {
+        for i in 0..self.load_hooks.len() {
+            let name = &self.load_hooks[i];
+            if self.placed_hooks.iter().any(|(n, _, _)| n == name) {
+                continue;
+            }
+            if let Some(addr) = self.symbols.lookup(name) {
+                let name = name.clone();
+                self.set_scope_breakpoint(addr)?;
+                self.placed_hooks.push((name, addr, true));
+            }
+        }
         Ok(())
+    }
+
+    /// The armed load hook at `addr`, if any.
+    pub fn load_hook_at(&self, addr: u64) -> Option<&str> {
+        self.placed_hooks
+            .iter()
+            .find(|(_, a, armed)| *a == addr && *armed)
+            .map(|(n, _, _)| n.as_str())
+    }
+
+    /// Disarm the load hook at `addr` once the front end has handled its stop: it is not
+    /// placed again in this process (it is in the next run). Its name, if one was armed there.
+    pub fn take_load_hook(&mut self, addr: u64) -> Result<Option<String>> {
+        let Some(h) = self
+            .placed_hooks
+            .iter_mut()
+            .find(|(_, a, armed)| *a == addr && *armed)
+        else {
+            return Ok(None);
+        };
+        h.2 = false;
+        let name = h.0.clone();
+        self.clear_scope_breakpoint(addr)?;
+        Ok(Some(name))
     }
 
     /// Start the program under control, stopped at its first instruction.
@@ -410,6 +459,7 @@ impl Session {
         self.libs.truncate(1);
         self.step_bps.clear();
         self.scope_bps.clear();
+        self.placed_hooks.clear();
         self.dl_hook = None;
         for b in &mut self.breakpoints {
             b.inserted = false;
@@ -918,6 +968,7 @@ impl Session {
                 if self.dl_hook == Some(addr) {
                     self.refresh_libraries()?;
                     self.reinsert_breakpoints()?;
+                    self.place_load_hooks()?;
                 }
                 let first = self.breakpoints.iter().find(|b| {
                     b.enabled && b.inserted && b.kind == BpKind::Software && b.addrs.contains(&addr)

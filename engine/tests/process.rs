@@ -566,3 +566,34 @@ fn sandbox_runs_entry_code_and_restores_everything() {
     let s = p.cont().unwrap();
     assert_eq!(s.kind, StopKind::Exited(8));
 }
+
+/// A load hook (the front end's stop at a symbol of a library loaded later, e.g. CUDA's
+/// `cuInit`): placed when the library defines the symbol, reported as a step breakpoint at its
+/// address, never a numbered breakpoint, and placed again in the next run.
+#[test]
+fn load_hook_stops_at_a_symbol_of_a_dlopened_library() {
+    use cohort_engine::session::{Event, Session};
+    let prog = program("dlmain");
+    let lib = cohort_fixtures::shared_library("plugin");
+    let mut s = Session::new();
+    s.load_program(&prog).unwrap();
+    s.args = vec![lib.clone().into_os_string()];
+    s.load_hooks = vec!["plugin_fn".into()];
+    for _run in 0..2 {
+        s.start_process().unwrap();
+        let ev = s.cont().unwrap();
+        let at = s.symbols().lookup("plugin_fn").expect("plugin_fn loaded");
+        assert!(
+            matches!(ev, Event::StepBreakpoint { pc, .. } if pc == at),
+            "{ev:?}"
+        );
+        assert_eq!(s.load_hook_at(at), Some("plugin_fn"));
+        assert_eq!(s.load_hook_at(at + 1), None);
+        assert!(s.breakpoints().is_empty());
+        assert_eq!(s.take_load_hook(at).unwrap().as_deref(), Some("plugin_fn"));
+        // Disarmed: no longer a hook, and taking it again finds nothing.
+        assert_eq!(s.load_hook_at(at), None);
+        assert_eq!(s.take_load_hook(at).unwrap(), None);
+        assert!(matches!(s.cont().unwrap(), Event::Exited { code: 0, .. }));
+    }
+}

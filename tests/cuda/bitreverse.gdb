@@ -1,5 +1,6 @@
 set pagination off
 set confirm off
+set breakpoint pending on
 break bitreverse.cu:15
 run
 info cuda devices
