@@ -53,6 +53,8 @@ pub struct LaunchOpts {
     /// Agents for the local launcher (one per simulated node; each on its own loopback
     /// address).
     pub agents: u32,
+    /// `--agents` was given (else a CUDA program gets one agent per rank).
+    pub agents_given: bool,
     pub batch: bool,
     pub commands: Vec<Cmd>,
     pub program: PathBuf,
@@ -81,6 +83,7 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
         root_fanout: 32,
         fanout: 8,
         agents: 1,
+        agents_given: false,
         batch: false,
         commands: Vec::new(),
         program: PathBuf::new(),
@@ -141,6 +144,7 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
             }
             "--agents" => {
                 o.agents = num(i)?.max(1);
+                o.agents_given = true;
                 i += 1;
             }
             "--timeout" => {
@@ -723,6 +727,15 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
         Launcher::Mpich => return launch_mpich_main(o),
     }
     let program = resolve_program(&o.program)?;
+    let mut o = o;
+    if !o.agents_given && o.agents < o.n && cohort_cuda::detect::program_uses_cuda(&program) {
+        // The driver's debugger API serves one debuggee per debugger process (docs/CUDA.md).
+        o.agents = o.n;
+        println!(
+            "cohort: {} uses CUDA: one agent per rank, so that each rank's GPU code is debugged",
+            o.program.display()
+        );
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -186,6 +186,17 @@ fn launch(
     extra: &[&str],
     cmds: &[&str],
 ) -> (String, Vec<String>, String) {
+    let (out, passed, err, _) = launch_with_notes(f, n, extra, cmds);
+    (out, passed, err)
+}
+
+/// [`launch`], and the front end's own lines (`cohort: …`, the tree line without its time).
+fn launch_with_notes(
+    f: &DoubleFixture,
+    n: u32,
+    extra: &[&str],
+    cmds: &[&str],
+) -> (String, Vec<String>, String, Vec<String>) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
     c.arg("launch")
         .args(["-n", &n.to_string()])
@@ -209,12 +220,20 @@ fn launch(
         .map(String::from)
         .collect();
     passed.sort();
+    let notes = out
+        .lines()
+        .filter(|l| l.starts_with("cohort: "))
+        .map(|l| match l.split_once(", tree formed in ") {
+            Some((head, _)) => head.to_string(),
+            None => l.to_string(),
+        })
+        .collect();
     let out = out
         .lines()
         .filter(|l| !l.starts_with("cohort: ") && !l.contains("] PASSED"))
         .map(|l| format!("{l}\n"))
         .collect();
-    (out, passed, err)
+    (out, passed, err, notes)
 }
 
 /// The launcher's `start` on every rank of `set`.
@@ -331,7 +350,7 @@ fn one_agent_debugs_the_gpu_code_of_one_rank() {
     let (out, passed, err) = launch(
         &f,
         2,
-        &[],
+        &["--agents", "1"],
         &[
             "set breakpoint pending on",
             "break bitreverse.cu:15",
@@ -659,4 +678,54 @@ fn device_breakpoints_on_kernels_and_lines() {
          [Inferior 1 (process N) killed]\n"
     );
     assert_eq!(err, "Function \"bitreverse\" not defined.\n");
+}
+
+#[test]
+fn cuda_ranks_get_an_agent_each_by_default() {
+    // Without --agents, a CUDA program's ranks each get an agent, so every rank's GPU code is
+    // debugged (the driver's debugger API serves one debuggee per agent).
+    let f = build_double("launch2").expect("build the double");
+    let (out, passed, err, notes) = launch_with_notes(
+        &f,
+        2,
+        &[],
+        &[
+            "set breakpoint pending on",
+            "break bitreverse.cu:15",
+            "continue",
+            "info cuda devices",
+            "info ranks",
+            "delete",
+            "continue",
+        ],
+    );
+    assert_eq!(
+        notes,
+        [
+            "cohort: ./cudbg_debuggee uses CUDA: one agent per rank, so that each rank's GPU code is debugged",
+            "cohort: 2 ranks under 2 agents"
+        ]
+    );
+    let hit = hit(0, 0).replace("Breakpoint 1,", "Breakpoint 2,");
+    let expected = [
+        started("0-1"),
+        prefixed("0-1", "Breakpoint 2 (bitreverse.cu:15) pending.\n"),
+        prefixed("0-1", &hit),
+        prefixed("0-1", DEVICES),
+        prefixed(
+            "0-1",
+            "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
+        ),
+        prefixed("0-1", "[Inferior 1 exited normally]\n"),
+    ]
+    .concat();
+    assert_eq!(out, expected);
+    assert_eq!(
+        passed,
+        [
+            "[0] PASSED (SIGURG handled 1 time)",
+            "[1] PASSED (SIGURG handled 1 time)"
+        ]
+    );
+    assert_eq!(err, "[0-1] No source file named bitreverse.cu.\n");
 }

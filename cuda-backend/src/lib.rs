@@ -17,6 +17,7 @@ pub use error::{CudaError, Result};
 pub mod client;
 pub mod commands;
 pub mod cudbg;
+pub mod detect;
 pub mod host;
 pub mod state;
 pub mod testing;
