@@ -424,9 +424,6 @@ fn wait_hook(process: Pid, nohang: bool) -> nix::Result<WaitStatus> {
             }
             continue;
         }
-        if !mux::exists(process) {
-            return Err(Errno::ECHILD);
-        }
         if !in_coroutine() || std::thread::panicking() {
             // Unwinding a rank (a bug): wait here, without giving the thread away.
             match waitpid(Pid::from_raw(-1), Some(wait_flags())) {

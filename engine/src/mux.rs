@@ -12,7 +12,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use nix::errno::Errno;
 use nix::sys::wait::WaitPidFlag;
 use nix::unistd::Pid;
 
@@ -45,12 +44,4 @@ pub(crate) fn wait_process(
         Some(h) => h(process, flags.contains(WaitPidFlag::WNOHANG)),
         None => waitpid(target, Some(flags)),
     }
-}
-
-/// Whether `process` still exists (also as a zombie not yet waited for).
-pub fn exists(process: Pid) -> bool {
-    !matches!(
-        nix::sys::signal::kill(process, None::<nix::sys::signal::Signal>),
-        Err(Errno::ESRCH)
-    )
 }

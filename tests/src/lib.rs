@@ -35,7 +35,7 @@ fn build(name: &str, out: &Path, extra: &[&str]) -> PathBuf {
     };
     if !fresh {
         // Build under a unique name, then rename: other test binaries may build concurrently.
-        let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+        let tmp = out.with_extension(tmp_extension());
         let st = Command::new("cc")
             .args(["-g", "-O0"])
             .args(extra)
@@ -202,7 +202,7 @@ pub fn source_case(name: &str) -> SourceCase {
             Some(opts) => {
                 let full = out.join(format!("{name}-unstripped"));
                 compile(compiler, &dir, &cflags, &units, &full);
-                let tmp = program.with_extension(format!("tmp{}", std::process::id()));
+                let tmp = program.with_extension(tmp_extension());
                 let st = Command::new("strip")
                     .args(opts)
                     .arg("-o")
@@ -226,7 +226,7 @@ pub fn source_case(name: &str) -> SourceCase {
 /// Compiles `units` (bare file names in `dir`) with `compiler` and `flags` into `out`, in `dir`.
 fn compile(compiler: &str, dir: &Path, flags: &[String], units: &[String], out: &Path) {
     // Build under a unique name, then rename: other test binaries may build concurrently.
-    let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+    let tmp = out.with_extension(tmp_extension());
     let mut c = Command::new(compiler);
     c.current_dir(dir)
         .args(flags)
@@ -473,7 +473,7 @@ pub fn fortran_case(name: &str, compiler: &str) -> FortranCase {
             flags.extend(fflags);
             flags.push(moddir_flag.into());
             flags.push(moddir.to_string_lossy().into_owned());
-            let tmp = program.with_extension(format!("tmp{}", std::process::id()));
+            let tmp = program.with_extension(tmp_extension());
             let st = Command::new(driver)
                 .current_dir(&dir)
                 .args(&flags)
@@ -589,4 +589,17 @@ pub fn line_diff(expected: &str, got: &str) -> String {
         }
     }
     out
+}
+
+/// A name for a temporary file next to a fixture being built: unique per process and per
+/// test thread (tests of one binary build the same fixture at the same time).
+pub fn tmp_extension() -> String {
+    let t = std::thread::current();
+    let name: String = t
+        .name()
+        .unwrap_or("main")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("tmp{}-{name}-{:?}", std::process::id(), t.id()).replace(['(', ')'], "")
 }

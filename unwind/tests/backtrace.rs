@@ -21,7 +21,7 @@ fn build(name: &str, tag: &str, flags: &[&str]) -> PathBuf {
         _ => false,
     };
     if !fresh {
-        let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+        let tmp = out.with_extension(cohort_fixtures::tmp_extension());
         let st = Command::new("cc")
             .arg("-g0")
             .args(flags)

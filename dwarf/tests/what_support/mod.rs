@@ -35,7 +35,14 @@ pub fn build(out: &str, sources: &[&str], flags: &[&str]) -> PathBuf {
     let outdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fixtures");
     std::fs::create_dir_all(&outdir).unwrap();
     let exe = outdir.join(out);
-    let tmp = exe.with_extension(format!("tmp{}", std::process::id()));
+    let tmp = exe.with_extension(
+        format!(
+            "tmp{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        )
+        .replace(['(', ')'], ""),
+    );
     let st = Command::new("cc")
         .args(flags)
         .arg("-o")

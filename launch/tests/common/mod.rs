@@ -35,7 +35,7 @@ pub fn build(name: &str, cc: &str) -> PathBuf {
         _ => false,
     };
     if !fresh {
-        let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+        let tmp = out.with_extension(cohort_fixtures::tmp_extension());
         let st = Command::new(cc)
             .args(["-g", "-O0", "-o"])
             .arg(&tmp)
