@@ -962,6 +962,14 @@ fn run_mpir_job(
                 p.host
             );
         }
+        if !o.agents_given && procs.len() > 1 && cohort_cuda::detect::program_uses_cuda(&program) {
+            // As for the local launcher: one agent per CUDA rank (docs/CUDA.md).
+            o.agents = procs.len() as u32;
+            println!(
+                "cohort: {} uses CUDA: one agent per rank, so that each rank's GPU code is debugged",
+                program.display()
+            );
+        }
         let agents = o.agents.min(procs.len().max(1) as u32).max(1);
         let per_agent: Vec<Vec<String>> = blocks(procs.len() as u32, agents)
             .into_iter()

@@ -729,3 +729,97 @@ fn cuda_ranks_get_an_agent_each_by_default() {
     );
     assert_eq!(err, "[0-1] No source file named bitreverse.cu.\n");
 }
+
+#[test]
+fn open_mpi_cuda_ranks_get_an_agent_each() {
+    // The same default under `--launcher openmpi`: the ranks, acquired from mpirun through
+    // MPIR, get an agent each, and both have their GPU code debugged.
+    let f = build_double("mpi").expect("build the double");
+    let dir = f.debuggee.parent().expect("fixture folder");
+    let st = Command::new("mpicc.openmpi")
+        .args(["-g", "-O0", "-o", "cudbg_mpi"])
+        .arg(cuda_sources().join("cudbg_mpi.c"))
+        .arg("-ldl")
+        .current_dir(dir)
+        .status()
+        .expect("Open MPI is installed by scripts/test.sh");
+    assert!(st.success());
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args([
+            "launch",
+            "-n",
+            "2",
+            "--launcher",
+            "openmpi",
+            "--settle",
+            "30000",
+        ])
+        .arg("-batch")
+        .args([
+            "-ex",
+            "set breakpoint pending on",
+            "-ex",
+            "break bitreverse.cu:15",
+        ])
+        .args([
+            "-ex",
+            "continue",
+            "-ex",
+            "info cuda devices",
+            "-ex",
+            "info ranks",
+        ])
+        .args(["-ex", "delete", "-ex", "continue"])
+        .arg("--")
+        .arg("./cudbg_mpi")
+        .args(f.args())
+        .envs(f.env())
+        .env("COHORT_CUDA_LIBRARY", &f.library)
+        .env("OMPI_MCA_btl", "self,vader")
+        .current_dir(dir)
+        .output()
+        .expect("run cohort launch");
+    let (out, err) = text(&o);
+    let notes: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("cohort: "))
+        .map(|l| l.split(" (pid ").next().unwrap_or(l))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "cohort: ./cudbg_mpi uses CUDA: one agent per rank, so that each rank's GPU code is debugged",
+            "cohort: 2 ranks of mpirun"
+        ],
+        "{out}\n{err}"
+    );
+    // From the breakpoint on (attaching prints where each rank was found, in MPI_Init).
+    let from = out
+        .find("[0-1] Breakpoint 1 (bitreverse.cu:15) pending.")
+        .unwrap_or_else(|| panic!("{out}\n{err}"));
+    let tail: String = out[from..]
+        .lines()
+        .filter(|l| !l.contains("(LWP ") && !l.starts_with("PASSED"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let expected = [
+        prefixed("0-1", "Breakpoint 1 (bitreverse.cu:15) pending.\n"),
+        prefixed("0-1", &hit(0, 0)),
+        prefixed("0-1", DEVICES),
+        prefixed(
+            "0-1",
+            "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
+        ),
+        prefixed("0-1", "[Inferior 1 exited normally]\n"),
+    ]
+    .concat();
+    assert_eq!(tail, expected, "{out}\n{err}");
+    let passed = out.lines().filter(|l| l.starts_with("PASSED")).count();
+    assert_eq!(passed, 2, "{out}");
+    let err: Vec<&str> = err
+        .lines()
+        // Where attaching found the ranks (inside MPI_Init, in libc without its sources).
+        .filter(|l| !l.ends_with(": No such file or directory."))
+        .collect();
+    assert_eq!(err, ["[0-1] No source file named bitreverse.cu."]);
+}
