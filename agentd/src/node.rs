@@ -206,6 +206,8 @@ pub struct Node {
     up: UpSink,
     tx: UnboundedSender<Msg>,
     lost: RankSet,
+    /// Ranks attached to (not started by this session): never killed.
+    attached: RankSet,
 }
 
 impl Node {
@@ -253,6 +255,7 @@ impl Node {
             up,
             tx,
             lost: RankSet::new(),
+            attached: RankSet::new(),
         };
         (node, rx)
     }
@@ -294,6 +297,9 @@ impl Node {
     fn start_ranks(&mut self) {
         self.pool.plan(self.to_start.len());
         for (rank, init) in std::mem::take(&mut self.to_start) {
+            if matches!(init, Init::Attach { .. }) {
+                self.attached.insert(rank);
+            }
             match self.pool.spawn(rank, init) {
                 Ok(h) => {
                     self.ranks.insert(rank, h);
@@ -408,7 +414,20 @@ impl Node {
             }
         }
         self.flush_events(true);
-        for h in self.ranks.values() {
+        for (r, h) in &self.ranks {
+            // A rank still in a command (running, or waiting in MPI) would take the shutdown
+            // only when that command ends: end it. A launched rank that is to be killed is
+            // killed now; one to be left running is interrupted as by Ctrl-C, whose SIGINT
+            // is not passed on when it is detached (gdb's `handle SIGINT nopass`).
+            let pid = h.pid.load(std::sync::atomic::Ordering::Relaxed);
+            if self.running.contains_key(r) && pid > 0 {
+                let sig = if detach || self.attached.contains(*r) {
+                    nix::sys::signal::Signal::SIGINT
+                } else {
+                    nix::sys::signal::Signal::SIGKILL
+                };
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), sig);
+            }
             h.send(Job::Shutdown { detach });
         }
         for h in self.ranks.values_mut() {

@@ -711,6 +711,12 @@ impl Drop for Agents {
                     Ok(None) => std::thread::sleep(Duration::from_millis(10)),
                 }
             }
+            if matches!(c.try_wait(), Ok(None)) {
+                eprintln!(
+                    "cohort: agent (pid {}) did not end after the session; killed",
+                    c.id()
+                );
+            }
             let _ = c.kill();
             let _ = c.wait();
         }

@@ -600,3 +600,101 @@ fn ranks_share_a_few_tracer_threads() {
     let st = child.wait().unwrap();
     assert!(st.success());
 }
+
+#[test]
+fn interrupt_and_ctrl_c_stop_every_rank() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let prog = build("forever");
+    let mut child = Command::new(cohort())
+        .args(["launch", "-n", "4", "--agents", "2", "--", "./forever"])
+        .current_dir(prog.parent().unwrap())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines() {
+            let Ok(l) = l else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let wait_for = |what: &str| -> String {
+        loop {
+            let l = rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no line with {what}"));
+            if l.contains(what) {
+                // (Where the prompt falls depends on when events come.)
+                return l.trim_start_matches("(cohort) ").to_string();
+            }
+        }
+    };
+    writeln!(stdin, "info ranks").unwrap();
+    assert_eq!(
+        wait_for("stopped in"),
+        "[0-3] stopped in main at forever.c:8"
+    );
+    // Ctrl-C at the prompt while every rank runs.
+    writeln!(stdin, "continue").unwrap();
+    assert_eq!(
+        wait_for("running"),
+        "[0-3] running (`continue` has not finished)"
+    );
+    // The ranks' stops come as events, merged per agent and per moment: gather them.
+    let interrupted = |want: &[u32]| {
+        let mut got = Vec::new();
+        while got.len() < want.len() {
+            let l = wait_for("SIGINT");
+            let set = l
+                .strip_suffix("] Program received signal SIGINT, Interrupt.")
+                .and_then(|h| h.strip_prefix('['))
+                .unwrap_or_else(|| panic!("{l}"));
+            for part in set.split(',') {
+                let (a, b) = part.split_once('-').unwrap_or((part, part));
+                got.extend(a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap());
+            }
+        }
+        got.sort();
+        assert_eq!(got, want);
+    };
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    interrupted(&[0, 1, 2, 3]);
+    writeln!(stdin, "print counter > 0").unwrap();
+    assert_eq!(wait_for("$1"), "[0-3] $1 = 1");
+    // The `interrupt` command, on a subset: the others run on.
+    writeln!(stdin, "continue").unwrap();
+    assert_eq!(
+        wait_for("running"),
+        "[0-3] running (`continue` has not finished)"
+    );
+    writeln!(stdin, "[1-2] interrupt").unwrap();
+    interrupted(&[1, 2]);
+    writeln!(stdin, "info ranks").unwrap();
+    let stopped = wait_for("stopped in");
+    assert!(
+        stopped.starts_with("[1-2] stopped in ")
+            || stopped.starts_with("(cohort) [1-2] stopped in "),
+        "{stopped}"
+    );
+    assert!(stopped.contains(" at forever.c:"), "{stopped}");
+    // Ranks 0 and 3 still run their `continue`: quitting ends them too (killed, as gdb
+    // kills its program), and the agents end with the session.
+    writeln!(stdin, "quit").unwrap();
+    drop(stdin);
+    let st = child.wait().unwrap();
+    assert!(st.success());
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(err, "");
+}
