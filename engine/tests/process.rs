@@ -597,3 +597,46 @@ fn load_hook_stops_at_a_symbol_of_a_dlopened_library() {
         assert!(matches!(s.cont().unwrap(), Event::Exited { code: 0, .. }));
     }
 }
+
+#[test]
+fn waits_go_through_the_threads_wait_hook() {
+    // agentd's tracer threads route every wait of a process through their hook (engine::mux);
+    // here the hook records the calls and waits as the engine would without it.
+    use cohort_engine::mux;
+    use cohort_engine::sigwait::waitpid;
+    use nix::sys::wait::WaitPidFlag;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let calls: Rc<RefCell<Vec<(i32, bool)>>> = Rc::new(RefCell::new(Vec::new()));
+    let seen = calls.clone();
+    mux::set_wait_hook(Some(Rc::new(move |process, nohang| {
+        seen.borrow_mut().push((process.as_raw(), nohang));
+        let mut flags = WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD;
+        if nohang {
+            flags |= WaitPidFlag::WNOHANG;
+        }
+        waitpid(nix::unistd::Pid::from_raw(-1), Some(flags))
+    })));
+    let (mut p, prog) = launch("loop", &["3"]);
+    let tick = PIE_BASE + nm_address(&prog, "tick");
+    p.add_breakpoint(tick).unwrap();
+    let mut hits = 0;
+    loop {
+        match p.cont().unwrap().kind {
+            StopKind::Breakpoint(_) => hits += 1,
+            StopKind::Exited(0) => break,
+            k => panic!("unexpected stop {k:?}"),
+        }
+    }
+    mux::set_wait_hook(None);
+    assert_eq!(hits, 3);
+    let pid = p.pid();
+    let calls = calls.borrow();
+    // The start's wait for the program's exec, each stop, and the exit: all through the hook,
+    // all for this process.
+    assert!(calls.len() >= 5, "{calls:?}");
+    assert!(
+        calls.iter().all(|(p, _)| *p == pid),
+        "{calls:?} (pid {pid})"
+    );
+}
