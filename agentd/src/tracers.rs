@@ -525,6 +525,8 @@ struct Coro {
     body: Generator<'static, (), Suspend>,
     capture: Option<Captured>,
     idle: bool,
+    /// Dropped with the coroutine: the rank's handle learns that it has ended.
+    _ended: mpsc::Sender<()>,
 }
 
 /// A rank's answer, handed over with the others of this round.
@@ -661,7 +663,6 @@ fn take(m: Intake, coros: &mut HashMap<usize, Coro>, shared: &LaneShared) {
                 if std::panic::catch_unwind(run).is_err() {
                     tracing::error!("rank {rank}: its debugger panicked; the rank is lost");
                 }
-                drop(ended);
                 Suspend::Done
             });
             coros.insert(
@@ -671,6 +672,7 @@ fn take(m: Intake, coros: &mut HashMap<usize, Coro>, shared: &LaneShared) {
                     body,
                     capture: Some(Captured::default()),
                     idle: false,
+                    _ended: ended,
                 },
             );
             shared.ranks.fetch_add(1, Ordering::Relaxed);
@@ -696,15 +698,22 @@ fn resume(slot: usize, coros: &mut HashMap<usize, Coro>, shared: &LaneShared) {
     }
     SCHED.with(|s| s.borrow_mut().current = Some(slot));
     output::swap_capture(&mut c.capture);
-    let why = c.body.resume();
+    // A panic inside the rank is caught in its coroutine; what comes out here is the
+    // generator's own (its stack overflowed): that rank is lost, the thread's others go on.
+    let why = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.body.resume()));
     output::swap_capture(&mut c.capture);
     SCHED.with(|s| s.borrow_mut().current = None);
+    let failed = why.is_err();
     match why {
-        Some(Suspend::Idle) => c.idle = true,
-        Some(Suspend::Tracee) | Some(Suspend::StartSlot) => {}
-        Some(Suspend::Done) | None => {}
+        Ok(Some(Suspend::Idle)) => c.idle = true,
+        Ok(Some(Suspend::Tracee)) | Ok(Some(Suspend::StartSlot)) => {}
+        Ok(Some(Suspend::Done)) | Ok(None) => {}
+        Err(_) => tracing::error!(
+            "rank {}: its debugger failed (its stack overflowed); the rank is lost",
+            c.rank
+        ),
     }
-    if c.body.is_done() {
+    if failed || c.body.is_done() {
         tracing::debug!("rank {} ended", c.rank);
         coros.remove(&slot);
         shared.ranks.fetch_sub(1, Ordering::Relaxed);
