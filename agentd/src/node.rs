@@ -519,6 +519,7 @@ impl Node {
                 p.lost = p.lost.union(&sub);
             }
         }
+        let mut notify = Vec::new();
         for r in ranks.intersection(&self.own).iter() {
             if self.running.contains_key(&r) {
                 if line == ":state" {
@@ -546,16 +547,20 @@ impl Node {
             let Some(h) = self.ranks.get(&r) else {
                 continue;
             };
-            if h.send(Job::Exec {
+            if h.queue(Job::Exec {
                 id,
                 line: line.clone(),
             }) {
+                notify.push(r);
                 p.local_wait.insert(r);
                 self.running.insert(r, id);
             } else {
                 p.lost.insert(r);
             }
         }
+        // One message (and at most one wake-up) per tracer thread for the whole command.
+        self.pool
+            .notify(notify.iter().filter_map(|r| self.ranks.get(r)));
         self.pending.insert(id, p);
         self.try_complete(id);
     }

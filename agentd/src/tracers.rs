@@ -20,7 +20,7 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 
@@ -88,10 +88,16 @@ struct Lane {
     join: Option<JoinHandle<()>>,
 }
 
+/// `LaneShared::sleeping` of a thread that is not asleep in `waitpid`.
+const AWAKE: u64 = u64::MAX;
+
 /// What a tracer thread and the agent share.
 struct LaneShared {
-    /// The thread is (about to be) asleep in `waitpid`: ring its doorbell to wake it.
-    sleeping: AtomicBool,
+    /// [`AWAKE`], or the thread is (about to be) asleep in `waitpid` having taken this many
+    /// messages: a message sent after those must ring its doorbell to wake it.
+    sleeping: AtomicU64,
+    /// Messages sent to the thread (the lock keeps their numbers in the channel's order).
+    sent: Mutex<u64>,
     /// The doorbell's pid (0 while there is none).
     bell: AtomicI32,
     /// Ranks that live on this thread.
@@ -99,8 +105,28 @@ struct LaneShared {
 }
 
 impl LaneShared {
+    /// Send a message to the thread (without waking it from `waitpid`: see [`Self::ring`]).
+    fn post(&self, intake: &mpsc::Sender<Intake>, m: Intake) {
+        let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        if intake.send(m).is_ok() {
+            *sent += 1;
+        }
+    }
+
+    /// Wake the thread if it sleeps in `waitpid` with messages it has not taken. A thread
+    /// that took them all before it went to sleep (it was quicker than the sender) is left
+    /// alone: ringing it would cost a round trip through the doorbell for nothing.
     fn ring(&self) {
-        if self.sleeping.swap(false, Ordering::SeqCst) {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        let sent = *self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        let s = self.sleeping.load(Ordering::SeqCst);
+        if s != AWAKE
+            && s < sent
+            && self
+                .sleeping
+                .compare_exchange(s, AWAKE, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        {
             let pid = self.bell.load(Ordering::SeqCst);
             if pid > 0 {
                 let _ = nix::sys::signal::kill(Pid::from_raw(pid), nix::sys::signal::SIGURG);
@@ -113,6 +139,8 @@ enum Intake {
     Rank(Box<NewRank>),
     /// A command was queued for the rank in this slot.
     Ready(usize),
+    /// Commands were queued for the ranks in these slots (one message for a command to many).
+    ReadyMany(Vec<usize>),
 }
 
 struct NewRank {
@@ -142,12 +170,18 @@ pub struct RankHandle {
 impl RankHandle {
     /// Queue a job; false if the rank has ended.
     pub fn send(&self, job: Job) -> bool {
-        if self.jobs.send(job).is_err() {
+        if !self.queue(job) {
             return false;
         }
-        let _ = self.intake.send(Intake::Ready(self.slot));
+        self.lane.post(&self.intake, Intake::Ready(self.slot));
         self.lane.ring();
         true
+    }
+
+    /// Queue a job without telling its thread: for a command to many ranks, followed by one
+    /// [`Pool::notify`] for all of them (one message and at most one wake-up per thread).
+    pub fn queue(&self, job: Job) -> bool {
+        self.jobs.send(job).is_ok()
     }
 
     /// Wait for the rank to end (after a `Shutdown`).
@@ -163,7 +197,7 @@ impl Drop for RankHandle {
         // Without its handle the rank has no more commands: it ends (kills or detaches).
         let (tx, _) = mpsc::channel();
         drop(std::mem::replace(&mut self.jobs, tx));
-        let _ = self.intake.send(Intake::Ready(self.slot));
+        self.lane.post(&self.intake, Intake::Ready(self.slot));
         self.lane.ring();
     }
 }
@@ -228,9 +262,13 @@ impl Pool {
             activity: activity.clone(),
             ended: ended_tx,
         };
-        lane.intake
-            .send(Intake::Rank(Box::new(new)))
-            .map_err(|_| std::io::Error::other("the tracer thread has stopped"))?;
+        {
+            let mut sent = lane.shared.sent.lock().unwrap_or_else(|e| e.into_inner());
+            lane.intake
+                .send(Intake::Rank(Box::new(new)))
+                .map_err(|_| std::io::Error::other("the tracer thread has stopped"))?;
+            *sent += 1;
+        }
         lane.shared.ring();
         Ok(RankHandle {
             rank,
@@ -242,6 +280,25 @@ impl Pool {
             activity,
             ended: Some(ended_rx),
         })
+    }
+
+    /// Tell the tracer threads of `ranks` that jobs were queued for them
+    /// ([`RankHandle::queue`]): one message per thread.
+    pub fn notify<'a>(&self, ranks: impl IntoIterator<Item = &'a RankHandle>) {
+        let mut per_lane: Vec<(&'a RankHandle, Vec<usize>)> = Vec::new();
+        for h in ranks {
+            match per_lane
+                .iter_mut()
+                .find(|(first, _)| Arc::ptr_eq(&first.lane, &h.lane))
+            {
+                Some((_, slots)) => slots.push(h.slot),
+                None => per_lane.push((h, vec![h.slot])),
+            }
+        }
+        for (h, slots) in per_lane {
+            h.lane.post(&h.intake, Intake::ReadyMany(slots));
+            h.lane.ring();
+        }
     }
 
     /// How many tracer threads run, and how many ranks each has.
@@ -258,6 +315,8 @@ impl Drop for Pool {
         for l in &mut self.lanes {
             let (tx, _) = mpsc::channel();
             drop(std::mem::replace(&mut l.intake, tx));
+            // The closed channel is news the count does not show: count it.
+            *l.shared.sent.lock().unwrap_or_else(|e| e.into_inner()) += 1;
             l.shared.ring();
         }
         for l in &mut self.lanes {
@@ -272,7 +331,8 @@ impl Lane {
     fn start(index: usize, lanes: usize, sink: Sink) -> std::io::Result<Lane> {
         let (tx, rx) = mpsc::channel();
         let shared = Arc::new(LaneShared {
-            sleeping: AtomicBool::new(false),
+            sleeping: AtomicU64::new(AWAKE),
+            sent: Mutex::new(0),
             bell: AtomicI32::new(0),
             ranks: AtomicUsize::new(0),
         });
@@ -557,11 +617,16 @@ fn run_lane(
     mux::set_wait_hook(Some(std::rc::Rc::new(wait_hook)));
     let mut coros: HashMap<usize, Coro> = HashMap::new();
     let mut closed = false;
+    // Messages taken from `intake` (see `LaneShared::sleeping`).
+    let mut taken: u64 = 0;
     loop {
         // Take what came: new ranks, and commands for idle ones.
         loop {
             match intake.try_recv() {
-                Ok(m) => take(m, &mut coros, &shared),
+                Ok(m) => {
+                    taken += 1;
+                    take(m, &mut coros, &shared);
+                }
                 Err(mpsc::TryRecvError::Empty) => break,
                 Err(mpsc::TryRecvError::Disconnected) => {
                     closed = true;
@@ -590,22 +655,24 @@ fn run_lane(
                 std::thread::sleep(std::time::Duration::from_millis(1));
                 continue;
             }
-            shared.sleeping.store(true, Ordering::SeqCst);
+            shared.sleeping.store(taken, Ordering::SeqCst);
+            std::sync::atomic::fence(Ordering::SeqCst);
             match intake.try_recv() {
                 Ok(m) => {
-                    shared.sleeping.store(false, Ordering::SeqCst);
+                    shared.sleeping.store(AWAKE, Ordering::SeqCst);
+                    taken += 1;
                     take(m, &mut coros, &shared);
                     continue;
                 }
                 Err(mpsc::TryRecvError::Disconnected) if !closed => {
-                    shared.sleeping.store(false, Ordering::SeqCst);
+                    shared.sleeping.store(AWAKE, Ordering::SeqCst);
                     closed = true;
                     continue;
                 }
                 Err(_) => {}
             }
             let st = waitpid(Pid::from_raw(-1), Some(wait_flags()));
-            shared.sleeping.store(false, Ordering::SeqCst);
+            shared.sleeping.store(AWAKE, Ordering::SeqCst);
             match st {
                 Ok(st) => dispatch(st),
                 Err(Errno::EINTR) => {}
@@ -631,7 +698,10 @@ fn run_lane(
             std::thread::sleep(std::time::Duration::from_millis(1));
         } else {
             match intake.recv() {
-                Ok(m) => take(m, &mut coros, &shared),
+                Ok(m) => {
+                    taken += 1;
+                    take(m, &mut coros, &shared);
+                }
                 Err(_) => closed = true,
             }
         }
@@ -678,14 +748,23 @@ fn take(m: Intake, coros: &mut HashMap<usize, Coro>, shared: &LaneShared) {
             shared.ranks.fetch_add(1, Ordering::Relaxed);
             SCHED.with(|s| s.borrow_mut().ready.push_back(slot));
         }
-        Intake::Ready(slot) => {
-            if let Some(c) = coros.get_mut(&slot)
-                && c.idle
-            {
-                c.idle = false;
-                SCHED.with(|s| s.borrow_mut().ready.push_back(slot));
+        Intake::Ready(slot) => ready(slot, coros),
+        Intake::ReadyMany(slots) => {
+            for slot in slots {
+                ready(slot, coros);
             }
         }
+    }
+}
+
+/// A command came for the rank in `slot`: resume it if it is idle (a busy one takes it when
+/// its current command ends).
+fn ready(slot: usize, coros: &mut HashMap<usize, Coro>) {
+    if let Some(c) = coros.get_mut(&slot)
+        && c.idle
+    {
+        c.idle = false;
+        SCHED.with(|s| s.borrow_mut().ready.push_back(slot));
     }
 }
 
