@@ -266,7 +266,7 @@ fn three_ranks_under_three_agents_merge_gpu_state() {
     let (out, passed, err) = launch(
         &f,
         3,
-        &["--agents", "3"],
+        &["--agents", "3", "--settle", "30000"],
         &[
             "set breakpoint pending on",
             "break bitreverse.cu:15",
@@ -688,7 +688,7 @@ fn cuda_ranks_get_an_agent_each_by_default() {
     let (out, passed, err, notes) = launch_with_notes(
         &f,
         2,
-        &[],
+        &["--settle", "30000"],
         &[
             "set breakpoint pending on",
             "break bitreverse.cu:15",
