@@ -249,50 +249,17 @@ fn bad_launch_arguments_are_clear_errors() {
 
 #[test]
 fn a_dead_agent_loses_only_its_ranks() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
     let prog = build("ranks");
-    let mut child = Command::new(cohort())
-        .args(["launch", "-n", "4", "--agents", "2", "--", "./ranks"])
-        .current_dir(prog.parent().unwrap())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut wait_for = |what: &str| {
-        for l in lines.by_ref() {
-            let l = l.unwrap();
-            if l.contains(what) {
-                return l;
-            }
-        }
-        panic!("no line with {what}");
-    };
-    writeln!(stdin, "info ranks").unwrap();
+    let mut s = Interactive::start(&prog, &["-n", "4", "--agents", "2"], &[]);
+    s.send("info ranks");
     assert_eq!(
-        wait_for("stopped in"),
+        s.wait_for("stopped in"),
         "(cohort) [0-3] stopped in main at ranks.c:18"
     );
     // Kill agent 1 (ranks 2-3), a child of this cohort.
-    let me = child.id().to_string();
     let mut killed = 0;
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-            continue;
-        };
-        let ppid = stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .split_whitespace()
-            .nth(1);
-        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        if ppid == Some(me.as_str()) && cmd.contains("cohort-agentd --index 1 ") {
-            let pid: i32 = e.file_name().to_string_lossy().parse().unwrap();
+    for (pid, cmd) in children_of(s.pid()) {
+        if cmd.contains("cohort-agentd --index 1 ") {
             nix::sys::signal::kill(
                 nix::unistd::Pid::from_raw(pid),
                 nix::sys::signal::Signal::SIGKILL,
@@ -302,19 +269,16 @@ fn a_dead_agent_loses_only_its_ranks() {
         }
     }
     assert_eq!(killed, 1);
-    writeln!(stdin, "info ranks").unwrap();
-    writeln!(stdin, "print iterations").unwrap();
-    writeln!(stdin, "quit").unwrap();
+    s.send("info ranks");
+    s.send("print iterations");
+    s.send("quit");
     assert_eq!(
-        wait_for("stopped in"),
+        s.wait_for("stopped in"),
         "(cohort) [0-1] stopped in main at ranks.c:18"
     );
-    assert_eq!(wait_for("$1"), "(cohort) [0-1] $1 = 3");
-    drop(stdin);
-    let st = child.wait().unwrap();
+    assert_eq!(s.wait_for("$1"), "(cohort) [0-1] $1 = 3");
+    let (st, err) = s.finish();
     assert!(st.success());
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(
         err.starts_with("[2-3] lost: agent 1 (") && err.ends_with("[2-3] lost\n[2-3] lost\n"),
         "{err}"
@@ -484,6 +448,113 @@ fn parallel_stacks_merge_frames_of_the_same_place() {
     );
 }
 
+/// An interactive `cohort launch` session on pipes; its output is read line by line.
+struct Interactive {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Interactive {
+    /// `cohort launch ARGS -- ./PROG` in the program's folder, with `env` added.
+    fn start(prog: &Path, args: &[&str], env: &[(&str, &str)]) -> Interactive {
+        use std::io::BufRead;
+        use std::process::Stdio;
+        let mut child = Command::new(cohort())
+            .arg("launch")
+            .args(args)
+            .arg("--")
+            .arg(Path::new(".").join(prog.file_name().unwrap()))
+            .envs(env.iter().copied())
+            .current_dir(prog.parent().unwrap())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(stdout).lines() {
+                let Ok(l) = l else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        Interactive {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Type a command line.
+    fn send(&mut self, line: &str) {
+        use std::io::Write;
+        writeln!(self.stdin.as_mut().unwrap(), "{line}").unwrap();
+    }
+
+    /// The next line of output that contains `what` (as printed, prompt included).
+    fn wait_for(&self, what: &str) -> String {
+        loop {
+            let l = self
+                .lines
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no line with {what}"));
+            if l.contains(what) {
+                return l;
+            }
+        }
+    }
+
+    /// Close its input, wait for it to end: its status and standard error.
+    fn finish(mut self) -> (std::process::ExitStatus, String) {
+        drop(self.stdin.take());
+        let st = self.child.wait().unwrap();
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
+        (st, err)
+    }
+}
+
+/// Every process: (pid, command line with spaces for its NULs).
+fn processes() -> Vec<(i32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid: i32 = e.file_name().to_string_lossy().parse().ok()?;
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            Some((pid, String::from_utf8_lossy(&cmd).replace('\0', " ")))
+        })
+        .collect()
+}
+
+/// The children of `parent`: (pid, command line).
+fn children_of(parent: i32) -> Vec<(i32, String)> {
+    let parent = parent.to_string();
+    processes()
+        .into_iter()
+        .filter(|(pid, _)| status_field(&pid.to_string(), "PPid:").as_deref() == Some(&parent))
+        .collect()
+}
+
+/// The ranks of a rank set as the front end prints it (`0-2,5`).
+fn ranks_in(set: &str) -> Vec<u32> {
+    set.split(',')
+        .flat_map(|part| {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap()
+        })
+        .collect()
+}
+
 /// The tasks of a process: (tid, name).
 fn tasks(pid: i32) -> Vec<(i32, String)> {
     let mut v: Vec<(i32, String)> = std::fs::read_dir(format!("/proc/{pid}/task"))
@@ -509,52 +580,19 @@ fn status_field(pid: &str, field: &str) -> Option<String> {
 
 #[test]
 fn ranks_share_a_few_tracer_threads() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
     let prog = build("ranks");
-    let mut child = Command::new(cohort())
-        .args(["launch", "-n", "6", "--", "./ranks"])
-        .env("COHORT_TRACERS", "2")
-        .current_dir(prog.parent().unwrap())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut wait_for = |what: &str| {
-        for l in lines.by_ref() {
-            let l = l.unwrap();
-            if l.contains(what) {
-                return l;
-            }
-        }
-        panic!("no line with {what}");
-    };
-    writeln!(stdin, "info ranks").unwrap();
+    let mut s = Interactive::start(&prog, &["-n", "6"], &[("COHORT_TRACERS", "2")]);
+    s.send("info ranks");
     assert_eq!(
-        wait_for("stopped in"),
+        s.wait_for("stopped in"),
         "(cohort) [0-5] stopped in main at ranks.c:18"
     );
     // The one agent, a child of this cohort.
-    let me = child.id().to_string();
-    let mut agents = Vec::new();
-    let mut procs = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.parse::<i32>().is_err() {
-            continue;
-        }
-        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        if status_field(&name, "PPid:").as_deref() == Some(me.as_str())
-            && cmd.contains("cohort-agentd")
-        {
-            agents.push(name.parse::<i32>().unwrap());
-        }
-        procs.push((name, cmd));
-    }
+    let agents: Vec<i32> = children_of(s.pid())
+        .into_iter()
+        .filter(|(_, cmd)| cmd.contains("cohort-agentd"))
+        .map(|(pid, _)| pid)
+        .collect();
     assert_eq!(agents.len(), 1, "one agent");
     let threads = tasks(agents[0]);
     let tracers: Vec<i32> = threads
@@ -567,12 +605,13 @@ fn ranks_share_a_few_tracer_threads() {
     assert!(threads.len() <= 4, "{threads:?}");
     // Every rank is traced by one of the two, three each.
     let mut per_tracer = std::collections::BTreeMap::new();
-    for (pid, cmd) in &procs {
+    for (pid, cmd) in processes() {
+        let pid = pid.to_string();
         if !cmd.ends_with("/parallel-ranks/ranks ") || cmd.contains("cohort-agentd") {
             // (Not a rank: the tracers' doorbells are agentd's own children, for instance.)
             continue;
         }
-        let Some(tracer) = status_field(pid, "TracerPid:").and_then(|t| t.parse::<i32>().ok())
+        let Some(tracer) = status_field(&pid, "TracerPid:").and_then(|t| t.parse::<i32>().ok())
         else {
             continue;
         };
@@ -590,122 +629,85 @@ fn ranks_share_a_few_tracer_threads() {
     );
     // And they are debugged as before.
     for _ in 0..3 {
-        writeln!(stdin, "next").unwrap();
+        s.send("next");
     }
-    writeln!(stdin, "print rank * 10").unwrap();
-    writeln!(stdin, "quit").unwrap();
-    assert_eq!(wait_for("$1"), "(cohort) [0] $1 = 0");
-    assert_eq!(wait_for("[5] $1"), "[5] $1 = 50");
-    drop(stdin);
-    let st = child.wait().unwrap();
+    s.send("print rank * 10");
+    s.send("quit");
+    assert_eq!(s.wait_for("$1"), "(cohort) [0] $1 = 0");
+    assert_eq!(s.wait_for("[5] $1"), "[5] $1 = 50");
+    let (st, _) = s.finish();
     assert!(st.success());
 }
 
 #[test]
 fn interrupt_and_ctrl_c_stop_every_rank() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
     let prog = build("forever");
-    let mut child = Command::new(cohort())
-        .args(["launch", "-n", "4", "--agents", "2", "--", "./forever"])
-        .current_dir(prog.parent().unwrap())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines() {
-            let Ok(l) = l else { break };
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
-    let wait_for = |what: &str| -> String {
-        loop {
-            let l = rx
-                .recv_timeout(std::time::Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("no line with {what}"));
-            if l.contains(what) {
-                // (Where the prompt falls depends on when events come.)
-                return l.trim_start_matches("(cohort) ").to_string();
-            }
-        }
+    let mut s = Interactive::start(&prog, &["-n", "4", "--agents", "2"], &[]);
+    // (Where the prompt falls depends on when events come.)
+    let wait_for = |s: &Interactive, what: &str| -> String {
+        s.wait_for(what).trim_start_matches("(cohort) ").to_string()
     };
-    writeln!(stdin, "info ranks").unwrap();
+    s.send("info ranks");
     assert_eq!(
-        wait_for("stopped in"),
+        wait_for(&s, "stopped in"),
         "[0-3] stopped in main at forever.c:8"
     );
     // Ctrl-C at the prompt while every rank runs.
-    writeln!(stdin, "continue").unwrap();
+    s.send("continue");
     assert_eq!(
-        wait_for("running"),
+        wait_for(&s, "running"),
         "[0-3] running (`continue` has not finished)"
     );
     // The ranks' stops come as events, merged per agent and per moment: gather them.
-    let interrupted = |want: &[u32]| {
+    let interrupted = |s: &Interactive, want: &[u32]| {
         let mut got = Vec::new();
         while got.len() < want.len() {
-            let l = wait_for("SIGINT");
+            let l = wait_for(s, "SIGINT");
             let set = l
                 .strip_suffix("] Program received signal SIGINT, Interrupt.")
                 .and_then(|h| h.strip_prefix('['))
                 .unwrap_or_else(|| panic!("{l}"));
-            for part in set.split(',') {
-                let (a, b) = part.split_once('-').unwrap_or((part, part));
-                got.extend(a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap());
-            }
+            got.extend(ranks_in(set));
         }
         got.sort();
         assert_eq!(got, want);
     };
     nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::unistd::Pid::from_raw(s.pid()),
         nix::sys::signal::Signal::SIGINT,
     )
     .unwrap();
-    interrupted(&[0, 1, 2, 3]);
-    writeln!(stdin, "print counter > 0").unwrap();
-    assert_eq!(wait_for("$1"), "[0-3] $1 = 1");
+    interrupted(&s, &[0, 1, 2, 3]);
+    s.send("print counter > 0");
+    assert_eq!(wait_for(&s, "$1"), "[0-3] $1 = 1");
     // The `interrupt` command, on a subset: the others run on.
-    writeln!(stdin, "continue").unwrap();
+    s.send("continue");
     assert_eq!(
-        wait_for("running"),
+        wait_for(&s, "running"),
         "[0-3] running (`continue` has not finished)"
     );
-    writeln!(stdin, "[1-2] interrupt").unwrap();
-    interrupted(&[1, 2]);
+    s.send("[1-2] interrupt");
+    interrupted(&s, &[1, 2]);
     // Ranks 1 and 2 are stopped in the program (in `tick` or in `main`, wherever the signal
     // found each), the others still run.
-    writeln!(stdin, "info ranks").unwrap();
+    s.send("info ranks");
     let mut stopped = Vec::new();
     while stopped.len() < 2 {
-        let l = wait_for("stopped in");
+        let l = wait_for(&s, "stopped in");
         assert!(l.contains(" at forever.c:"), "{l}");
         let set = l
             .strip_prefix('[')
             .and_then(|r| r.split_once("] stopped in "))
             .map(|(set, _)| set.to_string())
             .unwrap_or_else(|| panic!("{l}"));
-        for part in set.split(',') {
-            let (a, b) = part.split_once('-').unwrap_or((part, part));
-            stopped.extend(a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap());
-        }
+        stopped.extend(ranks_in(&set));
     }
     stopped.sort();
     assert_eq!(stopped, [1, 2]);
     // Ranks 0 and 3 still run their `continue`: quitting ends them too (killed, as gdb
     // kills its program), and the agents end with the session.
-    writeln!(stdin, "quit").unwrap();
-    drop(stdin);
-    let st = child.wait().unwrap();
+    s.send("quit");
+    let (st, err) = s.finish();
     assert!(st.success());
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert_eq!(err, "");
 }
