@@ -20,12 +20,12 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 
 use cohort_debugger::output::{self, Captured};
-use cohort_engine::mux;
+use cohort_engine::mux::{self, wait_flags};
 use cohort_engine::sigwait::{self, WaitStatus, waitpid};
 use generator::{Generator, Gn};
 use nix::errno::Errno;
@@ -100,17 +100,17 @@ struct LaneShared {
     sent: Mutex<u64>,
     /// The doorbell's pid (0 while there is none).
     bell: AtomicI32,
-    /// Ranks that live on this thread.
-    ranks: AtomicUsize,
 }
 
 impl LaneShared {
     /// Send a message to the thread (without waking it from `waitpid`: see [`Self::ring`]).
-    fn post(&self, intake: &mpsc::Sender<Intake>, m: Intake) {
+    fn post(&self, intake: &mpsc::Sender<Intake>, m: Intake) -> bool {
         let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
-        if intake.send(m).is_ok() {
+        let ok = intake.send(m).is_ok();
+        if ok {
             *sent += 1;
         }
+        ok
     }
 
     /// Wake the thread if it sleeps in `waitpid` with messages it has not taken. A thread
@@ -262,12 +262,8 @@ impl Pool {
             activity: activity.clone(),
             ended: ended_tx,
         };
-        {
-            let mut sent = lane.shared.sent.lock().unwrap_or_else(|e| e.into_inner());
-            lane.intake
-                .send(Intake::Rank(Box::new(new)))
-                .map_err(|_| std::io::Error::other("the tracer thread has stopped"))?;
-            *sent += 1;
+        if !lane.shared.post(&lane.intake, Intake::Rank(Box::new(new))) {
+            return Err(std::io::Error::other("the tracer thread has stopped"));
         }
         lane.shared.ring();
         Ok(RankHandle {
@@ -300,14 +296,6 @@ impl Pool {
             h.lane.ring();
         }
     }
-
-    /// How many tracer threads run, and how many ranks each has.
-    pub fn threads(&self) -> Vec<usize> {
-        self.lanes
-            .iter()
-            .map(|l| l.shared.ranks.load(Ordering::Relaxed))
-            .collect()
-    }
 }
 
 impl Drop for Pool {
@@ -334,7 +322,6 @@ impl Lane {
             sleeping: AtomicU64::new(AWAKE),
             sent: Mutex::new(0),
             bell: AtomicI32::new(0),
-            ranks: AtomicUsize::new(0),
         });
         let s2 = shared.clone();
         // At most as many ranks start at once as the node has CPUs: forking from an agent
@@ -382,10 +369,6 @@ struct Sched {
 
 thread_local! {
     static SCHED: RefCell<Sched> = RefCell::new(Sched::default());
-}
-
-fn wait_flags() -> WaitPidFlag {
-    WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD
 }
 
 /// The thread group of a thread, from `/proc`.
@@ -625,7 +608,7 @@ fn run_lane(
             match intake.try_recv() {
                 Ok(m) => {
                     taken += 1;
-                    take(m, &mut coros, &shared);
+                    take(m, &mut coros);
                 }
                 Err(mpsc::TryRecvError::Empty) => break,
                 Err(mpsc::TryRecvError::Disconnected) => {
@@ -639,7 +622,7 @@ fn run_lane(
         }
         // Run every rank that can run.
         while let Some(slot) = SCHED.with(|s| s.borrow_mut().ready.pop_front()) {
-            resume(slot, &mut coros, &shared);
+            resume(slot, &mut coros);
         }
         if SCHED.with(|s| !s.borrow().ready.is_empty()) {
             continue;
@@ -661,7 +644,7 @@ fn run_lane(
                 Ok(m) => {
                     shared.sleeping.store(AWAKE, Ordering::SeqCst);
                     taken += 1;
-                    take(m, &mut coros, &shared);
+                    take(m, &mut coros);
                     continue;
                 }
                 Err(mpsc::TryRecvError::Disconnected) if !closed => {
@@ -700,7 +683,7 @@ fn run_lane(
             match intake.recv() {
                 Ok(m) => {
                     taken += 1;
-                    take(m, &mut coros, &shared);
+                    take(m, &mut coros);
                 }
                 Err(_) => closed = true,
             }
@@ -714,7 +697,7 @@ fn run_lane(
     }
 }
 
-fn take(m: Intake, coros: &mut HashMap<usize, Coro>, shared: &LaneShared) {
+fn take(m: Intake, coros: &mut HashMap<usize, Coro>) {
     match m {
         Intake::Rank(n) => {
             let NewRank {
@@ -745,7 +728,6 @@ fn take(m: Intake, coros: &mut HashMap<usize, Coro>, shared: &LaneShared) {
                     _ended: ended,
                 },
             );
-            shared.ranks.fetch_add(1, Ordering::Relaxed);
             SCHED.with(|s| s.borrow_mut().ready.push_back(slot));
         }
         Intake::Ready(slot) => ready(slot, coros),
@@ -768,7 +750,7 @@ fn ready(slot: usize, coros: &mut HashMap<usize, Coro>) {
     }
 }
 
-fn resume(slot: usize, coros: &mut HashMap<usize, Coro>, shared: &LaneShared) {
+fn resume(slot: usize, coros: &mut HashMap<usize, Coro>) {
     let Some(c) = coros.get_mut(&slot) else {
         return;
     };
@@ -795,7 +777,6 @@ fn resume(slot: usize, coros: &mut HashMap<usize, Coro>, shared: &LaneShared) {
     if failed || c.body.is_done() {
         tracing::debug!("rank {} ended", c.rank);
         coros.remove(&slot);
-        shared.ranks.fetch_sub(1, Ordering::Relaxed);
         SCHED.with(|s| {
             let mut s = s.borrow_mut();
             s.inbox.remove(&slot);

@@ -26,6 +26,12 @@ thread_local! {
     static HOOK: RefCell<Option<WaitHook>> = const { RefCell::new(None) };
 }
 
+/// How a tracer thread waits: for all its tracees (`__WALL`: threads too), and only its own
+/// (`__WNOTHREAD`: not those of the agent's other tracer threads).
+pub fn wait_flags() -> WaitPidFlag {
+    WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD
+}
+
 /// Route this thread's waits through `hook` (or, with `None`, straight to `waitpid`).
 pub fn set_wait_hook(hook: Option<WaitHook>) {
     HOOK.with(|h| *h.borrow_mut() = hook);

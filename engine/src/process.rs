@@ -19,6 +19,7 @@ use nix::unistd::{ForkResult, Pid};
 use crate::arch::{self, ArchInfo, WatchKind};
 use crate::error::{EngineError, Result};
 use crate::memory::{MemoryRead, ProcMem};
+use crate::mux::wait_flags;
 use crate::native::{self, WatchSlot};
 use crate::regs::Registers;
 use crate::signals::{SignalTable, Signo};
@@ -237,10 +238,6 @@ pub fn set_wait_spin(d: std::time::Duration) {
         d.as_micros().min(u64::MAX as u128) as u64,
         std::sync::atomic::Ordering::Relaxed,
     );
-}
-
-fn wait_flags() -> WaitPidFlag {
-    WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD
 }
 
 fn perr(op: &'static str, tid: Pid) -> impl Fn(Errno) -> EngineError {
