@@ -190,13 +190,9 @@ fn launch(
     (out, passed, err)
 }
 
-/// [`launch`], and the front end's own lines (`cohort: …`, the tree line without its time).
-fn launch_with_notes(
-    f: &DoubleFixture,
-    n: u32,
-    extra: &[&str],
-    cmds: &[&str],
-) -> (String, Vec<String>, String, Vec<String>) {
+/// `cohort launch -n N EXTRA -batch -ex CMD... -- PROGRAM LIBCUDA` in the fixture's folder,
+/// with the double as the CUDA library.
+fn run_launch(f: &DoubleFixture, program: &str, n: u32, extra: &[&str], cmds: &[&str]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
     c.arg("launch")
         .args(["-n", &n.to_string()])
@@ -205,14 +201,25 @@ fn launch_with_notes(
     for x in cmds {
         c.args(["-ex", x]);
     }
-    let dir = f.debuggee.parent().expect("fixture folder");
     c.arg("--")
-        .arg("./cudbg_debuggee")
+        .arg(program)
         .args(f.args())
         .envs(f.env())
         .env("COHORT_CUDA_LIBRARY", &f.library)
-        .current_dir(dir);
-    let o = c.output().expect("run cohort launch");
+        .env("OMPI_MCA_btl", "self,vader")
+        .current_dir(f.debuggee.parent().expect("fixture folder"))
+        .output()
+        .expect("run cohort launch")
+}
+
+/// [`launch`], and the front end's own lines (`cohort: …`, the tree line without its time).
+fn launch_with_notes(
+    f: &DoubleFixture,
+    n: u32,
+    extra: &[&str],
+    cmds: &[&str],
+) -> (String, Vec<String>, String, Vec<String>) {
+    let o = run_launch(f, "./cudbg_debuggee", n, extra, cmds);
     let (out, err) = text(&o);
     let mut passed: Vec<String> = out
         .lines()
@@ -744,41 +751,21 @@ fn open_mpi_cuda_ranks_get_an_agent_each() {
         .status()
         .expect("Open MPI is installed by scripts/test.sh");
     assert!(st.success());
-    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
-        .args([
-            "launch",
-            "-n",
-            "2",
-            "--launcher",
-            "openmpi",
-            "--settle",
-            "30000",
-        ])
-        .arg("-batch")
-        .args([
-            "-ex",
+    let o = run_launch(
+        &f,
+        "./cudbg_mpi",
+        2,
+        &["--launcher", "openmpi", "--settle", "30000"],
+        &[
             "set breakpoint pending on",
-            "-ex",
             "break bitreverse.cu:15",
-        ])
-        .args([
-            "-ex",
             "continue",
-            "-ex",
             "info cuda devices",
-            "-ex",
             "info ranks",
-        ])
-        .args(["-ex", "delete", "-ex", "continue"])
-        .arg("--")
-        .arg("./cudbg_mpi")
-        .args(f.args())
-        .envs(f.env())
-        .env("COHORT_CUDA_LIBRARY", &f.library)
-        .env("OMPI_MCA_btl", "self,vader")
-        .current_dir(dir)
-        .output()
-        .expect("run cohort launch");
+            "delete",
+            "continue",
+        ],
+    );
     let (out, err) = text(&o);
     let notes: Vec<&str> = out
         .lines()
