@@ -106,19 +106,7 @@ impl Debugger {
 
     /// `info modules [-q] [REGEXP]`.
     pub(crate) fn cmd_info_modules(&mut self, arg: &str) -> Result<Flow> {
-        let mut words = arg.split_whitespace().peekable();
-        while let Some(w) = words.peek() {
-            match *w {
-                "-q" => {}
-                "--" => {
-                    words.next();
-                    break;
-                }
-                _ => break,
-            }
-            words.next();
-        }
-        let pattern = words.collect::<Vec<_>>().join(" ");
+        let (_, pattern) = crate::symtab_info::info_options(arg, &["-q"]);
         let re = regex(&pattern)?;
         if pattern.is_empty() {
             out("All defined modules:");

@@ -119,21 +119,8 @@ fn die_type(d: &Arc<DebugFile>, unit: usize, off: gimli::UnitOffset) -> Option<D
 impl Debugger {
     /// `info functions|variables|types [-q] [-n] [REGEX]`.
     pub(crate) fn cmd_info_symbols(&mut self, class: SymbolClass, arg: &str) -> Result<Flow> {
-        let mut words = arg.split_whitespace().peekable();
-        let mut nondebug = class != SymbolClass::Types;
-        while let Some(w) = words.peek() {
-            match *w {
-                "-n" => nondebug = false,
-                "-q" => {}
-                "--" => {
-                    words.next();
-                    break;
-                }
-                _ => break,
-            }
-            words.next();
-        }
-        let pattern = words.collect::<Vec<_>>().join(" ");
+        let (flags, pattern) = info_options(arg, &["-n", "-q"]);
+        let nondebug = class != SymbolClass::Types && !flags.contains(&"-n");
         // gdb matches case-insensitively while the language is (like Fortran) case-insensitive.
         let re = if self.language() == Language::Fortran {
             Regex::new_case_insensitive(&pattern)
@@ -448,6 +435,25 @@ impl Debugger {
         }
         best
     }
+}
+
+/// The leading options of an `info` command that takes a pattern (`-q`, `-n`, … among
+/// `known`, up to `--` or the first other word), and the pattern: the rest.
+pub(crate) fn info_options<'a>(arg: &'a str, known: &[&str]) -> (Vec<&'a str>, String) {
+    let mut words = arg.split_whitespace().peekable();
+    let mut flags = Vec::new();
+    while let Some(&w) = words.peek() {
+        if w == "--" {
+            words.next();
+            break;
+        }
+        if !known.contains(&w) {
+            break;
+        }
+        flags.push(w);
+        words.next();
+    }
+    (flags, words.collect::<Vec<_>>().join(" "))
 }
 
 #[cfg(test)]
