@@ -204,6 +204,19 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
     Ok(o)
 }
 
+/// A CUDA program's ranks get an agent each unless `--agents` says otherwise: the driver's
+/// debugger API serves one debuggee per debugger process (docs/CUDA.md). `shown` is how the
+/// program is named in the note.
+fn one_agent_per_cuda_rank(o: &mut LaunchOpts, program: &Path, ranks: u32, shown: &Path) {
+    if !o.agents_given && o.agents < ranks && cohort_cuda::detect::program_uses_cuda(program) {
+        o.agents = ranks;
+        println!(
+            "cohort: {} uses CUDA: one agent per rank, so that each rank's GPU code is debugged",
+            shown.display()
+        );
+    }
+}
+
 /// Where this session keeps its secret: a private directory of the user's.
 fn session_dir() -> anyhow::Result<PathBuf> {
     let base = std::env::var_os("XDG_RUNTIME_DIR")
@@ -734,14 +747,8 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
     }
     let program = resolve_program(&o.program)?;
     let mut o = o;
-    if !o.agents_given && o.agents < o.n && cohort_cuda::detect::program_uses_cuda(&program) {
-        // The driver's debugger API serves one debuggee per debugger process (docs/CUDA.md).
-        o.agents = o.n;
-        println!(
-            "cohort: {} uses CUDA: one agent per rank, so that each rank's GPU code is debugged",
-            o.program.display()
-        );
-    }
+    let (n, shown) = (o.n, o.program.clone());
+    one_agent_per_cuda_rank(&mut o, &program, n, &shown);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -968,14 +975,7 @@ fn run_mpir_job(
                 p.host
             );
         }
-        if !o.agents_given && procs.len() > 1 && cohort_cuda::detect::program_uses_cuda(&program) {
-            // As for the local launcher: one agent per CUDA rank (docs/CUDA.md).
-            o.agents = procs.len() as u32;
-            println!(
-                "cohort: {} uses CUDA: one agent per rank, so that each rank's GPU code is debugged",
-                program.display()
-            );
-        }
+        one_agent_per_cuda_rank(&mut o, &program, procs.len() as u32, &program);
         let agents = o.agents.min(procs.len().max(1) as u32).max(1);
         let per_agent: Vec<Vec<String>> = blocks(procs.len() as u32, agents)
             .into_iter()
