@@ -568,7 +568,7 @@ impl Debugger {
         // A Fortran main program (`DW_AT_main_subprogram`) is where gdb's backtrace ends.
         if let Some((d, bias)) = self.debug_for(pc)
             && let Ok(Some(func)) = scopes::function_at(&d, pc.wrapping_sub(bias))
-            && scopes::is_main_subprogram(&d, &func)
+            && func.main_subprogram
         {
             return true;
         }

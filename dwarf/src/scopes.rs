@@ -72,6 +72,8 @@ pub struct Function {
     /// `None` for a `void` function.
     pub ret: Option<TypeRef>,
     pub external: bool,
+    /// `DW_AT_main_subprogram` (a Fortran main program).
+    pub main_subprogram: bool,
     pub frame_base: Option<AttributeValue<R>>,
 }
 
@@ -337,6 +339,7 @@ fn make_function(
         decl_line: full.udata(dw::DW_AT_decl_line),
         ret,
         external: full.flag(dw::DW_AT_external),
+        main_subprogram: d.flag(dw::DW_AT_main_subprogram),
         frame_base,
     }
 }
@@ -907,10 +910,4 @@ pub fn unit_language(file: &DebugFile, ui: usize) -> crate::format::Language {
         Some(l) => crate::format::Language::from_dw_lang(gimli::DwLang(l as u16)),
         None => crate::format::Language::C,
     }
-}
-
-/// Whether `f` is a program's main subprogram (`DW_AT_main_subprogram`: a Fortran `program`),
-/// where gdb's backtrace stops as it does at C's `main`.
-pub fn is_main_subprogram(file: &Arc<DebugFile>, f: &Function) -> bool {
-    dietypes::read_die(file, f.die).is_ok_and(|d| d.flag(dw::DW_AT_main_subprogram))
 }
