@@ -7,6 +7,7 @@
 mod cuda;
 mod parallel;
 mod report;
+mod stdin;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

@@ -633,8 +633,7 @@ impl Front {
         if batch {
             return;
         }
-        use tokio::io::AsyncBufReadExt;
-        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        let mut stdin = crate::stdin::StdinLines::new();
         let mut last = String::new();
         loop {
             print("(cohort) ", "");
