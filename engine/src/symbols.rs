@@ -1168,6 +1168,10 @@ impl LoadedObject {
 pub struct SymbolTable {
     main: Option<LoadedObject>,
     libs: Vec<LoadedObject>,
+    /// The section [`SymbolTable::object_containing`] found last: its runtime `[start, end)`
+    /// and its object's place in [`SymbolTable::objects`]. Stepping asks for the object of
+    /// the same few addresses many times per stop; every change of the objects forgets it.
+    last_found: std::cell::Cell<Option<(u64, u64, usize)>>,
 }
 
 impl SymbolTable {
@@ -1179,10 +1183,12 @@ impl SymbolTable {
         SymbolTable {
             main: Some(main),
             libs: Vec::new(),
+            last_found: Default::default(),
         }
     }
 
     pub fn set_main(&mut self, main: Option<LoadedObject>) {
+        self.last_found.set(None);
         self.main = main;
     }
 
@@ -1192,6 +1198,7 @@ impl SymbolTable {
 
     /// Add an object: the first one becomes the main program, later ones libraries.
     pub fn push(&mut self, obj: LoadedObject) {
+        self.last_found.set(None);
         if self.main.is_none() {
             self.main = Some(obj);
         } else {
@@ -1201,11 +1208,13 @@ impl SymbolTable {
 
     /// Append a shared library (load order).
     pub fn add_library(&mut self, lib: LoadedObject) {
+        self.last_found.set(None);
         self.libs.push(lib);
     }
 
     /// Replace the shared libraries (after the dynamic linker's list changed).
     pub fn set_libraries(&mut self, libs: Vec<LoadedObject>) {
+        self.last_found.set(None);
         self.libs = libs;
     }
 
@@ -1224,7 +1233,21 @@ impl SymbolTable {
 
     /// The object whose sections hold runtime address `addr`.
     pub fn object_containing(&self, addr: u64) -> Option<&LoadedObject> {
-        self.objects().find(|o| o.contains(addr))
+        if let Some((start, end, i)) = self.last_found.get()
+            && addr >= start
+            && addr < end
+        {
+            return self.objects().nth(i);
+        }
+        let (i, obj, sec) = self.objects().enumerate().find_map(|(i, o)| {
+            o.file
+                .section_containing(addr.wrapping_sub(o.bias))
+                .map(|s| (i, o, s))
+        })?;
+        let start = sec.addr.wrapping_add(obj.bias);
+        self.last_found
+            .set(Some((start, start.saturating_add(sec.size), i)));
+        Some(obj)
     }
 
     /// The object, symbol and offset gdb would name runtime address `addr` by.
