@@ -13,12 +13,6 @@ use cohort_agentd::rank::Init;
 use cohort_agentd::stdio;
 use cohort_wire::{RankSet, Secret};
 
-/// mimalloc rather than glibc's allocator: a parallel step allocates and frees many small
-/// objects per rank on the tracer threads (frames, lines, answers), and glibc's malloc and
-/// free were 4% of the agent's CPU time in a 64-rank step (docs/BENCHMARKS.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser, Debug)]
 #[command(name = "cohort-agentd", about = "Cohort's node agent", version)]
 struct Args {
