@@ -145,14 +145,14 @@ impl Debugger {
             let Some(l) = self.line_at(pc) else { break };
             let end = l.end.min(high).max(pc + 1);
             match out.last_mut() {
-                Some(b) if b.line == l.line && b.file == l.file && b.end == l.start.max(pc) => {
+                Some(b) if b.line == l.line && *b.file == *l.file && b.end == l.start.max(pc) => {
                     b.end = end
                 }
                 _ => out.push(Block {
                     start: pc,
                     end,
-                    file: l.file,
-                    name: l.name,
+                    file: l.file.to_path_buf(),
+                    name: l.name.to_string(),
                     line: l.line,
                 }),
             }

@@ -128,7 +128,7 @@ impl Debugger {
             return Ok(self
                 .line_at(pc)
                 .filter(|l| l.line != 0)
-                .map(|l| (l.file, l.name, l.line)));
+                .map(|l| (l.file.to_path_buf(), l.name.to_string(), l.line)));
         }
         if let (Some((file, name)), Ok(line)) = (default, spec.parse::<u32>()) {
             return Ok(Some((file.to_path_buf(), name.to_string(), line)));

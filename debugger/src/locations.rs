@@ -172,7 +172,7 @@ impl Debugger {
         if self.session.is_running() {
             let pc = self.session.registers(false).ok()?.pc();
             if let Some(l) = self.line_at(pc) {
-                return Some(l.name);
+                return Some(l.name.to_string());
             }
         }
         let main = resolve(self.session.symbols(), "main").ok()?;

@@ -129,15 +129,21 @@ macro_rules! session_target {
 #[derive(Debug, Clone)]
 pub struct SrcLine {
     /// Full path of the file (to read it).
-    pub file: PathBuf,
+    pub file: Rc<Path>,
     /// The file as gdb names it in frame lines.
-    pub name: String,
+    pub name: Rc<str>,
     pub line: u32,
     /// Run-time start and end of the line-table entry.
     pub start: u64,
     pub end: u64,
     pub is_stmt: bool,
 }
+
+/// Lines by (debug file, bias, pc), the most recent first: see `line_at`.
+type LineCache = RefCell<Vec<((usize, u64, u64), Option<SrcLine>)>>;
+
+/// How many pcs' lines `line_at` keeps (a loop's few line starts, and the pc of the stop).
+const LINE_CACHE: usize = 16;
 
 /// Scopes by (debug file, pc), shared by every look-up of one stop.
 type ScopeCache = RefCell<HashMap<(usize, u64), Option<Rc<Scope>>>>;
@@ -181,6 +187,8 @@ pub struct SourceState {
     tails: RefCell<HashMap<(u64, u64), Vec<u64>>>,
     /// Scopes by (debug file, pc): see `machine_scope_of`.
     scopes: ScopeCache,
+    /// Lines of the last few pcs asked for: see `line_at`.
+    lines: LineCache,
     /// gdb's skipped inline frames at frame 0: (pc, how many of the innermost inlined calls
     /// starting at that pc are hidden). A stop at the entry of an inlined call shows the
     /// caller; `step` then enters the call without moving.
@@ -249,17 +257,28 @@ impl Debugger {
             .collect()
     }
 
+    /// The line-table row of run-time `pc`. A step asks for the line of the same pc several
+    /// times per stop, and a loop's stops come back to the same few pcs: the last
+    /// [`LINE_CACHE`] answers are kept, by debug file and bias as well as pc (so a library
+    /// loaded elsewhere is looked up again).
     pub(crate) fn line_at(&self, pc: u64) -> Option<SrcLine> {
         let (d, bias) = self.debug_for(pc)?;
-        let l = d.find_line(pc.wrapping_sub(bias))?;
-        Some(SrcLine {
-            file: l.file,
-            name: l.name,
+        let key = (Arc::as_ptr(&d) as usize, bias, pc);
+        if let Some((_, l)) = self.src.lines.borrow().iter().find(|(k, _)| *k == key) {
+            return l.clone();
+        }
+        let l = d.find_line(pc.wrapping_sub(bias)).map(|l| SrcLine {
+            file: Rc::from(l.file),
+            name: Rc::from(l.name),
             line: l.line,
             start: l.address.wrapping_add(bias),
             end: l.end.wrapping_add(bias),
             is_stmt: l.is_stmt,
-        })
+        });
+        let mut cache = self.src.lines.borrow_mut();
+        cache.truncate(LINE_CACHE - 1);
+        cache.insert(0, (key, l.clone()));
+        l
     }
 
     pub(crate) fn line_range(&self, pc: u64) -> Option<(u64, u64)> {
@@ -567,8 +586,7 @@ impl Debugger {
         let pc = f.lookup_pc();
         // A Fortran main program (`DW_AT_main_subprogram`) is where gdb's backtrace ends.
         if let Some((d, bias)) = self.debug_for(pc)
-            && let Ok(Some(func)) = scopes::function_at(&d, pc.wrapping_sub(bias))
-            && func.main_subprogram
+            && scopes::main_subprogram_at(&d, pc.wrapping_sub(bias))
         {
             return true;
         }
@@ -765,8 +783,8 @@ impl Debugger {
             let lines = d.unit_lines(callee.function.unit).ok()?;
             let sf = lines.file_by_index(callee.call_file_index?)?;
             return Some(SrcLine {
-                file: sf.full.clone(),
-                name: sf.name.clone(),
+                file: Rc::from(sf.full.as_path()),
+                name: Rc::from(sf.name.as_str()),
                 line,
                 start: frame.pc(),
                 end: frame.pc(),
@@ -1038,7 +1056,17 @@ impl Debugger {
                 crate::errln!("{line}\t{name}: No such file or directory.");
             }
         }
-        *self.src.list_center.borrow_mut() = Some((file.to_path_buf(), name.to_string(), line));
+        // (Reusing the buffers: a stepping loop prints a line at every stop.)
+        match &mut *self.src.list_center.borrow_mut() {
+            Some((f, n, l)) => {
+                f.as_mut_os_string().clear();
+                f.push(file);
+                n.clear();
+                n.push_str(name);
+                *l = line;
+            }
+            c => *c = Some((file.to_path_buf(), name.to_string(), line)),
+        }
         *self.src.list_last.borrow_mut() = None;
     }
 

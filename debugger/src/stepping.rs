@@ -261,8 +261,16 @@ impl Debugger {
             return Ok(Straight::SingleStep);
         }
         let len = (range.1 - pc).min(4096) as usize;
-        let mut code = vec![0u8; len];
-        if self.session.read_code(pc, &mut code).is_err() {
+        // Most lines are short: their code is read onto the stack.
+        let mut small = [0u8; 256];
+        let mut big = Vec::new();
+        let code: &mut [u8] = if len <= small.len() {
+            &mut small[..len]
+        } else {
+            big.resize(len, 0);
+            &mut big
+        };
+        if self.session.read_code(pc, code).is_err() {
             return Ok(Straight::SingleStep);
         }
         let arch = self.session.arch();

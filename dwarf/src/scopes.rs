@@ -574,11 +574,10 @@ fn descend(
 /// The function containing the link-time `pc`, with its inlined calls and lexical blocks.
 /// `Ok(None)` when no DWARF function covers `pc`.
 pub fn scope_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Scope>> {
-    let Some((ui, f)) = function_entry_at(file, pc) else {
+    let Some((_, die)) = function_entry_at(file, pc) else {
         return Ok(None);
     };
-    let _ = ui;
-    let d = read_tree(file, f.die, usize::MAX)?;
+    let d = read_tree(file, die, usize::MAX)?;
     let fb = d.attr(dw::DW_AT_frame_base).cloned();
     let mut frames = Vec::new();
     descend(file, &d, pc, &fb, &mut frames);
@@ -586,7 +585,7 @@ pub fn scope_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Scope>> {
     Ok(Some(Scope { frames }))
 }
 
-fn function_entry_at(file: &Arc<DebugFile>, pc: u64) -> Option<(usize, FuncEntry)> {
+fn function_entry_at(file: &Arc<DebugFile>, pc: u64) -> Option<(usize, DieRef)> {
     // The unit comes from the address ranges (`.debug_aranges`, else the units' own ranges,
     // see `DebugFile::unit_for_pc`); a pc outside every unit has no DWARF function.
     let ui = file.unit_for_pc(pc)?;
@@ -602,12 +601,12 @@ fn function_entry_at(file: &Arc<DebugFile>, pc: u64) -> Option<(usize, FuncEntry
                 .map(|r| (r.start, f))
         })
         .max_by_key(|(start, _)| *start)
-        .map(|(_, f)| (ui, f.clone()))
+        .map(|(_, f)| (ui, f.die))
 }
 
 /// The real function containing `pc` (no inlined frames), cheaply.
 pub fn function_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Function>> {
-    let Some((_, f)) = function_entry_at(file, pc) else {
+    let Some((_, die)) = function_entry_at(file, pc) else {
         return Ok(None);
     };
     let types = dietypes::types(file);
@@ -615,19 +614,40 @@ pub fn function_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Function>> {
         .functions
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .get(&f.die)
+        .get(&die)
     {
         return Ok(Some(got.clone()));
     }
-    let d = read_tree(file, f.die, 1)?;
+    let d = read_tree(file, die, 1)?;
     let fb = d.attr(dw::DW_AT_frame_base).cloned();
     let func = make_function(file, &d, fb);
     types
         .functions
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(f.die, func.clone());
+        .insert(die, func.clone());
     Ok(Some(func))
+}
+
+/// Whether the function containing `pc` is a main program (`DW_AT_main_subprogram`: a
+/// Fortran `program`), without copying the function (every unwind asks, at each stop).
+pub fn main_subprogram_at(file: &Arc<DebugFile>, pc: u64) -> bool {
+    let Some((_, die)) = function_entry_at(file, pc) else {
+        return false;
+    };
+    let known = dietypes::types(file)
+        .functions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&die)
+        .map(|f| f.main_subprogram);
+    match known {
+        Some(m) => m,
+        None => function_at(file, pc)
+            .ok()
+            .flatten()
+            .is_some_and(|f| f.main_subprogram),
+    }
 }
 
 /// A function by name (a global definition first, then a file-static one).
@@ -762,10 +782,10 @@ pub struct CallSite {
 }
 
 pub fn call_site(file: &Arc<DebugFile>, return_pc: u64) -> Result<Option<CallSite>> {
-    let Some((_, f)) = function_entry_at(file, return_pc.saturating_sub(1)) else {
+    let Some((_, die)) = function_entry_at(file, return_pc.saturating_sub(1)) else {
         return Ok(None);
     };
-    let d = read_tree(file, f.die, usize::MAX)?;
+    let d = read_tree(file, die, usize::MAX)?;
     let fb = d.attr(dw::DW_AT_frame_base).cloned();
     Ok(find_call_site(file, &d, return_pc, &fb))
 }
@@ -834,10 +854,10 @@ pub struct CallEdge {
 
 /// Every call site of the function containing the link-time `pc` (inlined calls' included).
 pub fn call_edges(file: &Arc<DebugFile>, pc: u64) -> Result<Vec<CallEdge>> {
-    let Some((_, f)) = function_entry_at(file, pc) else {
+    let Some((_, die)) = function_entry_at(file, pc) else {
         return Ok(Vec::new());
     };
-    let d = read_tree(file, f.die, usize::MAX)?;
+    let d = read_tree(file, die, usize::MAX)?;
     let mut out = Vec::new();
     collect_call_edges(file, &d, &mut out);
     Ok(out)

@@ -859,16 +859,20 @@ impl Session {
     }
 
     pub fn clear_step_breakpoints(&mut self) -> Result<()> {
-        let bps = std::mem::take(&mut self.step_bps);
         let keep = self.dl_hook;
+        // Drained rather than taken, so that the next step's pushes find the capacity.
+        let mut bps = std::mem::take(&mut self.step_bps);
+        let mut result = Ok(());
         if let Some(p) = self.process.as_mut() {
-            for a in bps {
-                if Some(a) != keep && !self.scope_bps.contains(&a) {
-                    p.remove_internal_breakpoint(a)?;
+            for a in bps.drain(..) {
+                if result.is_ok() && Some(a) != keep && !self.scope_bps.contains(&a) {
+                    result = p.remove_internal_breakpoint(a);
                 }
             }
         }
-        Ok(())
+        bps.clear();
+        self.step_bps = bps;
+        result
     }
 
     /// Place a breakpoint of the front end's own at `addr` that stays until
