@@ -220,6 +220,67 @@ Focus: ranks 2-3
     );
 }
 
+/// Commands read from standard input: through a pipe (read when epoll says it is readable) and
+/// from a file (which epoll cannot watch: tokio's reader), a last line without its newline
+/// included, both give what the same commands given with `-ex` give, with a prompt before each
+/// and `quit` at the end of the input.
+#[test]
+fn commands_come_from_a_pipe_or_a_file_on_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let prog = build("ranks");
+    let cmds = [
+        "break compute",
+        "continue",
+        "print rank",
+        "next",
+        "[1] print step",
+    ];
+    let (batch, err) = cohort_launch(&prog, 2, &[], &cmds);
+    assert_eq!(err, "", "stderr of cohort launch -batch");
+    let input = cmds.join("\n");
+    let run = |stdin: Stdio, feed: bool| -> String {
+        let mut c = Command::new(cohort());
+        c.args(["launch", "-n", "2", "--", "ranks"])
+            .current_dir(prog.parent().unwrap())
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("run cohort launch");
+        if feed {
+            let mut w = child.stdin.take().unwrap();
+            w.write_all(input.as_bytes()).unwrap();
+        }
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            "",
+            "stderr of cohort launch"
+        );
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("cohort: ") && !l.contains("] rank "))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let piped = run(Stdio::piped(), true);
+    let file = prog.with_file_name(format!("commands.{}", cohort_fixtures::tmp_extension()));
+    std::fs::write(&file, &input).unwrap();
+    let from_file = run(Stdio::from(std::fs::File::open(&file).unwrap()), false);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(piped, from_file);
+    assert_eq!(
+        piped.matches("(cohort) ").count(),
+        cmds.len() + 1,
+        "{piped}"
+    );
+    assert!(piped.ends_with("(cohort) quit\n"), "{piped}");
+    assert_eq!(
+        piped.replace("(cohort) ", "").strip_suffix("quit\n"),
+        Some(batch.as_str())
+    );
+}
+
 #[test]
 fn bad_launch_arguments_are_clear_errors() {
     let run = |args: &[&str]| {
