@@ -19,7 +19,11 @@
 //! [`Debugger`]: cohort_debugger::Debugger
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+// A thread's tables are looked up several times per rank and step by small keys (slots, pids):
+// FxHash rather than SipHash.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
@@ -598,7 +602,7 @@ fn run_lane(
         s.start_limit = start_limit;
     });
     mux::set_wait_hook(Some(std::rc::Rc::new(wait_hook)));
-    let mut coros: HashMap<usize, Coro> = HashMap::new();
+    let mut coros: HashMap<usize, Coro> = HashMap::default();
     let mut closed = false;
     // Messages taken from `intake` (see `LaneShared::sleeping`).
     let mut taken: u64 = 0;

@@ -4,6 +4,10 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+
+// The caches below are looked up many times per stop by small keys: FxHash rather than SipHash
+// (their keys come from the debugger, not from a peer).
+use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -28,7 +32,7 @@ pub struct SourceText {
     /// newline).
     starts: Vec<u64>,
     /// Lines already read (a stepping loop prints the same few lines again and again).
-    read: RefCell<HashMap<usize, String>>,
+    read: RefCell<FxHashMap<usize, String>>,
 }
 
 /// How many lines a [`SourceText`] keeps read before it starts again.
@@ -66,7 +70,7 @@ impl SourceText {
         Some(SourceText {
             file,
             starts,
-            read: RefCell::new(HashMap::new()),
+            read: RefCell::new(FxHashMap::default()),
         })
     }
 
@@ -146,11 +150,11 @@ type LineCache = RefCell<Vec<((usize, u64, u64), Option<SrcLine>)>>;
 const LINE_CACHE: usize = 16;
 
 /// Scopes by (debug file, pc), shared by every look-up of one stop.
-type ScopeCache = RefCell<HashMap<(usize, u64), Option<Rc<Scope>>>>;
+type ScopeCache = RefCell<FxHashMap<(usize, u64), Option<Rc<Scope>>>>;
 
 /// DWARF of loaded objects by the object's address (the object is kept with it).
 type DebugByObject = RefCell<
-    HashMap<
+    FxHashMap<
         usize,
         (
             Arc<cohort_engine::symbols::ObjectFile>,
@@ -179,7 +183,7 @@ pub struct SourceState {
     debug: RefCell<HashMap<PathBuf, Option<Arc<DebugFile>>>>,
     /// The same by loaded object (its address), see `debug_for`.
     debug_by_object: DebugByObject,
-    files: RefCell<HashMap<PathBuf, Option<Rc<SourceText>>>>,
+    files: RefCell<FxHashMap<PathBuf, Option<Rc<SourceText>>>>,
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
     frames: RefCell<Option<FramesCache>>,
     pub selected: Cell<usize>,

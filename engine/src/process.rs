@@ -676,9 +676,11 @@ impl Process {
     }
 
     fn thread(&self, tid: i32) -> Result<&Thread> {
-        self.threads
-            .get(&tid)
-            .ok_or(EngineError::NoThread(tid as usize))
+        // (No error value is made when the thread is there: this is on every register read.)
+        match self.threads.get(&tid) {
+            Some(t) => Ok(t),
+            None => Err(EngineError::NoThread(tid as usize)),
+        }
     }
 
     // ---------------------------------------------------------------- memory and registers

@@ -1046,8 +1046,9 @@ impl Session {
     }
 
     pub fn registers(&self, all: bool) -> Result<Registers> {
-        let p = self.process.as_ref().ok_or(EngineError::NotRunning)?;
-        let tid = self.current.ok_or(EngineError::NotRunning)?;
+        let (Some(p), Some(tid)) = (self.process.as_ref(), self.current) else {
+            return Err(EngineError::NotRunning);
+        };
         if all {
             p.all_registers(tid)
         } else {
