@@ -414,10 +414,16 @@ fn dispatch(st: WaitStatus) {
             None => thread_group(tid).and_then(|g| s.pid_owner.get(&g).copied()),
         };
         let Some(slot) = owner else {
-            tracing::warn!(
-                ?st,
-                "a wait status for a thread of no rank on this tracer thread"
-            );
+            if matches!(st, WaitStatus::PtraceEvent(_, _, e) if e == libc::PTRACE_EVENT_STOP) {
+                // The first stop of a rank's fork child: the engine lets it go (detached
+                // without the breakpoints) on its parent's fork event, waited for or not.
+                tracing::debug!(?st, "first stop of a fork child");
+            } else {
+                tracing::warn!(
+                    ?st,
+                    "a wait status for a thread of no rank on this tracer thread"
+                );
+            }
             return;
         };
         if matches!(st, WaitStatus::Exited(..) | WaitStatus::Signaled(..)) {

@@ -281,6 +281,79 @@ fn commands_come_from_a_pipe_or_a_file_on_standard_input() {
     );
 }
 
+/// Ranks that fork: `next` over fork() and vfork() lets each child go without the debugger's
+/// breakpoints, as gdb does for one process (`tests/source/fork_next.c`, whose case checks the
+/// single-process debugger against gdb): a child calling a function with a breakpoint on it
+/// still exits with its own code, and the rank's breakpoints still work after the vfork. The
+/// children's first stops reach the agent's tracer threads, which have no rank for them: no
+/// warning is printed for those.
+#[test]
+fn fork_children_of_ranks_run_without_breakpoints() {
+    let prog = cohort_fixtures::source_case("fork_next").program;
+    let (out, err) = cohort_launch(
+        &prog,
+        2,
+        &[],
+        &[
+            "break 28",
+            "break child_work",
+            "next",
+            "next",
+            "next",
+            "print a",
+            "next",
+            "continue",
+            "print b",
+            "continue",
+        ],
+    );
+    assert_eq!(err, "", "stderr of cohort launch");
+    // The ranks' own output comes in either order.
+    let printed: Vec<&str> = out.lines().filter(|l| l.ends_with("] 768 1024")).collect();
+    assert!(
+        printed.len() == 2
+            && printed.contains(&"[0] 768 1024")
+            && printed.contains(&"[1] 768 1024"),
+        "{out}"
+    );
+    // Child pids differ from run to run.
+    let out: String = out
+        .lines()
+        .filter(|l| !l.ends_with("] 768 1024"))
+        .map(|l| match l.split_once("child process ") {
+            Some((a, b)) => format!(
+                "{a}child process N{}\n",
+                b.trim_start_matches(char::is_numeric)
+            ),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    assert_eq!(
+        out,
+        "[0-1] Temporary breakpoint 1 at 0x11bd: file fork_next.c, line 20.
+[0-1]
+[0-1] Temporary breakpoint 1, main () at fork_next.c:20
+[0-1] 20\t    pid_t p = fork();
+[0-1] Breakpoint 2 at 0x555555555215: file fork_next.c, line 28.
+[0-1] Breakpoint 3 at 0x555555555180: file fork_next.c, line 10.
+[0] [Detaching after fork from child process N]
+[1] [Detaching after fork from child process N]
+[0-1] 21\t    if (p == 0)
+[0-1] 23\t    int a = status_of(p);
+[0-1] 24\t    pid_t q = vfork();
+[0-1] $1 = 768
+[0] [Detaching after vfork from child process N]
+[1] [Detaching after vfork from child process N]
+[0-1] 25\t    if (q == 0)
+[0-1]
+[0-1] Breakpoint 2, main () at fork_next.c:28
+[0-1] 28\t    printf(\"%d %d\\n\", a, b);
+[0-1] $2 = 1024
+[0-1] [Inferior 1 exited normally]
+"
+    );
+}
+
 #[test]
 fn bad_launch_arguments_are_clear_errors() {
     let run = |args: &[&str]| {

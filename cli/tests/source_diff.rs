@@ -66,6 +66,7 @@ cases! {
     dlopen,
     expressions,
     finish_values,
+    fork_next,
     history_display,
     info_symbols,
     list_source,

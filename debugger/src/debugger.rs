@@ -1036,6 +1036,11 @@ impl Debugger {
                         path.display()
                     ));
                 }
+                Message::Thread(n @ Notice::ForkDetached { .. }) => {
+                    if let Some(t) = notice_line(&n) {
+                        out(t);
+                    }
+                }
                 Message::LibraryLoaded(_) | Message::BreakpointResolved { .. } => {}
             }
         }
@@ -1840,6 +1845,10 @@ fn notice_line(n: &Notice) -> Option<String> {
             }
         }
         Notice::Exec { path } => format!("process is executing new program: {}", path.display()),
+        Notice::ForkDetached { pid, vfork } => format!(
+            "[Detaching after {} from child process {pid}]",
+            if *vfork { "vfork" } else { "fork" }
+        ),
     })
 }
 

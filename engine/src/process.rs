@@ -80,6 +80,23 @@ pub enum Notice {
     Exec {
         path: PathBuf,
     },
+    /// The process forked (or vforked) child `pid`, which runs on without the debugger (its
+    /// copy of the breakpoints taken out first), as gdb's `detach-on-fork` does.
+    ForkDetached {
+        pid: i32,
+        vfork: bool,
+    },
+}
+
+/// The ptrace options of every traced thread once the program runs: new threads are traced,
+/// exec is reported, and so are fork and vfork, so that a child is let go without the
+/// breakpoints it would inherit (an `int3` left in a child kills it with SIGTRAP).
+fn run_options() -> Options {
+    Options::PTRACE_O_TRACECLONE
+        | Options::PTRACE_O_TRACEEXEC
+        | Options::PTRACE_O_TRACEFORK
+        | Options::PTRACE_O_TRACEVFORK
+        | Options::PTRACE_O_TRACEVFORKDONE
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +222,9 @@ pub struct Process {
     watch: Vec<WatchSlot>,
     /// Stops of new threads seen before their parent's clone event.
     early: HashSet<i32>,
+    /// The breakpoints' traps are out of memory while a vfork child runs in the process's
+    /// address space (they go back at the vfork-done event); sites are still kept.
+    lifted: bool,
     launched: bool,
     gone: bool,
     /// Ranges the debugger has written (`set var`, patches): code there is read from the
@@ -322,6 +342,7 @@ impl Process {
             moribund: HashSet::new(),
             watch: vec![None; arch.watch_slots],
             early: HashSet::new(),
+            lifted: false,
             launched,
             gone: false,
             user_writes: std::cell::RefCell::new(Vec::new()),
@@ -540,6 +561,10 @@ impl Process {
                 if let Some(t) = p.threads.get_mut(&child.as_raw()) {
                     t.state = TState::Stopped;
                 }
+                // Forks are followed only now: the shell that starts the program may fork
+                // before it execs it, and those children are none of the debugger's business.
+                // EXITKILL stays: a launched program dies with its debugger.
+                let _ = ptrace::setoptions(child, run_options() | Options::PTRACE_O_EXITKILL);
                 // `/proc/PID/mem` opened before the exec reaches the old image only (reads and
                 // writes return nothing): open it again for the program.
                 p.mem = ProcMem::new(child);
@@ -555,7 +580,7 @@ impl Process {
         }
         let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
         let mut p = Process::new(Pid::from_raw(pid), false, exe);
-        let opts = Options::PTRACE_O_TRACECLONE | Options::PTRACE_O_TRACEEXEC;
+        let opts = run_options();
         // Threads may be created while we attach: repeat until the task list is stable.
         loop {
             let mut new = 0;
@@ -841,7 +866,9 @@ impl Process {
                 orig
             }
         };
-        self.mem.write(addr, bp)?;
+        if !self.lifted {
+            self.mem.write(addr, bp)?;
+        }
         self.sites.insert(
             addr,
             Site {
@@ -883,10 +910,72 @@ impl Process {
 
     fn remove_site(&mut self, addr: u64) -> Result<()> {
         if let Some(s) = self.sites.remove(&addr) {
-            self.mem.write(addr, &s.orig)?;
+            if !self.lifted {
+                self.mem.write(addr, &s.orig)?;
+            }
             self.moribund.insert(addr);
         }
         Ok(())
+    }
+
+    /// A fork or vfork of thread `tid` made child `child` (traced, as the options ask): take
+    /// the breakpoints out of what the child runs and let it go, as gdb's `detach-on-fork`.
+    /// A forked child has a copy of memory, traps included: they are written over in the
+    /// child. A vforked child borrows the process's memory until it execs or exits: the traps
+    /// come out of it until the vfork-done event puts them back.
+    fn let_fork_child_go(&mut self, child: i32, vfork: bool) {
+        let cpid = Pid::from_raw(child);
+        if vfork {
+            if !self.lifted {
+                for (&addr, s) in &self.sites {
+                    if let Err(e) = self.mem.write(addr, &s.orig) {
+                        tracing::warn!(addr, "taking a breakpoint out for a vfork child: {e}");
+                    }
+                }
+                self.lifted = true;
+            }
+        } else {
+            let mem = ProcMem::new(cpid);
+            for (&addr, s) in &self.sites {
+                if let Err(e) = mem.write(addr, &s.orig) {
+                    tracing::warn!(addr, child, "taking a breakpoint out of a fork child: {e}");
+                }
+            }
+        }
+        // The child reports its first stop (seized: an event stop) on its own, maybe later
+        // than its parent's event; it can be detached once it is in it (its stop need not have
+        // been waited for), and it runs no code of its own before.
+        self.early.remove(&child);
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        loop {
+            match ptrace::detach(cpid, None) {
+                Ok(()) => break,
+                Err(Errno::ESRCH)
+                    if std::time::Instant::now() < until
+                        && Path::new(&format!("/proc/{child}")).exists() =>
+                {
+                    std::thread::sleep(std::time::Duration::from_micros(20));
+                }
+                Err(e) => {
+                    tracing::warn!(child, "letting a fork child go: PTRACE_DETACH: {e}");
+                    break;
+                }
+            }
+        }
+        self.notice(Notice::ForkDetached { pid: child, vfork });
+    }
+
+    /// After a vfork child has exec'd or exited: the traps go back in.
+    fn restore_lifted_sites(&mut self) {
+        if !std::mem::replace(&mut self.lifted, false) {
+            return;
+        }
+        let bp = self.arch.breakpoint_insn;
+        for &addr in self.sites.keys() {
+            if let Err(e) = self.mem.write(addr, bp) {
+                tracing::warn!(addr, "putting a breakpoint back after a vfork: {e}");
+            }
+        }
     }
 
     /// A hardware instruction breakpoint at `addr` (reported as `StopKind::Breakpoint`);
@@ -1126,6 +1215,7 @@ impl Process {
                 self.threads.insert(keep, l);
             }
             self.sites.clear();
+            self.lifted = false;
             self.watch.iter_mut().for_each(|w| *w = None);
             self.mem = ProcMem::new(self.pid);
             self.user_writes.borrow_mut().clear();
@@ -1162,7 +1252,17 @@ impl Process {
             }
             return Ok(None);
         }
-        // Other events (exit, fork, vfork) are not requested; keep going.
+        if ev == Event::PTRACE_EVENT_FORK as i32 || ev == Event::PTRACE_EVENT_VFORK as i32 {
+            match ptrace::getevent(Pid::from_raw(tid)) {
+                Ok(child) => {
+                    self.let_fork_child_go(child as i32, ev == Event::PTRACE_EVENT_VFORK as i32)
+                }
+                Err(e) => tracing::warn!(tid, "fork event: PTRACE_GETEVENTMSG: {e}"),
+            }
+        } else if ev == Event::PTRACE_EVENT_VFORK_DONE as i32 {
+            self.restore_lifted_sites();
+        }
+        // Other events (exit) are not requested; keep going.
         if let Some(t) = self.threads.get_mut(&tid) {
             t.state = TState::Stopped;
         }
