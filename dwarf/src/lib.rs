@@ -13,6 +13,7 @@ pub mod context;
 pub mod dietypes;
 pub mod error;
 pub mod expr;
+pub mod extfloat;
 pub mod format;
 pub mod fortran_names;
 pub mod index;

@@ -9,6 +9,7 @@
 
 use cohort_dwarf::context::EvalContext;
 use cohort_dwarf::error::{DwarfError, Result};
+use cohort_dwarf::extfloat::{f64_to_f80, f64_to_f128, f80_to_f64, f128_to_f64};
 use cohort_dwarf::types::{Dim, Encoding, Shape, ShapeStatus, Type, TypeKind, TypeRef};
 use cohort_dwarf::value::{Lval, Value};
 
@@ -972,91 +973,6 @@ fn complex_of(r: f64, i: f64, ty: &TypeRef) -> Value {
     Value::new(ty.clone(), bytes, Lval::None)
 }
 
-/// x87 80-bit extended (10 bytes, little-endian) to the nearest `f64`.
-fn f80_to_f64(b: &[u8]) -> f64 {
-    let mut m = [0u8; 8];
-    m.copy_from_slice(&b[..8]);
-    let mant = u64::from_le_bytes(m);
-    let se = u16::from_le_bytes([b[8], b[9]]);
-    let sign = if se & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = (se & 0x7fff) as i32;
-    if exp == 0x7fff {
-        return if mant << 1 == 0 {
-            sign * f64::INFINITY
-        } else {
-            f64::NAN
-        };
-    }
-    sign * ((mant as f64) * 2f64.powi(-63)) * 2f64.powi(exp.max(1) - 16383)
-}
-
-/// `f64` to x87 80-bit extended (exact).
-fn f64_to_f80(v: f64) -> [u8; 10] {
-    let bits = v.to_bits();
-    let sign = ((bits >> 63) as u16) << 15;
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (e, m): (u16, u64) = if exp == 0 && frac == 0 {
-        (0, 0)
-    } else if exp == 0x7ff {
-        (0x7fff, (1u64 << 63) | (frac << 11))
-    } else if exp == 0 {
-        let lz = frac.leading_zeros() as i32;
-        ((-1022 - (lz - 11) + 16383) as u16, frac << lz)
-    } else {
-        ((exp - 1023 + 16383) as u16, (1u64 << 63) | (frac << 11))
-    };
-    let mut out = [0u8; 10];
-    out[..8].copy_from_slice(&m.to_le_bytes());
-    out[8..].copy_from_slice(&(e | sign).to_le_bytes());
-    out
-}
-
-/// IEEE binary128 (16 bytes, little-endian) to the nearest `f64`.
-fn f128_to_f64(b: &[u8]) -> f64 {
-    let mut a = [0u8; 16];
-    a.copy_from_slice(&b[..16]);
-    let bits = u128::from_le_bytes(a);
-    let sign = if bits >> 127 != 0 { -1.0 } else { 1.0 };
-    let exp = ((bits >> 112) & 0x7fff) as i32;
-    let frac = bits & ((1u128 << 112) - 1);
-    if exp == 0x7fff {
-        return if frac == 0 {
-            sign * f64::INFINITY
-        } else {
-            f64::NAN
-        };
-    }
-    let (mant, e) = if exp == 0 {
-        (frac, -16382)
-    } else {
-        (frac | (1u128 << 112), exp - 16383)
-    };
-    // Scaled in two steps: 2^(e-112) alone underflows for small e.
-    sign * ((mant as f64) * 2f64.powi(-112)) * 2f64.powi(e)
-}
-
-/// `f64` to IEEE binary128 (exact).
-fn f64_to_f128(v: f64) -> [u8; 16] {
-    let bits = v.to_bits();
-    let sign = ((bits >> 63) as u128) << 127;
-    let exp = ((bits >> 52) & 0x7ff) as i64;
-    let frac = (bits & ((1u64 << 52) - 1)) as u128;
-    let (e, m): (u128, u128) = if exp == 0 && frac == 0 {
-        (0, 0)
-    } else if exp == 0x7ff {
-        (0x7fff, frac << 60)
-    } else if exp == 0 {
-        // A subnormal double: normalised (binary128 has the range).
-        let lz = frac.leading_zeros() as i64 - 76; // zeros above bit 51
-        let m = (frac << (lz + 1)) & ((1u128 << 52) - 1);
-        ((-1022 - lz - 1 + 16383) as u128, m << 60)
-    } else {
-        ((exp - 1023 + 16383) as u128, frac << 60)
-    };
-    (sign | (e << 112) | m).to_le_bytes()
-}
-
 /// A component of a derived type by name (case-insensitive): its type and offset.
 fn member(ty: &TypeRef, name: &str) -> Result<(TypeRef, u64)> {
     let st = ty.strip();
@@ -1675,30 +1591,6 @@ fn intr_real(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn binary128_round_trips_and_known_bits() {
-        // 1.25 in binary128: exponent 0x3fff, fraction .01.
-        let b = f64_to_f128(1.25);
-        assert_eq!(
-            u128::from_le_bytes(b),
-            0x3fff_4000_0000_0000_0000_0000_0000_0000
-        );
-        for v in [0.0, -2.5, 1e-300, 6.25e300, f64::MIN_POSITIVE / 8.0] {
-            assert_eq!(f128_to_f64(&f64_to_f128(v)), v, "{v}");
-        }
-    }
-
-    #[test]
-    fn x87_round_trips_and_known_bits() {
-        // 15.0: exponent 0x4002, mantissa 0xf000…
-        let b = f64_to_f80(15.0);
-        assert_eq!(&b[8..], &0x4002u16.to_le_bytes());
-        assert_eq!(&b[..8], &0xf000_0000_0000_0000u64.to_le_bytes());
-        for v in [0.0, -2.5, 1e-300, 6.25e300] {
-            assert_eq!(f80_to_f64(&f64_to_f80(v)), v, "{v}");
-        }
-    }
 
     #[test]
     fn complex_arithmetic_keeps_the_wider_kind() {

@@ -11,6 +11,7 @@ use super::lexer::{FloatLit, IntLit};
 use super::parser::{BaseType, BinOp, Declarator, Dollar, Expr, TypeName, UnOp};
 use crate::context::EvalContext;
 use crate::error::{DwarfError, Result};
+use crate::extfloat::{f64_to_f80, f80_to_f64};
 use crate::types::{Bound, Encoding, LazyType, Type, TypeKind, TypeRef};
 use crate::value::{Lval, Value};
 
@@ -237,50 +238,6 @@ fn wrap(v: i128, size: u64, signed: bool) -> i128 {
     }
 }
 
-fn f80_to_f64(b: &[u8]) -> f64 {
-    if b.len() < 10 {
-        return 0.0;
-    }
-    let mant = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    let se = u16::from_le_bytes([b[8], b[9]]);
-    let sign = if se & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = (se & 0x7fff) as i32;
-    if exp == 0 && mant == 0 {
-        return sign * 0.0;
-    }
-    if exp == 0x7fff {
-        return if mant << 1 == 0 {
-            sign * f64::INFINITY
-        } else {
-            f64::NAN
-        };
-    }
-    sign * (mant as f64) * 2f64.powi(exp - 16383 - 63)
-}
-
-fn f64_to_f80(v: f64) -> Vec<u8> {
-    let mut out = vec![0u8; 16];
-    let bits = v.to_bits();
-    let sign = ((bits >> 63) as u16) << 15;
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (e, m): (u16, u64) = if exp == 0 && frac == 0 {
-        (0, 0)
-    } else if exp == 0x7ff {
-        (0x7fff, (1u64 << 63) | (frac << 11))
-    } else if exp == 0 {
-        // Subnormal double: normalize.
-        let lz = frac.leading_zeros() as i32; // >= 12
-        let m = frac << lz;
-        ((-1022 - (lz - 11) + 16383) as u16, m)
-    } else {
-        ((exp - 1023 + 16383) as u16, (1u64 << 63) | (frac << 11))
-    };
-    out[..8].copy_from_slice(&m.to_le_bytes());
-    out[8..10].copy_from_slice(&(e | sign).to_le_bytes());
-    out
-}
-
 fn float_from(bytes: &[u8], size: u64) -> f64 {
     match size {
         4 if bytes.len() >= 4 => {
@@ -298,7 +255,7 @@ fn float_bytes(v: f64, size: u64) -> Vec<u8> {
         4 => (v as f32).to_le_bytes().to_vec(),
         8 => v.to_le_bytes().to_vec(),
         n => {
-            let mut b = f64_to_f80(v);
+            let mut b = f64_to_f80(v).to_vec();
             b.resize(n as usize, 0);
             b
         }
