@@ -171,23 +171,38 @@ fn full_tag_word(abridged: u8, regs: &Registers) -> u16 {
     tag
 }
 
-fn read_opmask(tid: Pid, regs: &mut Registers) {
-    let mut buf = vec![0u8; 4096];
+/// `PTRACE_GETREGSET` or `PTRACE_SETREGSET` (`request`, named `op` in errors) of the XSAVE
+/// area (`NT_X86_XSTATE`) through `buf`; how many bytes the kernel filled or read.
+fn xstate_regset(
+    tid: Pid,
+    request: libc::c_uint,
+    op: &'static str,
+    buf: &mut [u8],
+) -> Result<usize> {
     let mut iov = libc::iovec {
         iov_base: buf.as_mut_ptr().cast(),
         iov_len: buf.len(),
     };
-    // SAFETY: PTRACE_GETREGSET fills at most iov_len bytes of `buf`, which outlives the call.
+    // SAFETY: the kernel reads or fills at most iov_len bytes of `buf`, which outlives the call.
     let rc = unsafe {
         libc::ptrace(
-            libc::PTRACE_GETREGSET,
+            request,
             tid.as_raw(),
             NT_X86_XSTATE as usize,
             &mut iov as *mut _,
         )
     };
-    if rc != 0 || iov.iov_len < XSTATE_OPMASK + 64 {
-        return;
+    if rc != 0 {
+        return Err(ptrace_err(op, tid)(nix::Error::last()));
+    }
+    Ok(iov.iov_len)
+}
+
+fn read_opmask(tid: Pid, regs: &mut Registers) {
+    let mut buf = vec![0u8; 4096];
+    match xstate_regset(tid, libc::PTRACE_GETREGSET, "PTRACE_GETREGSET", &mut buf) {
+        Ok(n) if n >= XSTATE_OPMASK + 64 => {}
+        _ => return,
     }
     let Some(xcr0) = buf
         .get(XSTATE_XCR0..XSTATE_XCR0 + 8)
@@ -303,23 +318,8 @@ impl SavedState {
 pub fn save_state(tid: Pid) -> Result<SavedState> {
     let gp = ptrace::getregs(tid).map_err(ptrace_err("PTRACE_GETREGS", tid))?;
     let mut buf = vec![0u8; 16384];
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
-    // SAFETY: PTRACE_GETREGSET fills at most iov_len bytes of `buf`, which outlives the call.
-    let rc = unsafe {
-        libc::ptrace(
-            libc::PTRACE_GETREGSET,
-            tid.as_raw(),
-            NT_X86_XSTATE as usize,
-            &mut iov as *mut _,
-        )
-    };
-    if rc != 0 {
-        return Err(ptrace_err("PTRACE_GETREGSET", tid)(nix::Error::last()));
-    }
-    buf.truncate(iov.iov_len);
+    let n = xstate_regset(tid, libc::PTRACE_GETREGSET, "PTRACE_GETREGSET", &mut buf)?;
+    buf.truncate(n);
     let dr6 =
         ptrace::read_user(tid, dr_offset(6)).map_err(ptrace_err("PTRACE_PEEKUSER", tid))? as u64;
     Ok(SavedState {
@@ -332,22 +332,7 @@ pub fn save_state(tid: Pid) -> Result<SavedState> {
 /// Put back registers saved by [`save_state`].
 pub fn restore_state(tid: Pid, s: &SavedState) -> Result<()> {
     let mut buf = s.xstate.clone();
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
-    // SAFETY: PTRACE_SETREGSET reads iov_len bytes of `buf`, which outlives the call.
-    let rc = unsafe {
-        libc::ptrace(
-            libc::PTRACE_SETREGSET,
-            tid.as_raw(),
-            NT_X86_XSTATE as usize,
-            &mut iov as *mut _,
-        )
-    };
-    if rc != 0 {
-        return Err(ptrace_err("PTRACE_SETREGSET", tid)(nix::Error::last()));
-    }
+    xstate_regset(tid, libc::PTRACE_SETREGSET, "PTRACE_SETREGSET", &mut buf)?;
     ptrace::setregs(tid, s.gp).map_err(ptrace_err("PTRACE_SETREGS", tid))?;
     ptrace::write_user(tid, dr_offset(6), s.dr6 as libc::c_long)
         .map_err(ptrace_err("PTRACE_POKEUSER", tid))
