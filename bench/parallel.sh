@@ -26,6 +26,8 @@
 #  2. memory: the cohort side's RSS/PSS (front end + agentd) and each gdb's, all ranks stopped
 #     in the loop; also once with `break LINE` (which loads libc's line tables in every rank).
 #  3. start: launch to all ranks at main (cohort: first prompt; gdbs: all `*stopped` at main).
+#  Also, for every N, the kernel's floor under the step: bench/ptrace_floor.c makes only the
+#     system calls the agent makes per rank and step, on as many threads as the agent uses.
 #  4. scale: many ranks under 100 agents; and the tree formation time for several fan-outs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +63,7 @@ PROG=target/bench/ploop
 echo "== building cohort and cohort-agentd (release) and the fixture" >&2
 cargo build --release -q -p cohort -p cohort-agentd
 cc -g -O0 -o "$PROG" bench/fixtures/ploop.c
+cc -O2 -pthread -o target/bench/ptrace_floor bench/ptrace_floor.c
 LINE=$(grep -n 'LOOP_LINE \*/' bench/fixtures/ploop.c | cut -d: -f1)
 
 # ------------------------------------------------------------------ limits
@@ -125,6 +128,19 @@ part steps && for ((rep = 1; rep <= REPS; rep++)); do
         else
             echo "{\"tool\": \"gdb\", \"n\": $n, \"ok\": false, \"skipped\": true, \"error\": \"not started: $n gdbs need about $((n * 40)) MiB, more than MemAvailable minus a reserve\"}" | tee -a "$RES" >&2
         fi
+    done
+done
+
+# The kernel's floor: only the system calls the agent makes per rank and step
+# (bench/ptrace_floor.c), on as many threads as the agent would use.
+part steps && echo "== the kernel's floor (bench/ptrace_floor.c)" >&2
+part steps && for ((rep = 1; rep <= REPS; rep++)); do
+    for n in $NS; do
+        t=$(( (n + 127) / 128 ))
+        [ "$t" -ge "$(nproc)" ] || t=$(nproc)
+        [ "$t" -le "$n" ] || t=$n
+        us=$(target/bench/ptrace_floor "$n" "$t" int3 | awk '{ print $4 }')
+        echo "{\"tool\": \"floor\", \"n\": $n, \"threads\": $t, \"ok\": true, \"step_ms\": $(awk "BEGIN { print $us / 1000 }")}" >>"$RES"
     done
 done
 

@@ -57,8 +57,12 @@ def main():
         return bad[0].get("error", "failed")[:120] if bad else None
 
     print("Step-all latency (one `next` on every rank, ms; median over runs of each run's median of K steps):\n")
-    print("| N | cohort (ms) | cohort per rank (µs) | N gdbs (ms) | gdbs / cohort | target |")
-    print("|---|---|---|---|---|---|")
+    floor = defaultdict(list)
+    for r in rows:
+        if r["tool"] == "floor" and r.get("ok"):
+            floor[r["n"]].append(r["step_ms"])
+    print("| N | cohort (ms) | cohort per rank (µs) | N gdbs (ms) | gdbs / cohort | target | kernel floor (ms) |")
+    print("|---|---|---|---|---|---|---|")
     for n in ns:
         c = med([r["step_median_ms"] for r in ok("cohort", n)])
         g = med([r["step_median_ms"] for r in ok("gdb", n)])
@@ -70,7 +74,8 @@ def main():
             tgt = "≤ 30 ms " + ("✓" if c is not None and c <= 30 else "✗")
         gtxt = f(g, "{:.2f}") if g is not None else ("not run" if by.get(("gdb", n)) else "–")
         ctxt = f(c, "{:.2f}") if c is not None else f"FAIL ({why('cohort', n)})"
-        print(f"| {n} | {ctxt} | {f(c * 1000 / n if c else None, '{:.0f}')} | {gtxt} | {f(ratio, '{:.1f}×')} | {tgt} |")
+        fl = med(floor.get(n, []))
+        print(f"| {n} | {ctxt} | {f(c * 1000 / n if c else None, '{:.0f}')} | {gtxt} | {f(ratio, '{:.1f}×')} | {tgt} | {f(fl, '{:.2f}')} |")
     skipped = [r for r in single if r["tool"] == "gdb" and r.get("skipped")]
     for r in skipped[:1]:
         print(f"\ngdb at N={r['n']}: {r['error']}")
@@ -78,6 +83,13 @@ def main():
         if r["tool"] == "gdb" and not r.get("ok") and not r.get("skipped"):
             print(f"\ngdb at N={r['n']} failed: {r.get('error', '')[:200]}")
             break
+
+    if floor:
+        print(
+            "\nKernel floor: `bench/ptrace_floor.c`, the system calls the agent makes per rank and step "
+            "(breakpoint write, PTRACE_CONT, waitpid, GETREGS, POKEUSER of the pc, breakpoint removal) "
+            "and nothing else, N tracees on as many threads as the agent uses."
+        )
 
     batch = [r for r in rows if r["tool"] == "cohort-batch" and r.get("ok")]
     for r in batch:
