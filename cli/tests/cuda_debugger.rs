@@ -22,6 +22,21 @@ fn hit(block: u32, sm: u32) -> String {
 const DEVICES: &str = "  Dev PCI Bus/Dev ID              Name Description SM Type SMs Warps/SM Lanes/Warp Max Regs/Lane Active SMs Mask \n\
                        *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255             0x1 \n";
 
+/// A session of the launch tests: a pending breakpoint in the kernel, the stop there, the
+/// devices and the ranks' states, then on to the end.
+const KERNEL_BREAK: &[&str] = &[
+    "set breakpoint pending on",
+    "break bitreverse.cu:15",
+    "continue",
+    "info cuda devices",
+    "info ranks",
+    "delete",
+    "continue",
+];
+
+/// `info ranks` of a rank stopped at the kernel's breakpoint.
+const GPU_STOP: &str = "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n";
+
 /// `s` with the host program's addresses (`argv=0x…`, `at 0x…: file /…` of a host breakpoint)
 /// replaced by `ADDR` and process ids (`process N`) by `N`: they differ between systems and
 /// runs. Device addresses (`at 0x510: file bitreverse.cu`) stay.
@@ -255,6 +270,25 @@ fn started(set: &str) -> String {
     )
 }
 
+/// What the debuggee prints at its end on each of ranks 0..n when it ran to completion, its
+/// own wake-up signal handled once (sorted as `launch` gives them).
+fn passed_on(n: u32) -> Vec<String> {
+    (0..n)
+        .map(|r| format!("[{r}] PASSED (SIGURG handled 1 time)"))
+        .collect()
+}
+
+/// The merged output is `expected`, ranks 0..n all ran to their end, and the only error is the
+/// host's `break bitreverse.cu:15`, which becomes a device breakpoint.
+fn assert_every_rank_ran(out: &str, passed: &[String], err: &str, expected: &str, n: u32) {
+    assert_eq!(out, expected);
+    assert_eq!(passed, passed_on(n));
+    assert_eq!(
+        err,
+        format!("[0-{}] No source file named bitreverse.cu.\n", n - 1)
+    );
+}
+
 fn prefixed(set: &str, text: &str) -> String {
     text.lines()
         .map(|l| {
@@ -313,7 +347,7 @@ fn three_ranks_under_three_agents_merge_gpu_state() {
         prefixed(all, "$1 = 0\n"),
         prefixed(
             all,
-            "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
+            GPU_STOP,
         ),
         prefixed(
             all,
@@ -323,7 +357,7 @@ fn three_ranks_under_three_agents_merge_gpu_state() {
         prefixed(all, &hit(1, 1)),
         prefixed(
             all,
-            "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
+            GPU_STOP,
         ),
         prefixed(
             all,
@@ -339,35 +373,13 @@ fn three_ranks_under_three_agents_merge_gpu_state() {
         prefixed(all, "[Inferior 1 exited normally]\nexited normally\n"),
     ]
     .concat();
-    assert_eq!(out, expected);
-    assert_eq!(
-        passed,
-        [
-            "[0] PASSED (SIGURG handled 1 time)",
-            "[1] PASSED (SIGURG handled 1 time)",
-            "[2] PASSED (SIGURG handled 1 time)"
-        ]
-    );
-    assert_eq!(err, "[0-2] No source file named bitreverse.cu.\n");
+    assert_every_rank_ran(&out, &passed, &err, &expected, 3);
 }
 
 #[test]
 fn one_agent_debugs_the_gpu_code_of_one_rank() {
     let f = build_double("launch1").expect("build the double");
-    let (out, passed, err) = launch(
-        &f,
-        2,
-        &["--agents", "1"],
-        &[
-            "set breakpoint pending on",
-            "break bitreverse.cu:15",
-            "continue",
-            "info cuda devices",
-            "info ranks",
-            "delete",
-            "continue",
-        ],
-    );
+    let (out, passed, err) = launch(&f, 2, &["--agents", "1"], KERNEL_BREAK);
     // The rank whose driver initialised first has the agent's CUDA session.
     let (w, l) = if out.contains("[0] [Switching focus") {
         ("0", "1")
@@ -384,24 +396,12 @@ fn one_agent_debugs_the_gpu_code_of_one_rank() {
             prefixed(l, "[Inferior 1 exited normally]\n"),
         ),
         ordered(prefixed(w, DEVICES), prefixed(l, "No CUDA devices.\n")),
-        ordered(
-            prefixed(
-                w,
-                "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
-            ),
-            prefixed(l, "exited normally\n"),
-        ),
+        ordered(prefixed(w, GPU_STOP), prefixed(l, "exited normally\n")),
         prefixed(w, "[Inferior 1 exited normally]\n"),
     ]
     .concat();
     assert_eq!(out, expected);
-    assert_eq!(
-        passed,
-        [
-            "[0] PASSED (SIGURG handled 1 time)",
-            "[1] PASSED (SIGURG handled 1 time)"
-        ]
-    );
+    assert_eq!(passed, passed_on(2));
     assert_eq!(
         err,
         format!(
@@ -692,20 +692,7 @@ fn cuda_ranks_get_an_agent_each_by_default() {
     // Without --agents, a CUDA program's ranks each get an agent, so every rank's GPU code is
     // debugged (the driver's debugger API serves one debuggee per agent).
     let f = build_double("launch2").expect("build the double");
-    let (out, passed, err, notes) = launch_with_notes(
-        &f,
-        2,
-        &["--settle", "30000"],
-        &[
-            "set breakpoint pending on",
-            "break bitreverse.cu:15",
-            "continue",
-            "info cuda devices",
-            "info ranks",
-            "delete",
-            "continue",
-        ],
-    );
+    let (out, passed, err, notes) = launch_with_notes(&f, 2, &["--settle", "30000"], KERNEL_BREAK);
     assert_eq!(
         notes,
         [
@@ -719,22 +706,11 @@ fn cuda_ranks_get_an_agent_each_by_default() {
         prefixed("0-1", "Breakpoint 2 (bitreverse.cu:15) pending.\n"),
         prefixed("0-1", &hit),
         prefixed("0-1", DEVICES),
-        prefixed(
-            "0-1",
-            "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
-        ),
+        prefixed("0-1", GPU_STOP),
         prefixed("0-1", "[Inferior 1 exited normally]\n"),
     ]
     .concat();
-    assert_eq!(out, expected);
-    assert_eq!(
-        passed,
-        [
-            "[0] PASSED (SIGURG handled 1 time)",
-            "[1] PASSED (SIGURG handled 1 time)"
-        ]
-    );
-    assert_eq!(err, "[0-1] No source file named bitreverse.cu.\n");
+    assert_every_rank_ran(&out, &passed, &err, &expected, 2);
 }
 
 #[test]
@@ -756,15 +732,7 @@ fn open_mpi_cuda_ranks_get_an_agent_each() {
         "./cudbg_mpi",
         2,
         &["--launcher", "openmpi", "--settle", "30000"],
-        &[
-            "set breakpoint pending on",
-            "break bitreverse.cu:15",
-            "continue",
-            "info cuda devices",
-            "info ranks",
-            "delete",
-            "continue",
-        ],
+        KERNEL_BREAK,
     );
     let (out, err) = text(&o);
     let notes: Vec<&str> = out
@@ -793,10 +761,7 @@ fn open_mpi_cuda_ranks_get_an_agent_each() {
         prefixed("0-1", "Breakpoint 1 (bitreverse.cu:15) pending.\n"),
         prefixed("0-1", &hit(0, 0)),
         prefixed("0-1", DEVICES),
-        prefixed(
-            "0-1",
-            "stopped on the GPU: 1 device sm_90, kernel 0 bitreverse<<<(2,1,1),(64,1,1)>>> at bitreverse.cu:15\n",
-        ),
+        prefixed("0-1", GPU_STOP),
         prefixed("0-1", "[Inferior 1 exited normally]\n"),
     ]
     .concat();
