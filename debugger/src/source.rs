@@ -4,13 +4,13 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
 
 // The caches below are looked up many times per stop by small keys: FxHash rather than SipHash
 // (their keys come from the debugger, not from a peer).
 use rustc_hash::FxHashMap;
-use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use std::sync::Arc;
 
 use cohort_dwarf::format::{FormatOptions, Language, format_value};
 use cohort_dwarf::loader::DebugFile;

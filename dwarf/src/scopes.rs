@@ -574,7 +574,7 @@ fn descend(
 /// The function containing the link-time `pc`, with its inlined calls and lexical blocks.
 /// `Ok(None)` when no DWARF function covers `pc`.
 pub fn scope_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Scope>> {
-    let Some((_, die)) = function_entry_at(file, pc) else {
+    let Some(die) = function_die_at(file, pc) else {
         return Ok(None);
     };
     let d = read_tree(file, die, usize::MAX)?;
@@ -585,7 +585,7 @@ pub fn scope_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Scope>> {
     Ok(Some(Scope { frames }))
 }
 
-fn function_entry_at(file: &Arc<DebugFile>, pc: u64) -> Option<(usize, DieRef)> {
+fn function_die_at(file: &Arc<DebugFile>, pc: u64) -> Option<DieRef> {
     // The unit comes from the address ranges (`.debug_aranges`, else the units' own ranges,
     // see `DebugFile::unit_for_pc`); a pc outside every unit has no DWARF function.
     let ui = file.unit_for_pc(pc)?;
@@ -601,14 +601,30 @@ fn function_entry_at(file: &Arc<DebugFile>, pc: u64) -> Option<(usize, DieRef)> 
                 .map(|r| (r.start, f))
         })
         .max_by_key(|(start, _)| *start)
-        .map(|(_, f)| (ui, f.die))
+        .map(|(_, f)| f.die)
 }
 
 /// The real function containing `pc` (no inlined frames), cheaply.
 pub fn function_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Function>> {
-    let Some((_, die)) = function_entry_at(file, pc) else {
-        return Ok(None);
-    };
+    match function_die_at(file, pc) {
+        Some(die) => with_function(file, die, Function::clone).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Whether the function containing `pc` is a main program (`DW_AT_main_subprogram`: a
+/// Fortran `program`), without copying the function (every unwind asks, at each stop).
+pub fn main_subprogram_at(file: &Arc<DebugFile>, pc: u64) -> bool {
+    function_die_at(file, pc)
+        .is_some_and(|die| with_function(file, die, |f| f.main_subprogram).unwrap_or(false))
+}
+
+/// `look` at the function of subprogram `die`, read once per file and kept.
+fn with_function<T>(
+    file: &Arc<DebugFile>,
+    die: DieRef,
+    look: impl FnOnce(&Function) -> T,
+) -> Result<T> {
     let types = dietypes::types(file);
     if let Some(got) = types
         .functions
@@ -616,38 +632,18 @@ pub fn function_at(file: &Arc<DebugFile>, pc: u64) -> Result<Option<Function>> {
         .unwrap_or_else(|e| e.into_inner())
         .get(&die)
     {
-        return Ok(Some(got.clone()));
+        return Ok(look(got));
     }
     let d = read_tree(file, die, 1)?;
     let fb = d.attr(dw::DW_AT_frame_base).cloned();
     let func = make_function(file, &d, fb);
+    let out = look(&func);
     types
         .functions
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(die, func.clone());
-    Ok(Some(func))
-}
-
-/// Whether the function containing `pc` is a main program (`DW_AT_main_subprogram`: a
-/// Fortran `program`), without copying the function (every unwind asks, at each stop).
-pub fn main_subprogram_at(file: &Arc<DebugFile>, pc: u64) -> bool {
-    let Some((_, die)) = function_entry_at(file, pc) else {
-        return false;
-    };
-    let known = dietypes::types(file)
-        .functions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&die)
-        .map(|f| f.main_subprogram);
-    match known {
-        Some(m) => m,
-        None => function_at(file, pc)
-            .ok()
-            .flatten()
-            .is_some_and(|f| f.main_subprogram),
-    }
+        .insert(die, func);
+    Ok(out)
 }
 
 /// A function by name (a global definition first, then a file-static one).
@@ -782,7 +778,7 @@ pub struct CallSite {
 }
 
 pub fn call_site(file: &Arc<DebugFile>, return_pc: u64) -> Result<Option<CallSite>> {
-    let Some((_, die)) = function_entry_at(file, return_pc.saturating_sub(1)) else {
+    let Some(die) = function_die_at(file, return_pc.saturating_sub(1)) else {
         return Ok(None);
     };
     let d = read_tree(file, die, usize::MAX)?;
@@ -854,7 +850,7 @@ pub struct CallEdge {
 
 /// Every call site of the function containing the link-time `pc` (inlined calls' included).
 pub fn call_edges(file: &Arc<DebugFile>, pc: u64) -> Result<Vec<CallEdge>> {
-    let Some((_, die)) = function_entry_at(file, pc) else {
+    let Some(die) = function_die_at(file, pc) else {
         return Ok(Vec::new());
     };
     let d = read_tree(file, die, usize::MAX)?;

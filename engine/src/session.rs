@@ -860,7 +860,8 @@ impl Session {
 
     pub fn clear_step_breakpoints(&mut self) -> Result<()> {
         let keep = self.dl_hook;
-        // Drained rather than taken, so that the next step's pushes find the capacity.
+        // The list is emptied in place (not replaced), so the next step's pushes find its
+        // capacity.
         let mut bps = std::mem::take(&mut self.step_bps);
         let mut result = Ok(());
         if let Some(p) = self.process.as_mut() {
@@ -870,6 +871,7 @@ impl Session {
                 }
             }
         }
+        // (Had there been no process, drain never ran: empty the list all the same.)
         bps.clear();
         self.step_bps = bps;
         result
