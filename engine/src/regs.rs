@@ -6,7 +6,9 @@ use crate::arch::ArchInfo;
 /// not available on this machine (e.g. AVX-512 mask registers on a CPU without them).
 ///
 /// The values are shared between copies until one is changed: a stop's registers are asked
-/// for many times (frames, lines, conditions), and the table has some 2 KiB of them.
+/// for many times (frames, lines, conditions), and the table has some 2 KiB of them. The
+/// vector is only as long as the highest register set: the general-purpose block read at
+/// every stop takes a small allocation, not the whole table.
 #[derive(Clone, Debug)]
 pub struct Registers {
     pub arch: &'static ArchInfo,
@@ -15,10 +17,21 @@ pub struct Registers {
 
 impl Registers {
     pub fn new(arch: &'static ArchInfo) -> Self {
+        Registers::with_room(arch, arch.regs.len())
+    }
+
+    /// No register set yet, with room for the first `n` of the table without growing.
+    pub fn with_room(arch: &'static ArchInfo, n: usize) -> Self {
         Registers {
             arch,
-            values: std::sync::Arc::new(vec![None; arch.regs.len()]),
+            values: std::sync::Arc::new(vec![None; n.min(arch.regs.len())]),
         }
+    }
+
+    /// How many entries of the table the values span (registers past it are not set): room
+    /// for [`Registers::with_room`] when building a block like this one.
+    pub fn span(&self) -> usize {
+        self.values.len()
     }
 
     pub fn get(&self, i: usize) -> Option<u128> {
@@ -31,9 +44,14 @@ impl Registers {
     }
 
     pub fn set(&mut self, i: usize, v: u128) {
-        if i < self.values.len()
-            && let Some(slot) = std::sync::Arc::make_mut(&mut self.values).get_mut(i)
-        {
+        if i >= self.arch.regs.len() {
+            return;
+        }
+        let values = std::sync::Arc::make_mut(&mut self.values);
+        if values.len() <= i {
+            values.resize(i + 1, None);
+        }
+        if let Some(slot) = values.get_mut(i) {
             *slot = Some(v);
         }
     }
@@ -53,5 +71,30 @@ impl Registers {
     /// Value of the register named `name`, if the table has it.
     pub fn by_name(&self, name: &str) -> Option<u128> {
         self.arch.reg_index(name).and_then(|i| self.get(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::x86_64::ARCH;
+
+    #[test]
+    fn a_block_grows_to_the_registers_set_and_copies_stay_apart() {
+        let mut r = Registers::with_room(&ARCH, 2);
+        assert_eq!(r.span(), 2);
+        r.set(ARCH.pc, 0x1234);
+        assert_eq!(r.span(), ARCH.pc + 1);
+        assert_eq!(r.pc(), 0x1234);
+        // Registers past the span, or never set, are not available.
+        assert_eq!(r.get(0), None);
+        assert_eq!(r.get(ARCH.regs.len() - 1), None);
+        // Past the table: ignored.
+        r.set(ARCH.regs.len(), 1);
+        assert_eq!(r.span(), ARCH.pc + 1);
+        let mut copy = r.clone();
+        copy.set(ARCH.sp, 8);
+        assert_eq!((copy.sp(), r.sp()), (8, 0));
+        assert_eq!(Registers::new(&ARCH).span(), ARCH.regs.len());
     }
 }

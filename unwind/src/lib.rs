@@ -286,7 +286,7 @@ impl Unwinder {
             Some(c) => c,
             None => eval::cfa(row, &frame.regs, mem)?,
         };
-        let mut out = Registers::new(arch);
+        let mut out = Registers::with_room(arch, frame.regs.span());
         for (i, desc) in arch.regs.iter().enumerate() {
             let Some(n) = desc.dwarf else {
                 continue;
@@ -363,7 +363,7 @@ fn fallback(
     let arch = frame.regs.arch;
     let info = arch.unwind();
     let ptr = arch.ptr_size;
-    let mut out = Registers::new(arch);
+    let mut out = Registers::with_room(arch, frame.regs.span());
     for &i in info.preserved {
         if let Some(v) = frame.regs.get(i) {
             out.set(i, v);
@@ -399,7 +399,7 @@ fn signal_context(mem: &dyn MemoryRead, frame: &Frame) -> Result<Registers, Unwi
     let arch = frame.regs.arch;
     let layout = &arch.unwind().signal_frame;
     let base = frame.sp().wrapping_add(layout.context_offset);
-    let mut out = Registers::new(arch);
+    let mut out = Registers::with_room(arch, frame.regs.span());
     for &(i, off, size) in layout.regs {
         let v = read_ptr(mem, base.wrapping_add(off), size)?;
         out.set(i, u128::from(v));

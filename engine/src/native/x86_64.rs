@@ -71,7 +71,10 @@ pub fn raw_pc(r: &RawGp) -> u64 {
 
 /// The registers of a raw block, laid out by the architecture table.
 pub fn raw_to_registers(r: &RawGp) -> Registers {
-    let mut regs = Registers::new(&ARCH);
+    // The general-purpose block and the segment bases come first in the table: 26 values
+    // (832 bytes, which malloc serves from its per-thread cache; the whole table, 2 KiB, is a
+    // "large" request that makes glibc consolidate its free lists at every stop).
+    let mut regs = Registers::with_room(&ARCH, idx::GS_BASE + 1);
     for (i, v) in gp_order(r) {
         regs.set(i, v as u128);
     }
