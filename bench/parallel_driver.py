@@ -154,7 +154,7 @@ class Cohort:
             if not self.sel.select(left):
                 continue
             try:
-                chunk = os.read(self.fd, 1 << 20)
+                chunk = os.read(self.fd, 1 << 16)
             except BlockingIOError:
                 continue
             if not chunk:
