@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 // The caches below are looked up many times per stop by small keys: FxHash rather than SipHash
 // (their keys come from the debugger, not from a peer).
@@ -149,8 +149,21 @@ type LineCache = RefCell<Vec<((usize, u64, u64), Option<SrcLine>)>>;
 /// How many pcs' lines `line_at` keeps (a loop's few line starts, and the pc of the stop).
 const LINE_CACHE: usize = 16;
 
-/// Scopes by (debug file, pc), shared by every look-up of one stop.
-type ScopeCache = RefCell<FxHashMap<(usize, u64), Option<Rc<Scope>>>>;
+/// Scopes by (debug file, link-time pc), with the file they were read from (kept allocated,
+/// so that no other file can have its address while the entry exists).
+type ScopeCache = FxHashMap<(usize, u64), (Weak<DebugFile>, Option<Rc<Scope>>)>;
+
+/// Most scopes a thread keeps (then it starts again).
+const SCOPES_KEPT: usize = 4096;
+
+thread_local! {
+    /// The scopes and source texts read on this thread, shared by its debuggers: agentd runs
+    /// a tracer thread's ranks there, and ranks of one program stop at the same pcs and
+    /// print the same lines; each is read once per thread, not once per rank.
+    static SCOPES: RefCell<ScopeCache> = RefCell::new(FxHashMap::default());
+    static SOURCES: RefCell<FxHashMap<PathBuf, Option<Rc<SourceText>>>> =
+        RefCell::new(FxHashMap::default());
+}
 
 /// DWARF of loaded objects by the object's address (the object is kept with it).
 type DebugByObject = RefCell<
@@ -183,14 +196,11 @@ pub struct SourceState {
     debug: RefCell<HashMap<PathBuf, Option<Arc<DebugFile>>>>,
     /// The same by loaded object (its address), see `debug_for`.
     debug_by_object: DebugByObject,
-    files: RefCell<FxHashMap<PathBuf, Option<Rc<SourceText>>>>,
     /// Frames of the current thread at the last stop, keyed by (tid, pc, sp) of frame 0.
     frames: RefCell<Option<FramesCache>>,
     pub selected: Cell<usize>,
     /// Tail-call chains by (callee pc, caller pc): see `tail_call_chain`.
     tails: RefCell<HashMap<(u64, u64), Vec<u64>>>,
-    /// Scopes by (debug file, pc): see `machine_scope_of`.
-    scopes: ScopeCache,
     /// Lines of the last few pcs asked for: see `line_at`.
     lines: LineCache,
     /// gdb's skipped inline frames at frame 0: (pc, how many of the innermost inlined calls
@@ -753,19 +763,25 @@ impl Debugger {
     ) -> Option<(Arc<DebugFile>, u64, Rc<Scope>)> {
         let pc = frame.lookup_pc();
         let (d, bias) = self.debug_for(pc)?;
-        let key = (Arc::as_ptr(&d) as usize, pc);
-        if let Some(s) = self.src.scopes.borrow().get(&key) {
-            return s.clone().map(|s| (d, bias, s));
+        let link = pc.wrapping_sub(bias);
+        let key = (Arc::as_ptr(&d) as usize, link);
+        let hit = SCOPES.with(|c| {
+            c.borrow()
+                .get(&key)
+                .filter(|(f, _)| std::ptr::eq(f.as_ptr(), Arc::as_ptr(&d)))
+                .map(|(_, s)| s.clone())
+        });
+        if let Some(s) = hit {
+            return s.map(|s| (d, bias, s));
         }
-        let s = scopes::scope_at(&d, pc.wrapping_sub(bias))
-            .ok()
-            .flatten()
-            .map(Rc::new);
-        let mut cache = self.src.scopes.borrow_mut();
-        if cache.len() >= 4096 {
-            cache.clear();
-        }
-        cache.insert(key, s.clone());
+        let s = scopes::scope_at(&d, link).ok().flatten().map(Rc::new);
+        SCOPES.with(|c| {
+            let mut cache = c.borrow_mut();
+            if cache.len() >= SCOPES_KEPT {
+                cache.clear();
+            }
+            cache.insert(key, (Arc::downgrade(&d), s.clone()));
+        });
         s.map(|s| (d, bias, s))
     }
 
@@ -1076,14 +1092,11 @@ impl Debugger {
 
     /// The lines of a source file (read once).
     pub(crate) fn source_text(&self, file: &Path) -> Option<Rc<SourceText>> {
-        if let Some(t) = self.src.files.borrow().get(file) {
-            return t.clone();
+        if let Some(t) = SOURCES.with(|c| c.borrow().get(file).cloned()) {
+            return t;
         }
         let t = SourceText::open(file).map(Rc::new);
-        self.src
-            .files
-            .borrow_mut()
-            .insert(file.to_path_buf(), t.clone());
+        SOURCES.with(|c| c.borrow_mut().insert(file.to_path_buf(), t.clone()));
         t
     }
 
