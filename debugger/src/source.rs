@@ -375,6 +375,10 @@ impl Debugger {
     /// callee found on the stack, the chain of tail calls (`DW_AT_call_tail_call` sites)
     /// leading from the one to the other, when there is exactly one, stands between them.
     fn add_tail_calls(&self, phys: Vec<Frame>) -> Vec<Frame> {
+        if phys.len() < 2 {
+            // Tail calls stand between a frame and its caller.
+            return phys;
+        }
         let mut out: Vec<Frame> = Vec::with_capacity(phys.len());
         let mut it = phys.into_iter().peekable();
         while let Some(f) = it.next() {
@@ -515,11 +519,18 @@ impl Debugger {
                     .unwrap_or(1)
                     .max(1)
             };
-            let skip = if pi == 0 {
+            let skip = if pi == 0 && n > 1 {
                 self.inline_skip_at(&f).min(n - 1)
             } else {
                 0
             };
+            if skip + 1 == n {
+                // One frame for this machine frame (the usual case): moved, not copied.
+                let mut f = f;
+                f.inline_depth = skip;
+                out.push(f);
+                continue;
+            }
             for k in skip..n {
                 let mut v = f.clone();
                 v.inline_depth = k;

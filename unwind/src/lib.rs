@@ -91,6 +91,9 @@ struct CachedObject {
     cfi: Arc<cfi::ObjectCfi>,
 }
 
+/// What [`Unwinder::row_for`] answers: the row and its object's bias, if CFI covers the pc.
+type RowLookup = Result<Option<(Arc<UnwindRow>, u64)>, UnwindError>;
+
 /// Unwinds stacks; shared by all threads and processes of the debugger.
 #[derive(Default)]
 pub struct Unwinder {
@@ -161,8 +164,11 @@ impl Unwinder {
             exact_pc: true,
             inline_depth: 0,
         };
-        frame.kind = self.kind_at(objects, mem, &frame);
-        frame.cfa = self.frame_cfa(objects, mem, &frame);
+        // One look-up of the row for both the frame's kind and its CFA (stepping unwinds
+        // frame 0 at every stop).
+        let row = self.row_for(objects, frame.lookup_pc());
+        frame.kind = self.kind_with(objects, mem, &frame, &row);
+        frame.cfa = self.cfa_with(objects, mem, &frame, row);
         frame
     }
 
@@ -200,8 +206,9 @@ impl Unwinder {
             exact_pc: frame.kind == FrameKind::SignalHandler,
             inline_depth: 0,
         };
-        caller.kind = self.kind_at(objects, mem, &caller);
-        caller.cfa = self.frame_cfa(objects, mem, &caller);
+        let row = self.row_for(objects, caller.lookup_pc());
+        caller.kind = self.kind_with(objects, mem, &caller, &row);
+        caller.cfa = self.cfa_with(objects, mem, &caller, row);
         // Stop where the stack does not grow (loop protection); a signal frame may switch
         // stacks (sigaltstack), so only a repeat is refused there.
         let across_signal =
@@ -243,7 +250,13 @@ impl Unwinder {
 
     /// Whether `frame` is a signal trampoline: the kernel's `rt_sigreturn` code at its pc,
     /// or CFI marking it so.
-    fn kind_at(&self, objects: &SymbolTable, mem: &dyn MemoryRead, frame: &Frame) -> FrameKind {
+    fn kind_with(
+        &self,
+        objects: &SymbolTable,
+        mem: &dyn MemoryRead,
+        frame: &Frame,
+        row: &RowLookup,
+    ) -> FrameKind {
         let tramp = frame.regs.arch.unwind().signal_frame.trampoline;
         let mut code = [0u8; 16];
         if let Some(buf) = code.get_mut(..tramp.len())
@@ -252,18 +265,25 @@ impl Unwinder {
         {
             return FrameKind::SignalHandler;
         }
-        match self.row_for(objects, frame.lookup_pc()) {
+        match row {
             Ok(Some((row, _))) if row.signal_frame => FrameKind::SignalHandler,
             _ => FrameKind::Normal,
         }
     }
 
-    /// This frame's CFA: from its CFI row, else the frame-pointer or function-entry rules.
-    fn frame_cfa(&self, objects: &SymbolTable, mem: &dyn MemoryRead, frame: &Frame) -> Option<u64> {
+    /// This frame's CFA, given its row (as `row_for` answered): from the row, else the
+    /// frame-pointer or function-entry rules.
+    fn cfa_with(
+        &self,
+        objects: &SymbolTable,
+        mem: &dyn MemoryRead,
+        frame: &Frame,
+        row: RowLookup,
+    ) -> Option<u64> {
         if frame.kind == FrameKind::SignalHandler {
             return Some(frame.sp());
         }
-        match self.row_for(objects, frame.lookup_pc()) {
+        match row {
             Ok(Some((row, _))) => eval::cfa(&row, &frame.regs, mem).ok(),
             Ok(None) => fallback_cfa(objects, frame),
             Err(_) => None,
