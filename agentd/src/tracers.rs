@@ -70,9 +70,17 @@ pub(crate) fn in_coroutine() -> bool {
     generator::is_generator()
 }
 
+/// Whether tracer threads are kept on their own CPUs unless told otherwise: yes, unless
+/// `COHORT_PIN_TRACERS=0`.
+fn pin_by_default() -> bool {
+    std::env::var("COHORT_PIN_TRACERS").map_or(true, |v| v != "0")
+}
+
 /// The agent's tracer threads.
 pub struct Pool {
     lanes: Vec<Lane>,
+    /// Keep each tracer thread on its own CPU ([`cohort_engine::affinity`]).
+    pin: bool,
     sink: Sink,
     wanted: usize,
     /// The number of threads was given (`--tracers`): [`Pool::plan`] keeps it.
@@ -212,12 +220,18 @@ impl Pool {
     pub fn new(threads: Option<usize>, sink: Sink) -> Pool {
         Pool {
             lanes: Vec::new(),
+            pin: pin_by_default(),
             sink,
             fixed: threads.is_some(),
             wanted: threads.unwrap_or_else(Pool::default_threads).max(1),
             next_lane: 0,
             next_slot: 0,
         }
+    }
+
+    /// Keep each tracer thread on its own CPU (the default) or let them move.
+    pub fn set_pin(&mut self, pin: bool) {
+        self.pin = pin;
     }
 
     /// The default number of tracer threads: one per CPU.
@@ -246,7 +260,8 @@ impl Pool {
         if self.lanes.len() < self.wanted && self.next_lane >= self.lanes.len() {
             let i = self.lanes.len();
             let lanes = self.wanted;
-            self.lanes.push(Lane::start(i, lanes, self.sink.clone())?);
+            self.lanes
+                .push(Lane::start(i, lanes, self.pin, self.sink.clone())?);
         }
         let i = self.next_lane % self.lanes.len();
         self.next_lane = (i + 1) % self.wanted;
@@ -320,7 +335,7 @@ impl Drop for Pool {
 }
 
 impl Lane {
-    fn start(index: usize, lanes: usize, sink: Sink) -> std::io::Result<Lane> {
+    fn start(index: usize, lanes: usize, pin: bool, sink: Sink) -> std::io::Result<Lane> {
         let (tx, rx) = mpsc::channel();
         let shared = Arc::new(LaneShared {
             sleeping: AtomicU64::new(AWAKE),
@@ -335,7 +350,12 @@ impl Lane {
         let start_limit = cpus.div_ceil(lanes).max(1);
         let join = std::thread::Builder::new()
             .name(format!("tracer-{index}"))
-            .spawn(move || run_lane(rx, s2, start_limit, sink))?;
+            .spawn(move || {
+                if pin && let Err(e) = cohort_engine::affinity::pin_thread(index) {
+                    tracing::debug!("tracer thread {index} left free to move between CPUs: {e}");
+                }
+                run_lane(rx, s2, start_limit, sink)
+            })?;
         Ok(Lane {
             intake: tx,
             shared,

@@ -704,6 +704,18 @@ fn tasks(pid: i32) -> Vec<(i32, String)> {
     v
 }
 
+/// The CPUs of a list like `0-3,6`.
+fn cpu_list(s: &str) -> Vec<usize> {
+    let mut v = Vec::new();
+    for part in s.split(',').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        if let (Ok(a), Ok(b)) = (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
+            v.extend(a..=b);
+        }
+    }
+    v
+}
+
 /// A status field of /proc/PID/status.
 fn status_field(pid: &str, field: &str) -> Option<String> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -755,6 +767,34 @@ fn ranks_share_a_few_tracer_threads() {
         }
         assert!(tracers.contains(&tracer), "rank {pid} traced by {tracer}");
         *per_tracer.entry(tracer).or_insert(0) += 1;
+        // Forked by a tracer thread kept on one CPU, the program still runs on every CPU
+        // the debugger was given.
+        assert_eq!(
+            status_field(&pid, "Cpus_allowed_list:"),
+            status_field("self", "Cpus_allowed_list:"),
+            "rank {pid}"
+        );
+    }
+    // Each tracer thread is kept on one CPU of the set, the two on different ones when the
+    // set has two.
+    let allowed = cpu_list(&status_field("self", "Cpus_allowed_list:").unwrap_or_default());
+    let pinned: Vec<Vec<usize>> = tracers
+        .iter()
+        .map(|t| {
+            cpu_list(
+                &status_field(&format!("{}/task/{t}", agents[0]), "Cpus_allowed_list:")
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    for p in &pinned {
+        assert!(
+            p.len() == 1 && allowed.contains(&p[0]),
+            "{pinned:?} of {allowed:?}"
+        );
+    }
+    if allowed.len() >= 2 {
+        assert_ne!(pinned[0], pinned[1], "{pinned:?}");
     }
     assert_eq!(
         per_tracer.values().copied().collect::<Vec<_>>(),
@@ -769,6 +809,41 @@ fn ranks_share_a_few_tracer_threads() {
     s.send("quit");
     assert_eq!(s.wait_for("$1"), "(cohort) [0] $1 = 0");
     assert_eq!(s.wait_for("[5] $1"), "[5] $1 = 50");
+    let (st, _) = s.finish();
+    assert!(st.success());
+}
+
+#[test]
+fn tracer_threads_may_be_left_free_to_move() {
+    let prog = build("ranks");
+    let mut s = Interactive::start(
+        &prog,
+        &["-n", "2"],
+        &[("COHORT_TRACERS", "2"), ("COHORT_PIN_TRACERS", "0")],
+    );
+    s.send("info ranks");
+    assert_eq!(
+        s.wait_for("stopped in"),
+        "(cohort) [0-1] stopped in main at ranks.c:18"
+    );
+    let agent = children_of(s.pid())
+        .into_iter()
+        .find(|(_, cmd)| cmd.contains("cohort-agentd"))
+        .map(|(pid, _)| pid)
+        .expect("the agent");
+    let tracers: Vec<i32> = tasks(agent)
+        .into_iter()
+        .filter(|(_, n)| n.starts_with("tracer-"))
+        .map(|(t, _)| t)
+        .collect();
+    assert_eq!(tracers.len(), 2);
+    for t in tracers {
+        assert_eq!(
+            status_field(&format!("{agent}/task/{t}"), "Cpus_allowed_list:"),
+            status_field("self", "Cpus_allowed_list:")
+        );
+    }
+    s.send("quit");
     let (st, _) = s.finish();
     assert!(st.success());
 }

@@ -1,6 +1,7 @@
 //! Cohort's process-control engine: ptrace, breakpoints, watchpoints, threads, signals,
 //! memory, registers, ELF symbols and shared libraries — no GDB anywhere.
 
+pub mod affinity;
 pub mod arch;
 pub mod error;
 pub mod memory;

@@ -444,6 +444,9 @@ impl Process {
         let (gate_r, gate_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
             .map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
         let disable_aslr = opts.disable_aslr;
+        // Forked from a tracer thread kept on one CPU, the program would inherit that CPU: it
+        // gets the process's own set back (crate::affinity).
+        let cpu_set = crate::affinity::original();
         // Above every target number, so that no dup2 in the child clobbers a source not yet
         // placed; close-on-exec, so that only the targets survive the exec.
         let min_high = opts.fds.iter().map(|(_, n)| *n).max().unwrap_or(0).max(2) + 1;
@@ -460,12 +463,15 @@ impl Process {
                     .map_err(|e| EngineError::Other(format!("dup of descriptor for {n}: {e}")))
             })
             .collect::<Result<_>>()?;
-        // SAFETY: the child only makes async-signal-safe calls (personality, chdir, read,
-        // execve, _exit) on data prepared before the fork.
+        // SAFETY: the child only makes async-signal-safe calls (sched_setaffinity,
+        // personality, chdir, read, execve, _exit) on data prepared before the fork.
         match unsafe { nix::unistd::fork() } {
             Err(e) => Err(EngineError::Other(format!("fork: {e}"))),
             Ok(ForkResult::Child) => {
                 drop(gate_w);
+                if let Some(set) = &cpu_set {
+                    crate::affinity::restore_in_child(set);
+                }
                 if disable_aslr {
                     // SAFETY: personality(2) with a flag word; no memory is passed.
                     unsafe {
