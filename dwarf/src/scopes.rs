@@ -187,7 +187,60 @@ struct FuncEntry {
     ranges: Vec<Range<u64>>,
 }
 
-type FuncCache = HashMap<(usize, usize), Arc<Vec<FuncEntry>>>;
+/// A unit's functions (in DIE order) and their ranges sorted by start, for finding the
+/// function of a pc without looking at every function (every stop of every rank asks).
+#[derive(Debug, Default)]
+struct UnitFuncs {
+    entries: Vec<FuncEntry>,
+    /// (start, end, index in `entries`), by start, then by DIE order.
+    spans: Vec<(u64, u64, usize)>,
+    /// `reach[i]`: the largest end among `spans[..=i]`.
+    reach: Vec<u64>,
+}
+
+impl UnitFuncs {
+    fn new(entries: Vec<FuncEntry>) -> UnitFuncs {
+        let mut spans: Vec<(u64, u64, usize)> = entries
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| f.ranges.iter().map(move |r| (r.start, r.end, i)))
+            .filter(|(start, end, _)| start < end)
+            .collect();
+        spans.sort_unstable_by_key(|&(start, _, i)| (start, i));
+        let reach = spans
+            .iter()
+            .scan(0u64, |m, &(_, end, _)| {
+                *m = (*m).max(end);
+                Some(*m)
+            })
+            .collect();
+        UnitFuncs {
+            entries,
+            spans,
+            reach,
+        }
+    }
+
+    /// The function whose range containing `pc` starts last; of equal starts, the last in
+    /// DIE order (gdb's block look-up: an assembler's aliases such as `__clone3`,
+    /// `__GI___clone3` and `clone3` share one range).
+    fn die_at(&self, pc: u64) -> Option<DieRef> {
+        let n = self.spans.partition_point(|&(start, _, _)| start <= pc);
+        for i in (0..n).rev() {
+            if self.reach.get(i).is_none_or(|&r| r <= pc) {
+                // Nothing starting here or before reaches the pc.
+                return None;
+            }
+            let (_, end, e) = self.spans[i];
+            if pc < end {
+                return self.entries.get(e).map(|f| f.die);
+            }
+        }
+        None
+    }
+}
+
+type FuncCache = HashMap<(usize, usize), Arc<UnitFuncs>>;
 
 static FUNCS: LazyLock<Mutex<FuncCache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
@@ -227,7 +280,7 @@ pub fn die_ranges(file: &DebugFile, die: &Die) -> Vec<Range<u64>> {
     out
 }
 
-fn unit_functions(file: &Arc<DebugFile>, ui: usize) -> Arc<Vec<FuncEntry>> {
+fn unit_functions(file: &Arc<DebugFile>, ui: usize) -> Arc<UnitFuncs> {
     let key = (Arc::as_ptr(file) as usize, ui);
     if let Some(v) = FUNCS.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return v.clone();
@@ -237,7 +290,7 @@ fn unit_functions(file: &Arc<DebugFile>, ui: usize) -> Arc<Vec<FuncEntry>> {
         let fortran = unit_language(file, ui) == crate::format::Language::Fortran;
         collect_functions(file, &root.children, fortran, &mut out);
     }
-    let v = Arc::new(out);
+    let v = Arc::new(UnitFuncs::new(out));
     FUNCS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -589,19 +642,7 @@ fn function_die_at(file: &Arc<DebugFile>, pc: u64) -> Option<DieRef> {
     // The unit comes from the address ranges (`.debug_aranges`, else the units' own ranges,
     // see `DebugFile::unit_for_pc`); a pc outside every unit has no DWARF function.
     let ui = file.unit_for_pc(pc)?;
-    let fs = unit_functions(file, ui);
-    // Several DIEs may cover the pc (an assembler's aliases: `__clone3`, `__GI___clone3`,
-    // `clone3` on one range): gdb's block lookup takes the innermost start, and of equal
-    // starts the last in DIE order.
-    fs.iter()
-        .filter_map(|f| {
-            f.ranges
-                .iter()
-                .find(|r| r.contains(&pc))
-                .map(|r| (r.start, f))
-        })
-        .max_by_key(|(start, _)| *start)
-        .map(|(_, f)| f.die)
+    unit_functions(file, ui).die_at(pc)
 }
 
 /// The real function containing `pc` (no inlined frames), cheaply.
@@ -925,5 +966,88 @@ pub fn unit_language(file: &DebugFile, ui: usize) -> crate::format::Language {
     match root.udata(dw::DW_AT_language) {
         Some(l) => crate::format::Language::from_dw_lang(gimli::DwLang(l as u16)),
         None => crate::format::Language::C,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rule `UnitFuncs::die_at` implements, by looking at every function. (A function
+    /// whose own ranges overlap, which compilers do not emit, counts with the later start.)
+    fn linear(entries: &[FuncEntry], pc: u64) -> Option<DieRef> {
+        entries
+            .iter()
+            .filter_map(|f| {
+                f.ranges
+                    .iter()
+                    .filter(|r| r.contains(&pc))
+                    .map(|r| r.start)
+                    .max()
+                    .map(|start| (start, f))
+            })
+            .max_by_key(|(start, _)| *start)
+            .map(|(_, f)| f.die)
+    }
+
+    fn entry(n: usize, ranges: &[(u64, u64)]) -> FuncEntry {
+        FuncEntry {
+            die: DieRef(gimli::DebugInfoOffset(n)),
+            ranges: ranges.iter().map(|&(a, b)| a..b).collect(),
+        }
+    }
+
+    #[test]
+    fn the_function_of_a_pc_is_found_as_by_looking_at_every_function() {
+        // Aliases on one range (the last in DIE order wins), a function in two pieces, an
+        // empty range, a range inside a longer one, and gaps.
+        let fixed = vec![
+            entry(1, &[(0x100, 0x200)]),
+            entry(2, &[(0x100, 0x200)]),
+            entry(3, &[(0x300, 0x340), (0x500, 0x520)]),
+            entry(4, &[(0x400, 0x400)]),
+            entry(5, &[(0x180, 0x190)]),
+            entry(6, &[(0x600, 0x700)]),
+        ];
+        let u = UnitFuncs::new(fixed.clone());
+        for pc in (0..0x800).step_by(4) {
+            assert_eq!(u.die_at(pc), linear(&fixed, pc), "pc {pc:#x}");
+        }
+        assert_eq!(u.die_at(0x150), Some(DieRef(gimli::DebugInfoOffset(2))));
+        assert_eq!(u.die_at(0x185), Some(DieRef(gimli::DebugInfoOffset(5))));
+        assert_eq!(u.die_at(0x510), Some(DieRef(gimli::DebugInfoOffset(3))));
+        assert_eq!(u.die_at(0x400), None);
+
+        // Many units of random functions (a fixed sequence: the test always sees the same).
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200 {
+            let n = (next() % 30) as usize;
+            let entries: Vec<FuncEntry> = (0..n)
+                .map(|i| {
+                    let pieces = 1 + (next() % 2) as usize;
+                    let ranges: Vec<(u64, u64)> = (0..pieces)
+                        .map(|_| {
+                            let a = next() % 0x1000;
+                            (a, a + next() % 0x200)
+                        })
+                        .collect();
+                    entry(i, &ranges)
+                })
+                .collect();
+            let u = UnitFuncs::new(entries.clone());
+            for pc in (0..0x1300).step_by(7) {
+                assert_eq!(
+                    u.die_at(pc),
+                    linear(&entries, pc),
+                    "pc {pc:#x} in {entries:?}"
+                );
+            }
+        }
     }
 }
