@@ -229,11 +229,6 @@ impl Pool {
         }
     }
 
-    /// Keep each tracer thread on its own CPU (the default) or let them move.
-    pub fn set_pin(&mut self, pin: bool) {
-        self.pin = pin;
-    }
-
     /// The default number of tracer threads: one per CPU.
     pub fn default_threads() -> usize {
         std::thread::available_parallelism().map_or(2, |n| n.get())
