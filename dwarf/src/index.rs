@@ -665,15 +665,9 @@ impl DebugFile {
         &self,
         matches: impl Fn(&str) -> bool,
     ) -> Vec<FileGroup<FunctionEntry>> {
-        let items = self
-            .all_functions()
-            .iter()
-            .filter(|f| matches(&f.name))
-            .map(|f| {
-                let key = (!f.external, f.name.clone());
-                (self.unit_display_name(f.unit), key, f.clone())
-            });
-        group(items)
+        self.by_file(self.all_functions(), matches, |f| {
+            (&f.name, f.external, f.unit)
+        })
     }
 
     /// Variables grouped like `info variables REGEX`.
@@ -681,30 +675,31 @@ impl DebugFile {
         &self,
         matches: impl Fn(&str) -> bool,
     ) -> Vec<FileGroup<VariableEntry>> {
-        let items = self
-            .all_variables()
-            .iter()
-            .filter(|v| matches(&v.name))
-            .map(|v| {
-                let key = (!v.external, v.name.clone());
-                (self.unit_display_name(v.unit), key, v.clone())
-            });
-        group(items)
+        self.by_file(self.all_variables(), matches, |v| {
+            (&v.name, v.external, v.unit)
+        })
     }
 
     /// Types grouped like `info types REGEX`.
     pub fn types_by_file(&self, matches: impl Fn(&str) -> bool) -> Vec<FileGroup<TypeEntry>> {
-        let items = self
-            .all_types()
-            .iter()
-            .filter(|t| matches(&t.name))
-            .map(|t| {
-                (
-                    self.unit_display_name(t.unit),
-                    (false, t.name.clone()),
-                    t.clone(),
-                )
-            });
+        self.by_file(self.all_types(), matches, |t| (&t.name, true, t.unit))
+    }
+
+    /// The entries whose name `matches`, grouped by file: `facts` gives an entry's name,
+    /// whether it is external (those come first in their file) and its unit.
+    fn by_file<T: Clone>(
+        &self,
+        all: &[T],
+        matches: impl Fn(&str) -> bool,
+        facts: impl Fn(&T) -> (&str, bool, usize),
+    ) -> Vec<FileGroup<T>> {
+        let items = all.iter().filter_map(|e| {
+            let (name, external, unit) = facts(e);
+            matches(name).then(|| {
+                let key = (!external, name.to_string());
+                (self.unit_display_name(unit), key, e.clone())
+            })
+        });
         group(items)
     }
 
