@@ -767,7 +767,9 @@ impl Process {
                 let at = a + i as u64;
                 if at >= addr && at < end {
                     *o = data[(at - addr) as usize];
-                    out[(at - addr) as usize] = b;
+                    if !self.lifted {
+                        out[(at - addr) as usize] = b;
+                    }
                 }
             }
         }
@@ -1472,12 +1474,17 @@ impl Process {
     /// Step `tid` (alone) over the breakpoint at its PC: remove, step, re-insert.
     fn step_over(&mut self, tid: i32) -> Result<Option<Stop>> {
         let pc = self.pc(tid)?;
-        let saved = self.sites.get(&pc).map(|s| s.orig.clone());
+        // While a vfork child runs, the traps are out already (and stay out: the step may
+        // itself be the vfork).
+        let saved = match self.lifted {
+            true => None,
+            false => self.sites.get(&pc).map(|s| s.orig.clone()),
+        };
         if let Some(orig) = &saved {
             self.mem.write(pc, orig)?;
         }
         let r = self.single_step_raw(tid);
-        if saved.is_some() {
+        if saved.is_some() && !self.lifted {
             self.mem.write(pc, self.arch.breakpoint_insn)?;
         }
         if let Some(t) = self.threads.get_mut(&tid) {
