@@ -191,8 +191,8 @@ struct FuncEntry {
 /// function of a pc without looking at every function (every stop of every rank asks).
 #[derive(Debug, Default)]
 struct UnitFuncs {
-    entries: Vec<FuncEntry>,
-    /// (start, end, index in `entries`), by start, then by DIE order.
+    dies: Vec<DieRef>,
+    /// (start, end, index in `dies`), by start, then by DIE order.
     spans: Vec<(u64, u64, usize)>,
     /// `reach[i]`: the largest end among `spans[..=i]`.
     reach: Vec<u64>,
@@ -215,7 +215,7 @@ impl UnitFuncs {
             })
             .collect();
         UnitFuncs {
-            entries,
+            dies: entries.iter().map(|f| f.die).collect(),
             spans,
             reach,
         }
@@ -233,7 +233,7 @@ impl UnitFuncs {
             }
             let (_, end, e) = self.spans[i];
             if pc < end {
-                return self.entries.get(e).map(|f| f.die);
+                return self.dies.get(e).copied();
             }
         }
         None

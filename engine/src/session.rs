@@ -860,20 +860,16 @@ impl Session {
 
     pub fn clear_step_breakpoints(&mut self) -> Result<()> {
         let keep = self.dl_hook;
-        // The list is emptied in place (not replaced), so the next step's pushes find its
-        // capacity.
-        let mut bps = std::mem::take(&mut self.step_bps);
         let mut result = Ok(());
         if let Some(p) = self.process.as_mut() {
-            for a in bps.drain(..) {
+            for &a in &self.step_bps {
                 if result.is_ok() && Some(a) != keep && !self.scope_bps.contains(&a) {
                     result = p.remove_internal_breakpoint(a);
                 }
             }
         }
-        // (Had there been no process, drain never ran: empty the list all the same.)
-        bps.clear();
-        self.step_bps = bps;
+        // Emptied in place, so that the next step's pushes find its capacity.
+        self.step_bps.clear();
         result
     }
 
