@@ -603,3 +603,117 @@ pub fn tmp_extension() -> String {
         .collect();
     format!("tmp{}-{name}-{:?}", std::process::id(), t.id()).replace(['(', ')'], "")
 }
+
+/// A debugger driven at its prompt, as a person or a front end types to it: each command is
+/// sent on standard input and its answer is everything up to the next prompt.
+pub struct Interactive {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    rx: std::sync::mpsc::Receiver<(bool, Vec<u8>)>,
+    prompt: String,
+}
+
+/// The answer to one command of an [`Interactive`] session.
+#[derive(Debug, Default)]
+pub struct Answer {
+    pub out: String,
+    pub err: String,
+}
+
+impl Interactive {
+    /// Start `cmd` with piped standard streams and wait (up to `limit`) for its first `prompt`.
+    pub fn start(mut cmd: Command, prompt: &str, limit: std::time::Duration) -> Interactive {
+        use std::io::Read;
+        use std::process::Stdio;
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("start the debugger");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let streams: [(bool, Box<dyn Read + Send>); 2] = [
+            (false, Box::new(child.stdout.take().expect("piped stdout"))),
+            (true, Box::new(child.stderr.take().expect("piped stderr"))),
+        ];
+        for (is_err, mut r) in streams {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let mut buf = vec![0u8; 65536];
+                while let Ok(n) = r.read(&mut buf) {
+                    if n == 0 || tx.send((is_err, buf[..n].to_vec())).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        let stdin = child.stdin.take();
+        let mut s = Interactive {
+            child,
+            stdin,
+            rx,
+            prompt: prompt.to_string(),
+        };
+        if let Err(a) = s.until_prompt(limit) {
+            panic!("no first prompt within {limit:?}: {a:?}");
+        }
+        s
+    }
+
+    fn until_prompt(&mut self, limit: std::time::Duration) -> Result<Answer, Answer> {
+        let deadline = std::time::Instant::now() + limit;
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        loop {
+            if out.ends_with(self.prompt.as_bytes()) {
+                out.truncate(out.len() - self.prompt.len());
+                return Ok(Answer {
+                    out: String::from_utf8_lossy(&out).into_owned(),
+                    err: String::from_utf8_lossy(&err).into_owned(),
+                });
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok((false, b)) => out.extend(b),
+                Ok((true, b)) => err.extend(b),
+                Err(_) => {
+                    return Err(Answer {
+                        out: String::from_utf8_lossy(&out).into_owned(),
+                        err: String::from_utf8_lossy(&err).into_owned(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Send `line` and wait for the answer; `Err` with what came when the next prompt did not
+    /// come within `limit`.
+    pub fn command(&mut self, line: &str, limit: std::time::Duration) -> Result<Answer, Answer> {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("standard input open");
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .expect("write a command");
+        stdin.flush().expect("flush a command");
+        self.until_prompt(limit)
+    }
+
+    /// Close standard input (end of input) and wait up to `limit` for the debugger to exit.
+    pub fn finish(mut self, limit: std::time::Duration) -> Option<std::process::ExitStatus> {
+        self.stdin = None;
+        let deadline = std::time::Instant::now() + limit;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                return Some(st);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        None
+    }
+}
+
+impl Drop for Interactive {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

@@ -309,6 +309,14 @@ fn gp_fields(r: &libc::user_regs_struct) -> Vec<u64> {
 }
 
 impl SavedState {
+    /// Whether the thread stopped inside a system call (blocked in it, or on its way out of
+    /// it): the kernel keeps the call's number in `orig_rax` there, and -1 at a stop in the
+    /// program's own code. Resuming the thread may run the call again (a restart after an
+    /// interruption rewinds the pc to the `syscall` instruction).
+    pub fn in_system_call(&self) -> bool {
+        (self.gp.orig_rax as i64) >= 0
+    }
+
     /// Whether `other` holds the same register contents.
     pub fn same_as(&self, other: &SavedState) -> bool {
         gp_fields(&self.gp) == gp_fields(&other.gp)

@@ -10,14 +10,14 @@
 //! branches, nor stores outside the frame (between the red zone below the stack pointer and
 //! the caller's top of frame). Every byte stored is saved first and written back, and the
 //! whole register state (general, XSAVE area, debug status) is restored and checked. Other
-//! threads are not resumed.
+//! threads are not resumed. A thread stopped inside a system call is never run: the kernel
+//! would restart the call (`read`, `write`, a futex wait) before the first step, which reads
+//! or writes the program's data a second time, or blocks.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use nix::sys::ptrace;
-use nix::sys::signal::Signal;
-use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::Pid;
 
 use super::{Process, TState, wait_flags};
@@ -25,6 +25,8 @@ use crate::error::{EngineError, Result};
 use crate::flow::{SandboxStep, sandbox_step};
 use crate::native;
 use crate::regs::Registers;
+use crate::signals::Signo;
+use crate::sigwait::WaitStatus;
 
 /// What to run in [`Process::sandbox_run`].
 #[derive(Debug, Clone)]
@@ -79,9 +81,12 @@ impl Process {
         }
         let pid = t.tid;
         let saved = native::save_state(pid)?;
+        if saved.in_system_call() {
+            return Err(EngineError::Sandbox("the thread is in a system call"));
+        }
         // Original contents of every byte stored to, saved before the first store.
         let mut original: BTreeMap<u64, u8> = BTreeMap::new();
-        let mut resend: Option<Signal> = None;
+        let mut resend: Option<Signo> = None;
         let outcome = self.sandbox_steps(pid, req, &mut original, &mut resend);
         // What the run left in memory, read before rolling it back.
         let outcome = outcome.and_then(|(regs, steps)| {
@@ -104,7 +109,7 @@ impl Process {
                     libc::SYS_tgkill,
                     self.pid.as_raw(),
                     pid.as_raw(),
-                    sig as libc::c_int,
+                    sig.raw(),
                 );
             }
         }
@@ -143,7 +148,7 @@ impl Process {
         pid: Pid,
         req: &SandboxRequest,
         original: &mut BTreeMap<u64, u8>,
-        resend: &mut Option<Signal>,
+        resend: &mut Option<Signo>,
     ) -> Result<(Registers, usize)> {
         let arch = self.arch;
         let mut steps = 0usize;
@@ -186,7 +191,7 @@ impl Process {
             if let Some(orig) = &site {
                 self.mem.write(pc, orig)?;
             }
-            let stepped = step_one(pid, resend);
+            let stepped = self.step_one(pid, resend);
             if site.is_some() {
                 self.mem.write(pc, arch.breakpoint_insn)?;
             }
@@ -194,36 +199,41 @@ impl Process {
             steps += 1;
         }
     }
-}
 
-/// Single-step `pid` (no signal delivered) and wait for that thread only.
-fn step_one(pid: Pid, resend: &mut Option<Signal>) -> Result<()> {
-    let perr = |op| {
-        move |err| EngineError::Ptrace {
-            op,
-            tid: pid.as_raw(),
-            err,
-        }
-    };
-    ptrace::step(pid, None).map_err(perr("PTRACE_SINGLESTEP"))?;
-    loop {
-        match waitpid(pid, Some(wait_flags())) {
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(e) => return Err(perr("waitpid")(e)),
-            Ok(WaitStatus::Stopped(_, Signal::SIGTRAP)) => return Ok(()),
-            Ok(WaitStatus::Stopped(_, sig)) => {
-                // The instruction did not run. A signal the instruction raised (a fault) is
-                // dropped with it; one sent from outside goes back to the program.
-                let sent = ptrace::getsiginfo(pid).is_ok_and(|i| i.si_code <= 0);
-                if sent {
-                    *resend = Some(sig);
-                }
-                return Err(EngineError::Sandbox("a signal arrived"));
+    /// Single-step `pid` (no signal delivered) and wait for its stop. The wait goes through
+    /// the thread's wait hook ([`crate::mux`]): on a tracer thread the other ranks go on
+    /// meanwhile. The process's other threads are stopped, so the stop is this thread's, or the
+    /// end of the process.
+    fn step_one(&self, pid: Pid, resend: &mut Option<Signo>) -> Result<()> {
+        let perr = |op| {
+            move |err| EngineError::Ptrace {
+                op,
+                tid: pid.as_raw(),
+                err,
             }
-            Ok(_) => {
-                return Err(EngineError::Sandbox(
-                    "the thread did not stop after one step",
-                ));
+        };
+        ptrace::step(pid, None).map_err(perr("PTRACE_SINGLESTEP"))?;
+        loop {
+            match crate::mux::wait_process(self.pid, pid, wait_flags()) {
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(e) => return Err(perr("waitpid")(e)),
+                Ok(WaitStatus::Stopped(p, sig)) if p == pid && sig == Signo::SIGTRAP => {
+                    return Ok(());
+                }
+                Ok(WaitStatus::Stopped(p, sig)) if p == pid => {
+                    // The instruction did not run. A signal the instruction raised (a fault) is
+                    // dropped with it; one sent from outside goes back to the program.
+                    let sent = ptrace::getsiginfo(pid).is_ok_and(|i| i.si_code <= 0);
+                    if sent {
+                        *resend = Some(sig);
+                    }
+                    return Err(EngineError::Sandbox("a signal arrived"));
+                }
+                Ok(_) => {
+                    return Err(EngineError::Sandbox(
+                        "the thread did not stop after one step",
+                    ));
+                }
             }
         }
     }

@@ -1,0 +1,149 @@
+//! Real programs doing ordinary things (blocking I/O, threads): the debugger must answer
+//! promptly and never change what the program does (issue 15). Each test drives `cohort` at its
+//! prompt, as a person types, and checks the program's own results afterwards.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use cohort_fixtures::{Interactive, program};
+
+/// How long the debugger may take to answer one command.
+const ANSWER: Duration = Duration::from_secs(1);
+
+fn session() -> Interactive {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.args(["-nx", "-q"]);
+    Interactive::start(c, "(cohort) ", Duration::from_secs(10))
+}
+
+/// Send `line`; the answer must come within [`ANSWER`].
+fn ask(s: &mut Interactive, line: &str, what: &str) -> String {
+    match s.command(line, ANSWER) {
+        Ok(a) => {
+            assert!(
+                !a.err.contains("PTRACE") && !a.err.contains("Sandbox"),
+                "{what}: `{line}`: {}",
+                a.err
+            );
+            a.out
+        }
+        Err(a) => panic!("{what}: `{line}` gave no answer within {ANSWER:?}: {a:?}"),
+    }
+}
+
+/// Attach, `bt`, detach; the backtrace must reach `main`.
+fn attach_bt_detach(s: &mut Interactive, pid: u32, what: &str) {
+    let a = ask(s, &format!("attach {pid}"), what);
+    assert!(a.contains(&format!("process {pid}")), "{what}: {a}");
+    let bt = ask(s, "bt", what);
+    assert!(bt.contains(" main ("), "{what}: {bt}");
+    let d = ask(s, "detach", what);
+    assert!(d.contains(&format!("[Inferior 1 (process {pid}) detached]")), "{what}: {d}");
+}
+
+struct Reap(Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("cohort-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A program blocked in `read` on a FIFO, attached to 200 times while a writer trickles
+/// bytes in: every byte is read exactly once (the blocked `read` is never run again by the
+/// debugger) and every command is answered at once.
+#[test]
+fn attach_to_a_blocked_read_200_times_loses_no_byte() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut reader = Reap(
+        Command::new(program("fifo_reader"))
+            .arg(&fifo)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut writer = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .unwrap();
+    let mut out = BufReader::new(reader.0.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    let pid = reader.0.id();
+    let mut s = session();
+    let (mut bytes, mut sum) = (0u64, 0u64);
+    for cycle in 0..200u64 {
+        // Sometimes bytes are waiting when the debugger attaches, sometimes the read waits.
+        if cycle % 3 != 0 {
+            let chunk: Vec<u8> = (0..37).map(|j| ((cycle * 7 + j) % 251) as u8).collect();
+            bytes += chunk.len() as u64;
+            sum += chunk.iter().map(|&b| b as u64).sum::<u64>();
+            writer.write_all(&chunk).unwrap();
+        }
+        attach_bt_detach(&mut s, pid, &format!("cycle {cycle}"));
+    }
+    drop(writer);
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, format!("read {bytes} bytes, sum {sum}\n"));
+    assert!(reader.0.wait().unwrap().success());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A program blocked in `write` on a full pipe, attached to 200 times while the test reads a
+/// little between attaches: every line arrives exactly once, in order.
+#[test]
+fn attach_to_a_blocked_write_200_times_writes_each_line_once() {
+    let lines = 100_000;
+    let mut writer = Reap(
+        Command::new(program("pipe_writer"))
+            .arg(lines.to_string())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = BufReader::new(writer.0.stdout.take().unwrap());
+    let pid = writer.0.id();
+    let mut s = session();
+    let mut next = 0;
+    let mut line = String::new();
+    let mut expect_line = |out: &mut BufReader<_>, next: &mut usize| {
+        line.clear();
+        out.read_line(&mut line).unwrap();
+        assert_eq!(line, format!("line {next}\n"));
+        *next += 1;
+    };
+    // The pipe is full before the first attach: the program waits in write.
+    std::thread::sleep(Duration::from_millis(100));
+    for cycle in 0..200 {
+        attach_bt_detach(&mut s, pid, &format!("cycle {cycle}"));
+        for _ in 0..300 {
+            expect_line(&mut out, &mut next);
+        }
+    }
+    while next < lines {
+        expect_line(&mut out, &mut next);
+    }
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "");
+    assert!(writer.0.wait().unwrap().success());
+}
