@@ -17,7 +17,8 @@ fn session() -> Interactive {
     Interactive::start(c, "(cohort) ", Duration::from_secs(10))
 }
 
-/// Send `line`; the answer must come within [`ANSWER`].
+/// Send `line`; the answer must come within [`ANSWER`]. What it wrote to standard error
+/// follows its standard output, after `[stderr] `.
 fn ask(s: &mut Interactive, line: &str, what: &str) -> String {
     match s.command(line, ANSWER) {
         Ok(a) => {
@@ -26,7 +27,10 @@ fn ask(s: &mut Interactive, line: &str, what: &str) -> String {
                 "{what}: `{line}`: {}",
                 a.err
             );
-            a.out
+            match a.err.is_empty() {
+                true => a.out,
+                false => format!("{}[stderr] {}", a.out, a.err),
+            }
         }
         Err(a) => panic!("{what}: `{line}` gave no answer within {ANSWER:?}: {a:?}"),
     }
@@ -39,7 +43,10 @@ fn attach_bt_detach(s: &mut Interactive, pid: u32, what: &str) {
     let bt = ask(s, "bt", what);
     assert!(bt.contains(" main ("), "{what}: {bt}");
     let d = ask(s, "detach", what);
-    assert!(d.contains(&format!("[Inferior 1 (process {pid}) detached]")), "{what}: {d}");
+    assert!(
+        d.contains(&format!("[Inferior 1 (process {pid}) detached]")),
+        "{what}: {d}"
+    );
 }
 
 struct Reap(Child);
@@ -79,10 +86,7 @@ fn attach_to_a_blocked_read_200_times_loses_no_byte() {
             .spawn()
             .unwrap(),
     );
-    let mut writer = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&fifo)
-        .unwrap();
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     let mut out = BufReader::new(reader.0.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
@@ -146,4 +150,57 @@ fn attach_to_a_blocked_write_200_times_writes_each_line_once() {
     out.read_to_string(&mut rest).unwrap();
     assert_eq!(rest, "");
     assert!(writer.0.wait().unwrap().success());
+}
+
+/// Starts `mt_detach` (four workers calling `work`, one thread in a condition wait, the main
+/// thread in `read`) and waits for it to be ready.
+fn start_mt_detach() -> (Reap, BufReader<std::process::ChildStdout>) {
+    let mut p = Reap(
+        Command::new(program("mt_detach"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = BufReader::new(p.0.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    (p, out)
+}
+
+/// Ends `mt_detach` (end of its input) and checks what it computed.
+fn finish_mt_detach(mut p: Reap, mut out: BufReader<std::process::ChildStdout>) {
+    drop(p.0.stdin.take());
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    let st = p.0.wait().unwrap();
+    assert_eq!(
+        (rest.as_str(), st.code()),
+        ("checksums ok\n", Some(0)),
+        "{st}"
+    );
+}
+
+/// Attach, break where four threads keep passing, continue, detach: 200 times. Other threads
+/// that hit the breakpoint meanwhile must not be left with a trap to die of.
+#[test]
+fn break_continue_detach_200_times_in_a_threaded_program() {
+    let (p, out) = start_mt_detach();
+    let pid = p.0.id();
+    let mut s = session();
+    for cycle in 0..200 {
+        let what = format!("cycle {cycle}");
+        let a = ask(&mut s, &format!("attach {pid}"), &what);
+        assert!(a.contains(&format!("process {pid}")), "{what}: {a}");
+        let b = ask(&mut s, "break work", &what);
+        assert!(b.starts_with("Breakpoint "), "{what}: {b}");
+        let c = ask(&mut s, "continue", &what);
+        assert!(c.contains(" hit Breakpoint "), "{what}: {c}");
+        assert!(c.contains(", work (i="), "{what}: {c}");
+        ask(&mut s, "delete", &what);
+        let d = ask(&mut s, "detach", &what);
+        assert!(d.contains("detached]"), "{what}: {d}");
+    }
+    finish_mt_detach(p, out);
 }

@@ -1247,6 +1247,15 @@ impl Process {
                 }
                 _ if t.interrupting => {
                     t.interrupting = false;
+                    // A trap the thread took just before the interrupt (it hit a breakpoint
+                    // as another thread's stop interrupted it) is reported after this stop,
+                    // once resumed: collect it now, as gdb does (its pc goes back over the
+                    // breakpoint). Left queued, it would kill the program after a detach.
+                    if sigwait::trap_queued(t.tid) && sigwait::cont(t.tid, None).is_ok() {
+                        t.state = TState::Running;
+                        t.forget_registers();
+                        return Ok(None);
+                    }
                     t.state = TState::Stopped;
                 }
                 _ => {

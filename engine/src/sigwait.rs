@@ -104,6 +104,34 @@ pub fn detach(tid: Pid, sig: Option<Signo>) -> nix::Result<()> {
     request_with_signal(libc::PTRACE_DETACH, tid, sig)
 }
 
+/// Whether a SIGTRAP waits in `tid`'s own signal queue (`PTRACE_PEEKSIGINFO`): the trap of a
+/// breakpoint or step the thread took just as it was interrupted, which the kernel reports
+/// only after the interrupt's stop, once the thread is resumed.
+pub fn trap_queued(tid: Pid) -> bool {
+    const PEEK: usize = 8;
+    let mut args = libc::ptrace_peeksiginfo_args {
+        off: 0,
+        flags: 0,
+        nr: PEEK as i32,
+    };
+    // SAFETY: zeroed siginfo_t is a valid value (a plain C struct).
+    let mut infos: [libc::siginfo_t; PEEK] = unsafe { std::mem::zeroed() };
+    // SAFETY: PEEKSIGINFO reads `args` and writes at most `nr` siginfo_t to `infos`, both
+    // live locals of those sizes.
+    let r = unsafe {
+        libc::ptrace(
+            libc::PTRACE_PEEKSIGINFO,
+            tid.as_raw(),
+            (&mut args as *mut libc::ptrace_peeksiginfo_args).cast::<libc::c_void>(),
+            infos.as_mut_ptr().cast::<libc::c_void>(),
+        )
+    };
+    r > 0
+        && infos[..(r as usize).min(PEEK)]
+            .iter()
+            .any(|i| i.si_signo == libc::SIGTRAP)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
