@@ -204,3 +204,84 @@ fn break_continue_detach_200_times_in_a_threaded_program() {
     }
     finish_mt_detach(p, out);
 }
+
+/// Starts `blocked` (threads waiting in read, write, accept, nanosleep, a futex, poll and
+/// epoll_wait; the main thread in read) and waits for it to be ready.
+fn start_blocked() -> (Reap, BufReader<std::process::ChildStdout>) {
+    let mut p = Reap(
+        Command::new(program("blocked"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = BufReader::new(p.0.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    // Until every thread sleeps in its call (the writer once the pipe is full).
+    let task = format!("/proc/{}/task", p.0.id());
+    let asleep = || {
+        let states: Vec<String> = std::fs::read_dir(&task)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        // The state follows the command's closing parenthesis.
+        states.len() == 8
+            && states
+                .iter()
+                .all(|st| st.rsplit_once(") ").is_some_and(|(_, r)| r.starts_with('S')))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !asleep() {
+        assert!(std::time::Instant::now() < deadline, "blocked never settled");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    (p, out)
+}
+
+/// `info threads`, then `thread N` and `bt` for every thread of a program whose threads all
+/// wait in system calls: 50 times attached, every answer within a second, and no call of the
+/// program run twice nor interrupted.
+#[test]
+fn every_thread_of_an_attached_program_answers() {
+    let (mut p, mut out) = start_blocked();
+    let pid = p.0.id();
+    let mut s = session();
+    // Where each thread waits: the fixture's function in its backtrace.
+    let waits = [
+        " main (",
+        " reader (",
+        " writer (",
+        " acceptor (",
+        " sleeper (",
+        " waiter (",
+        " poller (",
+        " epoller (",
+    ];
+    for cycle in 0..50 {
+        let what = format!("cycle {cycle}");
+        ask(&mut s, &format!("attach {pid}"), &what);
+        let table = ask(&mut s, "info threads", &what);
+        let rows = table.lines().filter(|l| l.contains(" Thread 0x")).count();
+        assert_eq!(rows, waits.len(), "{what}: {table}");
+        for (n, w) in waits.iter().enumerate() {
+            let t = ask(&mut s, &format!("thread {}", n + 1), &what);
+            assert!(
+                t.starts_with(&format!("[Switching to thread {} (Thread 0x", n + 1)),
+                "{what}: {t}"
+            );
+            let bt = ask(&mut s, "bt", &what);
+            assert!(bt.contains(w), "{what}: thread {}: {bt}", n + 1);
+        }
+        ask(&mut s, "detach", &what);
+    }
+    drop(p.0.stdin.take());
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "all calls completed once, 0 interrupted\n");
+    assert!(p.0.wait().unwrap().success());
+}

@@ -134,7 +134,7 @@ impl Debugger {
             return None;
         }
         let lo = sym.addr.wrapping_add(obj.bias);
-        Some((sym.name.clone(), lo, lo + sym.size))
+        Some((sym.print_name().to_string(), lo, lo + sym.size))
     }
 
     /// The line-table blocks of `[low, high)`: consecutive rows of one line merged.

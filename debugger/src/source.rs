@@ -216,6 +216,10 @@ pub struct SourceState {
     pub list_first: RefCell<Option<(PathBuf, String, u32)>>,
     /// `list` first lines: set by a stop (centre) — gdb lists around the stop line first.
     pub list_center: RefCell<Option<(PathBuf, String, u32)>>,
+    /// The file of the last source line printed at a stop, and whether it was missing
+    /// (gdb's `last_source_visited` and `last_source_error`): a missing file is reported once,
+    /// then its lines are shown as `LINE\tin FILE` while it stays the file shown.
+    last_source: RefCell<Option<(PathBuf, bool)>>,
 }
 
 struct NoMem;
@@ -932,10 +936,11 @@ impl Debugger {
             .params
             .iter()
             .map(|p| {
-                // gdb's `print frame-arguments scalars`: aggregates show as `...`.
+                // gdb's `print frame-arguments scalars`: aggregates show as `...`, also when
+                // optimized out (gdb's summary mode decides on the type first).
                 let val = self.var_value(&d, p, frames, idx);
                 let v = match &val {
-                    Ok(v) if !v.optimized_out && is_aggregate(v) => "...".to_string(),
+                    Ok(v) if is_aggregate(v) => "...".to_string(),
                     // gdb decides on the type: a Fortran string or array whose location is
                     // not known here is still `...`.
                     Ok(_) if is_fortran_nonscalar(&p.ty) => "...".to_string(),
@@ -1074,7 +1079,10 @@ impl Debugger {
 
     /// Print one source line as gdb does after a stop, and centre the next `list` on it.
     pub(crate) fn print_source_line(&self, file: &Path, name: &str, line: u32, _mid: bool) {
-        match self.source_text(file) {
+        let text = self.source_text(file);
+        let mut last = self.src.last_source.borrow_mut();
+        let reported = matches!(&*last, Some((f, true)) if f == file);
+        match &text {
             Some(text) => match text.get(line as usize - 1) {
                 Some(t) => out(format!("{line}\t{t}")),
                 None => out(format!(
@@ -1082,11 +1090,15 @@ impl Debugger {
                     text.len()
                 )),
             },
-            // gdb reports a missing source file on stderr.
-            None => {
-                crate::errln!("{line}\t{name}: No such file or directory.");
-            }
+            // gdb reports a missing source file on stderr, once while it stays the file shown.
+            None if reported => out(format!("{line}\tin {name}")),
+            None => crate::errln!("{line}\t{name}: No such file or directory."),
         }
+        match &mut *last {
+            Some((f, missing)) if f == file => *missing = text.is_none(),
+            l => *l = Some((file.to_path_buf(), text.is_none())),
+        }
+        drop(last);
         // (Reusing the buffers: a stepping loop prints a line at every stop.)
         match &mut *self.src.list_center.borrow_mut() {
             Some((f, n, l)) => {

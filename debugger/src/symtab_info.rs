@@ -255,10 +255,12 @@ impl Debugger {
             let mut rows: Vec<(u64, String)> = Vec::new();
             for o in self.session.symbols().objects() {
                 for s in o.file.symbols() {
+                    // gdb lists and matches symbols by the name it shows (`cnt.1` is `cnt`).
+                    let name = s.print_name();
                     if s.kind != want
-                        || s.name.is_empty()
-                        || with_debug.contains(&s.name)
-                        || !re.is_match(&s.name)
+                        || name.is_empty()
+                        || with_debug.contains(name)
+                        || !re.is_match(name)
                     {
                         continue;
                     }
@@ -272,7 +274,7 @@ impl Debugger {
                     {
                         continue;
                     }
-                    rows.push((s.addr.wrapping_add(o.bias), s.name.clone()));
+                    rows.push((s.addr.wrapping_add(o.bias), name.to_string()));
                 }
             }
             rows.sort();
@@ -307,9 +309,9 @@ impl Debugger {
             .map(|s| s.name.clone())
             .unwrap_or_default();
         let mut s = if off == 0 {
-            format!("{} in section {sec}", sym.name)
+            format!("{} in section {sec}", sym.print_name())
         } else {
-            format!("{} + {off} in section {sec}", sym.name)
+            format!("{} + {off} in section {sec}", sym.print_name())
         };
         if multi {
             s.push_str(&format!(" of {}", obj.file.path.display()));

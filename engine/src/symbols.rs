@@ -85,6 +85,13 @@ pub struct Symbol {
 }
 
 impl Symbol {
+    /// The name as gdb shows it: without the numeric suffix GCC gives static locals and
+    /// clones (`cnt.1` is `cnt`, `helper.constprop.0` is `helper.constprop`). Look-ups by
+    /// name take the full [`Symbol::name`], as gdb's do.
+    pub fn print_name(&self) -> &str {
+        print_name(&self.name)
+    }
+
     /// The size gdb uses when choosing a symbol for an address (0 for PLT stubs).
     fn gdb_size(&self) -> u64 {
         if self.has_size { self.size } else { 0 }
@@ -93,6 +100,32 @@ impl Symbol {
     /// Index of the symbol's section in [`ObjectFile::sections`] (`None`: absolute).
     pub fn section_index(&self) -> Option<usize> {
         self.section
+    }
+}
+
+/// `name` without a final `.DIGITS` component (see [`Symbol::print_name`]).
+pub fn print_name(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((head, tail))
+            if !head.is_empty() && !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            head
+        }
+        _ => name,
+    }
+}
+
+/// A [`SymbolTable::symbolize`] answer (`name` or `name+off`) with the name as gdb shows it
+/// for a pointer's value (see [`Symbol::print_name`]).
+pub fn symbolized_print_name(symbolized: &str) -> std::borrow::Cow<'_, str> {
+    let (name, off) = match symbolized.rsplit_once('+') {
+        Some((name, off)) if off.bytes().all(|b| b.is_ascii_digit()) => (name, Some(off)),
+        _ => (symbolized, None),
+    };
+    match (print_name(name), off) {
+        (p, _) if p.len() == name.len() => std::borrow::Cow::Borrowed(symbolized),
+        (p, None) => std::borrow::Cow::Borrowed(p),
+        (p, Some(off)) => std::borrow::Cow::Owned(format!("{p}+{off}")),
     }
 }
 
@@ -1257,7 +1290,9 @@ impl SymbolTable {
         Some((obj, sym, off))
     }
 
-    /// gdb's `name+off` (decimal offset) or `name` for runtime address `addr`.
+    /// gdb's `name+off` (decimal offset) or `name` for runtime address `addr`, with the
+    /// symbol's full name, as `print/a`, `x/a` and disassembly show it (a pointer's value
+    /// shows [`print_name`]s: [`symbolized_print_name`]).
     pub fn symbolize(&self, addr: u64) -> Option<String> {
         let (_, sym, off) = self.symbolize_parts(addr)?;
         Some(if off == 0 {
@@ -1270,7 +1305,8 @@ impl SymbolTable {
     /// Name of the symbol containing runtime address `addr`, without the offset: what gdb
     /// shows in a frame line (`in main ()`).
     pub fn function_name(&self, addr: u64) -> Option<String> {
-        self.symbolize_parts(addr).map(|(_, s, _)| s.name.clone())
+        self.symbolize_parts(addr)
+            .map(|(_, s, _)| s.print_name().to_string())
     }
 
     /// Runtime address of `name`: a definition in the main program, else in the libraries in

@@ -243,7 +243,7 @@ fn compile(compiler: &str, dir: &Path, flags: &[String], units: &[String], out: 
 
 /// What gdb (and cohort) print, with what varies from run to run taken out: gdb's
 /// libthread_db banner lines and `[New Thread 0x… (LWP n)]` / `[Thread 0x… (LWP n) exited]`
-/// lines are dropped (their order depends on scheduling), and the numbers after `process `
+/// / `[New LWP n]` (gdb's attach) lines are dropped (their order depends on scheduling), and the numbers after `process `
 /// and `LWP ` become `N`.
 pub fn normalize_gdb_output(s: &str) -> String {
     let mut out = String::new();
@@ -251,6 +251,7 @@ pub fn normalize_gdb_output(s: &str) -> String {
         if line.starts_with("[Thread debugging using libthread_db")
             || line.starts_with("Using host libthread_db library")
             || (line.starts_with("[New Thread ") && line.ends_with(")]"))
+            || (line.starts_with("[New LWP ") && line.ends_with(']'))
             || (line.starts_with("[Thread ") && line.ends_with(" exited]"))
         {
             continue;

@@ -207,10 +207,20 @@ impl<'a> Printer<'a> {
         Some(num::to_i128(b, false) as u64)
     }
 
-    /// `0x… <sym+off>`.
+    /// `0x… <sym+off>`, as `/a` shows it (the symbol's full name).
     fn address(&self, out: &mut String, addr: u64) {
         out.push_str(&format!("{addr:#x}"));
         if let Some(sym) = self.target.symbol_for(addr) {
+            out.push_str(&format!(" <{sym}>"));
+        }
+    }
+
+    /// `0x… <sym+off>`, as a pointer's value shows it: the name as gdb prints it (`cnt`
+    /// for GCC's `cnt.1`).
+    fn pointer_address(&self, out: &mut String, addr: u64) {
+        out.push_str(&format!("{addr:#x}"));
+        if let Some(sym) = self.target.symbol_for(addr) {
+            let sym = cohort_engine::symbols::symbolized_print_name(&sym);
             out.push_str(&format!(" <{sym}>"));
         }
     }
@@ -292,7 +302,7 @@ impl<'a> Printer<'a> {
                     out.push_str(&type_name_in(ty, self.opts.language));
                     out.push_str("} ");
                     match addr {
-                        Some(a) => self.address(out, a),
+                        Some(a) => self.pointer_address(out, a),
                         None => out.push_str("<unavailable>"),
                     }
                 }
@@ -423,7 +433,7 @@ impl<'a> Printer<'a> {
 
     /// A pointer's value without a type prefix.
     fn pointer(&self, out: &mut String, target: &TypeRef, a: u64) {
-        self.address(out, a);
+        self.pointer_address(out, a);
         let t = target.strip();
         if matches!(t.kind, TypeKind::Function { .. }) || a == 0 {
             return;

@@ -105,12 +105,7 @@ impl Process {
             // A signal sent to the thread during the run: queue it again for the program.
             // SAFETY: tgkill with plain integers; no memory is passed.
             unsafe {
-                libc::syscall(
-                    libc::SYS_tgkill,
-                    self.pid.as_raw(),
-                    pid.as_raw(),
-                    sig.raw(),
-                );
+                libc::syscall(libc::SYS_tgkill, self.pid.as_raw(), pid.as_raw(), sig.raw());
             }
         }
         restored?;
