@@ -63,6 +63,7 @@ cases! {
     break_func,
     cxx_class,
     disassemble_x,
+    dlclose_reuse,
     dlopen,
     expressions,
     finish_values,

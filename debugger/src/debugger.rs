@@ -1041,7 +1041,18 @@ impl Debugger {
                         out(t);
                     }
                 }
-                Message::LibraryLoaded(_) | Message::BreakpointResolved { .. } => {}
+                Message::LibraryUnloaded {
+                    path,
+                    breakpoints_disabled: true,
+                } => {
+                    crate::errln!(
+                        "warning: Temporarily disabling breakpoints for unloaded shared \
+                         library \"{path}\""
+                    );
+                }
+                Message::LibraryLoaded(_)
+                | Message::LibraryUnloaded { .. }
+                | Message::BreakpointResolved { .. } => {}
             }
         }
     }

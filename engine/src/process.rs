@@ -916,6 +916,16 @@ impl Process {
         Ok(())
     }
 
+    /// Forget every breakpoint site for which `gone` holds, without writing memory: the code
+    /// there was unmapped (a library closed with `dlclose`), and what may be mapped there now
+    /// is another object's. Returns how many there were.
+    pub fn forget_sites(&mut self, gone: impl Fn(u64) -> bool) -> usize {
+        let before = self.sites.len();
+        self.sites.retain(|&a, _| !gone(a));
+        self.moribund.retain(|&a| !gone(a));
+        before - self.sites.len()
+    }
+
     fn remove_site(&mut self, addr: u64) -> Result<()> {
         if let Some(s) = self.sites.remove(&addr) {
             if !self.lifted {

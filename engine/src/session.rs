@@ -124,7 +124,15 @@ pub struct SharedLib {
 pub enum Message {
     Thread(Notice),
     LibraryLoaded(String),
-    BreakpointResolved { id: u32, addr: u64 },
+    /// A library was unloaded (`dlclose`); some breakpoint had a location in it.
+    LibraryUnloaded {
+        path: String,
+        breakpoints_disabled: bool,
+    },
+    BreakpointResolved {
+        id: u32,
+        addr: u64,
+    },
 }
 
 pub struct Session {
@@ -509,6 +517,24 @@ impl Session {
             return Ok(());
         }
         let entries = solib::read_link_map(p, r.map)?;
+        // A library is the same while its `link_map` node, name and bias are: one closed with
+        // `dlclose` leaves the list (and another may then be mapped where it was).
+        let listed: BTreeSet<(u64, &str, u64)> = entries
+            .iter()
+            .map(|e| (e.node, e.name.as_str(), e.l_addr))
+            .collect();
+        let gone: Vec<SharedLib> = self
+            .libs
+            .iter()
+            .filter(|l| {
+                l.link_map
+                    .is_some_and(|n| !listed.contains(&(n, l.path.as_str(), l.bias)))
+            })
+            .cloned()
+            .collect();
+        for lib in gone {
+            self.unload_library(&lib);
+        }
         let known: BTreeSet<String> = self.libs.iter().map(|l| l.path.clone()).collect();
         for e in entries {
             if e.name.is_empty() || known.contains(&e.name) || e.name.starts_with("linux-vdso") {
@@ -527,6 +553,63 @@ impl Session {
             self.messages.push(Message::LibraryLoaded(e.name.clone()));
         }
         Ok(())
+    }
+
+    /// A library left the dynamic linker's list (`dlclose`): its code is unmapped. Its symbols
+    /// go, breakpoints there are forgotten without writing memory (another object may be
+    /// mapped there next) and become pending again, as gdb's "Temporarily disabling
+    /// breakpoints for unloaded shared library".
+    fn unload_library(&mut self, lib: &SharedLib) {
+        let Some(obj) = self
+            .symbols
+            .libraries()
+            .iter()
+            .find(|o| o.bias == lib.bias && o.file.path.to_str() == Some(lib.path.as_str()))
+            .cloned()
+        else {
+            return;
+        };
+        let inside = |a: u64| obj.contains(a);
+        let mut disabled = false;
+        for b in &mut self.breakpoints {
+            if b.kind != BpKind::Software || !b.addrs.iter().any(|&a| inside(a)) {
+                continue;
+            }
+            disabled = true;
+            if !b.hw.is_empty() {
+                // Debug registers only: they can be cleared as usual.
+                if let Some(p) = self.process.as_mut() {
+                    for s in std::mem::take(&mut b.hw) {
+                        let _ = p.remove_watchpoint(s);
+                    }
+                }
+                b.inserted = false;
+            }
+            b.addrs.retain(|&a| !inside(a));
+            if b.addrs.is_empty() {
+                b.inserted = false;
+            }
+        }
+        self.step_bps.retain(|&a| !inside(a));
+        self.scope_bps.retain(|&a| !inside(a));
+        self.placed_hooks.retain(|(_, a, _)| !inside(*a));
+        if let Some(p) = self.process.as_mut() {
+            p.forget_sites(inside);
+        }
+        self.libs
+            .retain(|l| !(l.path == lib.path && l.bias == lib.bias && l.link_map == lib.link_map));
+        let rest: Vec<LoadedObject> = self
+            .symbols
+            .libraries()
+            .iter()
+            .filter(|o| !(o.bias == obj.bias && Arc::ptr_eq(&o.file, &obj.file)))
+            .cloned()
+            .collect();
+        self.symbols.set_libraries(rest);
+        self.messages.push(Message::LibraryUnloaded {
+            path: lib.path.clone(),
+            breakpoints_disabled: disabled,
+        });
     }
 
     // ------------------------------------------------------------ breakpoints

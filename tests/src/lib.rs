@@ -112,9 +112,10 @@ pub struct SourceCase {
 ///
 /// Sources: `NAME.c` (or `NAME.cc`, compiled with `g++`), an optional second unit `NAME_b.c`,
 /// an optional unit without debug information `NAME_nodebug.c` (compiled `-g0 -O0`) and an
-/// optional `libNAME.c`, built as `libNAME.so` next to the program (the program
-/// dlopens `./libNAME.so`; the debugger runs in the program's folder). Everything is compiled
-/// in `tests/source` with bare file names, so the debug information names `NAME.c`.
+/// optional `libNAME.c` (and `libNAME_b.c`), built as `libNAME.so` (`libNAME_b.so`) next to
+/// the program (the program dlopens `./libNAME.so`; the debugger runs in the program's
+/// folder). Everything is compiled in `tests/source` with bare file names, so the debug
+/// information names `NAME.c`.
 pub fn source_case(name: &str) -> SourceCase {
     let dir = source_case_dir();
     let script_path = dir.join(format!("{name}.cmds"));
@@ -162,14 +163,17 @@ pub fn source_case(name: &str) -> SourceCase {
     }
     let nodebug = format!("{name}_nodebug.c");
     let has_nodebug = dir.join(&nodebug).exists();
-    let lib_src = format!("lib{name}.c");
-    let has_lib = dir.join(&lib_src).exists();
+    // Libraries the program dlopens: `libNAME.c`, and a second one `libNAME_b.c`.
+    let libs: Vec<String> = [format!("lib{name}"), format!("lib{name}_b")]
+        .into_iter()
+        .filter(|l| dir.join(format!("{l}.c")).exists())
+        .collect();
 
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut inputs: Vec<PathBuf> = units.iter().map(|u| dir.join(u)).collect();
     inputs.push(script_path.clone());
-    if has_lib {
-        inputs.push(dir.join(&lib_src));
+    for l in &libs {
+        inputs.push(dir.join(format!("{l}.c")));
     }
     if has_nodebug {
         inputs.push(dir.join(&nodebug));
@@ -183,11 +187,13 @@ pub fn source_case(name: &str) -> SourceCase {
         Ok(t) => Some(t) >= newest_input,
         Err(_) => false,
     };
-    let lib_out = out.join(format!("lib{name}.so"));
-    if has_lib && !fresh(&lib_out) {
-        let mut flags = cflags.clone();
-        flags.extend(["-shared".into(), "-fPIC".into()]);
-        compile("gcc", &dir, &flags, &[lib_src], &lib_out);
+    for l in &libs {
+        let lib_out = out.join(format!("{l}.so"));
+        if !fresh(&lib_out) {
+            let mut flags = cflags.clone();
+            flags.extend(["-shared".into(), "-fPIC".into()]);
+            compile("gcc", &dir, &flags, &[format!("{l}.c")], &lib_out);
+        }
     }
     if !fresh(&program) {
         if has_nodebug {
