@@ -85,6 +85,7 @@ cases! {
     segv_recursion,
     step_next,
     step_nodebug,
+    step_plt,
     step_signal,
     stepi_nexti,
     stripped,

@@ -6,7 +6,10 @@
 //! finishes that line.
 
 use cohort_engine::flow::{self, next_control_flow};
+use std::sync::Arc;
+
 use cohort_engine::session::Event;
+use cohort_engine::symbols::ObjectFile;
 use cohort_engine::{EngineError, Result};
 
 use crate::debugger::{Debugger, Flow, out};
@@ -150,6 +153,17 @@ impl Debugger {
             // Stepped into a subroutine: the new frame's caller is the frame we were stepping.
             let entered = self.stepped_into_subroutine(frame_cfa, cfa);
             if entered {
+                // A call through a library's PLT stub (and, with lazy binding, the dynamic
+                // linker's resolver): `step` follows it to the function it reaches, as gdb's
+                // solib trampoline handling does.
+                let linker = self.linker_object();
+                let pc = match kind == StepKind::Into && self.in_trampoline(pc, linker.as_ref()) {
+                    true => match self.step_through_trampoline(pc, linker.as_ref())? {
+                        Some(pc) => pc,
+                        None => return Ok(Outcome::Reported),
+                    },
+                    false => pc,
+                };
                 let has_lines = self.line_at(pc).is_some_and(|l| l.line != 0);
                 if kind == StepKind::Into && has_lines {
                     // Stop after the prologue, as gdb does.
@@ -442,6 +456,58 @@ impl Debugger {
                 Ok(Some(Outcome::Done { new_function: true }))
             }
         }
+    }
+
+    /// The dynamic linker's object (named by the program's `PT_INTERP`, a link to it).
+    fn linker_object(&self) -> Option<Arc<ObjectFile>> {
+        let syms = self.session.symbols();
+        let interp = std::fs::canonicalize(syms.main()?.file.interp()?).ok()?;
+        syms.libraries()
+            .iter()
+            .find(|o| {
+                o.file.path == interp
+                    || std::fs::canonicalize(&o.file.path).ok() == Some(interp.clone())
+            })
+            .map(|o| o.file.clone())
+    }
+
+    /// Whether `pc` is in a PLT stub or in the dynamic linker `linker` (whose resolver a
+    /// lazily bound PLT stub goes through on its first call).
+    fn in_trampoline(&self, pc: u64, linker: Option<&Arc<ObjectFile>>) -> bool {
+        let Some(obj) = self.session.symbols().object_containing(pc) else {
+            return false;
+        };
+        linker.is_some_and(|l| Arc::ptr_eq(l, &obj.file))
+            || obj
+                .file
+                .section_containing(pc.wrapping_sub(obj.bias))
+                .is_some_and(|s| s.name.starts_with(".plt"))
+    }
+
+    /// Single-step out of a PLT stub and the dynamic linker's resolver to the function they
+    /// lead to (its first instruction). `None` when something else was reported.
+    fn step_through_trampoline(
+        &mut self,
+        mut pc: u64,
+        linker: Option<&Arc<ObjectFile>>,
+    ) -> Result<Option<u64>> {
+        // The resolver runs a few thousand instructions on a first call; a stub alone, two.
+        let mut budget = 200_000;
+        while budget > 0 && self.in_trampoline(pc, linker) {
+            budget -= 1;
+            let ev = self.session.step_instruction();
+            self.flush_messages();
+            pc = match ev? {
+                Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
+                other => {
+                    if self.report(other)? {
+                        return Ok(None);
+                    }
+                    self.session.registers(false)?.pc()
+                }
+            };
+        }
+        Ok(Some(pc))
     }
 
     /// `step`/`next` in a function without line info: gdb runs until it returns to code with
