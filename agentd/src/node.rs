@@ -10,7 +10,7 @@ use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cohort_wire::{Down, Merged, Payload, RankSet, Secret, StackTree, Stream, Up};
+use cohort_wire::{Down, Hex, Merged, Payload, RankSet, Secret, StackTree, Stream, Up};
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
@@ -96,6 +96,10 @@ struct Pending {
     deadline: Instant,
     resuming: bool,
     line: String,
+    /// The job's value-history count when the command was given (`Down::Command::history`).
+    history: u32,
+    /// Which hex numbers of the answers are addresses.
+    hex: Hex,
 }
 
 /// Does this command let the program run (so that a rank may legitimately not come back
@@ -136,6 +140,24 @@ pub fn is_resuming(line: &str) -> bool {
 fn is_backtrace(line: &str) -> bool {
     let mut w = line.split_whitespace();
     matches!(w.next(), Some("bt" | "backtrace" | "where" | ":stacks")) && w.next().is_none()
+}
+
+/// Which hex numbers of a command's answers are addresses: every one for values in gdb's
+/// natural format (`print`, `call`, `output` without `/FMT`, `info locals`, `info args`,
+/// `bt full`), where integers print in decimal and only pointers in hex; else those printed
+/// where gdb prints addresses (`cohort_wire::Text::new`).
+pub fn hex_rule(line: &str) -> Hex {
+    let mut w = line.split_whitespace();
+    let first = w.next().unwrap_or("");
+    let natural = match first {
+        "print" | "p" | "inspect" | "call" | "output" => {
+            !w.next().is_some_and(|a| a.starts_with('/'))
+        }
+        "info" | "i" | "inf" => matches!(w.next(), Some("locals" | "args")),
+        "bt" | "backtrace" | "where" => w.any(|a| matches!(a, "full" | "-full")),
+        _ => false,
+    };
+    if natural { Hex::Pointers } else { Hex::Places }
 }
 
 /// A frame line without its arguments and address (`compute at ranks.c:10`), for the
@@ -450,7 +472,8 @@ impl Node {
                 ranks,
                 line,
                 timeout_ms,
-            } => self.command(id, ranks, line, timeout_ms),
+                history,
+            } => self.command(id, ranks, line, timeout_ms, history),
             Down::Interrupt { ranks } => {
                 for (r, h) in &self.ranks {
                     let pid = h.pid.load(std::sync::atomic::Ordering::Relaxed);
@@ -485,7 +508,7 @@ impl Node {
         }
     }
 
-    fn command(&mut self, id: u64, ranks: RankSet, line: String, timeout_ms: u32) {
+    fn command(&mut self, id: u64, ranks: RankSet, line: String, timeout_ms: u32, history: u32) {
         let resuming = is_resuming(&line);
         let bt = is_backtrace(&line);
         let mut p = Pending {
@@ -499,6 +522,8 @@ impl Node {
             deadline: Instant::now() + Duration::from_millis(u64::from(timeout_ms.max(1))),
             resuming,
             line: line.clone(),
+            history,
+            hex: hex_rule(&line),
         };
         for (k, c) in &self.children {
             let sub = c.ranks.intersection(&ranks);
@@ -511,6 +536,7 @@ impl Node {
                     ranks: sub.clone(),
                     line: line.clone(),
                     timeout_ms,
+                    history,
                 })
                 .is_ok()
             {
@@ -550,6 +576,7 @@ impl Node {
             if h.queue(Job::Exec {
                 id,
                 line: line.clone(),
+                history,
             }) {
                 notify.push(r);
                 p.local_wait.insert(r);
@@ -587,8 +614,9 @@ impl Node {
             && let Some(i) = self.deferred.iter().position(|(r, _, _)| *r == d.rank)
         {
             let (r, id, line) = self.deferred.remove(i);
+            let history = self.pending.get(&id).map_or(0, |p| p.history);
             if let Some(h) = self.ranks.get(&r)
-                && h.send(Job::Exec { id, line })
+                && h.send(Job::Exec { id, line, history })
             {
                 self.running.insert(r, id);
             }
@@ -596,6 +624,7 @@ impl Node {
         match self.pending.get_mut(&d.id) {
             Some(p) if p.local_wait.contains(d.rank) => {
                 p.local_wait.remove(d.rank);
+                p.merged.note_history(d.history);
                 match (&mut p.stacks, frames_of(&d.out)) {
                     (Some(t), Some(frames)) if p.bt && d.err.is_empty() => {
                         if p.line == ":stacks" {
@@ -606,7 +635,7 @@ impl Node {
                             t.add(d.rank, &frames);
                         }
                     }
-                    _ => p.merged.add(d.rank, &d.out, &d.err),
+                    _ => p.merged.add_as(d.rank, &d.out, &d.err, p.hex),
                 }
                 self.try_complete(d.id);
             }
@@ -615,6 +644,7 @@ impl Node {
                 // it goes up as an event (`[3] Breakpoint 1, …`).
                 if !d.out.is_empty() || !d.err.is_empty() {
                     self.events.add(d.rank, &d.out, &d.err);
+                    self.events.note_history(d.history);
                     self.events_since.get_or_insert_with(Instant::now);
                 }
             }
@@ -1044,5 +1074,37 @@ mod tests {
             assert!(!is_resuming(l), "{l}");
         }
         assert!(is_backtrace("bt") && is_backtrace("where") && !is_backtrace("bt full"));
+    }
+
+    #[test]
+    fn values_in_natural_format_have_every_hex_number_an_address() {
+        for l in [
+            "print c",
+            "p *c",
+            "print -pretty -- *c",
+            "call f(1)",
+            "output c",
+            "info locals",
+            "i args",
+            "bt full",
+            "backtrace -full 3",
+        ] {
+            assert_eq!(hex_rule(l), Hex::Pointers, "{l}");
+        }
+        for l in [
+            "print/x c",
+            "p /x c",
+            "output/z c",
+            "print/a c",
+            "x/4xg $sp",
+            "info registers",
+            "info frame",
+            "bt",
+            "info breakpoints",
+            "printf \"%p\\n\", c",
+            "",
+        ] {
+            assert_eq!(hex_rule(l), Hex::Places, "{l}");
+        }
     }
 }

@@ -33,8 +33,9 @@ pub enum Init {
 
 /// A job for a rank's thread.
 pub enum Job {
-    /// Run one command line (or one of the agent's own: `:start`, `:state`).
-    Exec { id: u64, line: String },
+    /// Run one command line (or one of the agent's own: `:start`, `:state`); `history` is the
+    /// job's value-history count, which the rank's own catches up with first.
+    Exec { id: u64, line: String, history: u32 },
     /// End: kill a launched program or detach (also from a launched one, when `detach`).
     Shutdown { detach: bool },
 }
@@ -46,6 +47,8 @@ pub struct Done {
     pub rank: u32,
     pub out: String,
     pub err: String,
+    /// The rank's value-history count after the command.
+    pub history: u32,
 }
 
 /// gdb names the process in a few lines; with many ranks those lines would never merge.
@@ -120,7 +123,8 @@ pub(crate) fn worker(
     let mut detach_at_end = attach_pid.is_some();
     while let Some(job) = next_job(&rx) {
         match job {
-            Job::Exec { id, line } => {
+            Job::Exec { id, line, history } => {
+                d.skip_history_to(history as usize);
                 let line = line.trim();
                 match line {
                     ":start" => match attach_pid {
@@ -162,6 +166,7 @@ pub(crate) fn worker(
                     rank,
                     out: without_pids(c.out),
                     err: without_pids(c.err),
+                    history: u32::try_from(d.history_len()).unwrap_or(u32::MAX),
                 });
             }
             Job::Shutdown { detach } => {

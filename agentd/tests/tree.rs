@@ -77,6 +77,7 @@ async fn bad_peers_are_dropped_and_the_real_agent_is_served() {
             ranks: RankSet::all(2),
             line: line.into(),
             timeout_ms: 30_000,
+            history: 0,
         }))
         .unwrap();
     }
@@ -90,6 +91,7 @@ async fn bad_peers_are_dropped_and_the_real_agent_is_served() {
     assert_eq!(answers[0].1.groups.len(), 1, "both ranks start alike");
     assert_eq!(answers[1].0, 2);
     assert_eq!(answers[1].1.render().0, "[0-1] $1 = 3\n");
+    assert_eq!(answers[1].1.history, 1, "the ranks' value history after it");
     tx.send(Msg::Down(Down::Shutdown { detach: false }))
         .unwrap();
     let st = tokio::time::timeout(Duration::from_secs(20), agent.wait())

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use cohort_agentd::node::{self, Msg, Node};
-use cohort_wire::{Down, Merged, RankSet, Secret, StackTree, Stream, Up};
+use cohort_wire::{Down, Merged, RankSet, Secret, StackTree, Stream, Text, Up, render_lines};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 /// Which launcher acquires the ranks.
@@ -281,6 +281,9 @@ pub struct Front {
     /// Keep the program's output lines (for a report).
     pub record_output: bool,
     pub program_output: Vec<String>,
+    /// The job's value-history count: every command carries it, so that `$N` are numbered
+    /// across the job (a rank skips the numbers of values printed on other ranks).
+    history: u32,
 }
 
 /// What a command answered.
@@ -292,87 +295,23 @@ pub struct Answer {
     pub lost: RankSet,
 }
 
-/// Texts of groups of ranks, printed line by line: when every group has as many lines,
-/// line N of every group is merged on its own (`[0-3] 10\t    int v = …` once, under
-/// per-rank `Breakpoint 2, compute (rank=0, …)` lines); otherwise group after group.
-/// Every line is prefixed by its rank set; sets are ordered by their lowest rank.
-pub fn render_groups(groups: &[(RankSet, &str)]) -> String {
-    let groups: Vec<(&RankSet, Vec<&str>)> = groups
-        .iter()
-        .filter(|(_, t)| !t.is_empty())
-        .map(|(r, t)| (r, t.strip_suffix('\n').unwrap_or(t).split('\n').collect()))
-        .collect();
-    let line = |set: &RankSet, l: &str| {
-        if l.is_empty() {
-            format!("[{set}]\n")
-        } else {
-            format!("[{set}] {l}\n")
-        }
-    };
-    let mut s = String::new();
-    let same_shape = groups.windows(2).all(|w| w[0].1.len() == w[1].1.len());
-    if !same_shape || groups.len() < 2 {
-        let mut sorted = groups;
-        sorted.sort_by_key(|(r, _)| r.first());
-        for (r, lines) in sorted {
-            for l in lines {
-                s.push_str(&line(r, l));
-            }
-        }
-        return s;
-    }
-    let n = groups.first().map_or(0, |g| g.1.len());
-    for i in 0..n {
-        let mut by_text: Vec<(RankSet, &str)> = Vec::new();
-        for (r, lines) in &groups {
-            let t = lines.get(i).copied().unwrap_or("");
-            match by_text.iter_mut().find(|(_, x)| *x == t) {
-                Some(e) => e.0 = e.0.union(r),
-                None => by_text.push(((*r).clone(), t)),
-            }
-        }
-        by_text.sort_by_key(|(r, _)| r.first());
-        for (r, t) in by_text {
-            s.push_str(&line(&r, t));
-        }
-    }
-    s
-}
-
 impl Answer {
     /// The text of the answer as printed: (stdout, stderr).
     pub fn render(&self) -> (String, String) {
-        let outs: Vec<(RankSet, &str)> = self
-            .merged
-            .groups
-            .iter()
-            .map(|g| (g.ranks.clone(), g.out.as_str()))
-            .collect();
-        let errs: Vec<(RankSet, &str)> = self
-            .merged
-            .groups
-            .iter()
-            .map(|g| (g.ranks.clone(), g.err.as_str()))
-            .collect();
-        let mut out = render_groups(&outs);
-        let mut err = render_groups(&errs);
+        // Line by line (cohort_wire::render_lines): lines that differ only in addresses are one
+        // line, each address that differs shown as the range of its values.
+        let groups = &self.merged.groups;
+        let outs: Vec<(RankSet, &Text)> =
+            groups.iter().map(|g| (g.ranks.clone(), &g.out)).collect();
+        let errs: Vec<(RankSet, &Text)> =
+            groups.iter().map(|g| (g.ranks.clone(), &g.err)).collect();
+        let mut out = render_lines(&outs);
+        let mut err = render_lines(&errs);
         if let Some(t) = &self.stacks {
-            let texts: Vec<(RankSet, String)> = t
-                .distinct()
-                .into_iter()
-                .map(|(ranks, frames)| {
-                    let text: String = frames
-                        .iter()
-                        .enumerate()
-                        .map(|(i, f)| format!("#{i:<3}{f}\n"))
-                        .collect();
-                    (ranks, text)
-                })
-                .collect();
-            let refs: Vec<(RankSet, &str)> =
-                texts.iter().map(|(r, t)| (r.clone(), t.as_str())).collect();
+            let bts = t.backtraces();
+            let refs: Vec<(RankSet, &Text)> = bts.iter().map(|(r, t)| (r.clone(), t)).collect();
             // Stacks and other text (errors) keep rank order only within each kind.
-            out = render_groups(&refs) + &out;
+            out = render_lines(&refs) + &out;
         }
         if !self.timed_out.is_empty() {
             err.push_str(&format!(
@@ -424,6 +363,7 @@ impl Front {
                 timed_out,
                 lost,
             } => {
+                self.history = self.history.max(merged.history);
                 return Some((
                     id,
                     Answer {
@@ -435,6 +375,7 @@ impl Front {
                 ));
             }
             Up::Event { merged } => {
+                self.history = self.history.max(merged.history);
                 let (o, e) = Answer {
                     merged,
                     ..Default::default()
@@ -501,6 +442,7 @@ impl Front {
             ranks,
             line: line.to_string(),
             timeout_ms: ms,
+            history: self.history,
         }));
         while let Some(up) = self.up.recv().await {
             if let Some((rid, a)) = self.on_up(up)
@@ -1220,6 +1162,7 @@ pub(crate) async fn start_agents(
         settle_ms: o.settle_ms,
         record_output: false,
         program_output: Vec::new(),
+        history: 0,
     };
     // The root registers once every child has; children that never come make it register
     // with what there is.

@@ -207,8 +207,7 @@ fn rank_sets_focus_and_info_ranks() {
 [1-2] stopped in compute at ranks.c:10
 [0,3] $1 = 0
 Focus: ranks 2-3
-[2] $1 = 3
-[3] $2 = 3
+[2-3] $2 = 3
 [2] #0  compute (rank=2, step=0) at ranks.c:10
 [2] #1  0x0000555555555212 in main () at ranks.c:24
 [3] #0  main () at ranks.c:18",
@@ -217,6 +216,182 @@ Focus: ranks 2-3
     assert_eq!(
         err,
         "bad rank set: rank 9 out of range (job has 4 ranks)\nbad rank set: '' is not a rank\n"
+    );
+}
+
+/// A line with its addresses (hex numbers of 0x10000 and more) taken out, and their values.
+fn addresses_apart(line: &str) -> (String, Vec<(u64, usize)>) {
+    let mut key = String::new();
+    let mut vals = Vec::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("0x") {
+        key.push_str(&rest[..i]);
+        let hex = &rest[i + 2..];
+        let n = hex
+            .bytes()
+            .take_while(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+            .count();
+        match u64::from_str_radix(&hex[..n], 16) {
+            Ok(v) if v >= 0x10000 => {
+                key.push_str("@ADDR@");
+                vals.push((v, n));
+            }
+            _ => key.push_str(&rest[i..i + 2 + n]),
+        }
+        rest = &hex[n..];
+    }
+    key.push_str(rest);
+    (key, vals)
+}
+
+/// Merge per-rank texts by the CLI.md rule, lines that differ only in addresses being one
+/// line whose differing addresses are shown as `<0xLOW..0xHIGH>` (the README's rule); every
+/// text has as many lines here.
+fn merge_addresses(texts: &[(u32, String)]) -> String {
+    let texts: Vec<(u32, Vec<&str>)> = texts
+        .iter()
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(r, t)| (*r, t.lines().collect()))
+        .collect();
+    let mut out = String::new();
+    let n = texts.first().map_or(0, |t| t.1.len());
+    assert!(texts.iter().all(|(_, l)| l.len() == n), "{texts:?}");
+    for i in 0..n {
+        // (ranks, the line without its addresses, each rank's addresses)
+        type Group = (Vec<u32>, String, Vec<Vec<(u64, usize)>>);
+        let mut groups: Vec<Group> = Vec::new();
+        for (r, l) in &texts {
+            let (key, vals) = addresses_apart(l[i]);
+            match groups.iter_mut().find(|g| g.1 == key) {
+                Some(g) => {
+                    g.0.push(*r);
+                    g.2.push(vals);
+                }
+                None => groups.push((vec![*r], key, vec![vals])),
+            }
+        }
+        for (set, key, vals) in groups {
+            let mut line = key;
+            for slot in 0..vals[0].len() {
+                let lo = vals.iter().map(|v| v[slot]).min().unwrap();
+                let hi = vals.iter().map(|v| v[slot]).max().unwrap();
+                let hex = |(v, n): (u64, usize)| format!("0x{v:0n$x}");
+                let shown = if lo == hi {
+                    hex(lo)
+                } else {
+                    format!("<{}..{}>", hex(lo), hex(hi))
+                };
+                line = line.replacen("@ADDR@", &shown, 1);
+            }
+            out.push_str(&prefix(&set, &line));
+        }
+    }
+    out
+}
+
+/// Ranks whose pointers and stack addresses differ (`tests/fixtures/addrs.c`): answers that
+/// differ only in addresses are one answer, each address that differs shown as the range of
+/// its values (in `info args`, values in gdb's natural format, every hex number is a pointer);
+/// an integer that differs (odd ranks pass `n=8`) and a pointer printed with `/x` (a number,
+/// not an address) keep answers apart. gdb on each rank gives the values; ranks
+/// 0-1 and 2-3 are on two agents, whose answers merge in the tree.
+#[test]
+fn answers_that_differ_only_in_addresses_merge_with_their_ranges() {
+    let prog = build("addrs");
+    let n = 4;
+    // The command, and whether its answer merges across addresses.
+    let cmds = [
+        ("break leaf", true),
+        ("continue", true),
+        ("bt", true),
+        ("info frame", true),
+        ("print c", true),
+        ("print *c", true),
+        ("print/x c", false),
+        ("up 2", true),
+        ("info frame", true),
+        ("info args", true),
+    ];
+    let lines: Vec<&str> = cmds.iter().map(|c| c.0).collect();
+    let per_rank: Vec<Vec<String>> = (0..n).map(|r| gdb_rank(&prog, r, n, &lines)).collect();
+    let mut expected = String::new();
+    for (i, with_addresses) in std::iter::once(true)
+        .chain(cmds.iter().map(|c| c.1))
+        .enumerate()
+    {
+        let texts: Vec<(u32, String)> = (0..n)
+            .map(|r| (r, per_rank[r as usize].get(i).cloned().unwrap_or_default()))
+            .collect();
+        expected.push_str(&if with_addresses {
+            merge_addresses(&texts)
+        } else {
+            merge(&texts)
+        });
+    }
+    // Two agents, one below the other: answers merge on the way up the tree.
+    let (out, err) = cohort_launch(&prog, n, &["--agents", "2", "--fanout", "1,1"], &lines);
+    assert_eq!(err, "", "stderr of cohort launch");
+    assert_eq!(out, expected);
+    // What that is: one stop, one stack for the even and one for the odd ranks.
+    assert!(
+        out.contains(
+            "\n[0-3] #1  0x00005555555551f6 in walk (c=<0x55555555a2b0..0x55555555d2b0>, n=0) \
+             at addrs.c:25\n"
+        ) && out.contains("\n[0,2] #0  leaf (c=<0x55555555a2b0..0x55555555c2b0>, name=")
+            && out.contains("\n[1,3] #0  leaf (c=<0x55555555b2b0..0x55555555d2b0>, name=")
+            && out.contains("\n[0] $3 = 0x55555555a2b0\n[1] $3 = 0x55555555b2b0\n")
+            && out.ends_with("\n[0-3] c = <0x55555555a2b0..0x55555555d2b0>\n[0-3] n = 1\n"),
+        "{out}"
+    );
+}
+
+/// `$N` are numbered across the job: values printed on some ranks take numbers that the
+/// others skip, so the next value printed on every rank has the same number everywhere (and
+/// merges), and a rank asked for a value that only other ranks recorded says so.
+#[test]
+fn value_history_numbers_are_the_same_on_every_rank() {
+    let prog = build("ranks");
+    let (out, err) = cohort_launch(
+        &prog,
+        4,
+        &["--agents", "2"],
+        &[
+            "break compute",
+            "continue",
+            "[0-1] print rank",
+            "[2] print iterations",
+            "print iterations",
+            "print $",
+            "print $1 + 1",
+            "[3] print $$3",
+            "print rank * 0",
+            "[1] show values",
+        ],
+    );
+    assert_eq!(
+        err,
+        "[2-3] History value $1 was recorded on other ranks only.\n\
+         [3] History value $2 was recorded on other ranks only.\n",
+        "{out}"
+    );
+    let from = out.find("[0] $1 = 0\n").unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(
+        &out[from..],
+        "[0] $1 = 0
+[1] $1 = 1
+[2] $2 = 3
+[0-3] $3 = 3
+[0-3] $4 = 3
+[0] $5 = 1
+[1] $5 = 2
+[0-3] $6 = 0
+[1] $1 = 1
+[1] $3 = 3
+[1] $4 = 3
+[1] $5 = 2
+[1] $6 = 0
+",
+        "{out}"
     );
 }
 

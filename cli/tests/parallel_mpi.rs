@@ -82,3 +82,85 @@ fn waiting_in_mpi_recv(launcher: &str, mpicc: &str) {
         "{out}"
     );
 }
+
+/// Each `<0xLOW..0xHIGH>` of `text` as `<RANGE>`, checked to be a range (LOW < HIGH).
+fn ranges_named(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("<0x") {
+        out.push_str(&rest[..i]);
+        let Some(end) = rest[i..].find('>') else {
+            break;
+        };
+        let range = &rest[i + 1..i + end];
+        let (lo, hi) = range
+            .split_once("..")
+            .unwrap_or_else(|| panic!("not a range: {range}"));
+        let v = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
+        assert!(v(lo) < v(hi), "{range}");
+        out.push_str("<RANGE>");
+        rest = &rest[i + end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Under `mpirun` every rank's address space is randomised, so every pc and pointer differs
+/// from rank to rank: the stop, `bt`, `info frame` and a pointer's value are still one answer
+/// for the four ranks, each address shown as the range of its values; the pointer printed
+/// with `/x` (a number) is not merged.
+#[test]
+fn open_mpi_ranks_with_randomised_addresses_give_one_answer() {
+    let prog = build_mpi("addrs", "mpicc.openmpi");
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["launch", "-n", "4", "--launcher", "openmpi", "-batch"])
+        .args(["-ex", "break leaf", "-ex", "continue", "-ex", "bt"])
+        .args(["-ex", "info frame", "-ex", "print c", "-ex", "print *c"])
+        .args(["-ex", "print/x c"])
+        .arg("--")
+        .arg("./addrs")
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let from = out
+        .find("[0-3] Breakpoint 1 at ")
+        .unwrap_or_else(|| panic!("{out}\n{err}"));
+    let tail: Vec<&str> = out[from..]
+        .lines()
+        .filter(|l| !l.starts_with("rank "))
+        .collect();
+    let (merged, hex): (Vec<&str>, Vec<&str>) = tail.iter().partition(|l| !l.contains("] $3 = 0x"));
+    assert_eq!(
+        ranges_named(&merged.join("\n")),
+        "[0-3] Breakpoint 1 at <RANGE>: file addrs.c, line 14.
+[0-3]
+[0-3] Thread 1 \"addrs\" hit Breakpoint 1, leaf (c=<RANGE>, name=<RANGE> \"cell\", n=7) at addrs.c:14
+[0-3] 14\t    int s = c->v + n;
+[0-3] #0  leaf (c=<RANGE>, name=<RANGE> \"cell\", n=7) at addrs.c:14
+[0-3] #1  <RANGE> in main (argc=1, argv=<RANGE>) at addrs.c:26
+[0-3] Stack level 0, frame at <RANGE>:
+[0-3]  rip = <RANGE> in leaf (addrs.c:14); saved rip = <RANGE>
+[0-3]  called by frame at <RANGE>
+[0-3]  source language c.
+[0-3]  Arglist at <RANGE>, args: c=<RANGE>, name=<RANGE> \"cell\", n=7
+[0-3]  Locals at <RANGE>, Previous frame's sp is <RANGE>
+[0-3]  Saved registers:
+[0-3]   rbp at <RANGE>, rip at <RANGE>
+[0-3] $1 = (struct cell *) <RANGE>
+[0-3] $2 = {v = 1, next = 0x0}",
+        "\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    assert_eq!(
+        hex.iter()
+            .map(|l| l.split(" = ").next().unwrap())
+            .collect::<Vec<_>>(),
+        ["[0] $3", "[1] $3", "[2] $3", "[3] $3"],
+        "{out}"
+    );
+    for r in 0..4 {
+        assert!(out.contains(&format!("rank {r}: 8\n")), "{out}");
+    }
+}

@@ -27,7 +27,10 @@ type FortranCondition = std::result::Result<cohort_fortran::parse::Expr, String>
 /// Value history and convenience variables.
 #[derive(Default)]
 pub struct DataState {
-    pub history: RefCell<Vec<Value>>,
+    /// `$1`, `$2`, …; `None` for a number that other ranks of a job took (a rank under
+    /// `cohort launch` skips the numbers of values printed on other ranks, see
+    /// [`Debugger::skip_history_to`]).
+    pub history: RefCell<Vec<Option<Value>>>,
     pub convenience: RefCell<HashMap<String, Value>>,
     /// `display` expressions: (number, format, text), numbered from 1.
     pub displays: RefCell<Vec<(u32, Option<char>, String)>>,
@@ -395,8 +398,24 @@ impl Debugger {
 
     pub(crate) fn record_history(&self, v: Value) -> usize {
         let mut h = self.data.history.borrow_mut();
-        h.push(v);
+        h.push(Some(v));
         h.len()
+    }
+
+    /// How many value-history numbers are taken (the last `$N`).
+    pub fn history_len(&self) -> usize {
+        self.data.history.borrow().len()
+    }
+
+    /// Makes the next value recorded `$(n + 1)` at least: the numbers up to `n` that this
+    /// history does not have were taken by other ranks of the job. Under `cohort launch` the
+    /// front end numbers values across the job, so that a value printed on every rank has the
+    /// same `$N` everywhere even after commands for some ranks only.
+    pub fn skip_history_to(&self, n: usize) {
+        let mut h = self.data.history.borrow_mut();
+        if h.len() < n {
+            h.resize(n, None);
+        }
     }
 
     /// `print[/FMT] [EXPR]`.
@@ -471,7 +490,10 @@ impl Debugger {
             }));
         }
         match h.get((abs - 1) as usize) {
-            Some(v) => Ok(v.clone()),
+            Some(Some(v)) => Ok(v.clone()),
+            Some(None) => Err(DwarfError::user(format!(
+                "History value ${abs} was recorded on other ranks only."
+            ))),
             None => Err(DwarfError::user(format!(
                 "History has not yet reached ${abs}."
             ))),
@@ -494,7 +516,7 @@ impl Debugger {
         };
         let end = (start + 10).min(len);
         for i in start..end {
-            let v = self.data.history.borrow().get(i).cloned();
+            let v = self.data.history.borrow().get(i).cloned().flatten();
             if let Some(v) = v {
                 let s = self.format(&v, &FormatOptions::default());
                 out(format!("${} = {s}", i + 1));

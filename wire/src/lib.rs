@@ -35,9 +35,13 @@
 //! - [`RankSet`]s are kept as sorted, disjoint, non-adjacent ranges.
 //! - [`Merged`] holds one [`Group`] per distinct `(stdout, stderr)` text with the set of ranks
 //!   that produced it, groups ordered by their lowest rank; [`Merged::render`] prefixes each
-//!   line with `[ranks] `.
+//!   line with `[ranks] `. It also carries the highest value-history number the ranks reached
+//!   (a maximum), with which the front end numbers `$N` across the job.
 //! - [`StackTree`] merges backtraces into a prefix tree, outermost frame at the root; a node's
 //!   children are ordered by the lowest rank below them.
+//! - Texts that differ only in addresses (pcs and pointers under address randomisation) are
+//!   the same text ([`Text`]): each address keeps its lowest and highest value and prints as
+//!   `<0xLOW..0xHIGH>` where the ranks differ.
 //!
 //! Both are kept in canonical order, so merging is associative and commutative: an agent can
 //! merge its children's replies in whatever order they arrive.
@@ -60,15 +64,15 @@ pub use conn::{
     handshake_parent_with_opts, handshake_parent_with_timeout,
 };
 pub use error::WireError;
-pub use merge::{Group, Merged, StackTree};
+pub use merge::{Group, Hex, MIN_ADDRESS, Merged, StackTree, Text, render_lines};
 pub use msg::{Down, Stream, Up};
 pub use payload::{COMPRESS_MIN, MAX_EXPANDED, Payload};
 pub use rankset::RankSet;
 pub use tree::{children, depth, parent};
 
 /// The highest protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
 /// The lowest protocol version this build speaks.
-pub const MIN_VERSION: u16 = 1;
+pub const MIN_VERSION: u16 = 2;
 /// Hard maximum frame size, in bytes.
 pub const MAX_FRAME: usize = 16 << 20;

@@ -8,12 +8,16 @@ use crate::{Merged, Payload, RankSet, StackTree};
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub enum Down {
     /// Run a debugger command line on `ranks`; reply within `timeout_ms` (ranks that have not
-    /// answered by then are reported in `Up::Reply::timed_out`).
+    /// answered by then are reported in `Up::Reply::timed_out`). `history` is the job's
+    /// value-history count (the highest `Merged::history` seen): a rank whose own history is
+    /// shorter skips to it first, so that the values of this command get the same `$N` on
+    /// every rank.
     Command {
         id: u64,
         ranks: RankSet,
         line: String,
         timeout_ms: u32,
+        history: u32,
     },
     /// Stop the running ranks (as ^C does).
     Interrupt {

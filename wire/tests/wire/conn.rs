@@ -32,6 +32,7 @@ async fn good_pair_round_trips() {
         ranks: RankSet::parse("0-3,8", 16).unwrap(),
         line: "bt".into(),
         timeout_ms: 5000,
+        history: 3,
     };
     parent.send(&cmd).await.unwrap();
     assert_eq!(child.recv::<Down>().await.unwrap(), Some(cmd));

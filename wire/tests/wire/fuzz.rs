@@ -6,7 +6,7 @@ use crate::prng::Rng;
 
 fn samples() -> Vec<Vec<u8>> {
     let mut stacks = StackTree::default();
-    stacks.add(0, &["f".to_owned(), "main".to_owned()]);
+    stacks.add(0, &["f (p=0x55555555a2b0)".to_owned(), "main".to_owned()]);
     let ups = [
         Up::Register {
             agent: 3,
@@ -37,6 +37,7 @@ fn samples() -> Vec<Vec<u8>> {
             ranks: RankSet::all(8),
             line: "print x".into(),
             timeout_ms: 1000,
+            history: 2,
         },
         Down::Stdin {
             rank: 0,
