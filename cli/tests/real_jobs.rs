@@ -231,13 +231,17 @@ fn start_blocked() -> (Reap, BufReader<std::process::ChildStdout>) {
             .unwrap_or_default();
         // The state follows the command's closing parenthesis.
         states.len() == 8
-            && states
-                .iter()
-                .all(|st| st.rsplit_once(") ").is_some_and(|(_, r)| r.starts_with('S')))
+            && states.iter().all(|st| {
+                st.rsplit_once(") ")
+                    .is_some_and(|(_, r)| r.starts_with('S'))
+            })
     };
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while !asleep() {
-        assert!(std::time::Instant::now() < deadline, "blocked never settled");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "blocked never settled"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     (p, out)
