@@ -126,6 +126,11 @@ pub(crate) fn worker(
             Job::Exec { id, line, history } => {
                 d.skip_history_to(history as usize);
                 let line = line.trim();
+                // Killed while stopped: gdb's words for its end first, then the command finds
+                // no program (the rank's state says how it ended).
+                if tracers::process_news() && d.notice_gone() && line.starts_with(':') {
+                    drop(output::take());
+                }
                 match line {
                     ":start" => match attach_pid {
                         // Started a few at a time: forking from an agent with a hundred

@@ -453,6 +453,17 @@ fn dispatch(st: WaitStatus) {
     });
 }
 
+/// Whether a wait status came for the running rank's process that the rank has not taken
+/// (while it is stopped and idle: it died).
+pub(crate) fn process_news() -> bool {
+    SCHED.with(|s| {
+        let s = s.borrow();
+        s.current
+            .and_then(|c| s.inbox.get(&c))
+            .is_some_and(|q| !q.is_empty())
+    })
+}
+
 /// Take every stop the kernel has for this thread without sleeping. Returns how many.
 fn drain() -> usize {
     let mut n = 0;
@@ -627,6 +638,8 @@ fn run_lane(
     let mut closed = false;
     // Messages taken from `intake` (see `LaneShared::sleeping`).
     let mut taken: u64 = 0;
+    // `taken` when the queue of wait statuses was last looked at.
+    let mut drained_at: u64 = 0;
     loop {
         // Take what came: new ranks, and commands for idle ones.
         loop {
@@ -641,6 +654,12 @@ fn run_lane(
                     break;
                 }
             }
+        }
+        if taken != drained_at {
+            // A stopped rank's process killed meanwhile has left its end in the queue: the
+            // rank finds it before its command runs (`process_news`). One request per round.
+            drained_at = taken;
+            drain();
         }
         if closed && coros.is_empty() {
             break;

@@ -17,22 +17,17 @@ fn session() -> Interactive {
     Interactive::start(c, "(cohort) ", Duration::from_secs(10))
 }
 
-/// Send `line`; the answer must come within [`ANSWER`]. What it wrote to standard error
-/// follows its standard output, after `[stderr] `.
+/// Send `line`; the answer (standard output and error) must come within [`ANSWER`].
 fn ask(s: &mut Interactive, line: &str, what: &str) -> String {
     match s.command(line, ANSWER) {
         Ok(a) => {
             assert!(
-                !a.err.contains("PTRACE") && !a.err.contains("Sandbox"),
-                "{what}: `{line}`: {}",
-                a.err
+                !a.contains("PTRACE") && !a.contains("Sandbox"),
+                "{what}: `{line}`: {a}"
             );
-            match a.err.is_empty() {
-                true => a.out,
-                false => format!("{}[stderr] {}", a.out, a.err),
-            }
+            a
         }
-        Err(a) => panic!("{what}: `{line}` gave no answer within {ANSWER:?}: {a:?}"),
+        Err(a) => panic!("{what}: `{line}` gave no answer within {ANSWER:?}: {a}"),
     }
 }
 
@@ -288,4 +283,82 @@ fn every_thread_of_an_attached_program_answers() {
     out.read_to_string(&mut rest).unwrap();
     assert_eq!(rest, "all calls completed once, 0 interrupted\n");
     assert!(p.0.wait().unwrap().success());
+}
+
+/// The pids of the processes running `program` whose environment has `COHORT_RANK=rank`.
+fn rank_pids(program: &std::path::Path, ranks: &[u32]) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()) {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if std::fs::read_link(e.path().join("exe")).ok().as_deref() != Some(program) {
+            continue;
+        }
+        let env = std::fs::read(e.path().join("environ")).unwrap_or_default();
+        let rank = env
+            .split(|&b| b == 0)
+            .find_map(|v| v.strip_prefix(b"COHORT_RANK="))
+            .and_then(|v| std::str::from_utf8(v).ok()?.parse::<u32>().ok());
+        if rank.is_some_and(|r| ranks.contains(&r)) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Ranks killed from outside while stopped are reported as killed, and commands to them say
+/// in gdb's words that there is no program (no `ptrace` or memory errors).
+#[test]
+fn ranks_killed_while_stopped_are_reported_killed() {
+    let prog = std::fs::canonicalize(program("ranks")).unwrap();
+    let src = cohort_fixtures::source_dir().join("ranks.c");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.args(["launch", "-n", "4", "--"]).arg(&prog);
+    let mut s = Interactive::start(c, "(cohort) ", Duration::from_secs(20));
+    let limit = Duration::from_secs(10);
+    let say = |s: &mut Interactive, line: &str| match s.command(line, limit) {
+        Ok(a) => a,
+        Err(a) => panic!("`{line}` gave no answer: {a}"),
+    };
+    say(&mut s, "break compute");
+    let c = say(&mut s, "continue");
+    assert!(c.contains("[0-3] 10\t    int v = rank * 10 + step;"), "{c}");
+    let pids = rank_pids(&prog, &[0, 1]);
+    assert_eq!(pids.len(), 2, "{pids:?}");
+    for &p in &pids {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), nix::sys::signal::SIGKILL).unwrap();
+    }
+    // Until both are dead (zombies of their tracer).
+    let deadline = std::time::Instant::now() + limit;
+    while pids.iter().any(|p| {
+        std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|st| {
+            st.rsplit_once(") ")
+                .is_some_and(|(_, r)| !r.starts_with('Z'))
+        })
+    }) {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        say(&mut s, "info ranks"),
+        format!(
+            "[0-1] terminated with signal SIGKILL\n[2-3] stopped in compute at {}:10\n",
+            src.display()
+        )
+    );
+    let bt = say(&mut s, "bt");
+    assert!(bt.contains("[0-1] No stack.\n"), "{bt}");
+    assert_eq!(
+        say(&mut s, "[0-1] next"),
+        "[0-1] The program is not being run.\n"
+    );
+    let p = say(&mut s, "print v");
+    assert!(
+        p.contains("[0-1] No symbol \"v\" in current context.\n"),
+        "{p}"
+    );
+    assert!(!p.contains("Cannot access memory"), "{p}");
+    say(&mut s, "kill");
+    assert!(s.finish(limit).is_some());
 }

@@ -180,6 +180,24 @@ impl Debugger {
         }
     }
 
+    /// If the program died while stopped (killed from outside), report its end as gdb does
+    /// when it notices ("Program terminated with signal SIGKILL, Killed."); from then on
+    /// commands say the program is not being run. Returns whether it had.
+    pub fn notice_gone(&mut self) -> bool {
+        match self.session.poll_gone() {
+            Ok(Some(ev)) => {
+                self.flush_messages();
+                let _ = self.report(ev);
+                true
+            }
+            Ok(None) => false,
+            Err(e) => {
+                tracing::debug!("checking whether the program is still there: {e}");
+                false
+            }
+        }
+    }
+
     /// Let steps name the MPI call they run through in `slot` (see agentd).
     pub fn set_activity_slot(&mut self, slot: std::sync::Arc<std::sync::Mutex<Option<String>>>) {
         self.activity = Some(slot);

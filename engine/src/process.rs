@@ -1693,6 +1693,39 @@ impl Process {
         }
     }
 
+    /// Without waiting: whether the stopped process has died meanwhile (killed from outside:
+    /// SIGKILL ends a process even in a ptrace stop). Returns its end; other events that came
+    /// are kept pending, as while stopping. Nothing is resumed.
+    pub fn poll_gone(&mut self) -> Result<Option<Stop>> {
+        if self.gone {
+            return Ok(None);
+        }
+        loop {
+            let flags = wait_flags() | WaitPidFlag::WNOHANG;
+            let st = match crate::mux::wait_process(self.pid, Pid::from_raw(-1), flags) {
+                Ok(WaitStatus::StillAlive) => return Ok(None),
+                Err(Errno::EINTR) => continue,
+                Err(Errno::ECHILD) => WaitStatus::Exited(self.pid, 0),
+                Err(e) => {
+                    return Err(EngineError::Ptrace {
+                        op: "waitpid",
+                        tid: -1,
+                        err: e,
+                    });
+                }
+                Ok(st) => st,
+            };
+            if let Some(stop) = self.handle_status(st, true)? {
+                if matches!(stop.kind, StopKind::Exited(_) | StopKind::Killed(_)) {
+                    return Ok(Some(stop));
+                }
+                if let Some(t) = self.threads.get_mut(&stop.tid) {
+                    t.pending = Some(stop.kind);
+                }
+            }
+        }
+    }
+
     /// Kill the process and reap it.
     pub fn kill(&mut self) -> Result<()> {
         if self.gone {

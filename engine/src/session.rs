@@ -998,6 +998,18 @@ impl Session {
 
     // ------------------------------------------------------------ running
 
+    /// The program's end, if it died while stopped (see [`Process::poll_gone`]); nothing is
+    /// resumed.
+    pub fn poll_gone(&mut self) -> Result<Option<Event>> {
+        let Some(p) = self.process.as_mut() else {
+            return Ok(None);
+        };
+        match p.poll_gone()? {
+            Some(stop) => self.classify(stop),
+            None => Ok(None),
+        }
+    }
+
     /// Continue until a reportable event. Internal stops (library loads, breakpoints that no
     /// longer exist) are handled here and never reach the caller.
     pub fn cont(&mut self) -> Result<Event> {

@@ -612,19 +612,13 @@ pub fn tmp_extension() -> String {
 }
 
 /// A debugger driven at its prompt, as a person or a front end types to it: each command is
-/// sent on standard input and its answer is everything up to the next prompt.
+/// sent on standard input and its answer is everything up to the next prompt. Standard error
+/// goes into the same pipe as standard output, so the two keep their order.
 pub struct Interactive {
     child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
-    rx: std::sync::mpsc::Receiver<(bool, Vec<u8>)>,
+    rx: std::sync::mpsc::Receiver<Vec<u8>>,
     prompt: String,
-}
-
-/// The answer to one command of an [`Interactive`] session.
-#[derive(Debug, Default)]
-pub struct Answer {
-    pub out: String,
-    pub err: String,
 }
 
 impl Interactive {
@@ -632,26 +626,23 @@ impl Interactive {
     pub fn start(mut cmd: Command, prompt: &str, limit: std::time::Duration) -> Interactive {
         use std::io::Read;
         use std::process::Stdio;
+        let (mut reader, writer) = std::io::pipe().expect("a pipe for the debugger's output");
         cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("start the debugger");
+            .stdout(writer.try_clone().expect("duplicate the pipe"))
+            .stderr(writer);
+        let child = cmd.spawn().expect("start the debugger");
+        // The parent's copies of the write end went with `cmd`: the reader sees the end.
+        drop(cmd);
         let (tx, rx) = std::sync::mpsc::channel();
-        let streams: [(bool, Box<dyn Read + Send>); 2] = [
-            (false, Box::new(child.stdout.take().expect("piped stdout"))),
-            (true, Box::new(child.stderr.take().expect("piped stderr"))),
-        ];
-        for (is_err, mut r) in streams {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                let mut buf = vec![0u8; 65536];
-                while let Ok(n) = r.read(&mut buf) {
-                    if n == 0 || tx.send((is_err, buf[..n].to_vec())).is_err() {
-                        break;
-                    }
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 65536];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
                 }
-            });
-        }
+            }
+        });
+        let mut child = child;
         let stdin = child.stdin.take();
         let mut s = Interactive {
             child,
@@ -665,34 +656,25 @@ impl Interactive {
         s
     }
 
-    fn until_prompt(&mut self, limit: std::time::Duration) -> Result<Answer, Answer> {
+    fn until_prompt(&mut self, limit: std::time::Duration) -> Result<String, String> {
         let deadline = std::time::Instant::now() + limit;
-        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut out = Vec::new();
         loop {
             if out.ends_with(self.prompt.as_bytes()) {
                 out.truncate(out.len() - self.prompt.len());
-                return Ok(Answer {
-                    out: String::from_utf8_lossy(&out).into_owned(),
-                    err: String::from_utf8_lossy(&err).into_owned(),
-                });
+                return Ok(String::from_utf8_lossy(&out).into_owned());
             }
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             match self.rx.recv_timeout(left) {
-                Ok((false, b)) => out.extend(b),
-                Ok((true, b)) => err.extend(b),
-                Err(_) => {
-                    return Err(Answer {
-                        out: String::from_utf8_lossy(&out).into_owned(),
-                        err: String::from_utf8_lossy(&err).into_owned(),
-                    });
-                }
+                Ok(b) => out.extend(b),
+                Err(_) => return Err(String::from_utf8_lossy(&out).into_owned()),
             }
         }
     }
 
-    /// Send `line` and wait for the answer; `Err` with what came when the next prompt did not
-    /// come within `limit`.
-    pub fn command(&mut self, line: &str, limit: std::time::Duration) -> Result<Answer, Answer> {
+    /// Send `line` and wait for the answer (standard output and error, in order); `Err` with
+    /// what came when the next prompt did not come within `limit`.
+    pub fn command(&mut self, line: &str, limit: std::time::Duration) -> Result<String, String> {
         use std::io::Write;
         let stdin = self.stdin.as_mut().expect("standard input open");
         stdin
