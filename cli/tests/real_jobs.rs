@@ -362,3 +362,84 @@ fn ranks_killed_while_stopped_are_reported_killed() {
     say(&mut s, "kill");
     assert!(s.finish(limit).is_some());
 }
+
+/// Whether every process of `pids` waits in `read` (system call 0 on x86-64).
+fn all_in_read(pids: &[i32]) -> bool {
+    pids.iter().all(|p| {
+        std::fs::read_to_string(format!("/proc/{p}/syscall"))
+            .is_ok_and(|s| s.split_whitespace().next() == Some("0"))
+    })
+}
+
+/// A `cohort launch` session at its prompt, keeping all it said (answers and the events
+/// between them).
+struct Front {
+    s: Interactive,
+    seen: String,
+}
+
+impl Front {
+    const LIMIT: Duration = Duration::from_secs(10);
+
+    fn say(&mut self, line: &str) -> String {
+        let a = self
+            .s
+            .command(line, Self::LIMIT)
+            .unwrap_or_else(|a| panic!("`{line}` gave no answer: {a}"));
+        self.seen.push_str(&a);
+        a
+    }
+
+    /// Repeat `line` until the session has said `want` (in an answer or an event, now or
+    /// before).
+    fn until(&mut self, line: &str, want: &str) {
+        let deadline = std::time::Instant::now() + Self::LIMIT;
+        loop {
+            if self.seen.contains(want) {
+                return;
+            }
+            self.say(line);
+            assert!(
+                std::time::Instant::now() < deadline,
+                "never `{want}`: {}",
+                self.seen
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Ranks waiting in `read` on their standard input stop on `interrupt`, and `input` reaches
+/// them when they go on.
+#[test]
+fn ranks_waiting_for_input_stop_on_interrupt_and_get_their_input() {
+    let prog = std::fs::canonicalize(program("stdin_ranks")).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.args(["launch", "-n", "2", "--"]).arg(&prog);
+    let mut f = Front {
+        s: Interactive::start(c, "(cohort) ", Duration::from_secs(20)),
+        seen: String::new(),
+    };
+    f.say("continue");
+    let pids = rank_pids(&prog, &[0, 1]);
+    assert_eq!(pids.len(), 2);
+    let deadline = std::time::Instant::now() + Front::LIMIT;
+    while !all_in_read(&pids) {
+        assert!(std::time::Instant::now() < deadline, "the ranks never read");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    f.say("interrupt");
+    f.until(
+        "info ranks",
+        "[0-1] stopped in read at ../sysdeps/unix/sysv/linux/read.c:26\n",
+    );
+    f.say("[1] input hello");
+    f.say("continue");
+    f.until("focus", "[1] rank 1 got 'hello'\n");
+    f.say("[0] input end");
+    f.say("[1] input end");
+    f.until("info ranks", "[0-1] exited normally\n");
+    assert!(f.seen.contains("[0] rank 0 got 'end'\n"), "{}", f.seen);
+    assert!(!f.seen.contains("rank 0 got 'hello'"), "{}", f.seen);
+    assert!(f.s.finish(Front::LIMIT).is_some_and(|st| st.success()));
+}

@@ -619,6 +619,8 @@ pub struct Interactive {
     stdin: Option<std::process::ChildStdin>,
     rx: std::sync::mpsc::Receiver<Vec<u8>>,
     prompt: String,
+    /// What came after the last prompt (events printed after it), for the next answer.
+    after: Vec<u8>,
 }
 
 impl Interactive {
@@ -649,6 +651,7 @@ impl Interactive {
             stdin,
             rx,
             prompt: prompt.to_string(),
+            after: Vec::new(),
         };
         if let Err(a) = s.until_prompt(limit) {
             panic!("no first prompt within {limit:?}: {a:?}");
@@ -656,12 +659,16 @@ impl Interactive {
         s
     }
 
+    /// Everything up to the next prompt; what follows it (a front end prints events after
+    /// its prompt) starts the next answer.
     fn until_prompt(&mut self, limit: std::time::Duration) -> Result<String, String> {
         let deadline = std::time::Instant::now() + limit;
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.after);
+        let p = self.prompt.as_bytes();
         loop {
-            if out.ends_with(self.prompt.as_bytes()) {
-                out.truncate(out.len() - self.prompt.len());
+            if let Some(i) = out.windows(p.len()).position(|w| w == p) {
+                self.after = out.split_off(i + p.len());
+                out.truncate(i);
                 return Ok(String::from_utf8_lossy(&out).into_owned());
             }
             let left = deadline.saturating_duration_since(std::time::Instant::now());
