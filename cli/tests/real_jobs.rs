@@ -147,11 +147,11 @@ fn attach_to_a_blocked_write_200_times_writes_each_line_once() {
     assert!(writer.0.wait().unwrap().success());
 }
 
-/// Starts `mt_detach` (four workers calling `work`, one thread in a condition wait, the main
-/// thread in `read`) and waits for it to be ready.
-fn start_mt_detach() -> (Reap, BufReader<std::process::ChildStdout>) {
+/// Starts the fixture `name` with piped standard input and output, and waits for its
+/// `ready` line.
+fn start_ready(name: &str) -> (Reap, BufReader<std::process::ChildStdout>) {
     let mut p = Reap(
-        Command::new(program("mt_detach"))
+        Command::new(program(name))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -162,6 +162,12 @@ fn start_mt_detach() -> (Reap, BufReader<std::process::ChildStdout>) {
     out.read_line(&mut line).unwrap();
     assert_eq!(line, "ready\n");
     (p, out)
+}
+
+/// Starts `mt_detach` (four workers calling `work`, one thread in a condition wait, the main
+/// thread in `read`) and waits for it to be ready.
+fn start_mt_detach() -> (Reap, BufReader<std::process::ChildStdout>) {
+    start_ready("mt_detach")
 }
 
 /// Ends `mt_detach` (end of its input) and checks what it computed.
@@ -203,17 +209,7 @@ fn break_continue_detach_200_times_in_a_threaded_program() {
 /// Starts `blocked` (threads waiting in read, write, accept, nanosleep, a futex, poll and
 /// epoll_wait; the main thread in read) and waits for it to be ready.
 fn start_blocked() -> (Reap, BufReader<std::process::ChildStdout>) {
-    let mut p = Reap(
-        Command::new(program("blocked"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut out = BufReader::new(p.0.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    assert_eq!(line, "ready\n");
+    let (p, out) = start_ready("blocked");
     // Until every thread sleeps in its call (the writer once the pipe is full).
     let task = format!("/proc/{}/task", p.0.id());
     let asleep = || {
