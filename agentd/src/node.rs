@@ -297,7 +297,13 @@ impl Node {
     fn start_ranks(&mut self) {
         self.pool.plan(self.to_start.len());
         for (rank, init) in std::mem::take(&mut self.to_start) {
-            if matches!(init, Init::Attach { .. }) {
+            if matches!(
+                init,
+                Init::Attach {
+                    kill_at_end: false,
+                    ..
+                }
+            ) {
                 self.attached.insert(rank);
             }
             match self.pool.spawn(rank, init) {
@@ -454,7 +460,9 @@ impl Node {
             Down::Interrupt { ranks } => {
                 for (r, h) in &self.ranks {
                     let pid = h.pid.load(std::sync::atomic::Ordering::Relaxed);
-                    if ranks.contains(*r) && pid > 0 {
+                    // Only ranks that run: a SIGINT to a stopped rank would wait in the
+                    // kernel, and kill it when it runs on (or is detached).
+                    if ranks.contains(*r) && pid > 0 && self.running.contains_key(r) {
                         // The rank's thread is waiting for it: a signal ends the wait, and
                         // the debugger reports it as gdb reports a Ctrl-C.
                         let _ = nix::sys::signal::kill(

@@ -24,8 +24,9 @@ pub enum Init {
         cwd: Option<PathBuf>,
         fds: Vec<(Arc<OwnedFd>, i32)>,
     },
-    /// Attach to a running process (ranks acquired through MPIR).
-    Attach { pid: i32 },
+    /// Attach to a running process (ranks acquired through MPIR): detached at the end, or
+    /// killed when the session launched the job (`kill_at_end`).
+    Attach { pid: i32, kill_at_end: bool },
     /// Start the rank a launcher's wrapper handed over (MPICH's hydra through
     /// `cohort-rankwrap`), and tell the wrapper how it ended.
     Wrapped(Box<cohort_launch::WrappedRank>),
@@ -86,6 +87,7 @@ pub(crate) fn worker(
     let mut d = Debugger::new(true);
     d.set_activity_slot(activity);
     let mut attach_pid = None;
+    let mut kill_attached = false;
     let mut wrapped: Option<Box<cohort_launch::WrappedRank>> = None;
     match init {
         Init::Launch {
@@ -103,7 +105,10 @@ pub(crate) fn worker(
                 cohort_debugger::errln!("{e}");
             }
         }
-        Init::Attach { pid } => attach_pid = Some(pid),
+        Init::Attach { pid, kill_at_end } => {
+            attach_pid = Some(pid);
+            kill_attached = kill_at_end;
+        }
         Init::Wrapped(mut w) => {
             let lo = w.launch_options();
             d.session.args = lo.args;
@@ -117,7 +122,7 @@ pub(crate) fn worker(
         }
     }
     // Whatever loading printed goes with the first answer.
-    let mut detach_at_end = attach_pid.is_some();
+    let mut detach_at_end = attach_pid.is_some() && !kill_attached;
     while let Some(job) = next_job(&rx) {
         match job {
             Job::Exec { id, line } => {
@@ -176,6 +181,10 @@ pub(crate) fn worker(
         }
     } else {
         let was_running = d.pid().is_some();
+        if kill_attached {
+            // Attached, but the session's own job: it ends with the session.
+            let _ = d.session.kill();
+        }
         d.finish();
         if was_running && d.exit_status.is_none() {
             d.exit_status = Some(cohort_launch::wait_status_killed(libc::SIGKILL));

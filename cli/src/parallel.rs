@@ -281,6 +281,59 @@ pub struct Front {
     /// Keep the program's output lines (for a report).
     pub record_output: bool,
     pub program_output: Vec<String>,
+    /// The signals that interrupt the ranks or end the session (none where they could not be
+    /// caught: they then end the front end, and the agents end the job without it).
+    signals: Option<Signals>,
+    /// The signal that ends the session before its commands are done.
+    pub ending: Option<i32>,
+}
+
+/// What a signal to the front end asks for.
+enum Sig {
+    /// Ctrl-C: stop the running ranks.
+    Interrupt,
+    /// SIGTERM, SIGHUP, or a second Ctrl-C within a second: end the session (the signal).
+    End(i32),
+}
+
+/// The signals the front end reacts to. Ctrl-C interrupts the ranks; a second one within a
+/// second (as with `srun`), SIGTERM or SIGHUP end the session as `quit` does (launched ranks,
+/// the launcher and its daemons killed, attached ranks detached).
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+    last_int: Option<Instant>,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+            int: signal(SignalKind::interrupt())?,
+            last_int: None,
+        })
+    }
+
+    /// The next signal (cancel-safe); never, without signals.
+    async fn next(this: &mut Option<Signals>) -> Sig {
+        let Some(s) = this else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = s.term.recv() => Sig::End(libc::SIGTERM),
+            _ = s.hup.recv() => Sig::End(libc::SIGHUP),
+            _ = s.int.recv() => {
+                let again = s
+                    .last_int
+                    .is_some_and(|t| t.elapsed() < Duration::from_secs(1));
+                s.last_int = Some(Instant::now());
+                if again { Sig::End(libc::SIGINT) } else { Sig::Interrupt }
+            }
+        }
+    }
 }
 
 /// What a command answered.
@@ -487,6 +540,9 @@ impl Front {
     /// Send `line` to `ranks` and wait for the merged answer, printing events and program
     /// output that arrive meanwhile.
     pub async fn ask(&mut self, ranks: RankSet, line: &str) -> Answer {
+        if self.ending.is_some() {
+            return Answer::default();
+        }
         self.next_id += 1;
         let id = self.next_id;
         // Starting (loading every library's debug information the first time) is not a step
@@ -502,22 +558,61 @@ impl Front {
             line: line.to_string(),
             timeout_ms: ms,
         }));
-        while let Some(up) = self.up.recv().await {
-            if let Some((rid, a)) = self.on_up(up)
-                && rid == id
-            {
-                return a;
+        loop {
+            tokio::select! {
+                up = self.up.recv() => match up {
+                    Some(up) => {
+                        if let Some((rid, a)) = self.on_up(up)
+                            && rid == id
+                        {
+                            return a;
+                        }
+                    }
+                    None => return Answer::default(),
+                },
+                sig = Signals::next(&mut self.signals) => {
+                    if self.on_signal(sig) {
+                        return Answer::default();
+                    }
+                }
             }
         }
-        Answer::default()
+    }
+
+    /// Act on a signal: interrupt the running ranks, or note that the session ends (true).
+    fn on_signal(&mut self, sig: Sig) -> bool {
+        match sig {
+            Sig::Interrupt => {
+                let _ = self.node.send(Msg::Down(Down::Interrupt {
+                    ranks: RankSet::all(self.size),
+                }));
+                false
+            }
+            Sig::End(signo) => {
+                let (name, _) = cohort_engine::signals::describe(signo);
+                self.say("", &format!("cohort: {name}: ending the session\n"));
+                self.ending = Some(signo);
+                true
+            }
+        }
     }
 
     /// Print events and output for a while (between batch commands nothing is lost: they
     /// are also printed while the next command waits).
     pub async fn drain(&mut self, d: Duration) {
         let end = tokio::time::Instant::now() + d;
-        while let Ok(Some(up)) = tokio::time::timeout_at(end, self.up.recv()).await {
-            let _ = self.on_up(up);
+        while self.ending.is_none() {
+            tokio::select! {
+                up = tokio::time::timeout_at(end, self.up.recv()) => match up {
+                    Ok(Some(up)) => {
+                        let _ = self.on_up(up);
+                    }
+                    _ => return,
+                },
+                sig = Signals::next(&mut self.signals) => {
+                    self.on_signal(sig);
+                }
+            }
         }
     }
 
@@ -583,7 +678,7 @@ impl Front {
                 let (o, e) = rest.render();
                 rest.merged = Merged::default();
                 self.say(&(tree + &o), &e);
-                return true;
+                return self.ending.is_none();
             }
             "interrupt" => {
                 let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: set }));
@@ -599,7 +694,7 @@ impl Front {
         let a = self.ask(set, cmd).await;
         let (o, e) = a.render();
         self.say(&o, &e);
-        true
+        self.ending.is_none()
     }
 
     /// `[0-3,5] print x` → (ranks, "print x"); without brackets, the focus set.
@@ -644,8 +739,10 @@ impl Front {
                         Some(up) => { let _ = self.on_up(up); }
                         None => return,
                     },
-                    _ = tokio::signal::ctrl_c() => {
-                        let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: RankSet::all(self.size) }));
+                    sig = Signals::next(&mut self.signals) => {
+                        if self.on_signal(sig) {
+                            return;
+                        }
                     }
                 }
             };
@@ -665,6 +762,12 @@ impl Front {
                 return;
             }
         }
+    }
+
+    /// The front end's exit status: 0, or 128 + the signal that ended the session (as a shell
+    /// reports a program a signal ended).
+    pub fn exit_code(&self) -> i32 {
+        self.ending.map_or(0, |signo| 128 + signo)
     }
 
     /// End the session: agents kill launched ranks and detach from attached ones.
@@ -770,7 +873,7 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
         front.shutdown().await;
         agents.wait(Duration::from_secs(15)).await;
         drop(agents);
-        anyhow::Ok(0)
+        anyhow::Ok(front.exit_code())
     })
 }
 
@@ -805,6 +908,18 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
         .arg(&program)
         .args(&o.args)
         .stdin(std::process::Stdio::null());
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec the child only makes the prctl(2) system call, with a
+        // signal number. However the front end ends (SIGKILL included), hydra is told the job
+        // ends: it is forked by this (the main) thread, which lives as long as the front end.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
+                Ok(())
+            })
+        };
+    }
     let per_agent = vec![vec![
         "--wrap-socket".to_string(),
         sock.display().to_string(),
@@ -829,7 +944,7 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
         agents_h.wait(Duration::from_secs(15)).await;
         drop(agents_h);
         let _ = std::fs::remove_file(&sock);
-        anyhow::Ok(0)
+        anyhow::Ok(front.exit_code())
     })
 }
 
@@ -961,11 +1076,11 @@ fn run_mpir_job(
             .map(|p| format!("{}:{}={}", p.host, p.rank, p.pid))
             .collect();
         let k = nodes.len() as u32;
-        (
-            vec![vec!["--attach-table".to_string(), table.join(",")]],
-            Some((jobid, nodes)),
-            k,
-        )
+        let mut acquire = vec!["--attach-table".to_string(), table.join(",")];
+        if !attached {
+            acquire.push("--kill-at-end".into());
+        }
+        (vec![acquire], Some((jobid, nodes)), k)
     } else {
         if let Some(p) = procs.iter().find(|p| !is_this_host(&p.host)) {
             bail!(
@@ -984,7 +1099,12 @@ fn run_mpir_job(
                     .filter(|p| p.rank >= lo && p.rank <= hi)
                     .map(|p| format!("{}={}", p.rank, p.pid))
                     .collect();
-                vec!["--attach".to_string(), list.join(",")]
+                let mut acquire = vec!["--attach".to_string(), list.join(",")];
+                if !attached {
+                    // The job is this session's: it ends with it.
+                    acquire.push("--kill-at-end".into());
+                }
+                acquire
             })
             .collect();
         (per_agent, None, agents)
@@ -1022,12 +1142,17 @@ fn run_mpir_job(
         };
         front.command_loop(o.commands, o.batch).await;
         front.shutdown().await;
+        // The agents kill the ranks; the launcher ends its daemons (Open MPI's `mpirun` does
+        // so without a word when it is told first, `srun` cancels its step).
+        if let Some(l) = &launcher {
+            l.ask_to_end();
+        }
         agents_h.wait(Duration::from_secs(15)).await;
         drop(agents_h);
         if let Some(mut l) = launcher {
-            let _ = tokio::task::spawn_blocking(move || l.wait(Duration::from_secs(10))).await;
+            let _ = tokio::task::spawn_blocking(move || l.end_within(Duration::from_secs(1))).await;
         }
-        anyhow::Ok(0)
+        anyhow::Ok(front.exit_code())
     })
 }
 
@@ -1220,6 +1345,8 @@ pub(crate) async fn start_agents(
         settle_ms: o.settle_ms,
         record_output: false,
         program_output: Vec::new(),
+        signals: Signals::new().ok(),
+        ending: None,
     };
     // The root registers once every child has; children that never come make it register
     // with what there is.

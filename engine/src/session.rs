@@ -139,6 +139,9 @@ pub struct Session {
     pub args_line: Option<String>,
     /// Descriptors the program is started with (see `LaunchOptions::fds`).
     pub fds: Vec<(std::sync::Arc<std::os::fd::OwnedFd>, i32)>,
+    /// The signal the program gets when the thread that started it ends (see
+    /// `LaunchOptions::death_signal`).
+    pub death_signal: Option<i32>,
     exe: Option<Arc<ObjectFile>>,
     process: Option<Process>,
     symbols: SymbolTable,
@@ -188,6 +191,7 @@ impl Session {
             startup_with_shell: true,
             args_line: None,
             fds: Vec::new(),
+            death_signal: None,
             exe: None,
             process: None,
             symbols: SymbolTable::default(),
@@ -399,6 +403,7 @@ impl Session {
             }),
             args_line: self.args_line.clone(),
             fds: self.fds.clone(),
+            death_signal: self.death_signal,
         };
         let mut p = Process::launch(&opts)?;
         self.set_nptl_signals();

@@ -304,6 +304,18 @@ fn is_thread_table_line(l: &str) -> bool {
 /// debug information names `NAME.c`). Built once per test process: other tests of the process
 /// may be running the program while a later one would rebuild it.
 pub fn program_in_own_dir(name: &str, tag: &str) -> PathBuf {
+    build_in_own_dir(&source_dir(), name, tag, "cc")
+}
+
+/// `tests/mpi/NAME.c` compiled with the MPI compiler wrapper `cc` (`mpicc.openmpi`,
+/// `mpicc.mpich`, or a plain `cc` for the non-MPI ones) in its own folder
+/// (`target/fixture-dirs/CC-NAME/`), as [`program_in_own_dir`] does.
+pub fn mpi_program_in_own_dir(name: &str, cc: &str) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("mpi");
+    build_in_own_dir(&src, name, cc, cc)
+}
+
+fn build_in_own_dir(src_dir: &Path, name: &str, tag: &str, cc: &str) -> PathBuf {
     static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     let dir = out_dir()
@@ -316,11 +328,11 @@ pub fn program_in_own_dir(name: &str, tag: &str) -> PathBuf {
     }
     built.push(key);
     std::fs::copy(
-        source_dir().join(format!("{name}.c")),
+        src_dir.join(format!("{name}.c")),
         dir.join(format!("{name}.c")),
     )
     .expect("copy the fixture");
-    let st = Command::new("cc")
+    let st = Command::new(cc)
         .args(["-g", "-O0", "-o", name])
         .arg(format!("{name}.c"))
         .current_dir(&dir)
