@@ -28,6 +28,8 @@ enum End {
     IntTwice,
     /// The front end killed with SIGKILL.
     Kill,
+    /// `interrupt` twice (the second to ranks already stopped), then `quit`.
+    QuitAfterInterrupts,
 }
 
 const ENDS: [End; 7] = [
@@ -200,6 +202,13 @@ impl Session {
                 sig(self, Signal::SIGINT);
             }
             End::Kill => sig(self, Signal::SIGKILL),
+            End::QuitAfterInterrupts => {
+                self.send("interrupt");
+                self.wait_for(|l| l.contains(" received signal SIGINT, Interrupt."));
+                std::thread::sleep(Duration::from_millis(300));
+                self.send("interrupt");
+                self.send("quit");
+            }
         }
     }
 
@@ -327,6 +336,26 @@ fn slurm_job_is_gone_however_the_session_ends() {
     );
 }
 
+/// A job started without the debugger, ended if the test fails.
+struct Launched(Option<Child>);
+
+impl Launched {
+    fn pid(&self) -> i32 {
+        self.0.as_ref().map_or(0, |c| c.id() as i32)
+    }
+}
+
+impl Drop for Launched {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = kill(Pid::from_raw(c.id() as i32), Signal::SIGTERM);
+            std::thread::sleep(Duration::from_secs(1));
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 /// A job started without the debugger (`launcher ... PROG FILE`, its ranks waiting for FILE),
 /// attached to with `cohort attach ATTACH PID`, the ranks running, the session ended by `end`:
 /// within 2 s the front end and its agents are gone and the ranks run on, untraced; once FILE
@@ -353,8 +382,8 @@ fn attached_job_runs_on(
         .env("COHORT_TEST_MARKER", &marker)
         .stdin(Stdio::null())
         .stdout(Stdio::piped());
-    let launched = job_cmd.spawn().unwrap();
-    let launcher_pid = launched.id() as i32;
+    let mut launched = Launched(Some(job_cmd.spawn().unwrap()));
+    let launcher_pid = launched.pid();
     // Attach once every rank runs its program.
     let until = Instant::now() + Duration::from_secs(30);
     while job(&marker).iter().filter(|p| p.exe == prog).count() < n {
@@ -409,7 +438,7 @@ fn attached_job_runs_on(
         );
     }
     std::fs::write(&file, "").unwrap();
-    let out = launched.wait_with_output().unwrap();
+    let out = launched.0.take().unwrap().wait_with_output().unwrap();
     let _ = std::fs::remove_file(&file);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{end:?}: {:?}\n{text}", out.status);
@@ -436,6 +465,24 @@ fn attached_open_mpi_job_runs_on_however_the_session_ends() {
             |i| format!("rank {i} of 4 got {}", ((i + 3) % 4) * 10),
         );
     }
+}
+
+#[test]
+fn attached_ranks_interrupted_when_stopped_run_on_after_quit() {
+    let prog = cohort_fixtures::mpi_program_in_own_dir("ring", "mpicc.openmpi");
+    let mut mpirun = vec!["mpirun", "-np", "4", "--oversubscribe"];
+    if nix::unistd::getuid().is_root() {
+        mpirun.push("--allow-run-as-root");
+    }
+    attached_job_runs_on(
+        &mpirun,
+        "--mpirun",
+        &prog,
+        4,
+        End::QuitAfterInterrupts,
+        &[("OMPI_MCA_btl", "self,vader")],
+        |i| format!("rank {i} of 4 got {}", ((i + 3) % 4) * 10),
+    );
 }
 
 #[test]
