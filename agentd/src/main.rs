@@ -61,6 +61,10 @@ struct Args {
     /// killed at the end of the session, not detached.
     #[arg(long)]
     kill_at_end: bool,
+    /// Why a rank attached to would die early (its MPI_Init cannot work under the launcher):
+    /// said when one ends with a failure.
+    #[arg(long)]
+    exit_note: Option<String>,
     /// Working directory of launched ranks.
     #[arg(long)]
     cwd: Option<PathBuf>,
@@ -179,6 +183,7 @@ fn main() -> anyhow::Result<()> {
             init: Init::Attach {
                 pid: p.parse().with_context(|| format!("bad pid in {spec}"))?,
                 kill_at_end: a.kill_at_end,
+                exit_note: a.exit_note.clone(),
             },
             pipes: None,
         });

@@ -110,6 +110,7 @@ pub fn is_resuming(line: &str) -> bool {
             | "start"
             | "starti"
             | ":start"
+            | ":to-main"
             | "continue"
             | "c"
             | "cont"
@@ -425,6 +426,9 @@ impl Node {
             // only when that command ends: end it. A launched rank that is to be killed is
             // killed now; one to be left running is interrupted as by Ctrl-C, whose SIGINT
             // is not passed on when it is detached (gdb's `handle SIGINT nopass`).
+            // (The shutdown is queued first: the rank then knows that the end of its command
+            // is the session's.)
+            h.send(Job::Shutdown { detach });
             let pid = h.pid.load(std::sync::atomic::Ordering::Relaxed);
             if self.running.contains_key(r) && pid > 0 {
                 let sig = if detach || self.attached.contains(*r) {
@@ -434,7 +438,6 @@ impl Node {
                 };
                 let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), sig);
             }
-            h.send(Job::Shutdown { detach });
         }
         for h in self.ranks.values_mut() {
             h.join();

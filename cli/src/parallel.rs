@@ -547,7 +547,7 @@ impl Front {
         let id = self.next_id;
         // Starting (loading every library's debug information the first time) is not a step
         // that may legitimately wait on peers: it gets the full timeout.
-        let ms = if node::is_resuming(line) && line != ":start" {
+        let ms = if node::is_resuming(line) && !matches!(line, ":start" | ":to-main") {
             self.settle_ms
         } else {
             self.timeout_ms
@@ -787,6 +787,17 @@ pub(crate) struct Agents {
 }
 
 impl Agents {
+    /// End a launcher started after the agents (MPICH's `mpiexec`) and what it started, at
+    /// once and quietly: hydra reports every rank that ends before `MPI_Finalize` as a failure
+    /// of the job, in a banner.
+    pub(crate) fn kill_launcher(&mut self) {
+        if let Some(l) = &mut self.launcher
+            && matches!(l.try_wait(), Ok(None))
+        {
+            cohort_launch::kill_with_descendants(l.id() as i32);
+        }
+    }
+
     /// Wait (without blocking the runtime, whose tasks still carry the shutdown to the agents)
     /// until the agents and the launcher have ended, or `limit` has passed.
     pub(crate) async fn wait(&mut self, limit: Duration) {
@@ -940,6 +951,7 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
         let (out, err) = a.render();
         front.say(&out, &err);
         front.command_loop(o.commands, o.batch).await;
+        agents_h.kill_launcher();
         front.shutdown().await;
         agents_h.wait(Duration::from_secs(15)).await;
         drop(agents_h);
@@ -969,8 +981,30 @@ fn resolves_elsewhere(h: &str) -> bool {
 fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
     let program = resolve_program(&o.program)?;
     let mut argv: Vec<OsString> = Vec::new();
+    let mut mpi_note = None;
     if o.launcher == Launcher::Slurm {
         argv.extend(["srun".into(), "-n".into(), o.n.to_string().into()]);
+        // The MPI plugin the program's MPI library needs (Open MPI: PMIx, MPICH: PMI-2),
+        // unless the user chose one (SLURM_MPI_TYPE).
+        let family = cohort_launch::mpi_family(&program);
+        let user = std::env::var("SLURM_MPI_TYPE").ok();
+        let offered = match (family, &user) {
+            (Some(_), None) => cohort_launch::srun_mpi_plugins(),
+            _ => Vec::new(),
+        };
+        match cohort_launch::choose_srun_mpi(family, &offered, user.as_deref()) {
+            cohort_launch::SrunMpi::Plugin(p) => {
+                println!(
+                    "cohort: {} uses {}: its ranks start with srun --mpi={p}",
+                    o.program.display(),
+                    family.map_or("MPI", cohort_launch::MpiFamily::name)
+                );
+                argv.push(format!("--mpi={p}").into());
+            }
+            cohort_launch::SrunMpi::AsIs => {}
+            // Said with the end of a rank that dies (in MPI_Init).
+            cohort_launch::SrunMpi::Fails(why) => mpi_note = Some(why),
+        }
     } else {
         argv.extend(["mpirun".into(), "-np".into(), o.n.to_string().into()]);
         argv.push("--oversubscribe".into());
@@ -983,7 +1017,7 @@ fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
     let started = Instant::now();
     let job = cohort_launch::launch_mpir(&argv, &[])
         .with_context(|| format!("starting {} under control", argv[0].to_string_lossy()))?;
-    run_mpir_job(o, job, started, false)
+    run_mpir_job(o, job, started, false, mpi_note)
 }
 
 /// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
@@ -1034,7 +1068,7 @@ pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
         cohort_launch::Launcher::Slurm => Launcher::Slurm,
         _ => Launcher::OpenMpi,
     };
-    run_mpir_job(o, job, started, true)
+    run_mpir_job(o, job, started, true, None)
 }
 
 fn run_mpir_job(
@@ -1042,6 +1076,7 @@ fn run_mpir_job(
     job: cohort_launch::MpirJob,
     started: Instant,
     attached: bool,
+    mpi_note: Option<String>,
 ) -> anyhow::Result<i32> {
     let program = o.program.clone();
     let procs = job.procs().to_vec();
@@ -1079,6 +1114,9 @@ fn run_mpir_job(
         let mut acquire = vec!["--attach-table".to_string(), table.join(",")];
         if !attached {
             acquire.push("--kill-at-end".into());
+        }
+        if let Some(why) = mpi_note {
+            acquire.extend(["--exit-note".to_string(), why]);
         }
         (vec![acquire], Some((jobid, nodes)), k)
     } else {
@@ -1140,6 +1178,13 @@ fn run_mpir_job(
                     .context("releasing the launcher")??,
             )
         };
+        if !attached {
+            // Shown where every launcher's ranks are: at main (after MPI_Init where the
+            // launcher lets them go only inside it).
+            let a = front.ask(RankSet::all(o.n), ":to-main").await;
+            let (out, err) = a.render();
+            front.say(&out, &err);
+        }
         front.command_loop(o.commands, o.batch).await;
         front.shutdown().await;
         // The agents kill the ranks; the launcher ends its daemons (Open MPI's `mpirun` does

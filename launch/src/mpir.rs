@@ -146,13 +146,7 @@ impl LauncherHandle {
     pub fn end_within(&mut self, grace: Duration) -> Result<i32, LaunchError> {
         match self.wait(grace) {
             Err(LaunchError::Timeout { .. }) if self.launched => {
-                let kids = proc_util::descendants(self.pid);
-                for p in std::iter::once(self.pid).chain(kids) {
-                    let _ = nix::sys::signal::kill(
-                        nix::unistd::Pid::from_raw(p),
-                        nix::sys::signal::Signal::SIGKILL,
-                    );
-                }
+                proc_util::kill_with_descendants(self.pid);
                 self.wait(Duration::from_secs(5))
             }
             r => r,
@@ -243,7 +237,10 @@ pub fn launch_mpir_timeout(
         // tracer thread that starts it lives as long as its `LauncherHandle`.
         s.death_signal = Some(libc::SIGTERM);
         s.startup_with_shell = false;
-        s.disable_randomization = false;
+        // Address-space randomisation off, as gdb runs a program (and the local launcher its
+        // ranks): `mpirun`'s ranks inherit it, so their addresses, and the frame lines that
+        // show them, are the same from rank to rank and run to run.
+        s.disable_randomization = true;
         s.start_process()?;
         let pid = s.pid().ok_or(cohort_engine::EngineError::NotRunning)?;
         let r = run_to_breakpoint(s, pid, timeout);

@@ -307,9 +307,9 @@ pub fn program_in_own_dir(name: &str, tag: &str) -> PathBuf {
     build_in_own_dir(&source_dir(), name, tag, "cc")
 }
 
-/// `tests/mpi/NAME.c` compiled with the MPI compiler wrapper `cc` (`mpicc.openmpi`,
-/// `mpicc.mpich`, or a plain `cc` for the non-MPI ones) in its own folder
-/// (`target/fixture-dirs/CC-NAME/`), as [`program_in_own_dir`] does.
+/// `tests/mpi/NAME.c` (or `NAME.f90`) compiled with the MPI compiler wrapper `cc`
+/// (`mpicc.openmpi`, `mpif90.mpich`, …, or a plain `cc` for the non-MPI ones) in its own
+/// folder (`target/fixture-dirs/CC-NAME/`), as [`program_in_own_dir`] does.
 pub fn mpi_program_in_own_dir(name: &str, cc: &str) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("mpi");
     build_in_own_dir(&src, name, cc, cc)
@@ -327,14 +327,15 @@ fn build_in_own_dir(src_dir: &Path, name: &str, tag: &str, cc: &str) -> PathBuf 
         return dir.join(name);
     }
     built.push(key);
-    std::fs::copy(
-        src_dir.join(format!("{name}.c")),
-        dir.join(format!("{name}.c")),
-    )
-    .expect("copy the fixture");
+    let src = ["c", "f90"]
+        .map(|ext| format!("{name}.{ext}"))
+        .into_iter()
+        .find(|f| src_dir.join(f).exists())
+        .unwrap_or_else(|| format!("{name}.c"));
+    std::fs::copy(src_dir.join(&src), dir.join(&src)).expect("copy the fixture");
     let st = Command::new(cc)
         .args(["-g", "-O0", "-o", name])
-        .arg(format!("{name}.c"))
+        .arg(&src)
         .current_dir(&dir)
         .status()
         .expect("run cc");
