@@ -209,6 +209,8 @@ pub struct Node {
     lost: RankSet,
     /// Ranks attached to (not started by this session): never killed.
     attached: RankSet,
+    /// Ranks killed while in a command (rank → the command), whose end is not reported.
+    silenced: HashMap<u32, u64>,
 }
 
 impl Node {
@@ -257,6 +259,7 @@ impl Node {
             tx,
             lost: RankSet::new(),
             attached: RankSet::new(),
+            silenced: HashMap::new(),
         };
         (node, rx)
     }
@@ -531,6 +534,22 @@ impl Node {
             }
         }
         let mut notify = Vec::new();
+        if line == ":kill" {
+            // The job is started again: a rank still in a command (running, waiting in MPI)
+            // is ended now, and that command's end is not news.
+            for r in ranks.intersection(&self.own).iter() {
+                if let (Some(&cmd), Some(h)) = (self.running.get(&r), self.ranks.get(&r)) {
+                    let pid = h.pid.load(std::sync::atomic::Ordering::Relaxed);
+                    if pid > 0 {
+                        self.silenced.insert(r, cmd);
+                        let _ = nix::sys::signal::kill(
+                            nix::unistd::Pid::from_raw(pid),
+                            nix::sys::signal::Signal::SIGKILL,
+                        );
+                    }
+                }
+            }
+        }
         for r in ranks.intersection(&self.own).iter() {
             if self.running.contains_key(&r) {
                 if line == ":state" {
@@ -603,6 +622,10 @@ impl Node {
             {
                 self.running.insert(r, id);
             }
+        }
+        if self.silenced.get(&d.rank) == Some(&d.id) {
+            self.silenced.remove(&d.rank);
+            return;
         }
         match self.pending.get_mut(&d.id) {
             Some(p) if p.local_wait.contains(d.rank) => {

@@ -174,6 +174,40 @@ pub(crate) fn worker(
                             d.execute("start");
                         }
                     },
+                    ":kill" => {
+                        // The job is started again (`run` under an MPI launcher): the process
+                        // goes, the debugger (breakpoints, settings, history) stays.
+                        if d.pid().is_some()
+                            && let Err(e) = d.session.kill()
+                        {
+                            cohort_debugger::errln!("{e}");
+                        }
+                    }
+                    l if l.starts_with(":reattach ") => {
+                        // The started-again job's process of this rank: RANK=PID,… (silently,
+                        // as at the first acquisition: `run` says where the ranks stop).
+                        let p = l[":reattach ".len()..].split(',').find_map(|e| {
+                            let (r, p) = e.split_once('=')?;
+                            (r.trim().parse::<u32>().ok()? == rank)
+                                .then(|| p.trim().parse::<i32>().ok())?
+                        });
+                        match p {
+                            None => {
+                                cohort_debugger::errln!("rank {rank} is not in the job's new table")
+                            }
+                            Some(p) => {
+                                attach_pid = Some(p);
+                                if let Err(e) = d.attach(p) {
+                                    cohort_debugger::errln!("{e}");
+                                } else {
+                                    let _ = output::take();
+                                    if let Err(e) = cohort_launch::release_gate(&mut d.session) {
+                                        cohort_debugger::errln!("{e}");
+                                    }
+                                }
+                            }
+                        }
+                    }
                     ":to-main" => {
                         // A launched job's rank, attached to where its launcher left it: to
                         // where every launcher's ranks are shown (at main, or after MPI_Init).

@@ -286,6 +286,33 @@ pub struct Front {
     signals: Option<Signals>,
     /// The signal that ends the session before its commands are done.
     pub ending: Option<i32>,
+    /// What `run` does.
+    run: RunPolicy,
+    /// The launcher this session started (`mpirun`, `srun`), once released.
+    launcher: Option<cohort_launch::LauncherHandle>,
+}
+
+/// What `run` does in a session.
+pub(crate) enum RunPolicy {
+    /// Every rank starts its program again (the local launcher: the agents are the launcher).
+    Ranks,
+    /// The job starts again through its launcher.
+    Relaunch(Relaunch),
+    /// `run` cannot start this job again: why.
+    Refuse(&'static str),
+}
+
+/// How `run` starts a launched job again through its MPIR launcher (`mpirun`): the job is
+/// ended (the launcher told first, the ranks killed), launched again with the same command
+/// line, and each rank's debugger (breakpoints, settings, history) attaches to the rank's new
+/// process; then every rank runs to its first breakpoint, as gdb's `run` does.
+pub(crate) struct Relaunch {
+    /// The launcher's command line: the launcher, its options and the program …
+    argv: Vec<OsString>,
+    /// … the program's arguments from here (`run ARGS` gives new ones).
+    args_at: usize,
+    /// Where the launcher put each rank (the agents are there).
+    hosts: Vec<String>,
 }
 
 /// What a signal to the front end asks for.
@@ -579,6 +606,86 @@ impl Front {
         }
     }
 
+    /// `run` in a session whose launcher starts the job (see [`Relaunch`]).
+    async fn run_again(&mut self, args: &str) {
+        let mut r = match std::mem::replace(&mut self.run, RunPolicy::Ranks) {
+            RunPolicy::Relaunch(r) => r,
+            RunPolicy::Refuse(why) => {
+                self.run = RunPolicy::Refuse(why);
+                self.say("", &format!("{why}\n"));
+                return;
+            }
+            RunPolicy::Ranks => return,
+        };
+        let result = self.relaunch(&mut r, args).await;
+        self.run = RunPolicy::Relaunch(r);
+        if let Err(e) = result {
+            self.say("", &format!("{e:#}\n"));
+        }
+    }
+
+    async fn relaunch(&mut self, r: &mut Relaunch, args: &str) -> anyhow::Result<()> {
+        let all = RankSet::all(self.size);
+        if !args.is_empty() {
+            r.argv.truncate(r.args_at);
+            r.argv.extend(args.split_whitespace().map(OsString::from));
+        }
+        // The job ends (the launcher told first: Open MPI's `mpirun` then ends quietly).
+        if let Some(l) = &self.launcher {
+            l.ask_to_end();
+        }
+        let (out, err) = self.ask(all.clone(), ":kill").await.render();
+        self.say(&out, &err);
+        if let Some(mut l) = self.launcher.take() {
+            let _ = tokio::task::spawn_blocking(move || l.end_within(Duration::from_secs(1))).await;
+        }
+        if self.ending.is_some() {
+            return Ok(());
+        }
+        // And starts again.
+        let argv = r.argv.clone();
+        let job = tokio::task::spawn_blocking(move || cohort_launch::launch_mpir(&argv, &[]))
+            .await
+            .context("starting the launcher")?
+            .with_context(|| format!("starting {} under control", r.argv[0].to_string_lossy()))?;
+        let procs = job.procs().to_vec();
+        if procs.len() != r.hosts.len() {
+            bail!(
+                "the launcher's table has {} ranks, not {}",
+                procs.len(),
+                r.hosts.len()
+            );
+        }
+        if let Some(p) = procs
+            .iter()
+            .find(|p| r.hosts.get(p.rank as usize) != Some(&p.host))
+        {
+            bail!(
+                "rank {} now runs on {}, where no agent of this session is",
+                p.rank,
+                p.host
+            );
+        }
+        let table: Vec<String> = procs
+            .iter()
+            .map(|p| format!("{}={}", p.rank, p.pid))
+            .collect();
+        let (out, err) = self
+            .ask(all.clone(), &format!(":reattach {}", table.join(",")))
+            .await
+            .render();
+        self.say(&out, &err);
+        self.launcher = Some(
+            tokio::task::spawn_blocking(move || job.release_launcher())
+                .await
+                .context("releasing the launcher")??,
+        );
+        // As gdb's `run`: on to the first breakpoint.
+        let (out, err) = self.ask(all, "continue").await.render();
+        self.say(&out, &err);
+        Ok(())
+    }
+
     /// Act on a signal: interrupt the running ranks, or note that the session ends (true).
     fn on_signal(&mut self, sig: Sig) -> bool {
         match sig {
@@ -633,6 +740,10 @@ impl Front {
         let word = cmd.split_whitespace().next().unwrap_or("");
         match word {
             "quit" | "q" => return false,
+            "run" | "r" if !matches!(self.run, RunPolicy::Ranks) => {
+                self.run_again(cmd[word.len()..].trim()).await;
+                return self.ending.is_none();
+            }
             "focus" => {
                 let arg = cmd[word.len()..].trim();
                 if arg.is_empty() {
@@ -1013,11 +1124,12 @@ fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
         }
     }
     argv.push(program.clone().into());
+    let args_at = argv.len();
     argv.extend(o.args.iter().cloned());
     let started = Instant::now();
     let job = cohort_launch::launch_mpir(&argv, &[])
         .with_context(|| format!("starting {} under control", argv[0].to_string_lossy()))?;
-    run_mpir_job(o, job, started, false, mpi_note)
+    run_mpir_job(o, job, started, Some((argv, args_at)), mpi_note)
 }
 
 /// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
@@ -1068,16 +1180,18 @@ pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
         cohort_launch::Launcher::Slurm => Launcher::Slurm,
         _ => Launcher::OpenMpi,
     };
-    run_mpir_job(o, job, started, true, None)
+    run_mpir_job(o, job, started, None, None)
 }
 
 fn run_mpir_job(
     mut o: LaunchOpts,
     job: cohort_launch::MpirJob,
     started: Instant,
-    attached: bool,
+    launched: Option<(Vec<OsString>, usize)>,
     mpi_note: Option<String>,
 ) -> anyhow::Result<i32> {
+    // A job this session launched (its launcher's command line), else one it attached to.
+    let attached = launched.is_none();
     let program = o.program.clone();
     let procs = job.procs().to_vec();
     if procs.len() as u32 != o.n {
@@ -1166,17 +1280,34 @@ fn run_mpir_job(
         let (out, err) = a.render();
         front.say(&out, &err);
         // Every rank is held by its agent: the launcher may go on (and reap the job at its end).
-        let launcher = if attached {
-            tokio::task::spawn_blocking(move || job.release())
-                .await
-                .context("releasing the launcher")??;
-            None
-        } else {
-            Some(
-                tokio::task::spawn_blocking(move || job.release_launcher())
+        let hosts: Vec<String> = procs.iter().map(|p| p.host.clone()).collect();
+        front.run = match launched {
+            None => {
+                tokio::task::spawn_blocking(move || job.release())
                     .await
-                    .context("releasing the launcher")??,
-            )
+                    .context("releasing the launcher")??;
+                RunPolicy::Refuse(
+                    "The job was attached to: `run` cannot start it again (its launcher is not this session's).",
+                )
+            }
+            Some((argv, args_at)) => {
+                front.launcher = Some(
+                    tokio::task::spawn_blocking(move || job.release_launcher())
+                        .await
+                        .context("releasing the launcher")??,
+                );
+                if slurm {
+                    RunPolicy::Refuse(
+                        "`run` cannot start a Slurm job again: its agents run in the job's allocation, which ends with srun (quit, and launch it again).",
+                    )
+                } else {
+                    RunPolicy::Relaunch(Relaunch {
+                        argv,
+                        args_at,
+                        hosts,
+                    })
+                }
+            }
         };
         if !attached {
             // Shown where every launcher's ranks are: at main (after MPI_Init where the
@@ -1187,6 +1318,7 @@ fn run_mpir_job(
         }
         front.command_loop(o.commands, o.batch).await;
         front.shutdown().await;
+        let launcher = front.launcher.take();
         // The agents kill the ranks; the launcher ends its daemons (Open MPI's `mpirun` does
         // so without a word when it is told first, `srun` cancels its step).
         if let Some(l) = &launcher {
@@ -1392,6 +1524,8 @@ pub(crate) async fn start_agents(
         program_output: Vec::new(),
         signals: Signals::new().ok(),
         ending: None,
+        run: RunPolicy::Ranks,
+        launcher: None,
     };
     // The root registers once every child has; children that never come make it register
     // with what there is.

@@ -6,12 +6,13 @@
 //! within 2 s of the end no process with it may be left. A job the session attached to
 //! (`cohort attach`) is detached instead and runs on to its normal end.
 
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{Proc, Session, job, show, status_field, unique_marker};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
@@ -45,182 +46,28 @@ const ENDS: [End; 7] = [
 /// How long everything may take to go.
 const GONE_WITHIN: Duration = Duration::from_secs(2);
 
-fn cohort() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_cohort"))
-}
-
-fn unique_marker() -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "cohort-end-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
-/// A process of /proc: its state letter, command line and executable.
-struct Proc {
-    pid: i32,
-    state: char,
-    cmdline: String,
-    exe: PathBuf,
-}
-
-fn proc_info(pid: i32) -> Option<Proc> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let state = stat
-        .get(stat.rfind(')')? + 1..)?
-        .trim_start()
-        .chars()
-        .next()?;
-    let cmdline = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).ok()?)
-        .replace('\0', " ");
-    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
-    Some(Proc {
-        pid,
-        state,
-        cmdline,
-        exe,
-    })
-}
-
-/// Every live process (not a zombie) with `marker` in its command line or environment.
-fn job(marker: &str) -> Vec<Proc> {
-    let me = std::process::id() as i32;
-    let m = marker.as_bytes();
-    let has = |b: &[u8]| b.windows(m.len()).any(|w| w == m);
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| pid != me)
-        .filter(|&pid| {
-            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            has(&env) || has(&cmd)
-        })
-        .filter_map(proc_info)
-        .filter(|p| p.state != 'Z' && p.state != 'X')
-        .collect()
-}
-
-fn show(ps: &[Proc]) -> String {
-    ps.iter()
-        .map(|p| format!("  {} {} {}\n", p.pid, p.state, p.cmdline))
-        .collect()
-}
-
-fn status_field(pid: i32, field: &str) -> Option<String> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix(field))
-        .map(|v| v.trim().to_string())
-}
-
-/// A `cohort launch` or `cohort attach` session on pipes.
-struct Session {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    /// Everything read so far (for messages).
-    seen: Vec<String>,
-}
-
-impl Session {
-    fn start(args: &[String], dir: &Path, env: &[(&str, &str)]) -> Session {
-        let mut child = Command::new(cohort())
-            .args(args)
-            .envs(env.iter().copied())
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take();
-        let (tx, lines) = mpsc::channel();
-        for r in [
-            Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
-            Box::new(child.stderr.take().unwrap()),
-        ] {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                for l in std::io::BufReader::new(r).lines() {
-                    let Ok(l) = l else { break };
-                    if tx.send(l).is_err() {
-                        break;
-                    }
-                }
-            });
+/// End the session the way `end` says (after the batch commands for `End::Batch`).
+fn end_session(s: &mut Session, end: End) {
+    let sig = |s: &Session, sig| kill(s.pid(), sig).unwrap();
+    match end {
+        End::Batch => {}
+        End::Quit => s.send("quit"),
+        End::Eof => drop(s.stdin.take()),
+        End::Term => sig(s, Signal::SIGTERM),
+        End::Hup => sig(s, Signal::SIGHUP),
+        End::IntTwice => {
+            sig(s, Signal::SIGINT);
+            std::thread::sleep(Duration::from_millis(200));
+            sig(s, Signal::SIGINT);
         }
-        Session {
-            child,
-            stdin,
-            lines,
-            seen: Vec::new(),
+        End::Kill => sig(s, Signal::SIGKILL),
+        End::QuitAfterInterrupts => {
+            s.send("interrupt");
+            s.wait_for(|l| l.contains(" received signal SIGINT, Interrupt."));
+            std::thread::sleep(Duration::from_millis(300));
+            s.send("interrupt");
+            s.send("quit");
         }
-    }
-
-    fn pid(&self) -> Pid {
-        Pid::from_raw(self.child.id() as i32)
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin.as_mut().unwrap(), "{line}").unwrap();
-    }
-
-    /// Wait for a line of output (stdout or stderr) that `want` accepts.
-    fn wait_for(&mut self, want: impl Fn(&str) -> bool) -> String {
-        let until = Instant::now() + Duration::from_secs(60);
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    self.seen.push(l.clone());
-                    if want(&l) {
-                        return l;
-                    }
-                }
-                Err(_) => panic!("the line never came; output:\n{}", self.seen.join("\n")),
-            }
-        }
-    }
-
-    /// End the session the way `end` says (after the batch commands for `End::Batch`).
-    fn end(&mut self, end: End) {
-        let sig = |s: &Session, sig| kill(s.pid(), sig).unwrap();
-        match end {
-            End::Batch => {}
-            End::Quit => self.send("quit"),
-            End::Eof => drop(self.stdin.take()),
-            End::Term => sig(self, Signal::SIGTERM),
-            End::Hup => sig(self, Signal::SIGHUP),
-            End::IntTwice => {
-                sig(self, Signal::SIGINT);
-                std::thread::sleep(Duration::from_millis(200));
-                sig(self, Signal::SIGINT);
-            }
-            End::Kill => sig(self, Signal::SIGKILL),
-            End::QuitAfterInterrupts => {
-                self.send("interrupt");
-                self.wait_for(|l| l.contains(" received signal SIGINT, Interrupt."));
-                std::thread::sleep(Duration::from_millis(300));
-                self.send("interrupt");
-                self.send("quit");
-            }
-        }
-    }
-
-    fn exited(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_some()
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -251,7 +98,7 @@ fn run_then_end(s: &mut Session, end: End, before: impl FnOnce()) {
         // `info ranks`, after the `continue` that leaves them running, is the last command.
         s.wait_for(|l| l.ends_with("] running"));
     }
-    s.end(end);
+    end_session(s, end);
 }
 
 /// `cohort launch -n N LAUNCH -- PROG NEVER`, the ranks running, ended by `end`: within 2 s

@@ -410,6 +410,13 @@ impl Session {
         p.signals = self.signals.clone();
         p.on_notice = self.notice_hook.as_ref().map(|f| f());
         self.process = Some(p);
+        self.forget_breakpoint_places();
+        self.after_start()
+    }
+
+    /// A new process: every breakpoint is placed again, a location found again in it (where
+    /// it was loaded, address-space randomisation on or off).
+    fn forget_breakpoint_places(&mut self) {
         for b in &mut self.breakpoints {
             b.inserted = false;
             b.hw.clear();
@@ -420,7 +427,6 @@ impl Session {
                 *slot = None;
             }
         }
-        self.after_start()
     }
 
     /// Attach to a running process.
@@ -435,6 +441,7 @@ impl Session {
             self.program = Some(exe);
         }
         self.process = Some(p);
+        self.forget_breakpoint_places();
         self.after_start()
     }
 
