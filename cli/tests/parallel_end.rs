@@ -308,7 +308,10 @@ fn attached_open_mpi_job_runs_on_however_the_session_ends() {
             &prog,
             4,
             end,
-            &[("OMPI_MCA_btl", "self,vader")],
+            &[
+                ("OMPI_MCA_btl", "self,vader"),
+                ("OMPI_MPIR_DO_NOT_WARN", "1"),
+            ],
             |i| format!("rank {i} of 4 got {}", ((i + 3) % 4) * 10),
         );
     }
@@ -327,7 +330,10 @@ fn attached_ranks_interrupted_when_stopped_run_on_after_quit() {
         &prog,
         4,
         End::QuitAfterInterrupts,
-        &[("OMPI_MCA_btl", "self,vader")],
+        &[
+            ("OMPI_MCA_btl", "self,vader"),
+            ("OMPI_MPIR_DO_NOT_WARN", "1"),
+        ],
         |i| format!("rank {i} of 4 got {}", ((i + 3) % 4) * 10),
     );
 }

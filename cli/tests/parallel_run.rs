@@ -162,3 +162,49 @@ fn run_in_a_slurm_session_says_why_it_cannot() {
         "{out}"
     );
 }
+
+#[test]
+fn run_does_not_start_an_attached_job_again() {
+    let prog = cohort_fixtures::mpi_program_in_own_dir("ring", "mpicc.openmpi");
+    let prog = prog.canonicalize().unwrap();
+    let marker = unique_marker();
+    let file = std::env::temp_dir().join(format!("{marker}-go"));
+    let mut mpirun = std::process::Command::new("mpirun");
+    mpirun.args(["-np", "2", "--oversubscribe"]);
+    if nix::unistd::getuid().is_root() {
+        mpirun.arg("--allow-run-as-root");
+    }
+    let mut job_proc = mpirun
+        .arg(&prog)
+        .arg(&file)
+        .env("OMPI_MCA_btl", "self,vader")
+        .env("OMPI_MPIR_DO_NOT_WARN", "1")
+        .env("COHORT_TEST_MARKER", &marker)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while pids_of(&marker, &prog).len() < 2 {
+        assert!(Instant::now() < until, "the job did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ranks = pids_of(&marker, &prog);
+    let o = std::process::Command::new(common::cohort())
+        .args(["attach", "--mpirun", &job_proc.id().to_string(), "-batch"])
+        .args(["-ex", "run", "-ex", "detach"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    // The ranks are the same processes, and run on to their end.
+    assert_eq!(pids_of(&marker, &prog), ranks);
+    std::fs::write(&file, "").unwrap();
+    let st = job_proc.wait().unwrap();
+    let _ = std::fs::remove_file(&file);
+    assert!(st.success());
+    assert!(
+        err.lines().any(|l| l
+            == "The job was attached to: `run` cannot start it again (its launcher is not this session's)."),
+        "{err}"
+    );
+}
