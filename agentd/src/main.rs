@@ -57,6 +57,14 @@ struct Args {
     /// the entries of its node, SLURMD_NODENAME or its host name).
     #[arg(long, value_delimiter = ',')]
     attach_table: Vec<String>,
+    /// The ranks attached to (`--attach`, `--attach-table`) are a job this session launched:
+    /// killed at the end of the session, not detached.
+    #[arg(long)]
+    kill_at_end: bool,
+    /// Why a rank attached to would die early (its MPI_Init cannot work under the launcher):
+    /// said when one ends with a failure.
+    #[arg(long)]
+    exit_note: Option<String>,
     /// Working directory of launched ranks.
     #[arg(long)]
     cwd: Option<PathBuf>,
@@ -174,6 +182,8 @@ fn main() -> anyhow::Result<()> {
             rank: r.parse().with_context(|| format!("bad rank in {spec}"))?,
             init: Init::Attach {
                 pid: p.parse().with_context(|| format!("bad pid in {spec}"))?,
+                kill_at_end: a.kill_at_end,
+                exit_note: a.exit_note.clone(),
             },
             pipes: None,
         });

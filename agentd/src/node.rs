@@ -114,6 +114,7 @@ pub fn is_resuming(line: &str) -> bool {
             | "start"
             | "starti"
             | ":start"
+            | ":to-main"
             | "continue"
             | "c"
             | "cont"
@@ -230,6 +231,8 @@ pub struct Node {
     lost: RankSet,
     /// Ranks attached to (not started by this session): never killed.
     attached: RankSet,
+    /// Ranks killed while in a command (rank → the command), whose end is not reported.
+    silenced: HashMap<u32, u64>,
 }
 
 impl Node {
@@ -278,6 +281,7 @@ impl Node {
             tx,
             lost: RankSet::new(),
             attached: RankSet::new(),
+            silenced: HashMap::new(),
         };
         (node, rx)
     }
@@ -319,7 +323,13 @@ impl Node {
     fn start_ranks(&mut self) {
         self.pool.plan(self.to_start.len());
         for (rank, init) in std::mem::take(&mut self.to_start) {
-            if matches!(init, Init::Attach { .. }) {
+            if matches!(
+                init,
+                Init::Attach {
+                    kill_at_end: false,
+                    ..
+                }
+            ) {
                 self.attached.insert(rank);
             }
             match self.pool.spawn(rank, init) {
@@ -441,6 +451,9 @@ impl Node {
             // only when that command ends: end it. A launched rank that is to be killed is
             // killed now; one to be left running is interrupted as by Ctrl-C, whose SIGINT
             // is not passed on when it is detached (gdb's `handle SIGINT nopass`).
+            // (The shutdown is queued first: the rank then knows that the end of its command
+            // is the session's.)
+            h.send(Job::Shutdown { detach });
             let pid = h.pid.load(std::sync::atomic::Ordering::Relaxed);
             if self.running.contains_key(r) && pid > 0 {
                 let sig = if detach || self.attached.contains(*r) {
@@ -450,7 +463,6 @@ impl Node {
                 };
                 let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), sig);
             }
-            h.send(Job::Shutdown { detach });
         }
         for h in self.ranks.values_mut() {
             h.join();
@@ -477,7 +489,9 @@ impl Node {
             Down::Interrupt { ranks } => {
                 for (r, h) in &self.ranks {
                     let pid = h.pid.load(std::sync::atomic::Ordering::Relaxed);
-                    if ranks.contains(*r) && pid > 0 {
+                    // Only ranks that run: a SIGINT to a stopped rank would wait in the
+                    // kernel, and kill it when it runs on (or is detached).
+                    if ranks.contains(*r) && pid > 0 && self.running.contains_key(r) {
                         // The rank's thread is waiting for it: a signal ends the wait, and
                         // the debugger reports it as gdb reports a Ctrl-C.
                         let _ = nix::sys::signal::kill(
@@ -546,6 +560,22 @@ impl Node {
             }
         }
         let mut notify = Vec::new();
+        if line == ":kill" {
+            // The job is started again: a rank still in a command (running, waiting in MPI)
+            // is ended now, and that command's end is not news.
+            for r in ranks.intersection(&self.own).iter() {
+                if let (Some(&cmd), Some(h)) = (self.running.get(&r), self.ranks.get(&r)) {
+                    let pid = h.pid.load(std::sync::atomic::Ordering::Relaxed);
+                    if pid > 0 {
+                        self.silenced.insert(r, cmd);
+                        let _ = nix::sys::signal::kill(
+                            nix::unistd::Pid::from_raw(pid),
+                            nix::sys::signal::Signal::SIGKILL,
+                        );
+                    }
+                }
+            }
+        }
         for r in ranks.intersection(&self.own).iter() {
             if self.running.contains_key(&r) {
                 if line == ":state" {
@@ -620,6 +650,10 @@ impl Node {
             {
                 self.running.insert(r, id);
             }
+        }
+        if self.silenced.get(&d.rank) == Some(&d.id) {
+            self.silenced.remove(&d.rank);
+            return;
         }
         match self.pending.get_mut(&d.id) {
             Some(p) if p.local_wait.contains(d.rank) => {

@@ -12,7 +12,12 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use crate::tracers::{self, StartPermit, Suspend};
 use std::sync::{Arc, Mutex, mpsc};
 
+use cohort_debugger::launched::ProgramStart;
 use cohort_debugger::{Debugger, Flow, output};
+
+/// Said of ranks shown after `MPI_Init` rather than at `main` (Open MPI's `mpirun` lets them go
+/// only inside it).
+pub const AFTER_MPI_INIT: &str = "The launcher lets its ranks go only inside MPI_Init: they are shown at the first line after it.\n";
 
 /// How a rank's process comes under control.
 pub enum Init {
@@ -24,8 +29,15 @@ pub enum Init {
         cwd: Option<PathBuf>,
         fds: Vec<(Arc<OwnedFd>, i32)>,
     },
-    /// Attach to a running process (ranks acquired through MPIR).
-    Attach { pid: i32 },
+    /// Attach to a running process (ranks acquired through MPIR): detached at the end, or
+    /// killed when the session launched the job (`kill_at_end`). `exit_note` says why the
+    /// rank would die early (its `MPI_Init` cannot work under the launcher), with its end when
+    /// that is a failure.
+    Attach {
+        pid: i32,
+        kill_at_end: bool,
+        exit_note: Option<String>,
+    },
     /// Start the rank a launcher's wrapper handed over (MPICH's hydra through
     /// `cohort-rankwrap`), and tell the wrapper how it ended.
     Wrapped(Box<cohort_launch::WrappedRank>),
@@ -89,6 +101,8 @@ pub(crate) fn worker(
     let mut d = Debugger::new(true);
     d.set_activity_slot(activity);
     let mut attach_pid = None;
+    let mut kill_attached = false;
+    let mut exit_note: Option<String> = None;
     let mut wrapped: Option<Box<cohort_launch::WrappedRank>> = None;
     match init {
         Init::Launch {
@@ -106,7 +120,15 @@ pub(crate) fn worker(
                 cohort_debugger::errln!("{e}");
             }
         }
-        Init::Attach { pid } => attach_pid = Some(pid),
+        Init::Attach {
+            pid,
+            kill_at_end,
+            exit_note: note,
+        } => {
+            attach_pid = Some(pid);
+            kill_attached = kill_at_end;
+            exit_note = note;
+        }
         Init::Wrapped(mut w) => {
             let lo = w.launch_options();
             d.session.args = lo.args;
@@ -120,8 +142,10 @@ pub(crate) fn worker(
         }
     }
     // Whatever loading printed goes with the first answer.
-    let mut detach_at_end = attach_pid.is_some();
-    while let Some(job) = next_job(&rx) {
+    let mut detach_at_end = attach_pid.is_some() && !kill_attached;
+    let mut queued: Option<Job> = None;
+    let mut ended_by_session = false;
+    while let Some(job) = queued.take().or_else(|| next_job(&rx)) {
         match job {
             Job::Exec { id, line, history } => {
                 d.skip_history_to(history as usize);
@@ -139,10 +163,19 @@ pub(crate) fn worker(
                         Some(p) => {
                             if let Err(e) = d.attach(p) {
                                 cohort_debugger::errln!("{e}");
-                            } else if let Err(e) = cohort_launch::release_gate(&mut d.session) {
-                                // Ranks acquired through MPIR may wait for the debugger before
-                                // leaving MPI_Init (MPIR_debug_gate, or a SIGSTOP under Slurm).
-                                cohort_debugger::errln!("{e}");
+                            } else {
+                                if kill_attached {
+                                    // The session launched the job: where attaching found
+                                    // the rank is no stop of the user's; `:to-main` shows
+                                    // where it stops.
+                                    let _ = output::take();
+                                }
+                                if let Err(e) = cohort_launch::release_gate(&mut d.session) {
+                                    // Ranks acquired through MPIR may wait for the debugger
+                                    // before leaving MPI_Init (MPIR_debug_gate, or a SIGSTOP
+                                    // under Slurm).
+                                    cohort_debugger::errln!("{e}");
+                                }
                             }
                         }
                         None => {
@@ -150,6 +183,54 @@ pub(crate) fn worker(
                             d.execute("start");
                         }
                     },
+                    ":kill" => {
+                        // The job is started again (`run` under an MPI launcher): the process
+                        // goes, the debugger (breakpoints, settings, history) stays.
+                        if d.pid().is_some()
+                            && let Err(e) = d.session.kill()
+                        {
+                            cohort_debugger::errln!("{e}");
+                        }
+                    }
+                    l if l.starts_with(":reattach ") => {
+                        // The started-again job's process of this rank: RANK=PID,… (silently,
+                        // as at the first acquisition: `run` says where the ranks stop).
+                        let p = l[":reattach ".len()..].split(',').find_map(|e| {
+                            let (r, p) = e.split_once('=')?;
+                            (r.trim().parse::<u32>().ok()? == rank)
+                                .then(|| p.trim().parse::<i32>().ok())?
+                        });
+                        match p {
+                            None => {
+                                cohort_debugger::errln!("rank {rank} is not in the job's new table")
+                            }
+                            Some(p) => {
+                                attach_pid = Some(p);
+                                if let Err(e) = d.attach(p) {
+                                    cohort_debugger::errln!("{e}");
+                                } else {
+                                    let _ = output::take();
+                                    if let Err(e) = cohort_launch::release_gate(&mut d.session) {
+                                        cohort_debugger::errln!("{e}");
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    ":to-main" => {
+                        // A launched job's rank, attached to where its launcher left it: to
+                        // where every launcher's ranks are shown (at main, or after MPI_Init).
+                        match d.run_to_program_start() {
+                            Ok(ProgramStart::AfterMpiInit) => {
+                                let c = output::take();
+                                output::write_out(AFTER_MPI_INIT);
+                                output::write_out(&c.out);
+                                output::write_err(&c.err);
+                            }
+                            Ok(_) => {}
+                            Err(e) => cohort_debugger::errln!("{e}"),
+                        }
+                    }
                     ":stacks" => {
                         d.execute("bt");
                     }
@@ -164,7 +245,27 @@ pub(crate) fn worker(
                     }
                 }
                 pid.store(d.pid().unwrap_or(0), Ordering::Relaxed);
-                report_end(&mut wrapped, &d);
+                // A shutdown that came while the command ran: the agent ends a rank still in a
+                // command with SIGKILL, and that end is the session's, not the program's.
+                if let Ok(j) = rx.try_recv() {
+                    queued = Some(j);
+                }
+                let ending = matches!(queued, Some(Job::Shutdown { .. }));
+                if ending
+                    && d.pid().is_none()
+                    && d.exit_status == Some(cohort_launch::wait_status_killed(libc::SIGKILL))
+                {
+                    d.exit_status = None;
+                    ended_by_session = true;
+                } else if d.pid().is_none()
+                    && d.exit_status.is_some_and(|st| st != 0)
+                    && let Some(why) = exit_note.take()
+                {
+                    output::write_err(&format!("The rank died in MPI_Init: {why}.\n"));
+                }
+                if !ending {
+                    report_end(&mut wrapped, &d);
+                }
                 let c = output::take();
                 done(Done {
                     id,
@@ -186,9 +287,16 @@ pub(crate) fn worker(
         }
     } else {
         let was_running = d.pid().is_some();
+        if kill_attached {
+            // Attached, but the session's own job: it ends with the session.
+            let _ = d.session.kill();
+        }
         d.finish();
-        if was_running && d.exit_status.is_none() {
-            d.exit_status = Some(cohort_launch::wait_status_killed(libc::SIGKILL));
+        if (was_running || ended_by_session) && d.exit_status.is_none() {
+            // Ended with the session, as gdb's `quit` kills its program: the wrapper ends
+            // quietly, so that the launcher does not report the job as failed (hydra prints a
+            // banner for every rank a signal ended).
+            d.exit_status = Some(cohort_launch::wait_status_exited(0));
         }
     }
     report_end(&mut wrapped, &d);
@@ -203,6 +311,7 @@ fn report_end(wrapped: &mut Option<Box<cohort_launch::WrappedRank>>, d: &Debugge
         && let Some(st) = d.exit_status
         && let Err(e) = w.report_exit(st)
     {
-        tracing::warn!("rank {}: telling its wrapper how it ended: {e}", w.rank);
+        // (Its launcher may have ended the wrapper first: the job is over either way.)
+        tracing::debug!("rank {}: telling its wrapper how it ended: {e}", w.rank);
     }
 }

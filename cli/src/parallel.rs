@@ -284,6 +284,86 @@ pub struct Front {
     /// The job's value-history count: every command carries it, so that `$N` are numbered
     /// across the job (a rank skips the numbers of values printed on other ranks).
     history: u32,
+    /// The signals that interrupt the ranks or end the session (none where they could not be
+    /// caught: they then end the front end, and the agents end the job without it).
+    signals: Option<Signals>,
+    /// The signal that ends the session before its commands are done.
+    pub ending: Option<i32>,
+    /// What `run` does.
+    run: RunPolicy,
+    /// The launcher this session started (`mpirun`, `srun`), once released.
+    launcher: Option<cohort_launch::LauncherHandle>,
+}
+
+/// What `run` does in a session.
+pub(crate) enum RunPolicy {
+    /// Every rank starts its program again (the local launcher: the agents are the launcher).
+    Ranks,
+    /// The job starts again through its launcher.
+    Relaunch(Relaunch),
+    /// `run` cannot start this job again: why.
+    Refuse(&'static str),
+}
+
+/// How `run` starts a launched job again through its MPIR launcher (`mpirun`): the job is
+/// ended (the launcher told first, the ranks killed), launched again with the same command
+/// line, and each rank's debugger (breakpoints, settings, history) attaches to the rank's new
+/// process; then every rank runs to its first breakpoint, as gdb's `run` does.
+pub(crate) struct Relaunch {
+    /// The launcher's command line: the launcher, its options and the program …
+    argv: Vec<OsString>,
+    /// … the program's arguments from here (`run ARGS` gives new ones).
+    args_at: usize,
+    /// Where the launcher put each rank (the agents are there).
+    hosts: Vec<String>,
+}
+
+/// What a signal to the front end asks for.
+enum Sig {
+    /// Ctrl-C: stop the running ranks.
+    Interrupt,
+    /// SIGTERM, SIGHUP, or a second Ctrl-C within a second: end the session (the signal).
+    End(i32),
+}
+
+/// The signals the front end reacts to. Ctrl-C interrupts the ranks; a second one within a
+/// second (as with `srun`), SIGTERM or SIGHUP end the session as `quit` does (launched ranks,
+/// the launcher and its daemons killed, attached ranks detached).
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+    last_int: Option<Instant>,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+            int: signal(SignalKind::interrupt())?,
+            last_int: None,
+        })
+    }
+
+    /// The next signal (cancel-safe); never, without signals.
+    async fn next(this: &mut Option<Signals>) -> Sig {
+        let Some(s) = this else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = s.term.recv() => Sig::End(libc::SIGTERM),
+            _ = s.hup.recv() => Sig::End(libc::SIGHUP),
+            _ = s.int.recv() => {
+                let again = s
+                    .last_int
+                    .is_some_and(|t| t.elapsed() < Duration::from_secs(1));
+                s.last_int = Some(Instant::now());
+                if again { Sig::End(libc::SIGINT) } else { Sig::Interrupt }
+            }
+        }
+    }
 }
 
 /// What a command answered.
@@ -428,11 +508,14 @@ impl Front {
     /// Send `line` to `ranks` and wait for the merged answer, printing events and program
     /// output that arrive meanwhile.
     pub async fn ask(&mut self, ranks: RankSet, line: &str) -> Answer {
+        if self.ending.is_some() {
+            return Answer::default();
+        }
         self.next_id += 1;
         let id = self.next_id;
         // Starting (loading every library's debug information the first time) is not a step
         // that may legitimately wait on peers: it gets the full timeout.
-        let ms = if node::is_resuming(line) && line != ":start" {
+        let ms = if node::is_resuming(line) && !matches!(line, ":start" | ":to-main") {
             self.settle_ms
         } else {
             self.timeout_ms
@@ -444,22 +527,141 @@ impl Front {
             timeout_ms: ms,
             history: self.history,
         }));
-        while let Some(up) = self.up.recv().await {
-            if let Some((rid, a)) = self.on_up(up)
-                && rid == id
-            {
-                return a;
+        loop {
+            tokio::select! {
+                up = self.up.recv() => match up {
+                    Some(up) => {
+                        if let Some((rid, a)) = self.on_up(up)
+                            && rid == id
+                        {
+                            return a;
+                        }
+                    }
+                    None => return Answer::default(),
+                },
+                sig = Signals::next(&mut self.signals) => {
+                    if self.on_signal(sig) {
+                        return Answer::default();
+                    }
+                }
             }
         }
-        Answer::default()
+    }
+
+    /// `run` in a session whose launcher starts the job (see [`Relaunch`]).
+    async fn run_again(&mut self, args: &str) {
+        let mut r = match std::mem::replace(&mut self.run, RunPolicy::Ranks) {
+            RunPolicy::Relaunch(r) => r,
+            RunPolicy::Refuse(why) => {
+                self.run = RunPolicy::Refuse(why);
+                self.say("", &format!("{why}\n"));
+                return;
+            }
+            RunPolicy::Ranks => return,
+        };
+        let result = self.relaunch(&mut r, args).await;
+        self.run = RunPolicy::Relaunch(r);
+        if let Err(e) = result {
+            self.say("", &format!("{e:#}\n"));
+        }
+    }
+
+    async fn relaunch(&mut self, r: &mut Relaunch, args: &str) -> anyhow::Result<()> {
+        let all = RankSet::all(self.size);
+        if !args.is_empty() {
+            r.argv.truncate(r.args_at);
+            r.argv.extend(args.split_whitespace().map(OsString::from));
+        }
+        // The job ends (the launcher told first: Open MPI's `mpirun` then ends quietly).
+        if let Some(l) = &self.launcher {
+            l.ask_to_end();
+        }
+        let (out, err) = self.ask(all.clone(), ":kill").await.render();
+        self.say(&out, &err);
+        if let Some(mut l) = self.launcher.take() {
+            let _ = tokio::task::spawn_blocking(move || l.end_within(Duration::from_secs(1))).await;
+        }
+        if self.ending.is_some() {
+            return Ok(());
+        }
+        // And starts again.
+        let argv = r.argv.clone();
+        let job = tokio::task::spawn_blocking(move || cohort_launch::launch_mpir(&argv, &[]))
+            .await
+            .context("starting the launcher")?
+            .with_context(|| format!("starting {} under control", r.argv[0].to_string_lossy()))?;
+        let procs = job.procs().to_vec();
+        if procs.len() != r.hosts.len() {
+            bail!(
+                "the launcher's table has {} ranks, not {}",
+                procs.len(),
+                r.hosts.len()
+            );
+        }
+        if let Some(p) = procs
+            .iter()
+            .find(|p| r.hosts.get(p.rank as usize) != Some(&p.host))
+        {
+            bail!(
+                "rank {} now runs on {}, where no agent of this session is",
+                p.rank,
+                p.host
+            );
+        }
+        let table: Vec<String> = procs
+            .iter()
+            .map(|p| format!("{}={}", p.rank, p.pid))
+            .collect();
+        let (out, err) = self
+            .ask(all.clone(), &format!(":reattach {}", table.join(",")))
+            .await
+            .render();
+        self.say(&out, &err);
+        self.launcher = Some(
+            tokio::task::spawn_blocking(move || job.release_launcher())
+                .await
+                .context("releasing the launcher")??,
+        );
+        // As gdb's `run`: on to the first breakpoint.
+        let (out, err) = self.ask(all, "continue").await.render();
+        self.say(&out, &err);
+        Ok(())
+    }
+
+    /// Act on a signal: interrupt the running ranks, or note that the session ends (true).
+    fn on_signal(&mut self, sig: Sig) -> bool {
+        match sig {
+            Sig::Interrupt => {
+                let _ = self.node.send(Msg::Down(Down::Interrupt {
+                    ranks: RankSet::all(self.size),
+                }));
+                false
+            }
+            Sig::End(signo) => {
+                let (name, _) = cohort_engine::signals::describe(signo);
+                self.say("", &format!("cohort: {name}: ending the session\n"));
+                self.ending = Some(signo);
+                true
+            }
+        }
     }
 
     /// Print events and output for a while (between batch commands nothing is lost: they
     /// are also printed while the next command waits).
     pub async fn drain(&mut self, d: Duration) {
         let end = tokio::time::Instant::now() + d;
-        while let Ok(Some(up)) = tokio::time::timeout_at(end, self.up.recv()).await {
-            let _ = self.on_up(up);
+        while self.ending.is_none() {
+            tokio::select! {
+                up = tokio::time::timeout_at(end, self.up.recv()) => match up {
+                    Ok(Some(up)) => {
+                        let _ = self.on_up(up);
+                    }
+                    _ => return,
+                },
+                sig = Signals::next(&mut self.signals) => {
+                    self.on_signal(sig);
+                }
+            }
         }
     }
 
@@ -480,6 +682,10 @@ impl Front {
         let word = cmd.split_whitespace().next().unwrap_or("");
         match word {
             "quit" | "q" => return false,
+            "run" | "r" if !matches!(self.run, RunPolicy::Ranks) => {
+                self.run_again(cmd[word.len()..].trim()).await;
+                return self.ending.is_none();
+            }
             "focus" => {
                 let arg = cmd[word.len()..].trim();
                 if arg.is_empty() {
@@ -525,7 +731,7 @@ impl Front {
                 let (o, e) = rest.render();
                 rest.merged = Merged::default();
                 self.say(&(tree + &o), &e);
-                return true;
+                return self.ending.is_none();
             }
             "interrupt" => {
                 let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: set }));
@@ -541,7 +747,7 @@ impl Front {
         let a = self.ask(set, cmd).await;
         let (o, e) = a.render();
         self.say(&o, &e);
-        true
+        self.ending.is_none()
     }
 
     /// `[0-3,5] print x` → (ranks, "print x"); without brackets, the focus set.
@@ -586,8 +792,10 @@ impl Front {
                         Some(up) => { let _ = self.on_up(up); }
                         None => return,
                     },
-                    _ = tokio::signal::ctrl_c() => {
-                        let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: RankSet::all(self.size) }));
+                    sig = Signals::next(&mut self.signals) => {
+                        if self.on_signal(sig) {
+                            return;
+                        }
                     }
                 }
             };
@@ -609,6 +817,12 @@ impl Front {
         }
     }
 
+    /// The front end's exit status: 0, or 128 + the signal that ended the session (as a shell
+    /// reports a program a signal ended).
+    pub fn exit_code(&self) -> i32 {
+        self.ending.map_or(0, |signo| 128 + signo)
+    }
+
     /// End the session: agents kill launched ranks and detach from attached ones.
     pub async fn shutdown(&mut self) {
         self.drain(Duration::from_millis(20)).await;
@@ -626,6 +840,17 @@ pub(crate) struct Agents {
 }
 
 impl Agents {
+    /// End a launcher started after the agents (MPICH's `mpiexec`) and what it started, at
+    /// once and quietly: hydra reports every rank that ends before `MPI_Finalize` as a failure
+    /// of the job, in a banner.
+    pub(crate) fn kill_launcher(&mut self) {
+        if let Some(l) = &mut self.launcher
+            && matches!(l.try_wait(), Ok(None))
+        {
+            cohort_launch::kill_with_descendants(l.id() as i32);
+        }
+    }
+
     /// Wait (without blocking the runtime, whose tasks still carry the shutdown to the agents)
     /// until the agents and the launcher have ended, or `limit` has passed.
     pub(crate) async fn wait(&mut self, limit: Duration) {
@@ -712,7 +937,7 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
         front.shutdown().await;
         agents.wait(Duration::from_secs(15)).await;
         drop(agents);
-        anyhow::Ok(0)
+        anyhow::Ok(front.exit_code())
     })
 }
 
@@ -747,6 +972,18 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
         .arg(&program)
         .args(&o.args)
         .stdin(std::process::Stdio::null());
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec the child only makes the prctl(2) system call, with a
+        // signal number. However the front end ends (SIGKILL included), hydra is told the job
+        // ends: it is forked by this (the main) thread, which lives as long as the front end.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
+                Ok(())
+            })
+        };
+    }
     let per_agent = vec![vec![
         "--wrap-socket".to_string(),
         sock.display().to_string(),
@@ -767,11 +1004,12 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
         let (out, err) = a.render();
         front.say(&out, &err);
         front.command_loop(o.commands, o.batch).await;
+        agents_h.kill_launcher();
         front.shutdown().await;
         agents_h.wait(Duration::from_secs(15)).await;
         drop(agents_h);
         let _ = std::fs::remove_file(&sock);
-        anyhow::Ok(0)
+        anyhow::Ok(front.exit_code())
     })
 }
 
@@ -796,8 +1034,30 @@ fn resolves_elsewhere(h: &str) -> bool {
 fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
     let program = resolve_program(&o.program)?;
     let mut argv: Vec<OsString> = Vec::new();
+    let mut mpi_note = None;
     if o.launcher == Launcher::Slurm {
         argv.extend(["srun".into(), "-n".into(), o.n.to_string().into()]);
+        // The MPI plugin the program's MPI library needs (Open MPI: PMIx, MPICH: PMI-2),
+        // unless the user chose one (SLURM_MPI_TYPE).
+        let family = cohort_launch::mpi_family(&program);
+        let user = std::env::var("SLURM_MPI_TYPE").ok();
+        let offered = match (family, &user) {
+            (Some(_), None) => cohort_launch::srun_mpi_plugins(),
+            _ => Vec::new(),
+        };
+        match cohort_launch::choose_srun_mpi(family, &offered, user.as_deref()) {
+            cohort_launch::SrunMpi::Plugin(p) => {
+                println!(
+                    "cohort: {} uses {}: its ranks start with srun --mpi={p}",
+                    o.program.display(),
+                    family.map_or("MPI", cohort_launch::MpiFamily::name)
+                );
+                argv.push(format!("--mpi={p}").into());
+            }
+            cohort_launch::SrunMpi::AsIs => {}
+            // Said with the end of a rank that dies (in MPI_Init).
+            cohort_launch::SrunMpi::Fails(why) => mpi_note = Some(why),
+        }
     } else {
         argv.extend(["mpirun".into(), "-np".into(), o.n.to_string().into()]);
         argv.push("--oversubscribe".into());
@@ -806,11 +1066,12 @@ fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
         }
     }
     argv.push(program.clone().into());
+    let args_at = argv.len();
     argv.extend(o.args.iter().cloned());
     let started = Instant::now();
     let job = cohort_launch::launch_mpir(&argv, &[])
         .with_context(|| format!("starting {} under control", argv[0].to_string_lossy()))?;
-    run_mpir_job(o, job, started, false)
+    run_mpir_job(o, job, started, Some((argv, args_at)), mpi_note)
 }
 
 /// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
@@ -861,15 +1122,18 @@ pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
         cohort_launch::Launcher::Slurm => Launcher::Slurm,
         _ => Launcher::OpenMpi,
     };
-    run_mpir_job(o, job, started, true)
+    run_mpir_job(o, job, started, None, None)
 }
 
 fn run_mpir_job(
     mut o: LaunchOpts,
     job: cohort_launch::MpirJob,
     started: Instant,
-    attached: bool,
+    launched: Option<(Vec<OsString>, usize)>,
+    mpi_note: Option<String>,
 ) -> anyhow::Result<i32> {
+    // A job this session launched (its launcher's command line), else one it attached to.
+    let attached = launched.is_none();
     let program = o.program.clone();
     let procs = job.procs().to_vec();
     if procs.len() as u32 != o.n {
@@ -903,11 +1167,14 @@ fn run_mpir_job(
             .map(|p| format!("{}:{}={}", p.host, p.rank, p.pid))
             .collect();
         let k = nodes.len() as u32;
-        (
-            vec![vec!["--attach-table".to_string(), table.join(",")]],
-            Some((jobid, nodes)),
-            k,
-        )
+        let mut acquire = vec!["--attach-table".to_string(), table.join(",")];
+        if !attached {
+            acquire.push("--kill-at-end".into());
+        }
+        if let Some(why) = mpi_note {
+            acquire.extend(["--exit-note".to_string(), why]);
+        }
+        (vec![acquire], Some((jobid, nodes)), k)
     } else {
         if let Some(p) = procs.iter().find(|p| !is_this_host(&p.host)) {
             bail!(
@@ -926,7 +1193,12 @@ fn run_mpir_job(
                     .filter(|p| p.rank >= lo && p.rank <= hi)
                     .map(|p| format!("{}={}", p.rank, p.pid))
                     .collect();
-                vec!["--attach".to_string(), list.join(",")]
+                let mut acquire = vec!["--attach".to_string(), list.join(",")];
+                if !attached {
+                    // The job is this session's: it ends with it.
+                    acquire.push("--kill-at-end".into());
+                }
+                acquire
             })
             .collect();
         (per_agent, None, agents)
@@ -950,26 +1222,56 @@ fn run_mpir_job(
         let (out, err) = a.render();
         front.say(&out, &err);
         // Every rank is held by its agent: the launcher may go on (and reap the job at its end).
-        let launcher = if attached {
-            tokio::task::spawn_blocking(move || job.release())
-                .await
-                .context("releasing the launcher")??;
-            None
-        } else {
-            Some(
-                tokio::task::spawn_blocking(move || job.release_launcher())
+        let hosts: Vec<String> = procs.iter().map(|p| p.host.clone()).collect();
+        front.run = match launched {
+            None => {
+                tokio::task::spawn_blocking(move || job.release())
                     .await
-                    .context("releasing the launcher")??,
-            )
+                    .context("releasing the launcher")??;
+                RunPolicy::Refuse(
+                    "The job was attached to: `run` cannot start it again (its launcher is not this session's).",
+                )
+            }
+            Some((argv, args_at)) => {
+                front.launcher = Some(
+                    tokio::task::spawn_blocking(move || job.release_launcher())
+                        .await
+                        .context("releasing the launcher")??,
+                );
+                if slurm {
+                    RunPolicy::Refuse(
+                        "`run` cannot start a Slurm job again: its agents run in the job's allocation, which ends with srun (quit, and launch it again).",
+                    )
+                } else {
+                    RunPolicy::Relaunch(Relaunch {
+                        argv,
+                        args_at,
+                        hosts,
+                    })
+                }
+            }
         };
+        if !attached {
+            // Shown where every launcher's ranks are: at main (after MPI_Init where the
+            // launcher lets them go only inside it).
+            let a = front.ask(RankSet::all(o.n), ":to-main").await;
+            let (out, err) = a.render();
+            front.say(&out, &err);
+        }
         front.command_loop(o.commands, o.batch).await;
         front.shutdown().await;
+        let launcher = front.launcher.take();
+        // The agents kill the ranks; the launcher ends its daemons (Open MPI's `mpirun` does
+        // so without a word when it is told first, `srun` cancels its step).
+        if let Some(l) = &launcher {
+            l.ask_to_end();
+        }
         agents_h.wait(Duration::from_secs(15)).await;
         drop(agents_h);
         if let Some(mut l) = launcher {
-            let _ = tokio::task::spawn_blocking(move || l.wait(Duration::from_secs(10))).await;
+            let _ = tokio::task::spawn_blocking(move || l.end_within(Duration::from_secs(1))).await;
         }
-        anyhow::Ok(0)
+        anyhow::Ok(front.exit_code())
     })
 }
 
@@ -1163,6 +1465,10 @@ pub(crate) async fn start_agents(
         record_output: false,
         program_output: Vec::new(),
         history: 0,
+        signals: Signals::new().ok(),
+        ending: None,
+        run: RunPolicy::Ranks,
+        launcher: None,
     };
     // The root registers once every child has; children that never come make it register
     // with what there is.

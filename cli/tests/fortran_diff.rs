@@ -165,6 +165,8 @@ cases! {
     max_value_size_gfortran = ("max_value_size", "gfortran"),
     max_value_size_flang = ("max_value_size", "flang"),
     main_program_flang = ("main_program", "flang"),
+    start_program_gfortran = ("start_program", "gfortran"),
+    start_program_flang = ("start_program", "flang"),
     module_params_gfortran = ("module_params", "gfortran"),
     module_procs_gfortran = ("module_procs", "gfortran"),
     module_procs_flang = ("module_procs", "flang"),

@@ -171,7 +171,10 @@ impl Debugger {
             return "stopped".to_string();
         };
         let pc = regs.pc();
-        let func = self.session.function_at(pc).0;
+        // A Fortran main program by its source name, as frame lines show it (not `MAIN__`).
+        let func = self
+            .main_program_name_at(pc)
+            .or_else(|| self.session.function_at(pc).0);
         let line = self.frame0_src_line();
         match (func, line) {
             (Some(f), Some(l)) => format!("stopped in {f} at {}:{}", l.name, l.line),
@@ -258,7 +261,8 @@ impl Debugger {
             "advance" => self.cmd_advance(rest, false),
             "finish" | "fin" => self.cmd_finish(),
             "start" => {
-                self.cmd_break("main", true)?;
+                let main = self.main_name();
+                self.cmd_break(&main, true)?;
                 self.cmd_run(rest, false)
             }
             "condition" => self.cmd_condition(rest),

@@ -11,6 +11,7 @@ mod disassemble;
 mod examine;
 mod format;
 mod fortran_info;
+pub mod launched;
 mod listing;
 mod locations;
 mod registers;

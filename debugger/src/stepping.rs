@@ -56,7 +56,8 @@ enum Straight {
 }
 
 /// How one step ended.
-enum Outcome {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
     /// Stopped at the start of a line: report it (with the frame header when the function
     /// changed).
     Done { new_function: bool },
@@ -101,7 +102,7 @@ impl Debugger {
     }
 
     /// One `step`/`next`/`until`.
-    fn step_once(&mut self, kind: StepKind) -> Result<Outcome> {
+    pub(crate) fn step_once(&mut self, kind: StepKind) -> Result<Outcome> {
         let regs = self.session.registers(false)?;
         let start_pc = regs.pc();
         let Some(mut range) = self.line_range(start_pc) else {

@@ -188,6 +188,10 @@ pub struct LaunchOptions {
     /// Descriptors the program gets: each is dup2'd onto its number in the child just before
     /// exec (e.g. a rank's stdin/stdout/stderr and PMI socket passed by a launcher's wrapper).
     pub fds: Vec<(std::sync::Arc<std::os::fd::OwnedFd>, i32)>,
+    /// A signal the program gets when the thread that started it ends (`PR_SET_PDEATHSIG`;
+    /// kept across its exec): an MPI launcher started for a session ends with the session's
+    /// front end, however that ends.
+    pub death_signal: Option<i32>,
 }
 
 /// Quote one argument for a POSIX shell, as gdb does for `--args`.
@@ -444,6 +448,7 @@ impl Process {
         let (gate_r, gate_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
             .map_err(|e| EngineError::Other(format!("pipe: {e}")))?;
         let disable_aslr = opts.disable_aslr;
+        let death_signal = opts.death_signal;
         // Forked from a tracer thread kept on one CPU, the program would inherit that CPU: it
         // gets the process's own set back (crate::affinity).
         let cpu_set = crate::affinity::original();
@@ -463,12 +468,16 @@ impl Process {
                     .map_err(|e| EngineError::Other(format!("dup of descriptor for {n}: {e}")))
             })
             .collect::<Result<_>>()?;
-        // SAFETY: the child only makes async-signal-safe calls (sched_setaffinity,
+        // SAFETY: the child only makes async-signal-safe calls (prctl, sched_setaffinity,
         // personality, chdir, read, execve, _exit) on data prepared before the fork.
         match unsafe { nix::unistd::fork() } {
             Err(e) => Err(EngineError::Other(format!("fork: {e}"))),
             Ok(ForkResult::Child) => {
                 drop(gate_w);
+                if let Some(sig) = death_signal {
+                    // SAFETY: prctl(2) with a signal number; no memory is passed.
+                    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, sig as libc::c_ulong) };
+                }
                 if let Some(set) = &cpu_set {
                     crate::affinity::restore_in_child(set);
                 }

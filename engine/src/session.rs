@@ -147,6 +147,9 @@ pub struct Session {
     pub args_line: Option<String>,
     /// Descriptors the program is started with (see `LaunchOptions::fds`).
     pub fds: Vec<(std::sync::Arc<std::os::fd::OwnedFd>, i32)>,
+    /// The signal the program gets when the thread that started it ends (see
+    /// `LaunchOptions::death_signal`).
+    pub death_signal: Option<i32>,
     exe: Option<Arc<ObjectFile>>,
     process: Option<Process>,
     symbols: SymbolTable,
@@ -196,6 +199,7 @@ impl Session {
             startup_with_shell: true,
             args_line: None,
             fds: Vec::new(),
+            death_signal: None,
             exe: None,
             process: None,
             symbols: SymbolTable::default(),
@@ -407,12 +411,20 @@ impl Session {
             }),
             args_line: self.args_line.clone(),
             fds: self.fds.clone(),
+            death_signal: self.death_signal,
         };
         let mut p = Process::launch(&opts)?;
         self.set_nptl_signals();
         p.signals = self.signals.clone();
         p.on_notice = self.notice_hook.as_ref().map(|f| f());
         self.process = Some(p);
+        self.forget_breakpoint_places();
+        self.after_start()
+    }
+
+    /// A new process: every breakpoint is placed again, a location found again in it (where
+    /// it was loaded, address-space randomisation on or off).
+    fn forget_breakpoint_places(&mut self) {
         for b in &mut self.breakpoints {
             b.inserted = false;
             b.hw.clear();
@@ -423,7 +435,6 @@ impl Session {
                 *slot = None;
             }
         }
-        self.after_start()
     }
 
     /// Attach to a running process.
@@ -438,6 +449,7 @@ impl Session {
             self.program = Some(exe);
         }
         self.process = Some(p);
+        self.forget_breakpoint_places();
         self.after_start()
     }
 

@@ -267,6 +267,7 @@ fn launch_with_arguments_environment_and_directory() {
         shell: Some("/bin/sh".into()),
         args_line: Some(format!("one 'two words' > {}", out.display())),
         fds: Vec::new(),
+        death_signal: None,
     };
     let mut p = Process::launch(&opts).unwrap();
     assert_eq!(p.cont().unwrap().kind, StopKind::Exited(0));

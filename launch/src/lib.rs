@@ -79,5 +79,8 @@ pub use mpir::{
     DEFAULT_TIMEOUT, Launcher, LauncherHandle, MpirJob, ProcDesc, attach_mpir, attach_mpir_timeout,
     launch_mpir, launch_mpir_timeout,
 };
-pub use slurm::find_srun_of_job;
+pub use proc_util::kill_with_descendants;
+pub use slurm::{
+    MpiFamily, SrunMpi, choose_srun_mpi, find_srun_of_job, mpi_family, srun_mpi_plugins,
+};
 pub use wrap::{WrapListener, WrappedRank, wait_status_exited, wait_status_killed};

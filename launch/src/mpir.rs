@@ -92,27 +92,65 @@ impl MpirJob {
             ..
         } = self;
         tracer.call(|s| s.detach().map(drop))??;
-        drop(tracer);
         Ok(LauncherHandle {
             pid,
             launched,
             reaped: None,
+            // A launcher we started gets SIGTERM when the thread that started it ends: that
+            // thread stays until the handle goes.
+            _parent: launched.then_some(tracer),
         })
     }
 }
 
 /// A released launcher. For one this crate started (its child), [`LauncherHandle::wait`] gives
-/// its exit status; dropped unwaited, it is reaped in the background.
-#[derive(Debug)]
+/// its exit status; dropped unwaited, it is reaped in the background. A launcher this crate
+/// started gets SIGTERM when its handle is dropped or the process ends, however it ends.
 pub struct LauncherHandle {
     pid: i32,
     launched: bool,
     reaped: Option<i32>,
+    _parent: Option<Tracer<Session>>,
+}
+
+impl std::fmt::Debug for LauncherHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LauncherHandle")
+            .field("pid", &self.pid)
+            .field("launched", &self.launched)
+            .field("reaped", &self.reaped)
+            .finish()
+    }
 }
 
 impl LauncherHandle {
     pub fn pid(&self) -> i32 {
         self.pid
+    }
+
+    /// Tell a launcher this crate started that the job ends (SIGTERM): Open MPI's `mpirun`
+    /// then ends its daemons and ranks and exits without a word, `srun` cancels its step. A
+    /// launcher that was attached to is left alone.
+    pub fn ask_to_end(&self) {
+        if self.launched && self.reaped.is_none() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(self.pid),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+    }
+
+    /// Wait up to `grace` for a launcher this crate started to exit; then kill it and whatever
+    /// it started. Its exit code (as [`LauncherHandle::wait`]). An attached launcher is only
+    /// waited for.
+    pub fn end_within(&mut self, grace: Duration) -> Result<i32, LaunchError> {
+        match self.wait(grace) {
+            Err(LaunchError::Timeout { .. }) if self.launched => {
+                proc_util::kill_with_descendants(self.pid);
+                self.wait(Duration::from_secs(5))
+            }
+            r => r,
+        }
     }
 
     /// Wait for a launched launcher to exit: its exit code, or 128 + signal number when it
@@ -183,6 +221,10 @@ pub fn launch_mpir_timeout(
     }
     let program = PathBuf::from(program);
     let args = args.to_vec();
+    // `mpirun` and `srun` forward their standard input to rank 0: given the debugger's, they
+    // would take the user's commands.
+    let null = std::fs::File::open("/dev/null")
+        .map_err(crate::error::io_err("opening /dev/null for the launcher"))?;
     let tracer = Tracer::spawn("cohort-launcher", Session::new).map_err(crate::error::io_err(
         "starting the launcher's tracer thread",
     ))?;
@@ -190,8 +232,15 @@ pub fn launch_mpir_timeout(
         s.load_program(&program)?;
         s.args = args;
         s.env = Some(env);
+        s.fds = vec![(std::sync::Arc::new(std::os::fd::OwnedFd::from(null)), 0)];
+        // However the debugger ends (SIGKILL included), the launcher is told the job ends: the
+        // tracer thread that starts it lives as long as its `LauncherHandle`.
+        s.death_signal = Some(libc::SIGTERM);
         s.startup_with_shell = false;
-        s.disable_randomization = false;
+        // Address-space randomisation off, as gdb runs a program (and the local launcher its
+        // ranks): `mpirun`'s ranks inherit it, so their addresses, and the frame lines that
+        // show them, are the same from rank to rank and run to run.
+        s.disable_randomization = true;
         s.start_process()?;
         let pid = s.pid().ok_or(cohort_engine::EngineError::NotRunning)?;
         let r = run_to_breakpoint(s, pid, timeout);

@@ -50,6 +50,14 @@ pub(crate) fn descendants(pid: i32) -> Vec<i32> {
     out
 }
 
+/// Kill `pid` and every process it started (SIGKILL), the descendants first found, then it.
+pub fn kill_with_descendants(pid: i32) {
+    let kids = descendants(pid);
+    for p in std::iter::once(pid).chain(kids) {
+        let _ = nix::sys::signal::kill(Pid::from_raw(p), nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
 /// The environment of a process.
 pub(crate) fn environ(pid: i32) -> Vec<(String, String)> {
     let Ok(raw) = std::fs::read(format!("/proc/{pid}/environ")) else {

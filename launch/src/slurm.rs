@@ -104,3 +104,206 @@ pub fn find_srun_of_job(jobid: u64) -> Result<i32, LaunchError> {
         _ => Err(LaunchError::NoSrun(jobid)),
     }
 }
+
+/// The MPI library a program is linked with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MpiFamily {
+    OpenMpi,
+    Mpich,
+}
+
+impl MpiFamily {
+    pub fn name(self) -> &'static str {
+        match self {
+            MpiFamily::OpenMpi => "Open MPI",
+            MpiFamily::Mpich => "MPICH",
+        }
+    }
+
+    /// Whether `srun`'s MPI plugin `plugin` gives this library's ranks what their `MPI_Init`
+    /// needs (Open MPI: a PMIx server; MPICH: PMI-2).
+    fn served_by(self, plugin: &str) -> bool {
+        match self {
+            MpiFamily::OpenMpi => plugin.starts_with("pmix"),
+            MpiFamily::Mpich => plugin == "pmi2",
+        }
+    }
+}
+
+/// The MPI library `program` is linked with, from the libraries the dynamic linker loads for
+/// it (`ldd`): Open MPI's `libopen-pal`/`libmpi_mpifh`, MPICH's `libmpich`. `None` for a
+/// program without MPI, or one of another MPI.
+pub fn mpi_family(program: &std::path::Path) -> Option<MpiFamily> {
+    let out = Command::new("ldd").arg(program).output().ok()?;
+    mpi_family_of_ldd(&String::from_utf8_lossy(&out.stdout))
+}
+
+fn mpi_family_of_ldd(text: &str) -> Option<MpiFamily> {
+    text.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .find_map(|lib| {
+            let open_mpi = [
+                "libopen-pal.",
+                "libopen-rte.",
+                "libmpi_mpifh.",
+                "libmpi_usempi",
+            ];
+            if open_mpi.iter().any(|p| lib.starts_with(p)) {
+                Some(MpiFamily::OpenMpi)
+            } else if lib.starts_with("libmpich.") || lib.starts_with("libmpichf90.") {
+                Some(MpiFamily::Mpich)
+            } else {
+                None
+            }
+        })
+}
+
+/// The MPI plugins this `srun` offers (`srun --mpi=list`).
+pub fn srun_mpi_plugins() -> Vec<String> {
+    let Ok(out) = Command::new("srun").arg("--mpi=list").output() else {
+        return Vec::new();
+    };
+    // The list goes to standard error in some versions, standard output in others.
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    plugins_of_list(&text)
+}
+
+fn plugins_of_list(text: &str) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for l in text.lines() {
+        let l = l.trim();
+        // `srun: mpi/pmix_v4` (older) or a tab-indented name; the last line names pmix's
+        // versions: `specific pmix plugin versions available: pmix_v4`.
+        let names: Vec<&str> = if let Some(rest) = l.strip_prefix("srun: mpi/") {
+            vec![rest]
+        } else if let Some((_, rest)) = l.split_once("versions available:") {
+            rest.split([',', ' ']).collect()
+        } else if !l.is_empty() && !l.contains(' ') && !l.ends_with("...") {
+            vec![l]
+        } else {
+            Vec::new()
+        };
+        for n in names.into_iter().map(str::trim).filter(|n| !n.is_empty()) {
+            if !v.iter().any(|x| x == n) {
+                v.push(n.to_string());
+            }
+        }
+    }
+    v
+}
+
+/// How `srun` should start a program's ranks so that their `MPI_Init` works.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SrunMpi {
+    /// Pass `--mpi=PLUGIN`.
+    Plugin(String),
+    /// Leave `srun` as it is: no MPI, an MPI this does not know, or the user's
+    /// `SLURM_MPI_TYPE` that serves it.
+    AsIs,
+    /// The ranks' `MPI_Init` will fail: why, in one line.
+    Fails(String),
+}
+
+/// The `--mpi` plugin for a program of `family` (see [`mpi_family`]), given the plugins this
+/// `srun` offers and the user's own choice (`SLURM_MPI_TYPE`), which is kept.
+pub fn choose_srun_mpi(
+    family: Option<MpiFamily>,
+    offered: &[String],
+    user: Option<&str>,
+) -> SrunMpi {
+    let Some(family) = family else {
+        return SrunMpi::AsIs;
+    };
+    if let Some(u) = user {
+        return if family.served_by(u) {
+            SrunMpi::AsIs
+        } else {
+            SrunMpi::Fails(format!(
+                "an {} program's MPI_Init fails under srun's MPI plugin '{u}' (SLURM_MPI_TYPE)",
+                family.name()
+            ))
+        };
+    }
+    let pick = |want: &str| offered.iter().find(|p| *p == want).cloned();
+    let chosen = match family {
+        MpiFamily::OpenMpi => {
+            pick("pmix").or_else(|| offered.iter().find(|p| p.starts_with("pmix")).cloned())
+        }
+        MpiFamily::Mpich => pick("pmi2"),
+    };
+    match chosen {
+        Some(p) => SrunMpi::Plugin(p),
+        None => SrunMpi::Fails(format!(
+            "an {} program's MPI_Init needs srun's {} plugin, which this Slurm does not offer (srun --mpi=list: {})",
+            family.name(),
+            if family == MpiFamily::OpenMpi {
+                "pmix"
+            } else {
+                "pmi2"
+            },
+            offered.join(", ")
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mpi_of_a_program_from_its_libraries() {
+        let open_mpi = "\tlinux-vdso.so.1 (0x00007ffd)\n\tlibmpi.so.40 => /usr/lib/x86_64-linux-gnu/libmpi.so.40 (0x1)\n\tlibopen-rte.so.40 => /usr/lib/x86_64-linux-gnu/libopen-rte.so.40 (0x2)\n\tlibopen-pal.so.40 => /usr/lib/x86_64-linux-gnu/libopen-pal.so.40 (0x3)\n";
+        assert_eq!(mpi_family_of_ldd(open_mpi), Some(MpiFamily::OpenMpi));
+        let mpich = "\tlibmpich.so.12 => /usr/lib/x86_64-linux-gnu/libmpich.so.12 (0x1)\n";
+        assert_eq!(mpi_family_of_ldd(mpich), Some(MpiFamily::Mpich));
+        assert_eq!(
+            mpi_family_of_ldd("\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x1)\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn plugins_of_srun_mpi_list() {
+        let text = "MPI plugin types are...\n\tpmix\n\tnone\n\tcray_shasta\n\tpmi2\nspecific pmix plugin versions available: pmix_v4\n";
+        assert_eq!(
+            plugins_of_list(text),
+            ["pmix", "none", "cray_shasta", "pmi2", "pmix_v4"]
+        );
+        let old = "srun: MPI types are...\nsrun: mpi/pmi2\nsrun: mpi/none\n";
+        assert_eq!(plugins_of_list(old), ["pmi2", "none"]);
+    }
+
+    #[test]
+    fn plugin_for_each_mpi() {
+        let all: Vec<String> = ["pmix", "none", "pmi2", "pmix_v4"].map(String::from).into();
+        let o = Some(MpiFamily::OpenMpi);
+        let m = Some(MpiFamily::Mpich);
+        assert_eq!(
+            choose_srun_mpi(o, &all, None),
+            SrunMpi::Plugin("pmix".into())
+        );
+        assert_eq!(
+            choose_srun_mpi(m, &all, None),
+            SrunMpi::Plugin("pmi2".into())
+        );
+        assert_eq!(choose_srun_mpi(None, &all, None), SrunMpi::AsIs);
+        // The user's choice stands; where it cannot work, say so.
+        assert_eq!(choose_srun_mpi(o, &all, Some("pmix_v4")), SrunMpi::AsIs);
+        assert_eq!(
+            choose_srun_mpi(o, &all, Some("none")),
+            SrunMpi::Fails(
+                "an Open MPI program's MPI_Init fails under srun's MPI plugin 'none' (SLURM_MPI_TYPE)"
+                    .into()
+            )
+        );
+        let no_pmix: Vec<String> = ["none", "pmi2"].map(String::from).into();
+        assert_eq!(
+            choose_srun_mpi(o, &no_pmix, None),
+            SrunMpi::Fails(
+                "an Open MPI program's MPI_Init needs srun's pmix plugin, which this Slurm does not offer (srun --mpi=list: none, pmi2)"
+                    .into()
+            )
+        );
+    }
+}

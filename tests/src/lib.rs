@@ -311,6 +311,18 @@ fn is_thread_table_line(l: &str) -> bool {
 /// debug information names `NAME.c`). Built once per test process: other tests of the process
 /// may be running the program while a later one would rebuild it.
 pub fn program_in_own_dir(name: &str, tag: &str) -> PathBuf {
+    build_in_own_dir(&source_dir(), name, tag, "cc")
+}
+
+/// `tests/mpi/NAME.c` (or `NAME.f90`) compiled with the MPI compiler wrapper `cc`
+/// (`mpicc.openmpi`, `mpif90.mpich`, …, or a plain `cc` for the non-MPI ones) in its own
+/// folder (`target/fixture-dirs/CC-NAME/`), as [`program_in_own_dir`] does.
+pub fn mpi_program_in_own_dir(name: &str, cc: &str) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("mpi");
+    build_in_own_dir(&src, name, cc, cc)
+}
+
+fn build_in_own_dir(src_dir: &Path, name: &str, tag: &str, cc: &str) -> PathBuf {
     static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     let dir = out_dir()
@@ -322,14 +334,15 @@ pub fn program_in_own_dir(name: &str, tag: &str) -> PathBuf {
         return dir.join(name);
     }
     built.push(key);
-    std::fs::copy(
-        source_dir().join(format!("{name}.c")),
-        dir.join(format!("{name}.c")),
-    )
-    .expect("copy the fixture");
-    let st = Command::new("cc")
+    let src = ["c", "f90"]
+        .map(|ext| format!("{name}.{ext}"))
+        .into_iter()
+        .find(|f| src_dir.join(f).exists())
+        .unwrap_or_else(|| format!("{name}.c"));
+    std::fs::copy(src_dir.join(&src), dir.join(&src)).expect("copy the fixture");
+    let st = Command::new(cc)
         .args(["-g", "-O0", "-o", name])
-        .arg(format!("{name}.c"))
+        .arg(&src)
         .current_dir(&dir)
         .status()
         .expect("run cc");
