@@ -316,6 +316,8 @@ pub(crate) struct Relaunch {
     args_at: usize,
     /// Where the launcher put each rank (the agents are there).
     hosts: Vec<String>,
+    /// gdb's `set disable-randomization`, as the session was started with.
+    disable_randomization: bool,
 }
 
 /// What a signal to the front end asks for.
@@ -586,10 +588,13 @@ impl Front {
         }
         // And starts again.
         let argv = r.argv.clone();
-        let job = tokio::task::spawn_blocking(move || cohort_launch::launch_mpir(&argv, &[]))
-            .await
-            .context("starting the launcher")?
-            .with_context(|| format!("starting {} under control", r.argv[0].to_string_lossy()))?;
+        let aslr_off = r.disable_randomization;
+        let job = tokio::task::spawn_blocking(move || {
+            cohort_launch::launch_mpir_with(&argv, &[], cohort_launch::DEFAULT_TIMEOUT, aslr_off)
+        })
+        .await
+        .context("starting the launcher")?
+        .with_context(|| format!("starting {} under control", r.argv[0].to_string_lossy()))?;
         let procs = job.procs().to_vec();
         if procs.len() != r.hosts.len() {
             bail!(
@@ -1069,9 +1074,26 @@ fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
     let args_at = argv.len();
     argv.extend(o.args.iter().cloned());
     let started = Instant::now();
-    let job = cohort_launch::launch_mpir(&argv, &[])
+    let aslr_off = disable_randomization(&o.commands);
+    let job = cohort_launch::launch_mpir_with(&argv, &[], cohort_launch::DEFAULT_TIMEOUT, aslr_off)
         .with_context(|| format!("starting {} under control", argv[0].to_string_lossy()))?;
     run_mpir_job(o, job, started, Some((argv, args_at)), mpi_note)
+}
+
+/// gdb's `set disable-randomization` for a job the session launches: on (gdb's default)
+/// unless a command given with `-ex` turns it off (the last one says), as
+/// `gdb -ex 'set disable-randomization off' -ex run` runs its program.
+fn disable_randomization(commands: &[Cmd]) -> bool {
+    let mut on = true;
+    for c in commands {
+        if let Cmd::Line(l) = c {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if let ["set", "disable-randomization", v] = w.as_slice() {
+                on = !matches!(*v, "off" | "0" | "no" | "disable");
+            }
+        }
+    }
+    on
 }
 
 /// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
@@ -1247,6 +1269,7 @@ fn run_mpir_job(
                         argv,
                         args_at,
                         hosts,
+                        disable_randomization: disable_randomization(&o.commands),
                     })
                 }
             }

@@ -77,7 +77,7 @@ pub use error::LaunchError;
 pub use gate::release_gate;
 pub use mpir::{
     DEFAULT_TIMEOUT, Launcher, LauncherHandle, MpirJob, ProcDesc, attach_mpir, attach_mpir_timeout,
-    launch_mpir, launch_mpir_timeout,
+    launch_mpir, launch_mpir_timeout, launch_mpir_with,
 };
 pub use proc_util::kill_with_descendants;
 pub use slurm::{

@@ -209,6 +209,17 @@ pub fn launch_mpir_timeout(
     env_extra: &[(OsString, OsString)],
     timeout: Duration,
 ) -> Result<MpirJob, LaunchError> {
+    launch_mpir_with(argv, env_extra, timeout, true)
+}
+
+/// [`launch_mpir_timeout`], with the launcher's (and so its ranks') address-space
+/// randomisation off or not (gdb's `set disable-randomization`).
+pub fn launch_mpir_with(
+    argv: &[OsString],
+    env_extra: &[(OsString, OsString)],
+    timeout: Duration,
+    disable_randomization: bool,
+) -> Result<MpirJob, LaunchError> {
     let (program, args) = argv.split_first().ok_or(LaunchError::EmptyCommand)?;
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
     for (k, v) in env_extra {
@@ -237,10 +248,10 @@ pub fn launch_mpir_timeout(
         // tracer thread that starts it lives as long as its `LauncherHandle`.
         s.death_signal = Some(libc::SIGTERM);
         s.startup_with_shell = false;
-        // Address-space randomisation off, as gdb runs a program (and the local launcher its
-        // ranks): `mpirun`'s ranks inherit it, so their addresses, and the frame lines that
-        // show them, are the same from rank to rank and run to run.
-        s.disable_randomization = true;
+        // Address-space randomisation off by default, as gdb runs a program (and the local
+        // launcher its ranks): `mpirun`'s ranks inherit it, so their addresses, and the frame
+        // lines that show them, are the same from rank to rank and run to run.
+        s.disable_randomization = disable_randomization;
         s.start_process()?;
         let pid = s.pid().ok_or(cohort_engine::EngineError::NotRunning)?;
         let r = run_to_breakpoint(s, pid, timeout);
