@@ -110,8 +110,13 @@ impl Debugger {
         };
         // gdb's frame and line of the step: hidden inlined calls at the pc count as the call
         // line of the frame that makes them (and the range ends where the call's code does).
-        let start_id = self.frame0_identity();
-        let start_line = self.frame0_src_line();
+        // gdb's step frame and line (`set_step_info`): where the step started, replaced on
+        // the way by the frame and line stepped into the middle of (see `refresh_step`).
+        let mut start_id = self.frame0_identity();
+        let mut start_line = self.frame0_src_line();
+        // gdb's `step_start_function`: the machine function the step started in (an inlined
+        // call is not one), which with the step frame decides whether the stop shows its frame.
+        let start_fn = self.function_start(start_pc);
         if self.inline_skipped() > 0
             && let Some(end) = self.hidden_inline_end(start_pc)
         {
@@ -125,26 +130,17 @@ impl Debugger {
             // of the line, so jumping back (a loop) keeps going.
             range.0 = range.0.min(f);
         }
-        let mut new_function = false;
+        // Where a call stepped over returned to, when outside the line: looked at as if a
+        // step had stopped there.
+        let mut landed = None;
         loop {
             let before = self.session.registers(false)?.pc();
-            let pc = match self.run_straight_line(before, range, kind, frame_cfa)? {
-                Straight::Moved(pc) => pc,
-                Straight::Reported => return Ok(Outcome::Reported),
-                Straight::SingleStep => {
-                    let ev = self.session.step_instruction();
-                    self.flush_messages();
-                    match ev? {
-                        Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
-                        other => {
-                            if self.report(other)? {
-                                return Ok(Outcome::Reported);
-                            }
-                            // Absorbed (e.g. a breakpoint whose condition is false).
-                            self.session.registers(false)?.pc()
-                        }
-                    }
-                }
+            let pc = match landed.take() {
+                Some(pc) => pc,
+                None => self.step_in_range(before, range, kind, frame_cfa)?,
+            };
+            let Some(pc) = pc else {
+                return Ok(Outcome::Reported);
             };
             if pc >= range.0 && pc < range.1 {
                 continue;
@@ -190,12 +186,10 @@ impl Debugger {
                     None => return Ok(Outcome::Reported),
                 }
                 let pc = self.session.registers(false)?.pc();
-                if pc >= range.0 && pc < range.1 {
-                    continue;
-                }
-                // The call returned somewhere outside the line: treat as below.
-                if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
-                    return Ok(o);
+                if pc < range.0 || pc >= range.1 {
+                    // The call returned somewhere outside the line (into an inlined call made
+                    // on it, say): as if a step had stopped there.
+                    landed = Some(Some(pc));
                 }
                 continue;
             }
@@ -235,7 +229,6 @@ impl Debugger {
             }
             if self.returned_from(frame_cfa, cfa) {
                 // Back in the caller: finish the line we returned into.
-                new_function = true;
                 frame_cfa = cfa;
                 let Some(r) = self.line_range(pc) else {
                     // Returned into code without lines (e.g. libc's start): keep going out.
@@ -243,19 +236,98 @@ impl Debugger {
                 };
                 let at_start = self.line_at(pc).is_some_and(|l| l.start == pc);
                 if at_start {
-                    return Ok(Outcome::Done { new_function });
+                    return Ok(Outcome::Done {
+                        new_function: self.shows_frame(pc, &start_id, start_fn),
+                    });
                 }
                 range = r;
+                self.refresh_step(pc, &mut start_id, &mut start_line);
                 continue;
             }
             if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
                 return Ok(match o {
                     Outcome::Done { .. } => Outcome::Done {
-                        // Out of an inlined call into its caller is a new frame for gdb.
-                        new_function: new_function || self.frame0_identity() != start_id,
+                        new_function: self.shows_frame(pc, &start_id, start_fn),
                     },
                     r => r,
                 });
+            }
+            let now = self.frame0_identity();
+            if now.0 == frame_cfa {
+                self.refresh_step(pc, &mut start_id, &mut start_line);
+            }
+        }
+    }
+
+    /// gdb's `refresh_step_info` when a step goes on from `pc`, in the middle of a line or
+    /// at a line-table entry that is not a statement: the frame and line being stepped become
+    /// the current ones, so that (for example) out of an inlined call into the middle of its
+    /// caller's line, the rest of that line — the inlined calls made on it included — is
+    /// stepped over as part of it. An entry of another line that is not a statement leaves
+    /// them as they were in the same frame, and in another frame takes the frame without a
+    /// line (any statement of any line then stops the step).
+    fn refresh_step(
+        &self,
+        pc: u64,
+        step_id: &mut (Option<u64>, Option<cohort_dwarf::types::DieRef>),
+        step_line: &mut Option<crate::source::SrcLine>,
+    ) {
+        let Some(l) = self.line_at(pc) else {
+            return;
+        };
+        let now = self.frame0_identity();
+        let other_line = !step_line
+            .as_ref()
+            .is_some_and(|s| s.line == l.line && s.file == l.file);
+        if l.start == pc && other_line {
+            if now != *step_id {
+                *step_id = now;
+                *step_line = None;
+            }
+            return;
+        }
+        *step_id = now;
+        *step_line = Some(l);
+    }
+
+    /// Whether a step that ended at `pc` shows the frame line before the source line (gdb's
+    /// `print_stop_event`: not when the frame is the one being stepped, refreshed on the way,
+    /// and the machine function is the one the step started in).
+    fn shows_frame(
+        &self,
+        pc: u64,
+        step_id: &(Option<u64>, Option<cohort_dwarf::types::DieRef>),
+        start_fn: Option<u64>,
+    ) -> bool {
+        self.frame0_identity() != *step_id || self.function_start(pc) != start_fn
+    }
+
+    /// Run on from `pc` inside the line `range` (the straight-line part at once, a jump or an
+    /// instruction outside the line single-stepped): the pc it stopped at, or `None` when
+    /// something else happened and was reported.
+    fn step_in_range(
+        &mut self,
+        pc: u64,
+        range: (u64, u64),
+        kind: StepKind,
+        frame_cfa: Option<u64>,
+    ) -> Result<Option<u64>> {
+        match self.run_straight_line(pc, range, kind, frame_cfa)? {
+            Straight::Moved(pc) => Ok(Some(pc)),
+            Straight::Reported => Ok(None),
+            Straight::SingleStep => {
+                let ev = self.session.step_instruction();
+                self.flush_messages();
+                match ev? {
+                    Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => Ok(Some(pc)),
+                    other => {
+                        if self.report(other)? {
+                            return Ok(None);
+                        }
+                        // Absorbed (e.g. a breakpoint whose condition is false).
+                        Ok(Some(self.session.registers(false)?.pc()))
+                    }
+                }
             }
         }
     }
