@@ -55,6 +55,20 @@ enum Straight {
     SingleStep,
 }
 
+/// Where a step starts from (gdb's `set_step_frame`).
+struct StepFrom {
+    /// The step frame (its CFA and function): a stop in an inlined call made from it goes on.
+    id: (Option<u64>, Option<cohort_dwarf::types::DieRef>),
+    /// The line being stepped (`None`: none, any statement stops).
+    line: Option<crate::source::SrcLine>,
+    /// The code range being stepped (may be empty).
+    range: (u64, u64),
+    /// The machine frame's CFA.
+    cfa: Option<u64>,
+    /// The machine function the step started in (gdb's `step_start_function`).
+    function: Option<u64>,
+}
+
 /// How one step ended.
 enum Outcome {
     /// Stopped at the start of a line: report it (with the frame header when the function
@@ -110,19 +124,11 @@ impl Debugger {
         };
         // gdb's frame and line of the step: hidden inlined calls at the pc count as the call
         // line of the frame that makes them (and the range ends where the call's code does).
-        // gdb's step frame and line (`set_step_info`): where the step started, replaced on
-        // the way by the frame and line stepped into the middle of (see `refresh_step`).
-        let mut start_id = self.frame0_identity();
-        let mut start_line = self.frame0_src_line();
-        // gdb's `step_start_function`: the machine function the step started in (an inlined
-        // call is not one), which with the step frame decides whether the stop shows its frame.
-        let start_fn = self.function_start(start_pc);
         if self.inline_skipped() > 0
             && let Some(end) = self.hidden_inline_end(start_pc)
         {
             range.1 = range.1.min(end);
         }
-        let mut frame_cfa = self.cfa_of_frame0();
         if kind == StepKind::Until
             && let Some(f) = self.function_start(start_pc)
         {
@@ -130,6 +136,26 @@ impl Debugger {
             // of the line, so jumping back (a loop) keeps going.
             range.0 = range.0.min(f);
         }
+        let from = StepFrom {
+            id: self.frame0_identity(),
+            line: self.frame0_src_line(),
+            range,
+            cfa: self.cfa_of_frame0(),
+            function: self.function_start(start_pc),
+        };
+        self.step_from(kind, from)
+    }
+
+    /// Step on from where `from` says, as gdb's `process_event_stop_test` decides stop by
+    /// stop (the step frame and line are refreshed on the way, see `refresh_step`).
+    fn step_from(&mut self, kind: StepKind, from: StepFrom) -> Result<Outcome> {
+        let StepFrom {
+            id: mut start_id,
+            line: mut start_line,
+            mut range,
+            cfa: mut frame_cfa,
+            function: start_fn,
+        } = from;
         // Where a call stepped over returned to, when outside the line: looked at as if a
         // step had stopped there.
         let mut landed = None;
@@ -720,17 +746,18 @@ impl Debugger {
         let Some(frame) = frames.get(sel) else {
             return Err(EngineError::NotRunning);
         };
-        if let Some((_, bias, s)) = self.scope_of(frame)
-            && let Some(fs) = s.innermost()
-            && fs.inlined
+        if let Some((s, k)) = self.frame_scopes(frame)
+            && s.frames.get(k).is_some_and(|fs| fs.inlined)
+            && let Some(up) = frames.get(sel + 1)
         {
-            let ranges: Vec<(u64, u64)> = fs
-                .function
-                .ranges
-                .iter()
-                .map(|r| (r.start.wrapping_add(bias), r.end.wrapping_add(bias)))
-                .collect();
-            return self.finish_inline(&ranges, frame.cfa);
+            let from = StepFrom {
+                id: self.frame_identity(up),
+                line: None,
+                range: (frame.pc(), frame.pc()),
+                cfa: frame.cfa,
+                function: None,
+            };
+            return self.finish_inline(from);
         }
         // gdb says this only when not in batch mode.
         if !self.batch {
@@ -756,48 +783,13 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    /// `finish` out of an inlined call (its code at `ranges`, in the machine frame `cfa`):
-    /// step, over calls, until the pc leaves the call's code at the start of a line of the
-    /// frame, then report the stop as `step` does (gdb steps with an empty range there).
-    fn finish_inline(&mut self, ranges: &[(u64, u64)], cfa: Option<u64>) -> Result<Flow> {
-        let inside = |pc: u64| ranges.iter().any(|&(a, b)| pc >= a && pc < b);
-        loop {
-            let ev = self.session.step_instruction();
-            self.flush_messages();
-            let pc = match ev? {
-                Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
-                other => {
-                    if self.report(other)? {
-                        return Ok(Flow::Go);
-                    }
-                    self.session.registers(false)?.pc()
-                }
-            };
-            let now = self.cfa_of_frame0();
-            if self.stepped_into_subroutine(cfa, now) {
-                let Some(ret) = self.return_address_of_frame0() else {
-                    break;
-                };
-                if self.run_to(ret, cfa)?.is_none() {
-                    return Ok(Flow::Go);
-                }
-                continue;
-            }
-            if self.returned_from(cfa, now) {
-                break;
-            }
-            let pc = self.session.registers(false).map(|r| r.pc()).unwrap_or(pc);
-            if inside(pc) {
-                continue;
-            }
-            if self
-                .line_at(pc)
-                .is_none_or(|l| l.line == 0 || (l.start == pc && l.is_stmt))
-            {
-                break;
-            }
+    /// `finish` out of an inlined call: gdb steps over calls with the call's caller as the
+    /// step frame, no line and an empty range, and reports the stop with its frame.
+    fn finish_inline(&mut self, from: StepFrom) -> Result<Flow> {
+        if let Outcome::Done { .. } = self.step_from(StepKind::Over, from)? {
+            self.select_frame(0);
+            self.print_stop_frame();
         }
-        self.print_stop_frame();
         Ok(Flow::Go)
     }
 
