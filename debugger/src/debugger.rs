@@ -1395,10 +1395,7 @@ impl Debugger {
                         ([], BpSpec::Symbol(n) | BpSpec::Location(n)) => {
                             (format!("{:<aw$}", "<PENDING>"), n.clone())
                         }
-                        ([a], spec) => (
-                            format!("0x{a:016x}"),
-                            self.breakpoint_what(spec, *a),
-                        ),
+                        ([a], spec) => (format!("0x{a:016x}"), self.breakpoint_what(spec, *a)),
                         ([], _) => (String::new(), String::new()),
                         (many, _) => {
                             for (i, a) in many.iter().enumerate() {

@@ -377,12 +377,10 @@ impl Debugger {
     /// that address, as an -O2 loop's back edge does).
     pub(crate) fn breakpoint_what(&self, spec: &BpSpec, addr: u64) -> String {
         let resolved = match spec {
-            BpSpec::Location(text) | BpSpec::Symbol(text) => {
-                resolve(self.session.symbols(), text)
-                    .ok()
-                    .and_then(|locs| locs.into_iter().find(|l| l.addr == addr))
-                    .and_then(|l| l.file)
-            }
+            BpSpec::Location(text) | BpSpec::Symbol(text) => resolve(self.session.symbols(), text)
+                .ok()
+                .and_then(|locs| locs.into_iter().find(|l| l.addr == addr))
+                .and_then(|l| l.file),
             _ => None,
         };
         let line = match (resolved, self.line_at(addr)) {
