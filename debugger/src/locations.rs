@@ -372,10 +372,23 @@ impl Debugger {
     }
 
     /// `in FUNC at FILE:LINE` for `info breakpoints`, or `<sym+off>` without line info.
-    pub(crate) fn breakpoint_what(&self, addr: u64) -> String {
-        if let Some(l) = self.line_at(addr)
-            && l.line != 0
-        {
+    /// For a location of the breakpoint set at `spec`, gdb keeps the line it was resolved to
+    /// (`break t.c:33` is at line 33 even where the line table names another line last at
+    /// that address, as an -O2 loop's back edge does).
+    pub(crate) fn breakpoint_what(&self, spec: &BpSpec, addr: u64) -> String {
+        let resolved = match spec {
+            BpSpec::Location(text) | BpSpec::Symbol(text) => resolve(self.session.symbols(), text)
+                .ok()
+                .and_then(|locs| locs.into_iter().find(|l| l.addr == addr))
+                .and_then(|l| l.file),
+            _ => None,
+        };
+        let line = match (resolved, self.line_at(addr)) {
+            (Some((name, line)), _) => Some((name, line)),
+            (None, Some(l)) if l.line != 0 => Some((l.name.to_string(), l.line)),
+            _ => None,
+        };
+        if let Some((name, line)) = line {
             let f = self
                 .debug_for(addr)
                 .and_then(|(d, bias)| {
@@ -385,8 +398,8 @@ impl Debugger {
                 })
                 .and_then(|s| s.innermost().map(|f| f.function.name.clone()));
             return match f {
-                Some(f) => format!("in {f} at {}:{}", l.name, l.line),
-                None => format!("at {}:{}", l.name, l.line),
+                Some(f) => format!("in {f} at {name}:{line}"),
+                None => format!("at {name}:{line}"),
             };
         }
         self.session

@@ -802,7 +802,7 @@ impl Debugger {
 
     /// The innermost function scope of `frame` as [`Self::scope_of`] gives it, and the ones
     /// that contain it (outwards), without copying the scope.
-    fn frame_scopes(&self, frame: &Frame) -> Option<(Rc<Scope>, usize)> {
+    pub(crate) fn frame_scopes(&self, frame: &Frame) -> Option<(Rc<Scope>, usize)> {
         let (_, _, s) = self.machine_scope_rc(frame)?;
         let k = frame.inline_depth.min(s.frames.len().saturating_sub(1));
         Some((s, k))
@@ -1230,6 +1230,14 @@ impl Debugger {
         let Some(f) = frames.first() else {
             return (None, None);
         };
+        self.frame_identity(f)
+    }
+
+    /// The identity of frame `f` (see [`Self::frame0_identity`]).
+    pub(crate) fn frame_identity(
+        &self,
+        f: &Frame,
+    ) -> (Option<u64>, Option<cohort_dwarf::types::DieRef>) {
         let die = self
             .frame_scopes(f)
             .and_then(|(s, k)| s.frames.get(k).map(|fs| fs.function.die));

@@ -55,6 +55,20 @@ enum Straight {
     SingleStep,
 }
 
+/// Where a step starts from (gdb's `set_step_frame`).
+struct StepFrom {
+    /// The step frame (its CFA and function): a stop in an inlined call made from it goes on.
+    id: (Option<u64>, Option<cohort_dwarf::types::DieRef>),
+    /// The line being stepped (`None`: none, any statement stops).
+    line: Option<crate::source::SrcLine>,
+    /// The code range being stepped (may be empty).
+    range: (u64, u64),
+    /// The machine frame's CFA.
+    cfa: Option<u64>,
+    /// The machine function the step started in (gdb's `step_start_function`).
+    function: Option<u64>,
+}
+
 /// How one step ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
@@ -111,14 +125,11 @@ impl Debugger {
         };
         // gdb's frame and line of the step: hidden inlined calls at the pc count as the call
         // line of the frame that makes them (and the range ends where the call's code does).
-        let start_id = self.frame0_identity();
-        let start_line = self.frame0_src_line();
         if self.inline_skipped() > 0
             && let Some(end) = self.hidden_inline_end(start_pc)
         {
             range.1 = range.1.min(end);
         }
-        let mut frame_cfa = self.cfa_of_frame0();
         if kind == StepKind::Until
             && let Some(f) = self.function_start(start_pc)
         {
@@ -126,26 +137,37 @@ impl Debugger {
             // of the line, so jumping back (a loop) keeps going.
             range.0 = range.0.min(f);
         }
-        let mut new_function = false;
+        let from = StepFrom {
+            id: self.frame0_identity(),
+            line: self.frame0_src_line(),
+            range,
+            cfa: self.cfa_of_frame0(),
+            function: self.function_start(start_pc),
+        };
+        self.step_from(kind, from)
+    }
+
+    /// Step on from where `from` says, as gdb's `process_event_stop_test` decides stop by
+    /// stop (the step frame and line are refreshed on the way, see `refresh_step`).
+    fn step_from(&mut self, kind: StepKind, from: StepFrom) -> Result<Outcome> {
+        let StepFrom {
+            id: mut start_id,
+            line: mut start_line,
+            mut range,
+            cfa: mut frame_cfa,
+            function: start_fn,
+        } = from;
+        // Where a call stepped over returned to, when outside the line: looked at as if a
+        // step had stopped there.
+        let mut landed = None;
         loop {
             let before = self.session.registers(false)?.pc();
-            let pc = match self.run_straight_line(before, range, kind, frame_cfa)? {
-                Straight::Moved(pc) => pc,
-                Straight::Reported => return Ok(Outcome::Reported),
-                Straight::SingleStep => {
-                    let ev = self.session.step_instruction();
-                    self.flush_messages();
-                    match ev? {
-                        Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
-                        other => {
-                            if self.report(other)? {
-                                return Ok(Outcome::Reported);
-                            }
-                            // Absorbed (e.g. a breakpoint whose condition is false).
-                            self.session.registers(false)?.pc()
-                        }
-                    }
-                }
+            let pc = match landed.take() {
+                Some(pc) => pc,
+                None => self.step_in_range(before, range, kind, frame_cfa)?,
+            };
+            let Some(pc) = pc else {
+                return Ok(Outcome::Reported);
             };
             if pc >= range.0 && pc < range.1 {
                 continue;
@@ -191,12 +213,10 @@ impl Debugger {
                     None => return Ok(Outcome::Reported),
                 }
                 let pc = self.session.registers(false)?.pc();
-                if pc >= range.0 && pc < range.1 {
-                    continue;
-                }
-                // The call returned somewhere outside the line: treat as below.
-                if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
-                    return Ok(o);
+                if pc < range.0 || pc >= range.1 {
+                    // The call returned somewhere outside the line (into an inlined call made
+                    // on it, say): as if a step had stopped there.
+                    landed = Some(Some(pc));
                 }
                 continue;
             }
@@ -236,7 +256,6 @@ impl Debugger {
             }
             if self.returned_from(frame_cfa, cfa) {
                 // Back in the caller: finish the line we returned into.
-                new_function = true;
                 frame_cfa = cfa;
                 let Some(r) = self.line_range(pc) else {
                     // Returned into code without lines (e.g. libc's start): keep going out.
@@ -244,19 +263,98 @@ impl Debugger {
                 };
                 let at_start = self.line_at(pc).is_some_and(|l| l.start == pc);
                 if at_start {
-                    return Ok(Outcome::Done { new_function });
+                    return Ok(Outcome::Done {
+                        new_function: self.shows_frame(pc, &start_id, start_fn),
+                    });
                 }
                 range = r;
+                self.refresh_step(pc, &mut start_id, &mut start_line);
                 continue;
             }
             if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
                 return Ok(match o {
                     Outcome::Done { .. } => Outcome::Done {
-                        // Out of an inlined call into its caller is a new frame for gdb.
-                        new_function: new_function || self.frame0_identity() != start_id,
+                        new_function: self.shows_frame(pc, &start_id, start_fn),
                     },
                     r => r,
                 });
+            }
+            let now = self.frame0_identity();
+            if now.0 == frame_cfa {
+                self.refresh_step(pc, &mut start_id, &mut start_line);
+            }
+        }
+    }
+
+    /// gdb's `refresh_step_info` when a step goes on from `pc`, in the middle of a line or
+    /// at a line-table entry that is not a statement: the frame and line being stepped become
+    /// the current ones, so that (for example) out of an inlined call into the middle of its
+    /// caller's line, the rest of that line — the inlined calls made on it included — is
+    /// stepped over as part of it. An entry of another line that is not a statement leaves
+    /// them as they were in the same frame, and in another frame takes the frame without a
+    /// line (any statement of any line then stops the step).
+    fn refresh_step(
+        &self,
+        pc: u64,
+        step_id: &mut (Option<u64>, Option<cohort_dwarf::types::DieRef>),
+        step_line: &mut Option<crate::source::SrcLine>,
+    ) {
+        let Some(l) = self.line_at(pc) else {
+            return;
+        };
+        let now = self.frame0_identity();
+        let other_line = !step_line
+            .as_ref()
+            .is_some_and(|s| s.line == l.line && s.file == l.file);
+        if l.start == pc && other_line {
+            if now != *step_id {
+                *step_id = now;
+                *step_line = None;
+            }
+            return;
+        }
+        *step_id = now;
+        *step_line = Some(l);
+    }
+
+    /// Whether a step that ended at `pc` shows the frame line before the source line (gdb's
+    /// `print_stop_event`: not when the frame is the one being stepped, refreshed on the way,
+    /// and the machine function is the one the step started in).
+    fn shows_frame(
+        &self,
+        pc: u64,
+        step_id: &(Option<u64>, Option<cohort_dwarf::types::DieRef>),
+        start_fn: Option<u64>,
+    ) -> bool {
+        self.frame0_identity() != *step_id || self.function_start(pc) != start_fn
+    }
+
+    /// Run on from `pc` inside the line `range` (the straight-line part at once, a jump or an
+    /// instruction outside the line single-stepped): the pc it stopped at, or `None` when
+    /// something else happened and was reported.
+    fn step_in_range(
+        &mut self,
+        pc: u64,
+        range: (u64, u64),
+        kind: StepKind,
+        frame_cfa: Option<u64>,
+    ) -> Result<Option<u64>> {
+        match self.run_straight_line(pc, range, kind, frame_cfa)? {
+            Straight::Moved(pc) => Ok(Some(pc)),
+            Straight::Reported => Ok(None),
+            Straight::SingleStep => {
+                let ev = self.session.step_instruction();
+                self.flush_messages();
+                match ev? {
+                    Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => Ok(Some(pc)),
+                    other => {
+                        if self.report(other)? {
+                            return Ok(None);
+                        }
+                        // Absorbed (e.g. a breakpoint whose condition is false).
+                        Ok(Some(self.session.registers(false)?.pc()))
+                    }
+                }
             }
         }
     }
@@ -649,17 +747,18 @@ impl Debugger {
         let Some(frame) = frames.get(sel) else {
             return Err(EngineError::NotRunning);
         };
-        if let Some((_, bias, s)) = self.scope_of(frame)
-            && let Some(fs) = s.innermost()
-            && fs.inlined
+        if let Some((s, k)) = self.frame_scopes(frame)
+            && s.frames.get(k).is_some_and(|fs| fs.inlined)
+            && let Some(up) = frames.get(sel + 1)
         {
-            let ranges: Vec<(u64, u64)> = fs
-                .function
-                .ranges
-                .iter()
-                .map(|r| (r.start.wrapping_add(bias), r.end.wrapping_add(bias)))
-                .collect();
-            return self.finish_inline(&ranges, frame.cfa);
+            let from = StepFrom {
+                id: self.frame_identity(up),
+                line: None,
+                range: (frame.pc(), frame.pc()),
+                cfa: frame.cfa,
+                function: None,
+            };
+            return self.finish_inline(from);
         }
         // gdb says this only when not in batch mode.
         if !self.batch {
@@ -685,48 +784,13 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    /// `finish` out of an inlined call (its code at `ranges`, in the machine frame `cfa`):
-    /// step, over calls, until the pc leaves the call's code at the start of a line of the
-    /// frame, then report the stop as `step` does (gdb steps with an empty range there).
-    fn finish_inline(&mut self, ranges: &[(u64, u64)], cfa: Option<u64>) -> Result<Flow> {
-        let inside = |pc: u64| ranges.iter().any(|&(a, b)| pc >= a && pc < b);
-        loop {
-            let ev = self.session.step_instruction();
-            self.flush_messages();
-            let pc = match ev? {
-                Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => pc,
-                other => {
-                    if self.report(other)? {
-                        return Ok(Flow::Go);
-                    }
-                    self.session.registers(false)?.pc()
-                }
-            };
-            let now = self.cfa_of_frame0();
-            if self.stepped_into_subroutine(cfa, now) {
-                let Some(ret) = self.return_address_of_frame0() else {
-                    break;
-                };
-                if self.run_to(ret, cfa)?.is_none() {
-                    return Ok(Flow::Go);
-                }
-                continue;
-            }
-            if self.returned_from(cfa, now) {
-                break;
-            }
-            let pc = self.session.registers(false).map(|r| r.pc()).unwrap_or(pc);
-            if inside(pc) {
-                continue;
-            }
-            if self
-                .line_at(pc)
-                .is_none_or(|l| l.line == 0 || (l.start == pc && l.is_stmt))
-            {
-                break;
-            }
+    /// `finish` out of an inlined call: gdb steps over calls with the call's caller as the
+    /// step frame, no line and an empty range, and reports the stop with its frame.
+    fn finish_inline(&mut self, from: StepFrom) -> Result<Flow> {
+        if let Outcome::Done { .. } = self.step_from(StepKind::Over, from)? {
+            self.select_frame(0);
+            self.print_stop_frame();
         }
-        self.print_stop_frame();
         Ok(Flow::Go)
     }
 

@@ -509,9 +509,11 @@ fn own_variables(
     }
     // As gdb does: variables of the abstract instance (an inlined or out-of-line copy's
     // DW_AT_abstract_origin) that no direct child of the concrete DIE stands for are variables
-    // of this scope too, without a location (`<optimized out>`).
+    // of this scope too, without a location (`<optimized out>`); so are those of an abstract
+    // lexical block that no concrete block stands for, and of the blocks in it (gdb reads a
+    // block without code addresses as part of the scope around it).
     if let Some(origin) = d.reference(file, dw::DW_AT_abstract_origin)
-        && let Ok(abs) = read_tree(file, origin, 1)
+        && let Ok(abs) = read_tree(file, origin, ABSTRACT_DEPTH)
     {
         let covered: Vec<DieRef> = d
             .children
@@ -526,6 +528,10 @@ fn own_variables(
             let kind = match c.tag {
                 dw::DW_TAG_formal_parameter => VarKind::Param,
                 dw::DW_TAG_variable if !c.flag(dw::DW_AT_declaration) => VarKind::Local,
+                dw::DW_TAG_lexical_block => {
+                    abstract_block_variables(file, c, fb, &mut locals);
+                    continue;
+                }
                 _ => continue,
             };
             if let Some(v) = make_variable(file, c, kind, *fb) {
@@ -538,6 +544,30 @@ fn own_variables(
         }
     }
     (params, locals)
+}
+
+/// How deep an abstract instance's blocks are read for the variables a concrete copy lacks.
+const ABSTRACT_DEPTH: usize = 32;
+
+/// The variables of the abstract lexical block `b` and of the blocks in it, in declaration
+/// order (gdb's `read_lexical_block_scope` for a block without code addresses).
+fn abstract_block_variables(
+    file: &Arc<DebugFile>,
+    b: &Die,
+    fb: &Option<AttributeValue<R>>,
+    out: &mut Vec<Variable>,
+) {
+    for c in &b.children {
+        match c.tag {
+            dw::DW_TAG_variable if !c.flag(dw::DW_AT_declaration) => {
+                if let Some(v) = make_variable(file, c, VarKind::Local, *fb) {
+                    out.push(v);
+                }
+            }
+            dw::DW_TAG_lexical_block => abstract_block_variables(file, c, fb, out),
+            _ => {}
+        }
+    }
 }
 
 /// A `DW_TAG_constant` whose value is a block of bytes (gdb's LOC_CONST_BYTES: found by name,

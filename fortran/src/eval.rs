@@ -303,7 +303,8 @@ fn int_array(vals: &[i64]) -> Value {
     Value::new(ty, bytes, Lval::None)
 }
 
-/// The shape of an array value (a resolved one, or a constant-bound array component).
+/// The shape of an array value (a resolved one, or a constant-bound array component, or an
+/// array of a C unit: see [`c_array_shape`]).
 pub fn shape_of(ty: &TypeRef) -> Option<Shape> {
     let st = ty.strip();
     match &st.kind {
@@ -314,8 +315,49 @@ pub fn shape_of(ty: &TypeRef) -> Option<Shape> {
             spec: s.spec.clone(),
         }),
         TypeKind::DynArray(spec) => spec.constant_shape(),
+        TypeKind::Array { .. } => c_array_shape(ty),
         _ => None,
     }
+}
+
+/// An array of a language whose arrays start at 0 (a C unit's `int m[2][3]`) as gdb sees it
+/// from Fortran: a Fortran array over the same memory, C's last dimension first, each
+/// dimension from 0 (`int (0:2,0:1)`). Not for arrays of characters (C strings stay strings)
+/// nor for arrays whose length is not a constant.
+pub fn c_array_shape(ty: &TypeRef) -> Option<Shape> {
+    let mut counts = Vec::new();
+    let mut t = ty.strip();
+    while let TypeKind::Array { element, bound } = &t.kind {
+        let cohort_dwarf::types::Bound::Count(n) = bound else {
+            return None;
+        };
+        counts.push(*n);
+        t = element.strip();
+    }
+    if counts.is_empty()
+        || matches!(
+            t.kind,
+            TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar)
+        )
+    {
+        return None;
+    }
+    let mut stride = t.byte_size() as i64;
+    let mut dims = Vec::new();
+    for &count in counts.iter().rev() {
+        dims.push(Dim {
+            lower: 0,
+            count,
+            stride,
+        });
+        stride = stride.saturating_mul(count as i64);
+    }
+    Some(Shape {
+        element: t,
+        dims,
+        status: ShapeStatus::Ok,
+        spec: None,
+    })
 }
 
 fn shaped_type(shape: Shape) -> TypeRef {

@@ -58,6 +58,11 @@ fn split(ty: &TypeRef, expand: bool) -> (String, String) {
             BoundSpec::Const(n) => (format!("character*{n}"), String::new()),
             _ => ("character*(*)".into(), String::new()),
         },
+        // A C unit's array: `int (0:2,0:1)`.
+        TypeKind::Array { .. } if let Some(shape) = crate::eval::c_array_shape(ty) => {
+            let (b, _) = split(&shape.element, expand);
+            (b, format!(" {}", shape_dims(&shape)))
+        }
         TypeKind::Array { element, .. }
             if element
                 .strip()

@@ -192,6 +192,10 @@ impl Printer<'_> {
                     None => out.push_str("<error: string length not known here>"),
                 },
             },
+            // A C unit's array: a Fortran array from 0.
+            TypeKind::Array { .. } if let Some(shape) = crate::eval::c_array_shape(ty) => {
+                self.shaped(out, &shape, bytes, addr)
+            }
             TypeKind::Array { element, .. } if is_char(element) && plain => {
                 let size = st.byte_size() as usize;
                 match self.fetch(bytes, addr, 0, size) {

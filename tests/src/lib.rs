@@ -382,8 +382,8 @@ pub fn fortran_case_dir() -> PathBuf {
 }
 
 /// One Fortran case built by one compiler: `tests/fortran/NAME.f90` (and an optional second
-/// unit `NAME_b.f90`, compiled first: it may define modules `NAME.f90` uses) with the script
-/// `tests/fortran/NAME.cmds`.
+/// unit `NAME_b.f90`, compiled first: it may define modules `NAME.f90` uses, and an optional
+/// C unit `NAME_c.c`, for gfortran cases) with the script `tests/fortran/NAME.cmds`.
 #[derive(Debug, Clone)]
 pub struct FortranCase {
     /// The case's name (`NAME`).
@@ -464,6 +464,11 @@ pub fn fortran_case(name: &str, compiler: &str) -> FortranCase {
     let out = out.canonicalize().expect("canonical fixtures folder");
     let program = out.join(name);
     let mut units = Vec::new();
+    // A C unit of the program (the gfortran driver compiles it with gcc).
+    let c_unit = format!("{name}_c.c");
+    if dir.join(&c_unit).exists() {
+        units.push(c_unit);
+    }
     let second = format!("{name}_b.f90");
     if dir.join(&second).exists() {
         units.push(second);
