@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use cohort_fixtures::{Interactive, program};
 
+mod common;
+
 /// How long the debugger may take to answer one command.
 const ANSWER: Duration = Duration::from_secs(1);
 
@@ -438,4 +440,98 @@ fn ranks_waiting_for_input_stop_on_interrupt_and_get_their_input() {
     assert!(f.seen.contains("[0] rank 0 got 'end'\n"), "{}", f.seen);
     assert!(!f.seen.contains("rank 0 got 'hello'"), "{}", f.seen);
     assert!(f.s.finish(Front::LIMIT).is_some_and(|st| st.success()));
+}
+
+/// Open MPI ranks (every one has threads: Open MPI's progress threads) answer `info threads`,
+/// `thread N` and `bt`, and step over an MPI call together; when the session ends, nothing of
+/// the job is left.
+#[test]
+fn open_mpi_ranks_with_threads_answer_and_nothing_is_left() {
+    let prog = cohort_fixtures::mpi_program_in_own_dir("ring", "mpicc.openmpi");
+    let marker = common::unique_marker();
+    // The ring's ranks wait for this file (the job's marker) after MPI_Init: it is there.
+    let go = std::env::temp_dir().join(&marker);
+    std::fs::write(&go, "").unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.args([
+        "launch",
+        "-n",
+        "4",
+        "--launcher",
+        "openmpi",
+        "--settle",
+        "60000",
+    ])
+    .arg("-batch");
+    for x in [
+        "info threads",
+        "thread 2",
+        "bt",
+        "thread 1",
+        "break ring.c:21",
+        "continue",
+        "next",
+        "bt",
+        "info ranks",
+    ] {
+        c.args(["-ex", x]);
+    }
+    c.arg("--")
+        .arg(&prog)
+        .arg(&go)
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .env("COHORT_TEST_MARKER", &marker);
+    let mut child = Reap(
+        c.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = String::new();
+    child
+        .0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let st = child.0.wait().unwrap();
+    // Every rank lists its threads: the main one (selected) and Open MPI's.
+    for r in 0..4 {
+        assert!(out.contains(&format!("[{r}] * 1    Thread 0x")), "{out}");
+        assert!(out.contains(&format!("[{r}]   2    Thread 0x")), "{out}");
+    }
+    for r in 0..4 {
+        assert!(
+            out.contains(&format!("[{r}] [Switching to thread 2 (Thread 0x")),
+            "{out}"
+        );
+    }
+    assert!(out.contains(" in clone3 () at "), "{out}");
+    assert!(
+        out.contains("[0-3] 23\t    printf(\"rank %d of %d got %d\\n\", rank, size, from);\n"),
+        "{out}"
+    );
+    assert!(out.contains("[0-3] #0  main (argc=2, argv="), "{out}");
+    assert!(out.contains(") at ring.c:23\n"), "{out}");
+    assert!(
+        out.contains("[0-3] stopped in main at ring.c:23\n"),
+        "{out}"
+    );
+    assert!(st.success(), "{st}: {out}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        let left = common::job(&marker);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "left running:\n{}",
+            common::show(&left)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = std::fs::remove_file(go);
 }
