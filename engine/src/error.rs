@@ -6,6 +6,12 @@ use std::path::PathBuf;
 pub enum EngineError {
     #[error("{}: No such file or directory.", .0.display())]
     NoSuchFile(PathBuf),
+    /// A file the system refused, in gdb's words (`/tmp: Is a directory.`).
+    #[error("{}: {}.", .path.display(), .errno.desc())]
+    Refused {
+        path: PathBuf,
+        errno: nix::errno::Errno,
+    },
     #[error("\"{}\": not in executable format: file format not recognized", .0.display())]
     NotExecutable(PathBuf),
     #[error("{path}: {source}")]
@@ -52,6 +58,33 @@ pub enum EngineError {
     SandboxRestore(i32),
     #[error("{0}")]
     Other(String),
+}
+
+impl EngineError {
+    /// Why `path` cannot be the program, as gdb says it: a name with a `/` is looked at
+    /// itself (`Is a directory`, `Not a directory`, `Invalid argument` for a device or a
+    /// FIFO); anything else was not found.
+    pub fn not_a_program(path: &std::path::Path) -> EngineError {
+        use std::os::unix::ffi::OsStrExt;
+        if path.as_os_str().as_bytes().contains(&b'/') {
+            let errno = match std::fs::metadata(path) {
+                Ok(m) if m.is_dir() => Some(nix::errno::Errno::EISDIR),
+                Ok(m) if !m.is_file() => Some(nix::errno::Errno::EINVAL),
+                Ok(_) => None,
+                Err(e) => e
+                    .raw_os_error()
+                    .filter(|&n| n != libc::ENOENT)
+                    .map(nix::errno::Errno::from_raw),
+            };
+            if let Some(errno) = errno {
+                return EngineError::Refused {
+                    path: path.to_path_buf(),
+                    errno,
+                };
+            }
+        }
+        EngineError::NoSuchFile(path.to_path_buf())
+    }
 }
 
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;

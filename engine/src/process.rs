@@ -308,7 +308,7 @@ pub fn resolve_program(p: &Path) -> Result<PathBuf> {
             return Ok(abs);
         }
     }
-    Err(EngineError::NoSuchFile(p.to_path_buf()))
+    Err(EngineError::not_a_program(p))
 }
 
 impl Process {
