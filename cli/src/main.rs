@@ -23,7 +23,8 @@ struct Options {
     commands: Vec<Cmd>,
     program: Option<PathBuf>,
     args: Vec<String>,
-    pid: Option<i32>,
+    /// `-p PID` as given: read as gdb's `attach` reads it (`Illegal process-id: foo.`).
+    pid: Option<String>,
     /// `--cuda-library PATH`: where the CUDA driver's debugger API is loaded from.
     cuda_library: Option<PathBuf>,
 }
@@ -64,11 +65,7 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
                 i += 1;
             }
             "-p" | "--pid" | "-pid" => {
-                let p = next(i)?;
-                o.pid = Some(
-                    p.parse()
-                        .with_context(|| format!("Illegal process-id: {p}."))?,
-                );
+                o.pid = Some(next(i)?);
                 i += 1;
             }
             "--args" | "-args" => rest_are_args = true,
@@ -88,7 +85,7 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
                     o.program = Some(PathBuf::from(a));
                 } else if !rest_are_args && o.pid.is_none() && a.parse::<i32>().is_ok() {
                     // gdb PROGRAM PID
-                    o.pid = a.parse().ok();
+                    o.pid = Some(a.to_string());
                 } else {
                     o.args.push(a.to_string());
                 }
@@ -143,8 +140,6 @@ fn main() -> anyhow::Result<()> {
         d
     })
     .context("starting the tracer thread")?;
-    let run =
-        |line: String| -> Flow { tracer.call(move |d| d.execute(&line)).unwrap_or(Flow::Quit) };
 
     // Ctrl-C goes to the program (same terminal); the debugger itself must survive it.
     // SAFETY: installing SIG_IGN for SIGINT is a plain signal-disposition change.
@@ -152,53 +147,49 @@ fn main() -> anyhow::Result<()> {
         libc::signal(libc::SIGINT, libc::SIG_IGN);
     }
 
-    if let Some(prog) = opts.program.clone() {
-        let args = opts.args.clone();
-        let loaded = tracer
-            .call(move |d| {
-                d.session.args = args.into_iter().map(Into::into).collect();
-                d.session.load_program(&prog).map_err(|e| e.to_string())
-            })
-            .unwrap_or_else(|e| Err(e.to_string()));
-        if let Err(e) = loaded {
-            eprintln!("{e}");
-            if opts.pid.is_none() && batch && opts.commands.is_empty() {
-                std::process::exit(1);
-            }
-        }
-    }
-    if let Some(pid) = opts.pid {
-        let r = tracer
-            .call(move |d| d.attach(pid).map_err(|e| e.to_string()))
-            .unwrap_or_else(|e| Err(e.to_string()));
-        if let Err(e) = r {
-            eprintln!("{e}");
-        }
-    }
-
-    // The scripted commands run as one job on the tracer thread: no round trip between threads
-    // per command (it matters for scripts that continue thousands of times).
+    // As gdb: loading the program, attaching and then each `-ex`/`-x` in turn; in batch mode
+    // the exit status is 1 when the last of them failed (docs/ARCHITECTURE.md).
+    let program = opts.program.clone();
+    let args = std::mem::take(&mut opts.args);
+    let pid = opts.pid.clone();
     let commands: Vec<Cmd> = std::mem::take(&mut opts.commands);
-    let quit = tracer
+    // The whole start runs as one job on the tracer thread: no round trip between threads
+    // per command (it matters for scripts that continue thousands of times).
+    let (quit, ok) = tracer
         .call(move |d| {
-            for c in commands {
-                let lines = match c.lines() {
-                    Ok(l) => l,
-                    Err(e) => {
-                        eprintln!("{e}");
-                        continue;
-                    }
-                };
-                for l in lines {
-                    if d.execute(&l) == Flow::Quit {
-                        return true;
-                    }
+            let mut ok = true;
+            if let Some(prog) = program {
+                d.session.args = args.into_iter().map(Into::into).collect();
+                if let Err(e) = d.session.load_program(&prog) {
+                    cohort_debugger::errln!("{e}");
+                    ok = false;
                 }
             }
-            false
+            if let Some(pid) = pid {
+                ok = d
+                    .cmd_attach(&pid)
+                    .map_err(|e| cohort_debugger::errln!("{e}"))
+                    .is_ok();
+            }
+            for c in commands {
+                match run_cmd(d, c, batch) {
+                    Some(Flow::Quit) => return (true, ok),
+                    Some(Flow::Go) => ok = true,
+                    None => ok = false,
+                }
+            }
+            (false, ok)
         })
-        .unwrap_or(true);
+        .unwrap_or((true, false));
     if !batch && !quit {
+        let run = |line: String| -> Flow {
+            tracer
+                .call(move |d| {
+                    d.from_tty = true;
+                    d.execute(&line)
+                })
+                .unwrap_or(Flow::Quit)
+        };
         let stdin = std::io::stdin();
         let mut line = String::new();
         let mut last = String::new();
@@ -208,7 +199,11 @@ fn main() -> anyhow::Result<()> {
             line.clear();
             match stdin.lock().read_line(&mut line) {
                 Ok(0) | Err(_) => {
-                    println!("quit");
+                    // gdb quits at the end of its input; a terminal sees the word.
+                    if std::io::IsTerminal::is_terminal(&stdin) {
+                        println!("quit");
+                    }
+                    run("quit".into());
                     break;
                 }
                 Ok(_) => {}
@@ -225,8 +220,66 @@ fn main() -> anyhow::Result<()> {
             }
         }
     }
-    let _ = tracer.call(|d| d.finish());
-    Ok(())
+    let code = tracer
+        .call(|d| {
+            d.finish();
+            d.quit_code
+        })
+        .ok()
+        .flatten();
+    // gdb: `quit N` exits with N; at the end of a batch run, 1 when the last command failed.
+    std::process::exit(match code {
+        Some(c) => c & 0xff,
+        None if batch && !quit && !ok => 1,
+        None => 0,
+    })
+}
+
+/// Run one `-ex` command or `-x` script on the tracer thread; None when it failed (a script
+/// stops at its first failing command, said as gdb says it).
+fn run_cmd(d: &mut Debugger, c: Cmd, batch: bool) -> Option<Flow> {
+    match c {
+        // gdb reads comments in scripts and typed lines only: `-ex '# …'` is a command
+        // without a name.
+        Cmd::Line(l) if l.trim_start().starts_with('#') => {
+            cohort_debugger::errln!("Undefined command: \"\".  Try \"help\".");
+            None
+        }
+        Cmd::Line(l) => {
+            d.from_tty = !batch;
+            d.run_command(&l)
+                .map_err(|e| cohort_debugger::errln!("{e}"))
+                .ok()
+        }
+        Cmd::File(f) => {
+            let name = f.display().to_string();
+            let lines = match Cmd::File(f).lines() {
+                Ok(l) => l,
+                Err(e) => {
+                    // A warning in batch mode: the run goes on as if the script were empty.
+                    cohort_debugger::output::write_err(&Cmd::unreadable(&e, batch));
+                    return batch.then_some(Flow::Go);
+                }
+            };
+            // A script's lines are not typed by the user (gdb's from_tty is 0), nor is the
+            // end of the session when the script quits.
+            d.from_tty = false;
+            for (n, l) in lines.iter().enumerate() {
+                match d.run_command(l) {
+                    Ok(Flow::Go) => {}
+                    Ok(Flow::Quit) => return Some(Flow::Quit),
+                    Err(e) => {
+                        cohort_debugger::errln!(
+                            "{name}:{}: Error in sourced command file:\n{e}",
+                            n + 1
+                        );
+                        return None;
+                    }
+                }
+            }
+            Some(Flow::Go)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -247,7 +300,7 @@ mod tests {
         assert_eq!(o.program, Some(PathBuf::from("prog")));
         assert_eq!(o.args, vec!["-x", "1"]);
         let o = p(&["-q", "-p", "123", "-x", "cmds"]);
-        assert_eq!(o.pid, Some(123));
+        assert_eq!(o.pid.as_deref(), Some("123"));
         assert!(matches!(&o.commands[0], Cmd::File(f) if f == &PathBuf::from("cmds")));
         assert!(parse_args(&["-p".to_string()]).is_err());
         assert!(parse_args(&["--bogus".to_string()]).is_err());

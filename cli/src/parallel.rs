@@ -32,13 +32,29 @@ pub enum Cmd {
 }
 
 impl Cmd {
-    /// The command lines; for a file that cannot be read, gdb's message.
+    /// The command lines; for a file that cannot be read, why, in gdb's words
+    /// (`cmds: No such file or directory`): gdb says it as a warning in batch mode and as an
+    /// error (with a full stop) otherwise, see [`Cmd::unreadable`].
     pub fn lines(self) -> Result<Vec<String>, String> {
         match self {
             Cmd::Line(l) => Ok(vec![l]),
             Cmd::File(f) => std::fs::read_to_string(&f)
                 .map(|t| t.lines().map(str::to_string).collect())
-                .map_err(|_| format!("{}: No such file or directory.", f.display())),
+                .map_err(|e| {
+                    let errno =
+                        nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(libc::ENOENT));
+                    format!("{}: {}", f.display(), errno.desc())
+                }),
+        }
+    }
+
+    /// gdb's message for a script it cannot read (`why` from [`Cmd::lines`]): a warning in
+    /// batch mode (the run goes on, and it is not a failure), else an error.
+    pub fn unreadable(why: &str, batch: bool) -> String {
+        if batch {
+            format!("warning: {why}\n")
+        } else {
+            format!("{why}.\n")
         }
     }
 }
@@ -773,7 +789,7 @@ impl Front {
             let lines = match c.lines() {
                 Ok(l) => l,
                 Err(e) => {
-                    self.say("", &format!("{e}\n"));
+                    self.say("", &Cmd::unreadable(&e, batch));
                     continue;
                 }
             };

@@ -72,11 +72,10 @@ fn attach_break_detach_then_program_finishes() {
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = text.lines().collect();
+    // In batch mode gdb does not say `Attaching to program: …` nor `Detaching from program: …`
+    // (only to the user at a terminal; cli/tests/batch_status.rs compares both with gdb).
     assert!(
-        lines[0].starts_with(&format!(
-            "Attaching to program: {}, process {pid}",
-            prog.display()
-        )),
+        !text.contains("Attaching to") && !text.contains("Detaching from"),
         "{text}"
     );
     // `step` has a second location in libc's DWARF (misc/regexp.c), as gdb finds too.
@@ -89,17 +88,15 @@ fn attach_break_detach_then_program_finishes() {
     );
     // Where it was when attached: inside the C library's sleep, shown from libc's DWARF.
     assert!(
-        lines[1].contains("clock_nanosleep (") && lines[1].contains(" at ../sysdeps/"),
+        lines[0].contains("clock_nanosleep (") && lines[0].contains(" at ../sysdeps/"),
         "{text}"
     );
     assert!(text.contains("\tbreakpoint already hit 1 time\n"), "{text}");
     assert!(
-        text.contains(&format!(
-            "Detaching from program: {}, process {pid}\n[Inferior 1 (process {pid}) detached]",
-            prog.display()
-        )),
+        text.ends_with(&format!("[Inferior 1 (process {pid}) detached]\n")),
         "{text}"
     );
+    assert!(o.status.success());
     let mut rest = String::new();
     out.read_to_string(&mut rest).unwrap();
     assert!(child.wait().unwrap().success());

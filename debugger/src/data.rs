@@ -372,6 +372,16 @@ impl Debugger {
         Ok(v)
     }
 
+    /// Evaluate `text` as gdb's `value_as_long`: the value converted to `long`
+    /// (`quit 3.7` exits with 3).
+    pub(crate) fn evaluate_long(&mut self, text: &str) -> Result<i64> {
+        let v = self.evaluate(text)?;
+        let long =
+            cohort_dwarf::types::Type::base("long", 8, cohort_dwarf::types::Encoding::Signed);
+        let ctx = self.eval_ctx();
+        Ok(expr::cast(v, &long, &ctx).map_err(derr)?.as_i64())
+    }
+
     fn apply_register_writes(&mut self, writes: Vec<(u16, Vec<u8>)>) -> Result<()> {
         if writes.is_empty() {
             return Ok(());
@@ -542,6 +552,13 @@ impl Debugger {
                         self.language().name()
                     )),
                 }
+                Ok(Flow::Go)
+            }
+            "args" => {
+                let args = self.args_string();
+                out(format!(
+                    "Argument list to give program being debugged when it is started is \"{args}\"."
+                ));
                 Ok(Flow::Go)
             }
             "max-value-size" => {
@@ -802,14 +819,19 @@ impl Debugger {
             return Ok(Flow::Go);
         }
         let (fmt, text) = split_format(arg);
+        // gdb parses the expression first, in the selected frame's scope: a syntax error or
+        // an unknown name (`No symbol "x" in current context.`) makes no display.
+        let sel = self.selected_frame();
+        let at = self.frames(sel + 1).get(sel).map(|f| f.lookup_pc());
+        self.check_condition(text.trim(), at)?;
         let n = self.data.next_display.get() + 1;
         self.data.next_display.set(n);
         self.data
             .displays
             .borrow_mut()
             .push((n, fmt, text.trim().to_string()));
-        // gdb shows a new display at once, except in batch mode.
-        if self.session.is_running() && !self.batch {
+        // gdb shows a new display at once when the user typed the command (from_tty).
+        if self.session.is_running() && self.from_tty {
             self.show_display(n, fmt, text.trim());
         }
         Ok(Flow::Go)

@@ -37,7 +37,15 @@ pub enum Flow {
 
 pub struct Debugger {
     pub session: Session,
+    /// gdb's `-batch`: questions are answered with their default, and said so.
     pub batch: bool,
+    /// Whether the command being run was typed by the user (gdb's `from_tty`): true for
+    /// `-ex` commands and typed lines outside batch mode, false in batch mode and for the
+    /// lines of a `-x` script. Some messages are printed only then (`Starting program: …`,
+    /// `Continuing.`, `Attaching to …`, `Detaching from …`).
+    pub from_tty: bool,
+    /// The exit status `quit N` asked for.
+    pub quit_code: Option<i32>,
     /// `set breakpoint pending`: Some(true) on, Some(false) off, None auto.
     pending_mode: Option<bool>,
     /// The last `x` format and unit size, and the address after the last `x`.
@@ -89,6 +97,54 @@ pub(crate) fn parse_count(arg: &str) -> Result<u64> {
         .ok_or_else(|| EngineError::Other(format!("No symbol \"{a}\" in current context.")))
 }
 
+/// gdb's `parse_pid_to_attach`: the whole argument is a number as `strtoul` reads it
+/// (`0x10`, `010`, `-5`), taken as an `int`.
+pub(crate) fn parse_pid(arg: &str) -> Result<i32> {
+    let a = arg.trim();
+    if a.is_empty() {
+        return Err(EngineError::Other(
+            "Argument required (process-id to attach).".into(),
+        ));
+    }
+    let (neg, digits) = match a.as_bytes()[0] {
+        b'-' => (true, &a[1..]),
+        b'+' => (false, &a[1..]),
+        _ => (false, a),
+    };
+    let starts_digit = digits.as_bytes().first().is_some_and(u8::is_ascii_digit);
+    match parse_number(digits) {
+        Some(n) if starts_digit => {
+            let n = if neg { n.wrapping_neg() } else { n };
+            Ok(n as i32)
+        }
+        _ => Err(EngineError::Other(format!("Illegal process-id: {a}."))),
+    }
+}
+
+/// Why an attach to `pid` was refused, as gdb adds it to the error (its
+/// `linux_ptrace_attach_fail_reason`): another tracer, or a process already dead.
+fn attach_fail_reason(pid: i32) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+    };
+    let mut why = String::new();
+    if let Some(tracer) = field("TracerPid:").filter(|t| *t != "0") {
+        why.push_str(&format!(
+            "process {pid} is already traced by process {tracer}"
+        ));
+    }
+    if field("State:").is_some_and(|s| s.starts_with('Z')) {
+        why.push_str(&format!(
+            "process {pid} is a zombie - the process has already terminated"
+        ));
+    }
+    (!why.is_empty()).then_some(why)
+}
+
 fn parse_number(s: &str) -> Option<u64> {
     let s = s.trim();
     if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -117,6 +173,8 @@ impl Debugger {
         Debugger {
             session,
             batch,
+            from_tty: !batch,
+            quit_code: None,
             pending_mode: None,
             language_set: None,
             print_elements: 200,
@@ -138,15 +196,58 @@ impl Debugger {
 
     /// Run one command line. Errors are printed to stderr; the session goes on.
     pub fn execute(&mut self, line: &str) -> Flow {
-        let r = self.dispatch(line.trim());
-        if crate::data::resumes(line) && self.session.is_running() {
-            self.do_displays();
-        }
-        match r {
+        match self.run_command(line) {
             Ok(f) => f,
             Err(e) => {
                 crate::errln!("{e}");
                 Flow::Go
+            }
+        }
+    }
+
+    /// Run one command line and return its error instead of printing it: a script stops
+    /// at its first failing command, and gdb's `-batch` exit status is that of the last one.
+    pub fn run_command(&mut self, line: &str) -> Result<Flow> {
+        let r = self.dispatch(line.trim());
+        if crate::data::resumes(line) && self.session.is_running() {
+            self.do_displays();
+        }
+        r
+    }
+
+    /// gdb's `query`: a yes-or-no question whose answer is `default` when nobody can answer
+    /// it (batch mode, or input not from a terminal): the question is then printed with the
+    /// answer taken. `default` None is a plain question (`(y or n)`, answered yes).
+    pub(crate) fn query(&self, question: &str, default: Option<bool>) -> bool {
+        use std::io::IsTerminal;
+        let choices = match default {
+            None => "(y or n)",
+            Some(true) => "([y] or n)",
+            Some(false) => "(y or [n])",
+        };
+        let auto = default.unwrap_or(true);
+        if self.batch || !std::io::stdin().is_terminal() {
+            let a = if auto { 'Y' } else { 'N' };
+            out(format!(
+                "{question}{choices} [answered {a}; input not from terminal]"
+            ));
+            return auto;
+        }
+        loop {
+            crate::out!("{question}{choices} ");
+            let mut ans = String::new();
+            match std::io::stdin().read_line(&mut ans) {
+                Ok(0) | Err(_) => {
+                    out("EOF [answered Y; input not from terminal]");
+                    return true;
+                }
+                Ok(_) => {}
+            }
+            match ans.trim().chars().next().map(|c| c.to_ascii_lowercase()) {
+                None if default.is_some() => return auto,
+                Some('y') => return true,
+                Some('n') => return false,
+                _ => out("Please answer y or n."),
             }
         }
     }
@@ -212,12 +313,20 @@ impl Debugger {
     }
 
     /// What happens at the end of a batch run or on `quit`: launched programs are killed,
-    /// attached ones detached (as gdb).
+    /// attached ones detached (as gdb; said as `detach` says it, for the command that quit).
     pub fn finish(&mut self) {
         if let Some(p) = self.session.process() {
             if p.launched() {
                 let _ = self.session.kill();
             } else {
+                let pid = p.pid();
+                if self.from_tty {
+                    out(format!(
+                        "Detaching from program: {}, process {pid}",
+                        p.exe().display()
+                    ));
+                }
+                out(format!("[Inferior 1 (process {pid}) detached]"));
                 let _ = self.session.detach();
             }
         }
@@ -261,6 +370,9 @@ impl Debugger {
             "advance" => self.cmd_advance(rest, false),
             "finish" | "fin" => self.cmd_finish(),
             "start" => {
+                if self.session.symbols().is_empty() {
+                    return err("No symbol table loaded.  Use the \"file\" command.".into());
+                }
                 let main = self.main_name();
                 self.cmd_break(&main, true)?;
                 self.cmd_run(rest, false)
@@ -293,13 +405,34 @@ impl Debugger {
                 Ok(Flow::Go)
             }
             "set" => self.cmd_set(rest),
-            "quit" | "q" | "exit" => Ok(Flow::Quit),
+            "quit" | "q" | "exit" => self.cmd_quit(rest),
             "echo" => {
                 crate::out!("{}", rest.replace("\\n", "\n"));
                 Ok(Flow::Go)
             }
             _ => err(format!("Undefined command: \"{cmd}\".  Try \"help\".")),
         }
+    }
+
+    /// `quit [EXPR]`: with a live program gdb asks first (answered yes without a terminal);
+    /// EXPR is the exit status.
+    fn cmd_quit(&mut self, arg: &str) -> Result<Flow> {
+        let code = match arg.trim() {
+            "" => None,
+            e => Some(self.evaluate_long(e)? as i32),
+        };
+        if let Some(p) = self.session.process() {
+            let fate = if p.launched() { "killed" } else { "detached" };
+            let q = format!(
+                "A debugging session is active.\n\n\tInferior 1 [process {}] will be {fate}.\n\nQuit anyway? ",
+                p.pid()
+            );
+            if !self.query(&q, None) {
+                return Err(EngineError::Other("Not confirmed.".into()));
+            }
+        }
+        self.quit_code = code;
+        Ok(Flow::Quit)
     }
 
     // ------------------------------------------------------------------ breakpoints
@@ -356,12 +489,11 @@ impl Debugger {
         if let BpSpec::Symbol(name) = &spec
             && self.session.symbols().lookup(name).is_none()
         {
-            if self.session.symbols().is_empty() {
-                return Err(EngineError::Other(
-                    "No symbol table is loaded.  Use the \"file\" command.".into(),
-                ));
-            }
-            let msg = format!("Function \"{name}\" not defined.");
+            let msg = if self.session.symbols().is_empty() {
+                crate::locations::NO_SYMBOL_TABLE.to_string()
+            } else {
+                format!("Function \"{name}\" not defined.")
+            };
             if !self.ask_pending(&msg)? {
                 return Ok(Flow::Go);
             }
@@ -382,31 +514,20 @@ impl Debugger {
     /// gdb's question for a location that does not resolve: `Ok(true)` to make the
     /// breakpoint pending. In batch mode the answer is no (gdb says so).
     pub(crate) fn ask_pending(&mut self, msg: &str) -> Result<bool> {
-        let make = match self.pending_mode {
-            Some(on) => on,
-            None if self.batch => {
+        match self.pending_mode {
+            Some(false) => Err(EngineError::Other(msg.to_string())),
+            Some(true) => {
                 crate::errln!("{msg}");
-                out(
-                    "Make breakpoint pending on future shared library load? (y or [n]) [answered N; input not from terminal]",
-                );
-                return Ok(false);
+                Ok(true)
             }
             None => {
-                crate::out!(
-                    "{msg}\nMake breakpoint pending on future shared library load? (y or [n]) "
-                );
-                let mut ans = String::new();
-                let _ = std::io::stdin().read_line(&mut ans);
-                ans.trim().eq_ignore_ascii_case("y")
+                crate::errln!("{msg}");
+                Ok(self.query(
+                    "Make breakpoint pending on future shared library load? ",
+                    Some(false),
+                ))
             }
-        };
-        if !make {
-            return Err(EngineError::Other(msg.to_string()));
         }
-        if self.pending_mode == Some(true) {
-            crate::errln!("{msg}");
-        }
-        Ok(true)
     }
 
     fn ids(&self, arg: &str) -> Result<Vec<u32>> {
@@ -457,8 +578,11 @@ impl Debugger {
             self.ids(arg)?
         };
         for id in ids {
-            if let Err(e) = self.session.set_enabled(id, on) {
-                crate::errln!("{e}");
+            match self.session.set_enabled(id, on) {
+                Ok(()) => {}
+                // gdb says this on stdout and goes on, as for `delete`.
+                Err(e @ EngineError::NoBreakpoint(_)) => out(e.to_string()),
+                Err(e) => crate::errln!("{e}"),
             }
         }
         Ok(Flow::Go)
@@ -604,21 +728,30 @@ impl Debugger {
     // ------------------------------------------------------------------ running
 
     fn cmd_run(&mut self, args: &str, stop_at_entry: bool) -> Result<Flow> {
+        // gdb asks the user at the terminal only; the old process goes when the new one starts.
+        if self.from_tty
+            && self.session.is_running()
+            && !self.query(
+                "The program being debugged has been started already.\nStart it from the beginning? ",
+                None,
+            )
+        {
+            return Err(EngineError::Other("Program not restarted.".into()));
+        }
         if !args.is_empty() {
             self.session.args = args.split_whitespace().map(Into::into).collect();
             self.session.args_line = Some(args.to_string());
         }
-        if !self.batch
+        if self.from_tty
             && let Some(p) = &self.session.program
         {
-            let a: Vec<String> = self
-                .session
-                .args
-                .iter()
-                .map(|s| s.to_string_lossy().into_owned())
-                .collect();
+            // gdb: "%s %s", so a program without arguments has a space after its name.
             let path = std::fs::canonicalize(p).unwrap_or(p.clone());
-            out(format!("Starting program: {} {}", path.display(), a.join(" ")).trim_end());
+            out(format!(
+                "Starting program: {} {}",
+                path.display(),
+                self.args_string()
+            ));
         }
         self.many_threads = false;
         self.session.start_process()?;
@@ -633,22 +766,58 @@ impl Debugger {
         self.resume()
     }
 
-    fn cmd_attach(&mut self, arg: &str) -> Result<Flow> {
-        let pid: i32 = arg
-            .trim()
-            .parse()
-            .map_err(|_| EngineError::Other("Argument required (process-id to attach).".into()))?;
+    /// The program's arguments as gdb shows them (`show args`, `Starting program:`): as
+    /// typed to `run`/`set args`, else the command line's, separated by spaces.
+    pub(crate) fn args_string(&self) -> String {
+        match &self.session.args_line {
+            Some(l) => l.clone(),
+            None => {
+                let a: Vec<String> = self
+                    .session
+                    .args
+                    .iter()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect();
+                a.join(" ")
+            }
+        }
+    }
+
+    /// `attach PID` (and `-p PID`): as gdb, a program being debugged is killed first
+    /// (gdb asks), then PID is read as `strtoul` reads it.
+    pub fn cmd_attach(&mut self, arg: &str) -> Result<Flow> {
+        if self.session.is_running() {
+            if !self.query("A program is being debugged already.  Kill it? ", None) {
+                return Err(EngineError::Other("Not killed.".into()));
+            }
+            self.session.kill()?;
+        }
+        let pid = parse_pid(arg)?;
         self.attach(pid)
     }
 
     pub fn attach(&mut self, pid: i32) -> Result<Flow> {
-        self.session.attach(pid)?;
-        let exe = self
-            .session
-            .process()
-            .map(|p| p.exe().display().to_string())
-            .unwrap_or_default();
-        out(format!("Attaching to program: {exe}, process {pid}"));
+        if i64::from(pid) == i64::from(std::process::id()) {
+            return Err(EngineError::Other("I refuse to debug myself!".into()));
+        }
+        if self.from_tty {
+            match &self.session.program {
+                Some(p) => {
+                    let path = std::fs::canonicalize(p).unwrap_or(p.clone());
+                    out(format!(
+                        "Attaching to program: {}, process {pid}",
+                        path.display()
+                    ))
+                }
+                None => out(format!("Attaching to process {pid}")),
+            }
+        }
+        self.session
+            .attach(pid)
+            .map_err(|e| match attach_fail_reason(pid) {
+                Some(why) => EngineError::Other(format!("warning: {why}\n{e}")),
+                None => e,
+            })?;
         self.last_tid = self.session.current_thread();
         self.flush_messages();
         let threads = self.session.threads();
@@ -661,7 +830,7 @@ impl Debugger {
         if !self.session.is_running() {
             return Err(EngineError::NotRunning);
         }
-        if !self.batch {
+        if self.from_tty {
             out("Continuing.");
         }
         self.resume()
@@ -718,9 +887,8 @@ impl Debugger {
 
     fn cmd_kill(&mut self) -> Result<Flow> {
         let pid = self.session.pid().ok_or(EngineError::NotRunning)?;
-        if self.batch {
-            // gdb asks; without a terminal the answer is yes, and it says so.
-            out("Kill the program being debugged? (y or n) [answered Y; input not from terminal]");
+        if !self.query("Kill the program being debugged? ", None) {
+            return Err(EngineError::Other("Not confirmed.".into()));
         }
         self.session.kill()?;
         out(format!("[Inferior 1 (process {pid}) killed]"));
@@ -728,18 +896,14 @@ impl Debugger {
     }
 
     fn cmd_detach(&mut self) -> Result<Flow> {
-        let launched = self
-            .session
-            .process()
-            .map(|p| p.launched())
-            .ok_or(EngineError::NotRunning)?;
         let exe = self
             .session
             .process()
             .map(|p| p.exe().display().to_string())
-            .unwrap_or_default();
+            .ok_or(EngineError::NotRunning)?;
         let pid = self.session.pid().ok_or(EngineError::NotRunning)?;
-        if !launched {
+        // gdb names the program only to the user at the terminal (from_tty).
+        if self.from_tty {
             out(format!("Detaching from program: {exe}, process {pid}"));
         }
         // Said before letting go, so it comes before anything the program prints next.
@@ -1610,8 +1774,14 @@ impl Debugger {
                 thread_target(t.pointer, t.tid, pid),
                 t.name
             ));
-            if self.execute(&rest) == Flow::Quit {
-                return Ok(Flow::Quit);
+            // As gdb (without `-c`/`-s`): an error ends the loop and is the command's.
+            match self.run_command(&rest) {
+                Ok(Flow::Quit) => return Ok(Flow::Quit),
+                Ok(Flow::Go) => {}
+                Err(e) => {
+                    self.restore_thread(cur, sel);
+                    return Err(e);
+                }
             }
         }
         self.restore_thread(cur, sel);
@@ -1671,8 +1841,16 @@ impl Debugger {
             }
             out("\nUse the \"handle\" command to change these tables.");
         } else {
-            let rows = t.select(arg).map_err(EngineError::Other)?;
             out(SignalTable::HEADER);
+            // gdb: a signal's name, else an expression for its number.
+            let rows = match t.select(arg) {
+                Ok(rows) => rows,
+                Err(e) => {
+                    self.evaluate_long(arg)?;
+                    return Err(EngineError::Other(e));
+                }
+            };
+            let t = &self.session.signals;
             for i in rows {
                 out(t.format_row(i));
             }
@@ -1750,7 +1928,7 @@ impl Debugger {
         for a in &actions {
             t.apply(&rows, a).map_err(EngineError::Other)?;
         }
-        if !self.batch {
+        if self.from_tty {
             out(SignalTable::HEADER);
             for &i in &rows {
                 out(t.format_row(i));
@@ -1842,6 +2020,11 @@ impl Debugger {
                 let e = arg.trim_start();
                 let e = e.split_once(char::is_whitespace).map(|x| x.1).unwrap_or("");
                 return self.cmd_set_var(e);
+            }
+            [] => {
+                return Err(EngineError::Other(
+                    "Argument required (expression to compute).".into(),
+                ));
             }
             _ if arg.contains('=') => return self.cmd_set_var(arg),
             _ => {

@@ -53,6 +53,10 @@ pub(crate) fn split_file(text: &str) -> Option<(&str, &str)> {
     Some((text.get(..i)?, text.get(i + 1..)?))
 }
 
+/// gdb's error for a location when no program is loaded (a location not found: `break`
+/// offers to make it pending).
+pub(crate) const NO_SYMBOL_TABLE: &str = "No symbol table is loaded.  Use the \"file\" command.";
+
 /// Resolve a linespec. `Err` carries gdb's message (`Function "x" not defined.`,
 /// `No source file named f.c.`, `No line 99 in file "f.c".`).
 pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc>, String> {
@@ -212,11 +216,14 @@ impl Debugger {
                 Ok(Some(Flow::Go))
             }
             Err(msg) => {
-                if self.session.symbols().is_empty() {
-                    return Err(EngineError::Other(
-                        "No symbol table is loaded.  Use the \"file\" command.".into(),
-                    ));
-                }
+                // gdb's words for a line of the default file, and for no program at all.
+                let msg = if self.session.symbols().is_empty() {
+                    NO_SYMBOL_TABLE.to_string()
+                } else if let Ok(n) = spec.parse::<u32>() {
+                    format!("No line {n} in the current file.")
+                } else {
+                    msg
+                };
                 if !self.ask_pending(&msg)? {
                     return Ok(Some(Flow::Go));
                 }
@@ -234,7 +241,7 @@ impl Debugger {
 
     /// gdb parses a condition in the scope of the breakpoint's location: a syntax error or
     /// a name unknown there (`No symbol "x" in current context.`) rejects it.
-    fn check_condition(&self, c: &str, at: Option<u64>) -> Result<()> {
+    pub(crate) fn check_condition(&self, c: &str, at: Option<u64>) -> Result<()> {
         // A condition on a Fortran location is Fortran: checked for syntax here (names are
         // looked up when it is evaluated, at the stop).
         let fortran = at
@@ -323,7 +330,7 @@ impl Debugger {
         }
         if expr.is_empty() {
             self.session.set_condition(id, None)?;
-            if !self.batch {
+            if self.from_tty {
                 out(format!("Breakpoint {id} now unconditional."));
             }
         } else {
@@ -357,8 +364,8 @@ impl Debugger {
             return Err(EngineError::Other(format!("No breakpoint number {id}.")));
         }
         self.session.set_ignore(id, count)?;
-        // gdb says so only to a terminal.
-        if self.batch {
+        // gdb says so only to the user at the terminal (from_tty).
+        if !self.from_tty {
             return Ok(Flow::Go);
         }
         match count {

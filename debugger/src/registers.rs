@@ -42,6 +42,14 @@ pub fn register_value(
     name: &str,
 ) -> cohort_dwarf::Result<Option<Value>> {
     let Some(frame) = frames.get(sel) else {
+        // No frame: without a program gdb has no registers to read.
+        let arch = cohort_engine::arch::native();
+        let known = matches!(name, "pc" | "sp" | "fp")
+            || arch.reg_index(name).is_some()
+            || sub_register(arch, name).is_some();
+        if known {
+            return Err(cohort_dwarf::error::DwarfError::user("No registers."));
+        }
         return Ok(None);
     };
     let arch = frame.regs.arch;

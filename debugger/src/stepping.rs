@@ -760,8 +760,8 @@ impl Debugger {
             };
             return self.finish_inline(from);
         }
-        // gdb says this only when not in batch mode.
-        if !self.batch {
+        // gdb says this only to the user at the terminal (from_tty).
+        if self.from_tty {
             out(format!(
                 "Run till exit from {}",
                 self.frame_description(frame, sel, true)

@@ -301,7 +301,9 @@ impl Debugger {
         let syms = self.session.symbols();
         let multi = syms.objects().count() > 1;
         let Some((obj, sym, off)) = syms.symbolize_parts(addr) else {
-            return Err(EngineError::Other(format!("No symbol matches {a}.")));
+            // gdb says so on stdout: not an error.
+            out(format!("No symbol matches {a}."));
+            return Ok(Flow::Go);
         };
         let sec = obj
             .file
