@@ -533,8 +533,6 @@ pub fn run_debugger(
     env: &[(String, String)],
     limit: std::time::Duration,
 ) -> (String, String) {
-    use std::io::Read;
-    use std::process::Stdio;
     let mut c = Command::new(tool);
     c.args(["-nx", "-batch"]);
     for x in commands {
@@ -548,10 +546,33 @@ pub fn run_debugger(
     for (k, v) in env {
         c.env(k, v);
     }
+    let r = run_with_limit(c, limit);
+    let out = normalize_gdb_output(&r.out);
+    let mut err = normalize_gdb_output(&r.err);
+    if r.status.is_none() {
+        err.push_str(&format!("<killed after {}s>\n", limit.as_secs()));
+    }
+    (out, err)
+}
+
+/// What a command did: how it ended (`None`: killed after its time limit) and what it wrote.
+#[derive(Debug)]
+pub struct Ran {
+    pub status: Option<std::process::ExitStatus>,
+    pub out: String,
+    pub err: String,
+}
+
+/// Runs `c` with standard input from `/dev/null` and its output collected, killing it after
+/// `limit` (a command that hangs is a failure to report, not a test that never ends); a
+/// command started as its own process group is killed with its whole group.
+pub fn run_with_limit(mut c: Command, limit: std::time::Duration) -> Ran {
+    use std::io::Read;
+    use std::process::Stdio;
     c.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap_or_else(|e| panic!("run {tool}: {e}"));
+    let mut child = c.spawn().unwrap_or_else(|e| panic!("run {c:?}: {e}"));
     let mut so = child.stdout.take().expect("piped stdout");
     let mut se = child.stderr.take().expect("piped stderr");
     let ro = std::thread::spawn(move || {
@@ -565,22 +586,28 @@ pub fn run_debugger(
         v
     });
     let start = std::time::Instant::now();
-    let mut timed_out = false;
-    while child.try_wait().ok().flatten().is_none() {
+    let status = loop {
+        if let Some(st) = child.try_wait().ok().flatten() {
+            break Some(st);
+        }
         if start.elapsed() > limit {
+            // A command started as its own process group (`process_group(0)`) goes with
+            // everything it started, which may hold the pipes open.
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .stderr(Stdio::null())
+                .status();
             let _ = child.kill();
             let _ = child.wait();
-            timed_out = true;
-            break;
+            break None;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Ran {
+        status,
+        out: String::from_utf8_lossy(&ro.join().unwrap_or_default()).into_owned(),
+        err: String::from_utf8_lossy(&re.join().unwrap_or_default()).into_owned(),
     }
-    let out = normalize_gdb_output(&String::from_utf8_lossy(&ro.join().unwrap_or_default()));
-    let mut err = normalize_gdb_output(&String::from_utf8_lossy(&re.join().unwrap_or_default()));
-    if timed_out {
-        err.push_str(&format!("<killed after {}s>\n", limit.as_secs()));
-    }
-    (out, err)
 }
 
 /// A line diff (longest common subsequence): `-` lines are `expected`'s, `+` lines `got`'s.
