@@ -1352,8 +1352,9 @@ pub(crate) fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
                 .find(|c| c.is_file())
         })
     };
-    let Some(f) = found.filter(|f| f.exists()) else {
-        bail!("{}: No such file or directory.", p.display());
+    let Some(f) = found.filter(|f| f.is_file()) else {
+        // gdb's words: `No such file or directory.`, `Is a directory.`, …
+        bail!("{}", cohort_engine::EngineError::not_a_program(p));
     };
     std::fs::canonicalize(&f).with_context(|| format!("{}", f.display()))
 }

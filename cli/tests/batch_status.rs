@@ -804,3 +804,25 @@ fn what_is_said_only_to_the_user() {
     );
     c.done();
 }
+
+/// `cohort launch` of a directory (or of nothing) says so in gdb's words and fails at once,
+/// before any agent or rank starts.
+#[test]
+fn launch_of_a_directory_says_so() {
+    let s = Scratch::new("launch");
+    let dir = s.dir("prog");
+    for (prog, says) in [
+        (dir.clone(), format!("{dir}: Is a directory.\n")),
+        (
+            format!("{dir}/nosuch"),
+            format!("{dir}/nosuch: No such file or directory.\n"),
+        ),
+    ] {
+        let mut c = Command::new(candidate());
+        c.args(["launch", "-n", "2", "-batch", "-ex", "print 1", "--", &prog]);
+        let r = run_with_limit(c, LIMIT);
+        assert_eq!(r.status.and_then(|s| s.code()), Some(1), "{prog}: {r:?}");
+        assert_eq!(r.out, "", "{prog}");
+        assert_eq!(r.err, says, "{prog}");
+    }
+}
