@@ -252,32 +252,11 @@ fn run_cmd(d: &mut Debugger, c: Cmd, batch: bool) -> Option<Flow> {
                 .ok()
         }
         Cmd::File(f) => {
-            let name = f.display().to_string();
-            let lines = match Cmd::File(f).lines() {
-                Ok(l) => l,
-                Err(e) => {
-                    // A warning in batch mode: the run goes on as if the script were empty.
-                    cohort_debugger::output::write_err(&Cmd::unreadable(&e, batch));
-                    return batch.then_some(Flow::Go);
-                }
-            };
-            // A script's lines are not typed by the user (gdb's from_tty is 0), nor is the
-            // end of the session when the script quits.
-            d.from_tty = false;
-            for (n, l) in lines.iter().enumerate() {
-                match d.run_command(l) {
-                    Ok(Flow::Go) => {}
-                    Ok(Flow::Quit) => return Some(Flow::Quit),
-                    Err(e) => {
-                        cohort_debugger::errln!(
-                            "{name}:{}: Error in sourced command file:\n{e}",
-                            n + 1
-                        );
-                        return None;
-                    }
-                }
-            }
-            Some(Flow::Go)
+            // As gdb's `-x FILE`: `source FILE`, typed by the user outside batch mode.
+            d.from_tty = !batch;
+            d.source_file(&f.display().to_string(), false)
+                .map_err(|e| cohort_debugger::errln!("{e}"))
+                .ok()
         }
     }
 }

@@ -38,13 +38,9 @@ impl Cmd {
     pub fn lines(self) -> Result<Vec<String>, String> {
         match self {
             Cmd::Line(l) => Ok(vec![l]),
-            Cmd::File(f) => std::fs::read_to_string(&f)
-                .map(|t| t.lines().map(str::to_string).collect())
-                .map_err(|e| {
-                    let errno =
-                        nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(libc::ENOENT));
-                    format!("{}: {}", f.display(), errno.desc())
-                }),
+            Cmd::File(f) => {
+                cohort_debugger::read_script(&f).map(|t| t.lines().map(str::to_string).collect())
+            }
         }
     }
 

@@ -500,6 +500,17 @@ fn batch_scripts_stop_at_their_first_error() {
     c.batch(&["-x", &missing, "./loop"]);
     c.batch(&["-ex", "foo", "-x", &missing, "./loop"]);
     c.batch(&["-x", &dir, "./loop"]);
+    // `source`: the same, nested, from -ex.
+    let outer = s.file("outer.gdb", &format!("print 1\nsource {err}\nprint 9\n"));
+    let verbose = s.file("verbose.gdb", "# c\nprint 1\n\n  print 2  \nfoo\n");
+    c.batch(&["-x", &outer, "./loop"]);
+    c.batch(&["-ex", &format!("source {err}"), "-ex", "print 5", "./loop"]);
+    c.batch(&["-ex", &format!("source {err}"), "./loop"]);
+    c.batch(&["-ex", &format!("source {missing}"), "./loop"]);
+    c.batch(&["-ex", "source", "./loop"]);
+    c.batch(&["-ex", &format!("source -v {verbose}"), "./loop"]);
+    c.batch(&["-ex", &format!("source -s -v {ok}"), "./loop"]);
+    c.batch(&["-ex", &format!("source {quit}"), "-ex", "print 3", "./loop"]);
     c.done();
 }
 
@@ -798,10 +809,9 @@ fn what_is_said_only_to_the_user() {
     );
     c.check_argv(nb(&["-ex", "foo", "./loop"]), Norm::Prompt);
     c.check_argv(nb(&["-ex", "quit 6", "./loop"]), Norm::Prompt);
-    c.check_argv(
-        nb(&["-x", &s.0.join("missing.gdb").display().to_string()]),
-        Norm::Prompt,
-    );
+    let missing = s.0.join("missing.gdb").display().to_string();
+    c.check_argv(nb(&["-x", &missing]), Norm::Prompt);
+    c.check_argv(nb(&["-ex", &format!("source {missing}")]), Norm::Prompt);
     c.done();
 }
 
@@ -825,4 +835,39 @@ fn launch_of_a_directory_says_so() {
         assert_eq!(r.out, "", "{prog}");
         assert_eq!(r.err, says, "{prog}");
     }
+}
+
+/// A source file that is gone is reported once (then `LINE\tin FILE`), in gdb's words: the
+/// program's for the session, a library's for each process (gdb reads a library's symbols
+/// again for every process it runs or attaches to).
+#[test]
+fn a_missing_source_is_reported_as_gdb_does() {
+    let s = Scratch::new("gone");
+    let src = s.file("gone.c", "int main(void) {\n    return 0;\n}\n");
+    let st = Command::new("cc")
+        .args(["-g", "-O0", "-o", "gone", "gone.c"])
+        .current_dir(&s.0)
+        .status()
+        .expect("run cc");
+    assert!(st.success());
+    std::fs::remove_file(&src).expect("remove the source");
+    let prog = s.0.join("gone").display().to_string();
+    let mut c = Cases::new();
+    c.batch(&[
+        "-ex",
+        "break main",
+        "-ex",
+        "run",
+        "-ex",
+        "run",
+        "-ex",
+        "frame",
+        &prog,
+    ]);
+    let idle = Idle::start();
+    let attach = format!("attach {}", idle.pid());
+    c.batch(&[
+        "-ex", &attach, "-ex", "frame", "-ex", "detach", "-ex", &attach,
+    ]);
+    c.done();
 }

@@ -145,6 +145,15 @@ fn attach_fail_reason(pid: i32) -> Option<String> {
     (!why.is_empty()).then_some(why)
 }
 
+/// The text of a command script, or why it cannot be read in gdb's words (`cmds: No such
+/// file or directory`, `dir: Is a directory`; without the full stop, which only an error has).
+pub fn read_script(path: &std::path::Path) -> std::result::Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| {
+        let errno = nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(libc::ENOENT));
+        format!("{}: {}", path.display(), errno.desc())
+    })
+}
+
 fn parse_number(s: &str) -> Option<u64> {
     let s = s.trim();
     if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -405,6 +414,7 @@ impl Debugger {
                 Ok(Flow::Go)
             }
             "set" => self.cmd_set(rest),
+            "source" => self.cmd_source(rest),
             "quit" | "q" | "exit" => self.cmd_quit(rest),
             "echo" => {
                 crate::out!("{}", rest.replace("\\n", "\n"));
@@ -412,6 +422,66 @@ impl Debugger {
             }
             _ => err(format!("Undefined command: \"{cmd}\".  Try \"help\".")),
         }
+    }
+
+    /// `source [-v] [-s] FILE`.
+    fn cmd_source(&mut self, arg: &str) -> Result<Flow> {
+        let mut verbose = false;
+        let mut rest = arg.trim();
+        // `-s` searches gdb's source path first; cohort has none beyond the name itself.
+        while let Some(opt) = ["-v", "-s"]
+            .into_iter()
+            .find(|o| rest == *o || rest.starts_with(&format!("{o} ")))
+        {
+            verbose |= opt == "-v";
+            rest = rest[opt.len()..].trim_start();
+        }
+        if rest.is_empty() {
+            return Err(EngineError::Other(
+                "source command requires file name of file to source.".into(),
+            ));
+        }
+        self.source_file(rest, verbose)
+    }
+
+    /// Run the commands of script `file` (`source FILE`, `-x FILE`): its lines are not typed
+    /// by the user (gdb's from_tty), and the first error ends it, said with the file and line
+    /// (`cmds:3: Error in sourced command file:`). A file that cannot be read is an error for
+    /// the user at the terminal, else a warning (as gdb: `-batch -x missing` goes on).
+    /// `verbose` (`source -v`) echoes each command as `+CMD`.
+    pub fn source_file(&mut self, file: &str, verbose: bool) -> Result<Flow> {
+        let text = match read_script(std::path::Path::new(file)) {
+            Ok(t) => t,
+            Err(why) if self.from_tty => return Err(EngineError::Other(format!("{why}."))),
+            Err(why) => {
+                crate::errln!("warning: {why}");
+                return Ok(Flow::Go);
+            }
+        };
+        let from_tty = std::mem::replace(&mut self.from_tty, false);
+        let mut flow = Ok(Flow::Go);
+        for (n, line) in text.lines().enumerate() {
+            let cmd = line.trim_start();
+            if verbose && !cmd.is_empty() && !cmd.starts_with('#') {
+                out(format!("+{cmd}"));
+            }
+            match self.run_command(line) {
+                Ok(Flow::Go) => {}
+                Ok(Flow::Quit) => {
+                    // The end of the session is the script's too (not said to the user).
+                    return Ok(Flow::Quit);
+                }
+                Err(e) => {
+                    flow = Err(EngineError::Other(format!(
+                        "{file}:{}: Error in sourced command file:\n{e}",
+                        n + 1
+                    )));
+                    break;
+                }
+            }
+        }
+        self.from_tty = from_tty;
+        flow
     }
 
     /// `quit [EXPR]`: with a live program gdb asks first (answered yes without a terminal);
@@ -755,6 +825,7 @@ impl Debugger {
         }
         self.many_threads = false;
         self.session.start_process()?;
+        self.new_process();
         self.last_tid = self.session.current_thread();
         self.flush_messages();
         if stop_at_entry {
@@ -764,6 +835,12 @@ impl Debugger {
             return Ok(Flow::Go);
         }
         self.resume()
+    }
+
+    /// A process was started or attached: its libraries are new (gdb reads their symbols
+    /// again: a missing source file of theirs is reported again).
+    fn new_process(&self) {
+        self.src.process_gen.set(self.src.process_gen.get() + 1);
     }
 
     /// The program's arguments as gdb shows them (`show args`, `Starting program:`): as
@@ -818,6 +895,7 @@ impl Debugger {
                 Some(why) => EngineError::Other(format!("warning: {why}\n{e}")),
                 None => e,
             })?;
+        self.new_process();
         self.last_tid = self.session.current_thread();
         self.flush_messages();
         let threads = self.session.threads();

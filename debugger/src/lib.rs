@@ -20,4 +20,4 @@ mod stack;
 mod stepping;
 mod symtab_info;
 
-pub use debugger::{Debugger, Flow};
+pub use debugger::{Debugger, Flow, read_script};

@@ -218,8 +218,12 @@ pub struct SourceState {
     pub list_center: RefCell<Option<(PathBuf, String, u32)>>,
     /// The file of the last source line printed at a stop, and whether it was missing
     /// (gdb's `last_source_visited` and `last_source_error`): a missing file is reported once,
-    /// then its lines are shown as `LINE\tin FILE` while it stays the file shown.
-    last_source: RefCell<Option<(PathBuf, bool)>>,
+    /// then its lines are shown as `LINE\tin FILE` while it stays the file shown. A library's
+    /// file counts for its process only ([`SourceState::process_gen`] then): gdb reads a
+    /// library's symbols again for every process (attach, run), the program's once.
+    last_source: RefCell<Option<(PathBuf, bool, Option<u64>)>>,
+    /// Which process this is, counted from 1 (run, attach).
+    pub process_gen: std::cell::Cell<u64>,
 }
 
 struct NoMem;
@@ -1058,7 +1062,7 @@ impl Debugger {
         if l.line == 0 {
             return;
         }
-        self.print_source_line(&l.file, &l.name, l.line, false);
+        self.print_source_line(&l.file, &l.name, l.line, pc);
     }
 
     /// After `stepi`/`nexti`: `0x…\t5\t…` mid-line, `5\t…` at a line start; a new function
@@ -1067,10 +1071,10 @@ impl Debugger {
         match self.line_at(pc) {
             Some(l) if l.line != 0 => {
                 if l.start == pc {
-                    self.print_source_line(&l.file, &l.name, l.line, false);
+                    self.print_source_line(&l.file, &l.name, l.line, pc);
                 } else {
                     crate::out!("0x{pc:016x}\t");
-                    self.print_source_line(&l.file, &l.name, l.line, false);
+                    self.print_source_line(&l.file, &l.name, l.line, pc);
                 }
             }
             _ => out(self.frame0_line()),
@@ -1078,10 +1082,17 @@ impl Debugger {
     }
 
     /// Print one source line as gdb does after a stop, and centre the next `list` on it.
-    pub(crate) fn print_source_line(&self, file: &Path, name: &str, line: u32, _mid: bool) {
+    /// `pc` is where the line is (which object's file it is).
+    pub(crate) fn print_source_line(&self, file: &Path, name: &str, line: u32, pc: u64) {
         let text = self.source_text(file);
+        let syms = self.session.symbols();
+        let in_program = match (syms.object_containing(pc), syms.objects().next()) {
+            (Some(o), Some(main)) => std::ptr::eq(o, main),
+            _ => true,
+        };
+        let generation = (!in_program).then(|| self.src.process_gen.get());
         let mut last = self.src.last_source.borrow_mut();
-        let reported = matches!(&*last, Some((f, true)) if f == file);
+        let reported = matches!(&*last, Some((f, true, g)) if f == file && *g == generation);
         match &text {
             Some(text) => match text.get(line as usize - 1) {
                 Some(t) => out(format!("{line}\t{t}")),
@@ -1094,10 +1105,7 @@ impl Debugger {
             None if reported => out(format!("{line}\tin {name}")),
             None => crate::errln!("{line}\t{name}: No such file or directory."),
         }
-        match &mut *last {
-            Some((f, missing)) if f == file => *missing = text.is_none(),
-            l => *l = Some((file.to_path_buf(), text.is_none())),
-        }
+        *last = Some((file.to_path_buf(), text.is_none(), generation));
         drop(last);
         // (Reusing the buffers: a stepping loop prints a line at every stop.)
         match &mut *self.src.list_center.borrow_mut() {

@@ -76,7 +76,7 @@ impl Debugger {
             && let Some(l) = self.frame_src_line(f)
             && l.line != 0
         {
-            self.print_source_line(&l.file, &l.name, l.line, false);
+            self.print_source_line(&l.file, &l.name, l.line, f.lookup_pc());
         }
     }
 
