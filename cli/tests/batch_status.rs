@@ -240,6 +240,18 @@ impl Idle {
         self.0.id().to_string()
     }
 
+    /// The state once it has gone back to sleep (a detached process runs a moment to resume
+    /// its `pause()`): `S`, or what it is still after 5 s (`t`: left stopped), None if gone.
+    fn asleep(&self) -> Option<char> {
+        for _ in 0..500 {
+            if self.state() != Some('R') {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.state()
+    }
+
     /// The process's state letter (`S` asleep, `t` stopped by a debugger), None once gone.
     fn state(&self) -> Option<char> {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.0.id())).ok()?;
@@ -545,7 +557,7 @@ fn a_directory_is_a_directory() {
     c.batch(&["-p", &pid, &dir]);
     c.batch(&[&dir, &pid]);
     c.batch(&["-ex", &format!("attach {pid}"), &dir]);
-    assert_eq!(idle.state(), Some('S'), "detached and asleep again");
+    assert_eq!(idle.asleep(), Some('S'), "detached and asleep again");
     c.done();
 }
 
@@ -570,7 +582,7 @@ fn batch_attach_detach_kill() {
     ] {
         c.batch(&args);
         assert_eq!(
-            idle.state(),
+            idle.asleep(),
             Some('S'),
             "{args:?}: detached and asleep again"
         );
@@ -735,7 +747,7 @@ fn attach_as_a_user_who_is_not_root() {
     let idle = Idle::start();
     let script = format!("TOOL -nx -batch -p {}; echo rc=$?", idle.pid());
     shell(&mut c, &nobody, &script);
-    assert_eq!(idle.state(), Some('S'));
+    assert_eq!(idle.asleep(), Some('S'));
     c.done();
 }
 
@@ -762,7 +774,7 @@ fn what_is_said_only_to_the_user() {
     ] {
         c.check_argv(nb(&args), Norm::Prompt);
         assert_eq!(
-            idle.state(),
+            idle.asleep(),
             Some('S'),
             "{args:?}: detached and asleep again"
         );
@@ -774,7 +786,7 @@ fn what_is_said_only_to_the_user() {
     c.check_argv(nb(&["-x", &script]), Norm::Prompt);
     let script = s.file("quit.gdb", &format!("attach {pid}\nquit\n"));
     c.check_argv(nb(&["-x", &script]), Norm::Prompt);
-    assert_eq!(idle.state(), Some('S'));
+    assert_eq!(idle.asleep(), Some('S'));
     c.check_fresh(nb(&["-ex", "attach PID", "-ex", "kill"]), Norm::Prompt);
     c.check_fresh(
         nb(&["-x", &s.file("kill.gdb", "attach PID\nkill\n")]),
