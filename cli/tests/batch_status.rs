@@ -645,6 +645,13 @@ fn batch_attach_detach_kill() {
     c.done();
 }
 
+/// A shell line running debugger command `cmd` once the shell waits for it (`$$` is that
+/// shell in the subshell too): started at once, the debugger could find its parent still in
+/// `vfork` rather than in `wait4`, as gdb could, only less often.
+fn waits(cmd: &str) -> String {
+    format!("(sleep 0.3; exec {cmd}); echo rc=$?")
+}
+
 /// `sh -c SCRIPT` (with `TOOL` in it) under `prefix` (e.g. `unshare …`), for gdb and cohort.
 fn shell(c: &mut Cases, prefix: &[&str], script: &str) {
     let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
@@ -657,22 +664,22 @@ fn shell(c: &mut Cases, prefix: &[&str], script: &str) {
 #[test]
 fn attach_to_the_parent_chain_answers() {
     let mut c = Cases::new();
-    shell(&mut c, &[], "TOOL -nx -batch -p $$; echo rc=$?");
+    shell(&mut c, &[], &waits("TOOL -nx -batch -p $$"));
     shell(
         &mut c,
         &[],
-        "TOOL -nx -batch -p $$ -ex bt -ex detach; echo rc=$?",
+        &waits("TOOL -nx -batch -p $$ -ex bt -ex detach"),
     );
     shell(
         &mut c,
         &[],
-        "TOOL -nx -batch -ex \"attach $$\" -ex 'info threads'; echo rc=$?",
+        &waits("TOOL -nx -batch -ex \"attach $$\" -ex 'info threads'"),
     );
     // The grandparent: the outer shell waits for the inner one, which waits for the debugger.
     shell(
         &mut c,
         &[],
-        "sh -c 'TOOL -nx -batch -p $PPID -ex detach; echo rc=$?'; echo ok",
+        "sh -c '(sleep 0.3; exec TOOL -nx -batch -p $PPID -ex detach); echo rc=$?'; echo ok",
     );
     // The debugger itself (the shell execs it: same pid).
     shell(&mut c, &[], "exec TOOL -nx -batch -p $$");
@@ -701,24 +708,24 @@ fn attach_to_a_pid_namespace_init_answers() {
         shell(
             &mut c,
             &["unshare", "-pf", "--mount-proc"],
-            "TOOL -nx -batch -p 1; echo rc=$?",
+            &waits("TOOL -nx -batch -p 1"),
         );
         shell(
             &mut c,
             &["unshare", "-pf", "--mount-proc"],
-            "TOOL -nx -batch -p 1 -ex 'info threads' -ex bt -ex detach; echo rc=$?",
+            &waits("TOOL -nx -batch -p 1 -ex 'info threads' -ex bt -ex detach"),
         );
     }
     if userns {
         shell(
             &mut c,
             &["unshare", "-Upf", "--map-root-user", "--mount-proc"],
-            "TOOL -nx -batch -p 1; echo rc=$?",
+            &waits("TOOL -nx -batch -p 1"),
         );
         shell(
             &mut c,
             &["unshare", "-Upf", "--map-root-user", "--mount-proc"],
-            "TOOL -nx -batch -ex 'attach 1' -ex detach -ex 'attach 1'; echo rc=$?",
+            &waits("TOOL -nx -batch -ex 'attach 1' -ex detach -ex 'attach 1'"),
         );
     } else {
         eprintln!("no user namespaces here: the unprivileged PID namespace cases did not run");
@@ -741,7 +748,7 @@ fn attach_as_a_user_who_is_not_root() {
         "--regid=65534",
         "--clear-groups",
     ];
-    shell(&mut c, &nobody, "TOOL -nx -batch -p $$; echo rc=$?");
+    shell(&mut c, &nobody, &waits("TOOL -nx -batch -p $$"));
     shell(&mut c, &nobody, "exec TOOL -nx -batch -p $$");
     shell(&mut c, &nobody, "TOOL -nx -batch -p 1; echo rc=$?");
     let idle = Idle::start();
