@@ -659,6 +659,9 @@ impl Node {
             Some(p) if p.local_wait.contains(d.rank) => {
                 p.local_wait.remove(d.rank);
                 p.merged.note_history(d.history);
+                if d.failed {
+                    p.merged.failed.insert(d.rank);
+                }
                 match (&mut p.stacks, frames_of(&d.out)) {
                     (Some(t), Some(frames)) if p.bt && d.err.is_empty() => {
                         if p.line == ":stacks" {

@@ -61,6 +61,8 @@ pub struct Done {
     pub err: String,
     /// The rank's value-history count after the command.
     pub history: u32,
+    /// The command failed (an error, as gdb's).
+    pub failed: bool,
 }
 
 /// gdb names the process in a few lines; with many ranks those lines would never merge.
@@ -150,6 +152,7 @@ pub(crate) fn worker(
             Job::Exec { id, line, history } => {
                 d.skip_history_to(history as usize);
                 let line = line.trim();
+                let mut failed = false;
                 // Killed while stopped: gdb's words for its end first, then the command finds
                 // no program (the rank's state says how it ended).
                 if tracers::process_news() && d.notice_gone() && line.starts_with(':') {
@@ -238,11 +241,14 @@ pub(crate) fn worker(
                         let s = d.state_summary();
                         output::write_out(&format!("{s}\n"));
                     }
-                    _ => {
-                        if d.execute(line) == Flow::Quit {
-                            output::write_out("");
+                    _ => match d.run_command(line) {
+                        Ok(Flow::Quit) => output::write_out(""),
+                        Ok(_) => {}
+                        Err(e) => {
+                            cohort_debugger::errln!("{e}");
+                            failed = true;
                         }
-                    }
+                    },
                 }
                 pid.store(d.pid().unwrap_or(0), Ordering::Relaxed);
                 // A shutdown that came while the command ran: the agent ends a rank still in a
@@ -273,6 +279,7 @@ pub(crate) fn worker(
                     out: without_pids(c.out),
                     err: without_pids(c.err),
                     history: u32::try_from(d.history_len()).unwrap_or(u32::MAX),
+                    failed,
                 });
             }
             Job::Shutdown { detach } => {

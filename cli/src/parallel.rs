@@ -301,6 +301,11 @@ pub struct Front {
     signals: Option<Signals>,
     /// The signal that ends the session before its commands are done.
     pub ending: Option<i32>,
+    /// The last command failed on some rank (or could not run): with `-batch`, the exit
+    /// status is then 1, as gdb's.
+    last_failed: bool,
+    /// `-batch` and its last command failed.
+    batch_failed: bool,
     /// What `run` does.
     run: RunPolicy,
     /// The launcher this session started (`mpirun`, `srun`), once released.
@@ -548,6 +553,9 @@ impl Front {
                         if let Some((rid, a)) = self.on_up(up)
                             && rid == id
                         {
+                            self.last_failed = !a.merged.failed.is_empty()
+                                || !a.timed_out.is_empty()
+                                || !a.lost.is_empty();
                             return a;
                         }
                     }
@@ -689,10 +697,12 @@ impl Front {
         if line.is_empty() || line.starts_with('#') {
             return true;
         }
+        self.last_failed = false;
         let (set, cmd) = match self.split_set(line) {
             Ok(x) => x,
             Err(e) => {
                 self.say("", &format!("{e}\n"));
+                self.last_failed = true;
                 return true;
             }
         };
@@ -796,6 +806,7 @@ impl Front {
             }
         }
         if batch {
+            self.batch_failed = self.last_failed;
             return;
         }
         let mut stdin = crate::stdin::StdinLines::new();
@@ -837,7 +848,10 @@ impl Front {
     /// The front end's exit status: 0, or 128 + the signal that ended the session (as a shell
     /// reports a program a signal ended).
     pub fn exit_code(&self) -> i32 {
-        self.ending.map_or(0, |signo| 128 + signo)
+        match self.ending {
+            Some(signo) => 128 + signo,
+            None => i32::from(self.batch_failed),
+        }
     }
 
     /// End the session: agents kill launched ranks and detach from attached ones.
@@ -1503,6 +1517,8 @@ pub(crate) async fn start_agents(
         history: 0,
         signals: Signals::new().ok(),
         ending: None,
+        last_failed: false,
+        batch_failed: false,
         run: RunPolicy::Ranks,
         launcher: None,
     };

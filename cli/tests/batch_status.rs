@@ -890,3 +890,33 @@ fn a_missing_source_is_reported_as_gdb_does() {
     ]);
     c.done();
 }
+
+/// `cohort launch -batch` exits as gdb -batch does on one of its ranks: 1 when the last command
+/// failed (on any rank), else 0.
+#[test]
+fn launch_batch_exit_status_is_gdbs() {
+    let prog = cohort_fixtures::program("ranks");
+    let dir = prog.parent().unwrap();
+    for cmds in [
+        &["print nosuch"][..],
+        &["print 1", "print nosuch"],
+        &["print nosuch", "print 1"],
+        &["break compute", "continue", "print v"],
+        &["break compute", "continue", "frame 9"],
+        &["info locals", "next", "finish"],
+    ] {
+        let mut g = Command::new("gdb");
+        g.args(["-nx", "-batch", "-ex", "start"]);
+        let mut c = Command::new(candidate());
+        c.args(["launch", "-n", "2", "-batch"]);
+        for x in cmds {
+            g.args(["-ex", x]);
+            c.args(["-ex", x]);
+        }
+        g.arg(&prog).current_dir(dir);
+        c.arg("--").arg(&prog).current_dir(dir);
+        let (gr, cr) = (run_with_limit(g, LIMIT), run_with_limit(c, LIMIT));
+        let code = |r: &cohort_fixtures::Ran| r.status.and_then(|s| s.code());
+        assert_eq!(code(&cr), code(&gr), "{cmds:?}: gdb {gr:?}\ncohort {cr:?}");
+    }
+}

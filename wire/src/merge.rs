@@ -381,6 +381,9 @@ pub struct Group {
 pub struct Merged {
     pub groups: Vec<Group>,
     pub history: u32,
+    /// Ranks whose command failed (gdb's error: a `-batch` run's exit status is 1 when its
+    /// last command failed).
+    pub failed: RankSet,
 }
 
 fn group_key(g: &Group) -> (u32, &[String], &[String]) {
@@ -463,6 +466,7 @@ impl Merged {
         out.retain(|g| !g.ranks.is_empty());
         self.groups = out;
         self.history = self.history.max(other.history);
+        self.failed = self.failed.union(&other.failed);
         self.sort();
     }
 
