@@ -1203,6 +1203,32 @@ impl EvalContext for EvalCtx<'_> {
         Ok(None)
     }
 
+    fn entry_value(&self, name: &str) -> cohort_dwarf::Result<Value> {
+        let not_param = || {
+            DwarfError::user(format!(
+                "@entry can be used only for function parameters, not for \"{name}\""
+            ))
+        };
+        let frame = self.frames.get(self.sel).ok_or_else(not_param)?;
+        let (d, _, scope) = self.dbg.scope_of(frame).ok_or_else(not_param)?;
+        let fs = scope.innermost().ok_or_else(not_param)?;
+        // The name as the selected frame's scope sees it must be one of its parameters.
+        let var = fs
+            .lookup(name)
+            .filter(|v| fs.params.iter().any(|p| std::ptr::eq(*v, p)))
+            .ok_or_else(not_param)?;
+        let ctx = self
+            .dbg
+            .frame_ctx(&self.frames, self.sel)
+            .ok_or_else(not_param)?;
+        // gdb looks the entry location up at the machine function's entry.
+        let entry_pc = scope
+            .function()
+            .map(|f| f.block_entry_pc())
+            .unwrap_or(fs.function.low_pc);
+        cohort_dwarf::location::entry_value_of(&d, var, entry_pc, &ctx)
+    }
+
     fn lookup_scoped(&self, scope: &str, name: &str) -> cohort_dwarf::Result<Option<Value>> {
         // `file.c::function` (from `'file.c'::function::name`): the function's block.
         let scope = scope.rsplit_once("::").map_or(scope, |(_, f)| f);

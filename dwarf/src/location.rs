@@ -42,8 +42,23 @@ pub trait FrameContext: Target {
     /// Errors are worded for the user (gdb's "Cannot access thread-local variables in this
     /// context", or why the block does not exist yet).
     fn tls_address(&self, offset: u64) -> Result<u64>;
-    /// The calling frame (for `DW_OP_entry_value` through call-site parameters).
+    /// The calling frame (for `DW_OP_entry_value` through call-site parameters): the next
+    /// frame out that is not an inlined call (a tail-call frame is one).
     fn caller(&self) -> Option<&dyn FrameContext>;
+    /// gdb's `get_frame_pc`: the return address in a caller (where [`FrameContext::pc`] is
+    /// one less), the pc itself where execution stopped.
+    fn frame_pc(&self) -> u64 {
+        self.pc()
+    }
+    /// The DWARF of the object this frame's code belongs to; `None`: the one evaluating.
+    fn debug_file(&self) -> Option<Arc<DebugFile>> {
+        None
+    }
+    /// The run-time address of the function symbol `name` in any loaded object (a call
+    /// site's target declared in one object and defined in another).
+    fn function_address(&self, _name: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// The value of `var` in `frame`. A variable with no location at the frame's pc is
@@ -104,30 +119,37 @@ pub fn variable_value_parts(
         .run(expr.0, None)
         .and_then(|pieces| ev.value_from_pieces(ty.clone(), size, &pieces));
     match r {
-        Err(DwarfError::OptimizedOut) => Ok(whole(Value::optimized_out(ty))),
+        Err(DwarfError::OptimizedOut | DwarfError::NoEntryValue(_)) => {
+            Ok(whole(Value::optimized_out(ty)))
+        }
         other => other,
     }
 }
 
-/// gdb's `x@entry`: the value parameter `var` had on entry to its function (which starts at
-/// link-time `entry_pc`), from the caller's call-site parameter. `Ok(None)` when not known:
-/// the parameter is not in a single register at the entry, or the caller's call site does not
-/// say (gdb prints nothing then).
+/// gdb's `x@entry` (`read_variable_at_entry`): the value parameter `var` had on entry to its
+/// function (which starts at link-time `entry_pc`), from the caller's call-site parameter for
+/// the register the parameter is in at the entry. Optimized out when nothing says where the
+/// parameter is at the entry; [`DwarfError::NoEntryValue`] (gdb's message) when the caller or
+/// its call site is not known for sure, or the parameter is not in a single register there.
 pub fn entry_value_of(
     file: &Arc<DebugFile>,
     var: &Variable,
     entry_pc: u64,
     frame: &dyn FrameContext,
-) -> Result<Option<Value>> {
+) -> Result<Value> {
     let Some(loc) = &var.location else {
-        return Ok(None);
+        return Err(DwarfError::user(format!(
+            "Symbol \"{}\" does not have any specific entry value",
+            var.name
+        )));
     };
+    let ty = resolve_type(file, &var.ty, var, frame)?;
     let expr = match loc.exprloc_value() {
         Some(e) => e,
         None => {
             let unit = file.unit(var.unit)?;
             let Some(mut list) = file.dwarf.attr_locations(unit, *loc)? else {
-                return Ok(None);
+                return Ok(Value::optimized_out(ty));
             };
             let mut found = None;
             while let Some(entry) = list.next()? {
@@ -136,23 +158,81 @@ pub fn entry_value_of(
                     break;
                 }
             }
-            let Some(e) = found else { return Ok(None) };
+            let Some(e) = found else {
+                return Ok(Value::optimized_out(ty));
+            };
             e
         }
     };
-    let ty = resolve_type(file, &var.ty, var, frame)?;
-    let size = ty.byte_size();
-    if size == 0 || size > 8 {
-        return Ok(None);
-    }
     let ev = Evaluator::for_variable(file, var, frame);
-    match ev.entry_value(expr.0) {
-        Ok(v) => {
-            let bytes = v.to_le_bytes().get(..size as usize).map(|b| b.to_vec());
-            Ok(bytes.map(|b| Value::new(ty, b, Lval::None)))
+    // gdb's `value_of_dwarf_block_entry`: a register (`DW_OP_fbreg` slots are not
+    // supported here).
+    let reg = match entry_register(expr.0, ev.encoding()?) {
+        Some((reg, false)) => reg,
+        _ => {
+            return Err(DwarfError::NoEntryValue(
+                "DWARF-2 expression error: DW_OP_entry_value is supported only for single \
+                 DW_OP_reg* or for DW_OP_fbreg(*)"
+                    .into(),
+            ));
         }
-        Err(_) => Ok(None),
+    };
+    let v = ev.entry_parameter_value(reg, false)?;
+    let size = ty.byte_size() as usize;
+    let mut b = gimli_value_bytes(v);
+    b.resize(size, 0);
+    Ok(Value::new(ty, b, Lval::None))
+}
+
+/// The register a `DW_OP_entry_value` block names, as gdb reads it: `DW_OP_regN`,
+/// `DW_OP_regx` or `DW_OP_regval_type` (the register's value), or `DW_OP_bregN 0;
+/// DW_OP_deref[_size]` (the value it points to: `true`).
+fn entry_register<RR: gimli::Reader<Offset = usize>>(
+    expr: RR,
+    enc: gimli::Encoding,
+) -> Option<(u16, bool)> {
+    let mut ops = gimli::Expression(expr).operations(enc);
+    let first = ops.next().ok()??;
+    let second = ops.next().ok()?;
+    let third = ops.next().ok()?;
+    match (first, second, third) {
+        (gimli::Operation::Register { register }, None, None) => Some((register.0, false)),
+        (
+            gimli::Operation::RegisterOffset {
+                register,
+                offset: 0,
+                base_type,
+            },
+            None,
+            None,
+        ) if base_type.0 != 0 => Some((register.0, false)),
+        (
+            gimli::Operation::RegisterOffset {
+                register,
+                offset: 0,
+                base_type,
+            },
+            Some(gimli::Operation::Deref { space: false, .. }),
+            None,
+        ) if base_type.0 == 0 => Some((register.0, true)),
+        _ => None,
     }
+}
+
+/// The name gdb gives the function at run-time `addr` in entry-value messages (its minimal
+/// symbol), `???` when none.
+fn symbol_name(frame: &dyn FrameContext, addr: u64) -> String {
+    match frame.symbol_for(addr) {
+        Some(s) => match s.rsplit_once('+') {
+            Some((name, off)) if off.bytes().all(|b| b.is_ascii_digit()) => name.to_string(),
+            _ => s,
+        },
+        None => "???".to_string(),
+    }
+}
+
+fn no_entry(msg: String) -> DwarfError {
+    DwarfError::NoEntryValue(msg)
 }
 
 /// The address of a global or static variable (link-time address + bias), without reading it.
@@ -378,7 +458,7 @@ impl<'a> Evaluator<'a> {
                 }
                 EvaluationResult::RequiresEntryValue(expr) => {
                     let v = self.entry_value(expr.0)?;
-                    eval.resume_with_entry_value(gimli::Value::Generic(v))?
+                    eval.resume_with_entry_value(v)?
                 }
                 EvaluationResult::RequiresAtLocation(_) => {
                     return Err(DwarfError::Malformed("DW_OP_call* is not supported".into()));
@@ -442,54 +522,217 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// `DW_OP_entry_value(DW_OP_regN)`: the value register N had on entry to this frame's
-    /// function, from the caller's call-site parameter `DW_AT_call_value`.
-    fn entry_value<RR: gimli::Reader<Offset = usize>>(&self, expr: RR) -> Result<u64> {
-        let enc = self.encoding()?;
-        let mut ops = gimli::Expression(expr).operations(enc);
-        let reg = match (ops.next()?, ops.next()?) {
-            (Some(gimli::Operation::Register { register }), None) => register,
-            (
-                Some(gimli::Operation::RegisterOffset {
-                    register,
-                    offset: 0,
-                    ..
-                }),
-                None,
-            ) => register,
-            _ => return Err(DwarfError::OptimizedOut),
+    /// `DW_OP_entry_value(BLOCK)` inside a location expression: the value the register the
+    /// block names had on entry to this frame's function (or, for `DW_OP_bregN 0; DW_OP_deref`,
+    /// the value it pointed to), from the caller's call-site parameter.
+    fn entry_value<RR: gimli::Reader<Offset = usize>>(&self, expr: RR) -> Result<gimli::Value> {
+        let Some((reg, deref)) = entry_register(expr, self.encoding()?) else {
+            return Err(DwarfError::user(
+                "DWARF-2 expression error: DW_OP_entry_value is supported only for single \
+                 DW_OP_reg* or for DW_OP_breg*(0)+DW_OP_deref*",
+            ));
         };
-        let caller = self.frame.caller().ok_or(DwarfError::OptimizedOut)?;
-        let return_pc = caller.pc().wrapping_add(1).wrapping_sub(caller.bias());
-        let site = scopes::call_site(self.file, return_pc)?.ok_or(DwarfError::OptimizedOut)?;
-        for (loc, val) in &site.params {
-            let mut lops = (*loc).operations(enc);
-            let matches = matches!(
-                (lops.next(), lops.next()),
-                (Ok(Some(gimli::Operation::Register { register })), Ok(None)) if register == reg
-            );
-            if !matches {
-                continue;
-            }
-            let sub = Evaluator {
-                file: self.file,
-                unit: site.unit,
-                frame: caller,
-                frame_base: site.frame_base.as_ref(),
-                depth: self.depth + 1,
-                object_address: None,
-            };
-            let pieces = sub.run(val.0, None)?;
-            return match pieces.first().map(|p| &p.location) {
-                Some(Location::Address { address }) => Ok(*address),
-                Some(Location::Value { value }) => Ok(gimli_value_u64(*value)),
-                Some(Location::Register { register }) => {
-                    caller.reg(register.0).ok_or(DwarfError::OptimizedOut)
+        self.entry_parameter_value(reg, deref)
+    }
+
+    /// gdb's `dwarf_expr_reg_to_entry_parameter` and its evaluation: the caller's call-site
+    /// parameter for DWARF register `reg` (its `DW_AT_call_data_value` when `deref`),
+    /// evaluated in the caller's frame. The caller must be known for sure: its call site at
+    /// the return address must call this frame's function (not another one that tail-called
+    /// it), and the function must not be able to reach itself through tail calls.
+    fn entry_parameter_value(&self, reg: u16, deref: bool) -> Result<gimli::Value> {
+        let frame = self.frame;
+        let bias = frame.bias();
+        let func = scopes::function_at(self.file, frame.pc().wrapping_sub(bias))?
+            .ok_or_else(|| no_entry("DW_OP_entry_value resolving: no function".into()))?;
+        let func_addr = func.block_entry_pc().wrapping_add(bias);
+        let Some(caller) = frame.caller() else {
+            return Err(no_entry(format!(
+                "DW_OP_entry_value resolving requires caller of {func_addr:#x} ({})",
+                symbol_name(frame, func_addr)
+            )));
+        };
+        let caller_file = caller.debug_file().unwrap_or_else(|| self.file.clone());
+        let caller_pc = caller.frame_pc();
+        let cbias = caller.bias();
+        let Some(site) = scopes::call_site(&caller_file, caller_pc.wrapping_sub(cbias))? else {
+            return Err(no_entry(format!(
+                "DW_OP_entry_value resolving cannot find DW_TAG_call_site {caller_pc:#x} in {}",
+                symbol_name(frame, caller_pc)
+            )));
+        };
+        let site_fn = || symbol_name(frame, caller_pc.wrapping_sub(1));
+        let target = match &site.target {
+            scopes::CallTarget::Address(a) => a.wrapping_add(cbias),
+            scopes::CallTarget::Name(n) => {
+                match scopes::call_target_address(&caller_file, &site.target) {
+                    Some(a) => a.wrapping_add(cbias),
+                    None => caller.function_address(n).ok_or_else(|| {
+                        no_entry(format!(
+                            "Cannot find function \"{n}\" for a call site target at \
+                             {caller_pc:#x} in {}",
+                            site_fn()
+                        ))
+                    })?,
                 }
-                _ => Err(DwarfError::OptimizedOut),
-            };
+            }
+            scopes::CallTarget::Expr(e) => {
+                let sub = Evaluator {
+                    file: &caller_file,
+                    unit: site.unit,
+                    frame: caller,
+                    frame_base: site.frame_base.as_ref(),
+                    depth: self.depth + 1,
+                    object_address: None,
+                };
+                gimli_value_u64(sub.expression_value(*e)?)
+            }
+            scopes::CallTarget::Unspecified => {
+                return Err(no_entry(format!(
+                    "DW_AT_call_target is not specified at DW_TAG_call_site {caller_pc:#x} in {}",
+                    site_fn()
+                )));
+            }
+        };
+        if target != func_addr {
+            // gdb 13 words it so (its count of the target's addresses is off by one).
+            return Err(no_entry(format!(
+                "DW_OP_entry_value resolving expects callee {} at {target:#x} (but note there \
+                 are multiple addresses not listed)but the called frame is for {} at \
+                 {func_addr:#x}",
+                symbol_name(frame, target),
+                symbol_name(frame, func_addr)
+            )));
         }
-        Err(DwarfError::OptimizedOut)
+        self.verify_no_self_tail_call(&func, func_addr)?;
+        let enc = self.encoding()?;
+        let param = site
+            .params
+            .iter()
+            .find(|p| matches!(entry_register(p.location.0, enc), Some((r, false)) if r == reg));
+        let Some(param) = param else {
+            return Err(no_entry(format!(
+                "Cannot find matching parameter at DW_TAG_call_site {caller_pc:#x} at {}",
+                symbol_name(frame, caller_pc)
+            )));
+        };
+        let expr = if deref {
+            param
+                .data_value
+                .ok_or_else(|| no_entry("Cannot resolve DW_AT_call_data_value".into()))?
+        } else {
+            param.value.ok_or_else(|| {
+                no_entry(format!(
+                    "Cannot find matching parameter at DW_TAG_call_site {caller_pc:#x} at {}",
+                    symbol_name(frame, caller_pc)
+                ))
+            })?
+        };
+        let sub = Evaluator {
+            file: &caller_file,
+            unit: site.unit,
+            frame: caller,
+            frame_base: site.frame_base.as_ref(),
+            depth: self.depth + 1,
+            object_address: None,
+        };
+        sub.expression_value(expr)
+    }
+
+    /// The value a DWARF expression (not a location: `DW_AT_call_value`, `DW_AT_call_target`)
+    /// leaves on the stack, typed as it is there (a `DW_OP_regval_type` of a vector register
+    /// is a `double`, not an address).
+    fn expression_value(&self, expr: gimli::Expression<R>) -> Result<gimli::Value> {
+        let enc = self.encoding()?;
+        let mut ops = expr.operations(enc);
+        let mut located = false;
+        while let Some(op) = ops.next()? {
+            located |= matches!(
+                op,
+                gimli::Operation::StackValue
+                    | gimli::Operation::Piece { .. }
+                    | gimli::Operation::Register { .. }
+                    | gimli::Operation::ImplicitValue { .. }
+                    | gimli::Operation::ImplicitPointer { .. }
+            );
+        }
+        let mut bytes = gimli::Reader::to_slice(&expr.0)?.to_vec();
+        if !located {
+            bytes.push(dw::DW_OP_stack_value.0);
+        }
+        let pieces = self.run(gimli::EndianSlice::new(&bytes, self.file.endian), None)?;
+        match pieces.first().map(|p| &p.location) {
+            Some(Location::Value { value }) => Ok(*value),
+            Some(Location::Bytes { value }) => {
+                let b = gimli::Reader::to_slice(value)?;
+                let mut a = [0u8; 8];
+                let n = b.len().min(8);
+                a[..n].copy_from_slice(&b[..n]);
+                Ok(gimli::Value::Generic(u64::from_le_bytes(a)))
+            }
+            _ => self.scalar(&pieces).map(gimli::Value::Generic),
+        }
+    }
+
+    /// gdb's `func_verify_no_selftailcall`: entry values are not trusted in a function that
+    /// can reach itself through tail calls (the caller's call site may be for an earlier
+    /// activation). Tail calls are followed through the functions this file defines.
+    fn verify_no_self_tail_call(&self, func: &scopes::Function, func_addr: u64) -> Result<()> {
+        let bias = self.frame.bias();
+        let start = func.block_entry_pc();
+        let mut todo = vec![start];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(addr) = todo.pop() {
+            for site in scopes::call_sites(self.file, addr)?.iter() {
+                if !site.tail_call {
+                    continue;
+                }
+                let at = site.return_pc.wrapping_add(bias);
+                let target = match &site.target {
+                    scopes::CallTarget::Expr(_) => {
+                        return Err(no_entry(
+                            "DW_AT_call_target DWARF block resolving requires known frame \
+                             which is currently not an unwound frame"
+                                .into(),
+                        ));
+                    }
+                    scopes::CallTarget::Unspecified => {
+                        return Err(no_entry(format!(
+                            "DW_AT_call_target is not specified at DW_TAG_call_site {at:#x} in {}",
+                            symbol_name(self.frame, at.wrapping_sub(1))
+                        )));
+                    }
+                    t => match scopes::call_target_address(self.file, t) {
+                        Some(a) => a,
+                        // Defined in another object: not followed.
+                        None => continue,
+                    },
+                };
+                if target == start {
+                    return Err(no_entry(format!(
+                        "DW_OP_entry_value resolving has found function \"{}\" at \
+                         {func_addr:#x} can call itself via tail calls",
+                        symbol_name(self.frame, func_addr)
+                    )));
+                }
+                if seen.insert(target) {
+                    todo.push(target);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The value an expression's pieces leave (an address, a value, a register's contents).
+    fn scalar<RR: gimli::Reader<Offset = usize>>(&self, pieces: &[Piece<RR>]) -> Result<u64> {
+        match pieces.first().map(|p| &p.location) {
+            Some(Location::Address { address }) => Ok(*address),
+            Some(Location::Value { value }) => Ok(gimli_value_u64(*value)),
+            Some(Location::Register { register }) => {
+                self.frame.reg(register.0).ok_or(DwarfError::OptimizedOut)
+            }
+            _ => Err(DwarfError::OptimizedOut),
+        }
     }
 
     /// A value of type `ty` (`size` bytes) from the pieces of a location.

@@ -465,6 +465,7 @@ impl<'a> Ev<'a> {
                 self.cast(v, &ty)
             }
             Expr::At(l, r) => self.at(l, r),
+            Expr::EntryValue(n) => self.ctx.entry_value(n).map(V::from_value),
             Expr::SizeOf(x) => {
                 let ty = self.type_of(x)?;
                 let size = match classify(&ty) {
