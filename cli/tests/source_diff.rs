@@ -78,6 +78,7 @@ cases! {
     o2_tailcall,
     o2_values,
     o2_vector,
+    o2_vla,
     print_formats,
     ptype_whatis,
     recursion,

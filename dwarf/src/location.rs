@@ -17,7 +17,7 @@ use crate::context::Target;
 use crate::dietypes::{self, read_die};
 use crate::error::{DwarfError, Result};
 use crate::loader::DebugFile;
-use crate::scopes::{self, VarKind, Variable};
+use crate::scopes::{self, Variable};
 use crate::types::{
     Bound, BoundSpec, Dim, DimSpec, DynamicBound, Shape, ShapeStatus, Type, TypeKind, TypeRef,
 };
@@ -853,25 +853,24 @@ pub fn resolve_type(
         return Ok(ty.clone());
     };
     let resolved = resolve_type(file, element, var, frame)?;
-    let count = match bound {
-        Bound::Dynamic(d) => Some(dynamic_count(file, d, var, frame)?),
-        Bound::Count(n) => Some(*n),
-        Bound::Unknown => None,
+    let bound = match bound {
+        // gdb's `resolve_dynamic_range`: a bound that cannot be computed here is undefined.
+        Bound::Dynamic(d) => match dynamic_count(file, d, var, frame) {
+            Ok(n) => Bound::Count(n),
+            Err(DwarfError::OptimizedOut | DwarfError::NoEntryValue(_)) => Bound::Undefined,
+            Err(e) => return Err(e),
+        },
+        b => {
+            if Arc::ptr_eq(&resolved, element) {
+                return Ok(ty.clone());
+            }
+            b.clone()
+        }
     };
-    if !matches!(bound, Bound::Dynamic(_)) && Arc::ptr_eq(&resolved, element) {
-        return Ok(ty.clone());
-    }
     let element = resolved;
-    Ok(match count {
-        Some(n) => Type::array_of(element, n),
-        None => Type::new(
-            None,
-            0,
-            TypeKind::Array {
-                element,
-                bound: Bound::Unknown,
-            },
-        ),
+    Ok(match bound {
+        Bound::Count(n) => Type::array_of(element, n),
+        bound => Type::new(None, 0, TypeKind::Array { element, bound }),
     })
 }
 
@@ -884,7 +883,8 @@ fn dynamic_count(
     let (v, is_count) = match d {
         DynamicBound::Variable { die, is_count } => {
             let bd = read_die(file, *die)?;
-            let bv = scopes::make_variable(file, &bd, VarKind::Local, var.frame_base)
+            // GCC's bound variables are artificial and nameless.
+            let bv = scopes::make_bound_variable(file, &bd, var.frame_base)
                 .ok_or_else(|| DwarfError::Malformed("bad VLA bound variable".into()))?;
             let val = variable_value(file, &bv, frame)?;
             if val.optimized_out {

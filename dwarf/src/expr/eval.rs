@@ -467,7 +467,29 @@ impl<'a> Ev<'a> {
             Expr::At(l, r) => self.at(l, r),
             Expr::EntryValue(n) => self.ctx.entry_value(n).map(V::from_value),
             Expr::SizeOf(x) => {
-                let ty = self.type_of(x)?;
+                let ev = Ev {
+                    ctx: self.ctx,
+                    side: false,
+                };
+                let xv = ev.eval(x)?;
+                let ty = xv.ty;
+                // gdb's `var_value_operation::evaluate_for_sizeof`: a variable whose array
+                // type has no upper bound here (a variable-length array whose bound is
+                // optimized out) has no size.
+                if matches!(**x, Expr::Name(_))
+                    && !xv.is_type
+                    && matches!(
+                        &ty.strip().kind,
+                        TypeKind::Array {
+                            bound: Bound::Undefined | Bound::Unknown,
+                            ..
+                        }
+                    )
+                {
+                    let mut v = V::new(builtins().int.clone(), Vec::new());
+                    v.optimized_out = true;
+                    return Ok(v);
+                }
                 let size = match classify(&ty) {
                     Cls::Func | Cls::Void => 1,
                     _ => ty.byte_size(),
