@@ -72,6 +72,7 @@ cases! {
     info_symbols,
     list_source,
     o2_entry,
+    o2_inline_break,
     o2_inline,
     o2_locals,
     o2_step,

@@ -1395,14 +1395,14 @@ impl Debugger {
                         ([], BpSpec::Symbol(n) | BpSpec::Location(n)) => {
                             (format!("{:<aw$}", "<PENDING>"), n.clone())
                         }
-                        ([a], _) => (format!("0x{a:016x}"), self.breakpoint_what(*a)),
+                        ([a], spec) => (format!("0x{a:016x}"), self.breakpoint_what(spec, *a)),
                         ([], _) => (String::new(), String::new()),
                         (many, _) => {
                             for (i, a) in many.iter().enumerate() {
                                 locations.push(format!(
                                     "{:<w$}{enb}   0x{a:016x} {}",
                                     format!("{}.{}", b.id, i + 1),
-                                    self.breakpoint_what(*a),
+                                    self.breakpoint_what(&b.spec, *a),
                                     w = tw + 14
                                 ));
                             }

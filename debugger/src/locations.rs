@@ -18,7 +18,6 @@ pub struct Loc {
     pub addr: u64,
     /// Display name of the file and the line, when there is line information.
     pub file: Option<(String, u32)>,
-    pub function: Option<String>,
 }
 
 fn debug_files(symbols: &SymbolTable) -> Vec<(Arc<DebugFile>, u64)> {
@@ -37,7 +36,6 @@ fn loc_of(m: LineMatch, bias: u64) -> Loc {
     Loc {
         addr: m.address.wrapping_add(bias),
         file: (m.actual_line != 0).then_some((m.name, m.actual_line)),
-        function: m.function,
     }
 }
 
@@ -127,7 +125,6 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
         return Ok(vec![Loc {
             addr: addr + skip as u64,
             file: None,
-            function: Some(text.to_string()),
         }]);
     }
     Err(format!("Function \"{text}\" not defined."))
@@ -208,7 +205,20 @@ impl Debugger {
                 if let Some(c) = cond {
                     self.session.set_condition(b.id, Some(c))?;
                 }
-                out(format!("{what} {} at {}", b.id, describe_locs(&locs)));
+                // gdb names several locations by the spec as typed; a bare line number by
+                // the full path of the file it is in.
+                let label = match (spec.parse::<u32>(), locs.first()) {
+                    (Ok(line), Some(l)) => self
+                        .line_at(l.addr)
+                        .map(|s| format!("{}:{line}", s.file.display()))
+                        .unwrap_or_else(|| text.clone()),
+                    _ => spec.to_string(),
+                };
+                out(format!(
+                    "{what} {} at {}",
+                    b.id,
+                    describe_locs(&locs, &label)
+                ));
                 Ok(Some(Flow::Go))
             }
             Err(msg) => {
@@ -372,10 +382,28 @@ impl Debugger {
     }
 
     /// `in FUNC at FILE:LINE` for `info breakpoints`, or `<sym+off>` without line info.
-    pub(crate) fn breakpoint_what(&self, addr: u64) -> String {
+    pub(crate) fn breakpoint_what(&self, spec: &BpSpec, addr: u64) -> String {
         if let Some(l) = self.line_at(addr)
             && l.line != 0
         {
+            // gdb: a line breakpoint's locations show the line asked for (their address may be
+            // in another line's code at -O2), as its `Breakpoint N at` line did.
+            let line = match spec {
+                BpSpec::Location(text)
+                    if split_file(text)
+                        .map_or(text.as_str(), |(_, rest)| rest)
+                        .trim()
+                        .parse::<u32>()
+                        .is_ok() =>
+                {
+                    resolve(self.session.symbols(), text)
+                        .ok()
+                        .and_then(|locs| locs.into_iter().find(|loc| loc.addr == addr))
+                        .and_then(|loc| loc.file.map(|(_, line)| line))
+                        .unwrap_or(l.line)
+                }
+                _ => l.line,
+            };
             let f = self
                 .debug_for(addr)
                 .and_then(|(d, bias)| {
@@ -385,8 +413,8 @@ impl Debugger {
                 })
                 .and_then(|s| s.innermost().map(|f| f.function.name.clone()));
             return match f {
-                Some(f) => format!("in {f} at {}:{}", l.name, l.line),
-                None => format!("at {}:{}", l.name, l.line),
+                Some(f) => format!("in {f} at {}:{line}", l.name),
+                None => format!("at {}:{line}", l.name),
             };
         }
         self.session
@@ -428,32 +456,15 @@ pub(crate) fn expr_names<'a>(e: &'a cohort_dwarf::expr::Expr, out: &mut Vec<&'a 
     }
 }
 
-/// gdb's `0x1149: file t.c, line 5.` / `0x1149: f. (2 locations)` / `0x1139`.
-fn describe_locs(locs: &[Loc]) -> String {
+/// gdb's `0x1149: file t.c, line 5.` / `0x1149: f. (2 locations)` / `0x1139`: several
+/// locations are named by `label` (gdb's location spec string).
+fn describe_locs(locs: &[Loc], label: &str) -> String {
     match locs {
         [one] => match &one.file {
             Some((f, l)) => format!("{:#x}: file {f}, line {l}.", one.addr),
             None => format!("{:#x}", one.addr),
         },
-        many => {
-            let first = &many[0];
-            let name = first
-                .function
-                .clone()
-                .or_else(|| first.file.as_ref().map(|(f, l)| format!("{f}:{l}")))
-                .unwrap_or_default();
-            let all_same_fn = many.iter().all(|l| l.function == first.function);
-            let label = if all_same_fn {
-                name
-            } else {
-                first
-                    .file
-                    .as_ref()
-                    .map(|(f, l)| format!("{f}:{l}"))
-                    .unwrap_or_default()
-            };
-            format!("{:#x}: {label}. ({} locations)", first.addr, many.len())
-        }
+        many => format!("{:#x}: {label}. ({} locations)", many[0].addr, many.len()),
     }
 }
 

@@ -228,6 +228,17 @@ pub struct SourceState {
     last_source: RefCell<Option<(PathBuf, bool)>>,
 }
 
+/// Whether a breakpoint's function name (as typed) names function `name` as the DWARF gives
+/// it: the same name, or its last component (`relax` for a module's `stencil::relax`),
+/// ignoring case as Fortran does.
+fn function_name_matches(spec: &str, name: &str) -> bool {
+    let eq = |a: &str, b: &str| a == b || a.eq_ignore_ascii_case(b);
+    eq(spec, name)
+        || name
+            .rsplit_once("::")
+            .is_some_and(|(_, last)| eq(spec, last))
+}
+
 /// What [`TailSearch`] has found so far (gdb's `chain_candidate`).
 enum TailChains {
     None,
@@ -641,7 +652,10 @@ impl Debugger {
         if let Some((_, bias, s)) = self.machine_scope_rc(frame) {
             let link = pc.wrapping_sub(bias);
             let depth = frame.inline_depth.min(s.frames.len().saturating_sub(1));
-            for fs in s.frames.iter().skip(depth).filter(|f| f.inlined) {
+            for (i, fs) in s.frames.iter().enumerate().skip(depth) {
+                if !fs.inlined {
+                    break;
+                }
                 let f = &fs.function;
                 // gdb: the block's entry, or the start of one of its ranges entered from
                 // outside the block (`block_starting_point_at`).
@@ -649,7 +663,7 @@ impl Debugger {
                     || (f.ranges.len() > 1
                         && f.ranges.iter().any(|r| r.start == link)
                         && !f.contains(link.wrapping_sub(1)));
-                if !starts_here || self.user_breakpoint_for(pc, &f.name) {
+                if !starts_here || self.user_breakpoint_for(pc, &f.name, i == 0) {
                     break;
                 }
                 k += 1;
@@ -659,18 +673,28 @@ impl Debugger {
         k
     }
 
-    /// An enabled breakpoint at `pc` set on function `name` (gdb stops in the inlined call
-    /// then, not in its caller).
-    fn user_breakpoint_for(&self, pc: u64, name: &str) -> bool {
+    /// gdb's `stopped_by_user_bp_inline_frame`: an enabled breakpoint at `pc` whose location
+    /// is in the inlined call of function `name` (gdb stops in the inlined call then, not in
+    /// its caller). A breakpoint on a function is in that function's calls; one on a line or
+    /// an address is in the innermost call there (`innermost`: the call is the innermost).
+    fn user_breakpoint_for(&self, pc: u64, name: &str, innermost: bool) -> bool {
         use cohort_engine::session::BpSpec;
         self.session.breakpoints().iter().any(|b| {
             b.enabled
                 && b.addrs.contains(&pc)
                 && match &b.spec {
                     BpSpec::Symbol(s) | BpSpec::Location(s) => {
-                        s == name || s.rsplit_once(':').is_some_and(|(_, f)| f == name)
+                        let f = match crate::locations::split_file(s) {
+                            Some((file, rest)) if !file.is_empty() => rest.trim(),
+                            _ => s.trim(),
+                        };
+                        if f.parse::<u32>().is_ok() || f.starts_with(['+', '-']) {
+                            innermost
+                        } else {
+                            function_name_matches(f, name)
+                        }
                     }
-                    _ => false,
+                    BpSpec::Address(_) | BpSpec::SymbolExact(_) => innermost,
                 }
         })
     }
