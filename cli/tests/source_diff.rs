@@ -75,6 +75,7 @@ cases! {
     o2_inline_break,
     o2_inline,
     o2_locals,
+    o2_next,
     o2_step,
     o2_tailcall,
     o2_values,

@@ -185,6 +185,9 @@ type Overlay = Rc<Vec<(u64, Vec<u8>)>>;
 /// `entry_overlay`'s cache: (tid, pc, sp, epoch) and its answer.
 type EntryOverlay = ((i32, u64, u64, u64), Option<Overlay>);
 
+/// A frame as gdb identifies it: its CFA and the function (inlined call or not) it stands for.
+pub(crate) type FrameIdentity = (Option<u64>, Option<cohort_dwarf::types::DieRef>);
+
 /// `SourceState::all_regs`: (tid, epoch) and the registers read then.
 type AllRegisters = ((i32, u64), Option<Rc<Registers>>);
 
@@ -1354,7 +1357,7 @@ impl Debugger {
 
     /// Frame 0 as gdb identifies frames: its CFA and the function (inlined call or not) it
     /// stands for.
-    pub(crate) fn frame0_identity(&self) -> (Option<u64>, Option<cohort_dwarf::types::DieRef>) {
+    pub(crate) fn frame0_identity(&self) -> FrameIdentity {
         let frames = self.frames(1);
         let Some(f) = frames.first() else {
             return (None, None);

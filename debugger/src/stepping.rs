@@ -111,7 +111,10 @@ impl Debugger {
         // gdb's frame and line of the step: hidden inlined calls at the pc count as the call
         // line of the frame that makes them (and the range ends where the call's code does).
         let start_id = self.frame0_identity();
-        let start_line = self.frame0_src_line();
+        // gdb's `current_line` and `step_frame_id`: what the step compares lines and frames
+        // with, refreshed where it steps on through a line it landed in.
+        let mut start_line = self.frame0_src_line();
+        let mut step_id = start_id;
         if self.inline_skipped() > 0
             && let Some(end) = self.hidden_inline_end(start_pc)
         {
@@ -194,7 +197,9 @@ impl Debugger {
                     continue;
                 }
                 // The call returned somewhere outside the line: treat as below.
-                if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
+                if let Some(o) =
+                    self.stop_if_line_start(pc, &mut start_line, &mut step_id, &mut range)?
+                {
                     return Ok(o);
                 }
                 continue;
@@ -241,18 +246,28 @@ impl Debugger {
                     // Returned into code without lines (e.g. libc's start): keep going out.
                     return self.step_out_of_no_line_function(pc);
                 };
-                let at_start = self.line_at(pc).is_some_and(|l| l.start == pc);
-                if at_start {
-                    return Ok(Outcome::Done { new_function });
+                // gdb: the start of a statement stops; the start of a row that is not a
+                // statement (optimised code) is stepped through up to the next statement of
+                // any line; the middle of a line is that line's to finish.
+                match self.line_at(pc) {
+                    Some(l) if l.start == pc && l.is_stmt => {
+                        return Ok(Outcome::Done { new_function });
+                    }
+                    Some(l) if l.start == pc => start_line = None,
+                    l => start_line = l,
                 }
+                step_id = self.frame0_identity();
                 range = r;
                 continue;
             }
-            if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
+            if let Some(o) =
+                self.stop_if_line_start(pc, &mut start_line, &mut step_id, &mut range)?
+            {
                 return Ok(match o {
                     Outcome::Done { .. } => Outcome::Done {
-                        // Out of an inlined call into its caller is a new frame for gdb.
-                        new_function: new_function || self.frame0_identity() != start_id,
+                        // Out of an inlined call into its caller is a new frame for gdb,
+                        // unless the step went on through a line of the caller first.
+                        new_function: new_function || self.frame0_identity() != step_id,
                     },
                     r => r,
                 });
@@ -423,26 +438,43 @@ impl Debugger {
     }
 
     /// At `pc`, outside the range being stepped, in the same frame: stop when this is the
-    /// start of a statement line, else step on through the line we landed in.
+    /// start of a statement of another line, else step on through the line we landed in (gdb's
+    /// `process_event_stop_test`): in the middle of a line, or at another entry of the line
+    /// being stepped (e.g. a `for` loop's condition), that line becomes the one stepped
+    /// (`start_line`, `step_id`); at the start of a row that is not a statement (optimised
+    /// code) only its range is stepped, and a new frame forgets the line.
     fn stop_if_line_start(
         &mut self,
         pc: u64,
-        _kind: StepKind,
-        start_line: &Option<crate::source::SrcLine>,
+        start_line: &mut Option<crate::source::SrcLine>,
+        step_id: &mut crate::source::FrameIdentity,
         range: &mut (u64, u64),
     ) -> Result<Option<Outcome>> {
-        // gdb stops at the start of a statement of a different line (or file); another entry
-        // of the line it is stepping (e.g. a `for` loop's condition) is stepped through.
         let same_line = |l: &crate::source::SrcLine| {
             start_line
                 .as_ref()
                 .is_some_and(|s| s.line == l.line && s.file == l.file)
         };
         match self.line_at(pc) {
-            Some(l) if l.line != 0 && l.start == pc && l.is_stmt && !same_line(&l) => {
-                Ok(Some(Outcome::Done {
-                    new_function: false,
-                }))
+            Some(l) if l.line != 0 && l.start == pc && !same_line(&l) => {
+                if l.is_stmt {
+                    return Ok(Some(Outcome::Done {
+                        new_function: false,
+                    }));
+                }
+                let now = self.frame0_identity();
+                if now != *step_id {
+                    *start_line = None;
+                    *step_id = now;
+                }
+                *range = (l.start, l.end);
+                Ok(None)
+            }
+            Some(l) if l.line != 0 => {
+                *range = (l.start, l.end);
+                *step_id = self.frame0_identity();
+                *start_line = Some(l);
+                Ok(None)
             }
             Some(_) => {
                 if let Some(r) = self.line_range(pc) {
