@@ -386,7 +386,10 @@ impl Debugger {
                 .arch
                 .reg_by_dwarf(n)
                 .ok_or_else(|| EngineError::NoRegister(n.to_string()))?;
-            let mut b = [0u8; 16];
+            // The bytes written replace the register's low bytes only (a `float` in an xmm
+            // register keeps the other lanes), as gdb's partial register write.
+            let old = regs.get(i).or_else(|| self.thread_register(i)).unwrap_or(0);
+            let mut b = old.to_le_bytes();
             let k = bytes.len().min(16);
             b[..k].copy_from_slice(&bytes[..k]);
             regs.set(i, u128::from_le_bytes(b));

@@ -817,6 +817,8 @@ impl Process {
         if t.state == TState::Stopped {
             t.raw.set(Some(r));
         }
+        // Vector and x87 registers only when `regs` holds some (a variable kept in one).
+        native::write_fp(Pid::from_raw(tid), regs)?;
         Ok(())
     }
 

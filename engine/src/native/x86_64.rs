@@ -141,6 +141,68 @@ pub fn read_all(tid: Pid) -> Result<Registers> {
     Ok(regs)
 }
 
+/// Write the x87 and SSE registers `regs` holds (`st0`–`st7`, `xmm0`–`xmm15`, `mxcsr`) over
+/// the thread's own; the others are left as they are. False when `regs` holds none of them
+/// (nothing is written).
+pub fn write_fp(tid: Pid, regs: &Registers) -> Result<bool> {
+    let any = (idx::ST0..idx::ST0 + 8)
+        .chain(idx::XMM0..idx::XMM0 + 16)
+        .chain([idx::MXCSR])
+        .any(|i| regs.get(i).is_some());
+    if !any {
+        return Ok(false);
+    }
+    let mut fp: libc::user_fpregs_struct = unsafe_zeroed_fp();
+    // SAFETY: PTRACE_GETFPREGS writes one user_fpregs_struct into `fp`, which we own.
+    let rc = unsafe {
+        libc::ptrace(
+            libc::PTRACE_GETFPREGS,
+            tid.as_raw(),
+            std::ptr::null_mut::<libc::c_void>(),
+            &mut fp as *mut _,
+        )
+    };
+    if rc != 0 {
+        return Err(ptrace_err("PTRACE_GETFPREGS", tid)(
+            nix::errno::Errno::last(),
+        ));
+    }
+    for i in 0..8 {
+        if let Some(v) = regs.get(idx::ST0 + i) {
+            let w = &mut fp.st_space[i * 4..i * 4 + 4];
+            w[0] = v as u32;
+            w[1] = (v >> 32) as u32;
+            w[2] = (w[2] & !0xffff) | ((v >> 64) as u32 & 0xffff);
+        }
+    }
+    for i in 0..16 {
+        if let Some(v) = regs.get(idx::XMM0 + i) {
+            let w = &mut fp.xmm_space[i * 4..i * 4 + 4];
+            for (k, word) in w.iter_mut().enumerate() {
+                *word = (v >> (32 * k)) as u32;
+            }
+        }
+    }
+    if let Some(v) = regs.get(idx::MXCSR) {
+        fp.mxcsr = v as u32;
+    }
+    // SAFETY: PTRACE_SETFPREGS reads one user_fpregs_struct from `fp`, which we own.
+    let rc = unsafe {
+        libc::ptrace(
+            libc::PTRACE_SETFPREGS,
+            tid.as_raw(),
+            std::ptr::null_mut::<libc::c_void>(),
+            &mut fp as *mut _,
+        )
+    };
+    if rc != 0 {
+        return Err(ptrace_err("PTRACE_SETFPREGS", tid)(
+            nix::errno::Errno::last(),
+        ));
+    }
+    Ok(true)
+}
+
 fn unsafe_zeroed_fp() -> libc::user_fpregs_struct {
     // SAFETY: user_fpregs_struct is plain old data; all-zero is a valid value.
     unsafe { std::mem::zeroed() }
