@@ -1093,11 +1093,24 @@ pub fn resolve_object(
                     (None, None) if i == last => Dim::ASSUMED_SIZE,
                     (None, None) => 0,
                 };
-                // A stride of 0 is no stride, as in gdb (gfortran leaves the descriptor's
-                // `span` 0 for a parameterised type's allocatable component).
+                // gfortran's byte stride is the descriptor's `stride × span`; a `span` of 0
+                // (left unset: by the caller of a procedure that does not read it at -O2, or
+                // for a parameterised type's allocatable component) stands for the element's
+                // size, as its `elem_len` does (gdb takes the stride for 0 and walks the
+                // elements as if contiguous). A stride of 0 otherwise is no stride, as in gdb.
                 let stride = match &d.byte_stride {
                     Some(s) => match ev(s)? {
-                        0 => next_stride,
+                        0 => match gfortran_stride_field(s, file.endian) {
+                            Some(off) => {
+                                let mut b = [0u8; 8];
+                                frame.read_memory(object.wrapping_add(off), &mut b)?;
+                                match i64::from_le_bytes(b).saturating_mul(esize) {
+                                    0 => next_stride,
+                                    s => s,
+                                }
+                            }
+                            None => next_stride,
+                        },
                         s => s,
                     },
                     None => next_stride,
@@ -1123,6 +1136,38 @@ pub fn resolve_object(
             Ok((t, data))
         }
         _ => Ok((ty.clone(), object)),
+    }
+}
+
+/// gfortran's `DW_AT_byte_stride`, `stride × span` read from the descriptor
+/// (`DW_OP_push_object_address; DW_OP_plus_uconst S; DW_OP_deref;
+/// DW_OP_push_object_address; DW_OP_plus_uconst P; DW_OP_deref; DW_OP_mul`): the offset S of
+/// the dimension's `stride` field (in elements).
+fn gfortran_stride_field(spec: &BoundSpec, endian: RunTimeEndian) -> Option<u64> {
+    let BoundSpec::Expr { expr, encoding } = spec else {
+        return None;
+    };
+    let mut ops =
+        gimli::Expression(gimli::EndianSlice::new(expr, endian)).operations(encoding.gimli());
+    let mut list = Vec::new();
+    while let Ok(Some(op)) = ops.next() {
+        list.push(op);
+        if list.len() > 7 {
+            return None;
+        }
+    }
+    use gimli::Operation as Op;
+    match list.as_slice() {
+        [
+            Op::PushObjectAddress,
+            Op::PlusConstant { value: stride },
+            Op::Deref { .. },
+            Op::PushObjectAddress,
+            Op::PlusConstant { .. },
+            Op::Deref { .. },
+            Op::Mul,
+        ] => Some(*stride),
+        _ => None,
     }
 }
 
