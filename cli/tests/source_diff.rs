@@ -76,6 +76,7 @@ cases! {
     o2_inline,
     o2_locals,
     o2_next,
+    o2_pieces,
     o2_step,
     o2_tailcall,
     o2_values,

@@ -146,23 +146,12 @@ pub fn entry_value_of(
     let ty = resolve_type(file, &var.ty, var, frame)?;
     let expr = match loc.exprloc_value() {
         Some(e) => e,
-        None => {
-            let unit = file.unit(var.unit)?;
-            let Some(mut list) = file.dwarf.attr_locations(unit, *loc)? else {
-                return Ok(Value::optimized_out(ty));
-            };
-            let mut found = None;
-            while let Some(entry) = list.next()? {
-                if entry.range.begin <= entry_pc && entry_pc < entry.range.end {
-                    found = Some(entry.data);
-                    break;
-                }
-            }
-            let Some(e) = found else {
-                return Ok(Value::optimized_out(ty));
-            };
-            e
-        }
+        // An empty range at the entry is gdb's entry record (see `expression_at`).
+        None => match find_in_list(file, var.unit, loc, entry_pc, &|| true) {
+            Ok(Some(e)) => e,
+            Ok(None) | Err(DwarfError::Malformed(_)) => return Ok(Value::optimized_out(ty)),
+            Err(e) => return Err(e),
+        },
     };
     let ev = Evaluator::for_variable(file, var, frame);
     // gdb's `value_of_dwarf_block_entry`: a register (`DW_OP_fbreg` slots are not
@@ -264,7 +253,7 @@ pub fn variable_address(
 /// The expression of a location attribute that applies at the frame's pc: `Ok(None)` when a
 /// location list has no entry for it.
 pub fn expression_at(
-    file: &DebugFile,
+    file: &Arc<DebugFile>,
     ui: usize,
     loc: &AttributeValue<R>,
     frame: &dyn FrameContext,
@@ -272,19 +261,77 @@ pub fn expression_at(
     if let Some(e) = loc.exprloc_value() {
         return Ok(Some(e));
     }
+    let pc = frame.pc().wrapping_sub(frame.bias());
+    // gdb: an empty range at the function's entry (GCC's record of the parameters' entry
+    // locations, told apart by location views) applies at the entry itself.
+    find_in_list(file, ui, loc, pc, &|| is_function_entry(file, pc))
+}
+
+/// The expression of location list `loc` (of unit `ui`) whose range holds the link-time `pc`;
+/// an empty range at `pc` too when `empty_here` says so (gimli's iterator leaves empty
+/// ranges out).
+fn find_in_list(
+    file: &Arc<DebugFile>,
+    ui: usize,
+    loc: &AttributeValue<R>,
+    pc: u64,
+    empty_here: &dyn Fn() -> bool,
+) -> Result<Option<gimli::Expression<R>>> {
     let unit = file.unit(ui)?;
     let Some(mut list) = file.dwarf.attr_locations(unit, *loc)? else {
         return Err(DwarfError::Malformed(format!(
             "unsupported location attribute {loc:?}"
         )));
     };
-    let pc = frame.pc().wrapping_sub(frame.bias());
-    while let Some(entry) = list.next()? {
-        if entry.range.begin <= pc && pc < entry.range.end {
+    let mut base = unit.low_pc;
+    while let Some(raw) = list.next_raw()? {
+        use gimli::RawLocListEntry as E;
+        let empty = match &raw {
+            E::BaseAddress { addr } => {
+                base = *addr;
+                None
+            }
+            E::BaseAddressx { addr } => {
+                base = file.dwarf.address(unit, *addr)?;
+                None
+            }
+            E::OffsetPair { begin, end, data } | E::AddressOrOffsetPair { begin, end, data }
+                if begin == end =>
+            {
+                Some((base.wrapping_add(*begin), *data))
+            }
+            E::StartEnd { begin, end, data } if begin == end => Some((*begin, *data)),
+            E::StartLength {
+                begin,
+                length: 0,
+                data,
+            } => Some((*begin, *data)),
+            E::StartxLength {
+                begin,
+                length: 0,
+                data,
+            } => Some((file.dwarf.address(unit, *begin)?, *data)),
+            _ => None,
+        };
+        if let Some((at, data)) = empty {
+            if at == pc && empty_here() {
+                return Ok(Some(data));
+            }
+            continue;
+        }
+        if let Some(entry) = list.convert_raw(raw)?
+            && entry.range.begin <= pc
+            && pc < entry.range.end
+        {
             return Ok(Some(entry.data));
         }
     }
     Ok(None)
+}
+
+/// Whether the link-time `pc` is the entry of the (real) function containing it.
+fn is_function_entry(file: &Arc<DebugFile>, pc: u64) -> bool {
+    matches!(scopes::function_at(file, pc), Ok(Some(f)) if f.block_entry_pc() == pc)
 }
 
 /// Bytes of a `DW_AT_const_value` for an object of `size` bytes.
