@@ -701,7 +701,12 @@ impl Debugger {
         }
         let ret_addr = caller.pc();
         let callee_cfa = frame.cfa;
-        let function = self.function_die_at(frame.lookup_pc());
+        // gdb looks the function up at the frame's pc, for a tail-call frame the address after
+        // its jump: past the function when the jump is its last instruction (no value shown).
+        let function = match frame.kind {
+            cohort_unwind::FrameKind::TailCall => self.function_die_at(frame.pc()),
+            _ => self.function_die_at(frame.lookup_pc()),
+        };
         match self.run_to(ret_addr, callee_cfa)? {
             Some(_) => {}
             None => return Ok(Flow::Go),
