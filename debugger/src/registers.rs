@@ -42,6 +42,15 @@ pub fn register_value(
     name: &str,
 ) -> cohort_dwarf::Result<Option<Value>> {
     let Some(frame) = frames.get(sel) else {
+        // gdb: a register name without a program has no value (not a void convenience
+        // variable).
+        let arch = cohort_engine::arch::native();
+        if matches!(name, "pc" | "sp" | "fp")
+            || arch.reg_index(name).is_some()
+            || sub_register(arch, name).is_some()
+        {
+            return Err(cohort_dwarf::DwarfError::user("No registers."));
+        }
         return Ok(None);
     };
     let arch = frame.regs.arch;
