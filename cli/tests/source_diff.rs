@@ -71,6 +71,7 @@ cases! {
     history_display,
     info_symbols,
     list_source,
+    o2_avx,
     o2_entry,
     o2_inline_break,
     o2_inline,

@@ -191,6 +191,9 @@ pub(crate) type FrameIdentity = (Option<u64>, Option<cohort_dwarf::types::DieRef
 /// `SourceState::all_regs`: (tid, epoch) and the registers read then.
 type AllRegisters = ((i32, u64), Option<Rc<Registers>>);
 
+/// `SourceState::ymm_high`: (tid, epoch) and the upper halves read then.
+type YmmHigh = ((i32, u64), Option<[u128; 16]>);
+
 /// Most instructions of entry code the sandbox runs (gfortran's bound computations for a
 /// few runtime-sized arrays take some tens).
 const ENTRY_SANDBOX_BUDGET: usize = 512;
@@ -219,6 +222,9 @@ pub struct SourceState {
     /// Every register of the current thread (vector and x87 ones included), by (tid, process
     /// epoch): read only when a variable lives in one (see `Ctx::reg_bytes`).
     all_regs: RefCell<Option<AllRegisters>>,
+    /// The upper halves of the thread's `ymm` registers, the same way (a 32-byte vector
+    /// variable in a register).
+    ymm_high: RefCell<Option<YmmHigh>>,
     /// `list`: the last line listed and its file, for a bare `list` to go on.
     pub list_last: RefCell<Option<(PathBuf, String, u32)>>,
     /// The first line of the last listing (for `list -`).
@@ -229,6 +235,13 @@ pub struct SourceState {
     /// (gdb's `last_source_visited` and `last_source_error`): a missing file is reported once,
     /// then its lines are shown as `LINE\tin FILE` while it stays the file shown.
     last_source: RefCell<Option<(PathBuf, bool)>>,
+}
+
+/// The `ymm` register a DWARF register number names on x86-64 (17–32: `xmm0`–`xmm15`, whose
+/// upper halves gdb reads with them).
+pub(crate) fn ymm_number(arch: &cohort_engine::arch::ArchInfo, dwarf_regno: u16) -> Option<usize> {
+    (arch.name == "x86-64" && (17..=32).contains(&dwarf_regno))
+        .then(|| usize::from(dwarf_regno - 17))
 }
 
 /// Whether a breakpoint's function name (as typed) names function `name` as the DWARF gives
@@ -1348,6 +1361,24 @@ impl Debugger {
         v
     }
 
+    /// The upper 128 bits of the current thread's `ymm` register `n` (`None` without AVX);
+    /// read once per stop.
+    pub(crate) fn thread_ymm_high(&self, n: usize) -> Option<u128> {
+        let key = (
+            self.session.current_thread()?,
+            self.session.process()?.epoch(),
+        );
+        if let Some((k, r)) = &*self.src.ymm_high.borrow()
+            && *k == key
+        {
+            return r.as_ref()?.get(n).copied();
+        }
+        let r = self.session.process()?.ymm_high(key.0).ok().flatten();
+        let v = r.as_ref().and_then(|r| r.get(n).copied());
+        *self.src.ymm_high.borrow_mut() = Some((key, r));
+        v
+    }
+
     /// Forget cached frames (after the program or the selected thread moved).
     pub(crate) fn invalidate_frames(&self) {
         *self.src.frames.borrow_mut() = None;
@@ -1518,6 +1549,19 @@ impl FrameContext for Ctx<'_> {
         let size = self.regs.arch.regs.get(i)?.size;
         let v = self.reg_value(i)?;
         Some(v.to_le_bytes()[..size.min(16)].to_vec())
+    }
+
+    fn reg_bytes_wide(&self, dwarf_regno: u16, size: usize) -> Option<Vec<u8>> {
+        let mut b = self.reg_bytes(dwarf_regno)?;
+        // gdb reads x86-64's DWARF xmm numbers as the whole ymm registers where AVX exists.
+        if size > 16
+            && let Some(n) = ymm_number(self.regs.arch, dwarf_regno)
+            && let Some(high) = self.dbg.thread_ymm_high(n)
+        {
+            b.resize(16, 0);
+            b.extend_from_slice(&high.to_le_bytes());
+        }
+        Some(b)
     }
 
     fn cfa(&self) -> Option<u64> {

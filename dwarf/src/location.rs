@@ -21,7 +21,7 @@ use crate::scopes::{self, Variable};
 use crate::types::{
     Bound, BoundSpec, Dim, DimSpec, DynamicBound, Shape, ShapeStatus, Type, TypeKind, TypeRef,
 };
-use crate::value::{Lval, Value};
+use crate::value::{Lval, LvalPiece, PieceAt, Value};
 
 /// What location evaluation needs from one frame of a live (or dumped) program.
 pub trait FrameContext: Target {
@@ -35,6 +35,12 @@ pub trait FrameContext: Target {
     /// than 64 bits); the default gives the 8 bytes of [`FrameContext::reg`].
     fn reg_bytes(&self, dwarf_regno: u16) -> Option<Vec<u8>> {
         self.reg(dwarf_regno).map(|v| v.to_le_bytes().to_vec())
+    }
+    /// A register's contents at `size` bytes where that is wider than [`FrameContext::reg_bytes`]
+    /// gives: x86-64's `DW_OP_reg17`…`32` are the whole `ymm` registers where AVX exists (a
+    /// 32-byte vector variable). By default [`FrameContext::reg_bytes`].
+    fn reg_bytes_wide(&self, dwarf_regno: u16, _size: usize) -> Option<Vec<u8>> {
+        self.reg_bytes(dwarf_regno)
     }
     /// Canonical frame address of this frame.
     fn cfa(&self) -> Option<u64>;
@@ -805,13 +811,15 @@ impl<'a> Evaluator<'a> {
                     frame.read_memory(*address, &mut buf)?;
                     Value::new(ty, buf, Lval::Memory(*address))
                 }
-                Location::Register { register } => match frame.reg_bytes(register.0) {
-                    Some(mut b) => {
-                        b.resize(size_us, 0);
-                        Value::new(ty, b, Lval::Register(register.0))
+                Location::Register { register } => {
+                    match frame.reg_bytes_wide(register.0, size_us) {
+                        Some(mut b) => {
+                            b.resize(size_us, 0);
+                            Value::new(ty, b, Lval::Register(register.0))
+                        }
+                        None => Value::optimized_out(ty),
                     }
-                    None => Value::optimized_out(ty),
-                },
+                }
                 Location::Value { value } => {
                     let mut b = gimli_value_bytes(*value);
                     b.resize(size_us, 0);
@@ -832,8 +840,25 @@ impl<'a> Evaluator<'a> {
         let mut bit = 0u64;
         let mut any = false;
         let mut missing: Vec<std::ops::Range<u64>> = Vec::new();
+        // Where each piece lives, for assignments (gdb writes a split value piece by piece);
+        // only whole bytes in registers or memory.
+        let mut places: Option<Vec<LvalPiece>> = Some(Vec::new());
         for p in pieces {
             let bits = p.size_in_bits.unwrap_or(size * 8 - bit.min(size * 8));
+            let at = match (&p.location, p.bit_offset.unwrap_or(0)) {
+                (Location::Register { register }, 0) => Some(PieceAt::Register(register.0)),
+                (Location::Address { address }, 0) => Some(PieceAt::Memory(*address)),
+                _ => None,
+            };
+            match (at, &mut places) {
+                (Some(at), Some(list)) if bit.is_multiple_of(8) && bits.is_multiple_of(8) => list
+                    .push(LvalPiece {
+                        start: bit / 8,
+                        len: bits / 8,
+                        at,
+                    }),
+                _ => places = None,
+            }
             let src: Option<Vec<u8>> = match &p.location {
                 Location::Empty => None,
                 Location::Address { address } => {
@@ -861,8 +886,12 @@ impl<'a> Evaluator<'a> {
         if !any {
             return Ok(whole(Value::optimized_out(ty)));
         }
+        let lval = match places {
+            Some(list) if missing.is_empty() => Lval::Pieces(list),
+            _ => Lval::None,
+        };
         Ok(PartialValue {
-            value: Value::new(ty, buf, Lval::None),
+            value: Value::new(ty, buf, lval),
             optimized_out_bits: missing,
         })
     }

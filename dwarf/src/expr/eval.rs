@@ -697,8 +697,9 @@ impl<'a> Ev<'a> {
     /// A part of `v` of type `ty` at `offset` bytes: lazy when `v` is, a slice otherwise.
     fn component(&self, v: &V, offset: i64, ty: TypeRef) -> Result<V> {
         let size = ty.byte_size();
-        let lval = match v.lval {
+        let lval = match &v.lval {
             Lval::Memory(a) => Lval::Memory(a.wrapping_add(offset as u64)),
+            l if offset >= 0 => l.part(offset as u64, size),
             _ => Lval::None,
         };
         if v.optimized_out {
