@@ -172,8 +172,12 @@ pub fn entry_value_of(
             ));
         }
     };
-    let v = ev.entry_parameter_value(reg, false)?;
     let size = ty.byte_size() as usize;
+    if size == 0 || size > 8 {
+        // A call-site value is one DWARF stack value: wider objects are not known this way.
+        return Ok(Value::optimized_out(ty));
+    }
+    let v = ev.entry_parameter_value(reg, false)?;
     let mut b = gimli_value_bytes(v);
     b.resize(size, 0);
     Ok(Value::new(ty, b, Lval::None))
@@ -400,6 +404,13 @@ fn gimli_value_u64(v: gimli::Value) -> u64 {
     a[..n].copy_from_slice(&b[..n]);
     u64::from_le_bytes(a)
 }
+
+/// [`Evaluator::verify_no_self_tail_call`]'s answers by (file, function entry, bias): gdb's
+/// message when the function can tail-call itself.
+static SELF_TAIL_CALLS: std::sync::LazyLock<std::sync::Mutex<SelfTailCalls>> =
+    std::sync::LazyLock::new(Default::default);
+
+type SelfTailCalls = std::collections::HashMap<(usize, u64, u64), Option<String>>;
 
 /// What a location evaluation needs, for one variable.
 struct Evaluator<'a> {
@@ -731,6 +742,40 @@ impl<'a> Evaluator<'a> {
     /// can reach itself through tail calls (the caller's call site may be for an earlier
     /// activation). Tail calls are followed through the functions this file defines.
     fn verify_no_self_tail_call(&self, func: &scopes::Function, func_addr: u64) -> Result<()> {
+        // Frame lines ask for every parameter at every stop: the answer is kept per function.
+        let key = (
+            Arc::as_ptr(self.file) as usize,
+            func.block_entry_pc(),
+            self.frame.bias(),
+        );
+        let cached = SELF_TAIL_CALLS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .cloned();
+        let answer = match cached {
+            Some(a) => a,
+            None => {
+                let a = match self.search_self_tail_call(func, func_addr) {
+                    Ok(()) => None,
+                    Err(DwarfError::NoEntryValue(m)) => Some(m),
+                    Err(e) => return Err(e),
+                };
+                let mut cache = SELF_TAIL_CALLS.lock().unwrap_or_else(|e| e.into_inner());
+                if cache.len() >= 4096 {
+                    cache.clear();
+                }
+                cache.insert(key, a.clone());
+                a
+            }
+        };
+        match answer {
+            Some(m) => Err(DwarfError::NoEntryValue(m)),
+            None => Ok(()),
+        }
+    }
+
+    fn search_self_tail_call(&self, func: &scopes::Function, func_addr: u64) -> Result<()> {
         let bias = self.frame.bias();
         let start = func.block_entry_pc();
         let mut todo = vec![start];
