@@ -694,14 +694,20 @@ pub fn function_by_name(file: &Arc<DebugFile>, name: &str) -> Result<Option<Func
     let Some(list) = idx.functions.get(name) else {
         return Ok(None);
     };
-    let pick = list
-        .iter()
-        .filter(|n| !n.declaration)
-        .max_by_key(|n| n.external);
-    let Some(n) = pick else { return Ok(None) };
-    let d = read_tree(file, n.die, 1)?;
-    let fb = d.attr(dw::DW_AT_frame_base).cloned();
-    Ok(Some(make_function(file, &d, fb)))
+    // A global definition first (the last of equals, as before); a function only inlined (an
+    // abstract instance, no code of its own) is no symbol for gdb.
+    let mut defs: Vec<_> = list.iter().filter(|n| !n.declaration).collect();
+    defs.reverse();
+    defs.sort_by_key(|n| std::cmp::Reverse(n.external));
+    for n in defs {
+        let d = read_tree(file, n.die, 1)?;
+        let fb = d.attr(dw::DW_AT_frame_base).cloned();
+        let f = make_function(file, &d, fb);
+        if !f.ranges.is_empty() || f.low_pc != 0 {
+            return Ok(Some(f));
+        }
+    }
+    Ok(None)
 }
 
 /// The parameters of `function` (declaration order), e.g. for `bt` lines.
