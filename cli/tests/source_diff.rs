@@ -73,6 +73,7 @@ cases! {
     list_source,
     o2_avx,
     o2_entry,
+    o2_heat2d,
     o2_inline_break,
     o2_inline,
     o2_locals,

@@ -700,11 +700,12 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    /// The DWARF function of the frame whose lookup pc is `pc` (for `finish`).
+    /// The DWARF function of the frame whose lookup pc is `pc` (for `finish`): gdb's
+    /// `find_pc_function`, the real function (not a call inlined at `pc`, whose frame may be
+    /// hidden there).
     pub(crate) fn function_die_at(&self, pc: u64) -> Option<(Arc<DebugFile>, Function)> {
         let (d, bias) = self.debug_for(pc)?;
-        let s = scopes::scope_at(&d, pc.wrapping_sub(bias)).ok()??;
-        let f = s.innermost()?.function.clone();
+        let f = scopes::function_at(&d, pc.wrapping_sub(bias)).ok()??;
         Some((d, f))
     }
 
