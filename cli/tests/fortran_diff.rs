@@ -173,6 +173,7 @@ cases! {
     module_procs_flang = ("module_procs", "flang"),
     names_case_gfortran = ("names_case", "gfortran"),
     names_case_flang = ("names_case", "flang"),
+    o2_sections_gfortran = ("o2_sections", "gfortran"),
     outer_entry_gfortran = ("outer_entry", "gfortran"),
     outer_entry_flang = ("outer_entry", "flang"),
     module_rename_gfortran = ("module_rename", "gfortran"),

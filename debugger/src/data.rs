@@ -382,7 +382,7 @@ impl Debugger {
         Ok(expr::cast(v, &long, &ctx).map_err(derr)?.as_i64())
     }
 
-    fn apply_register_writes(&mut self, writes: Vec<(u16, Vec<u8>)>) -> Result<()> {
+    fn apply_register_writes(&mut self, writes: Vec<(u16, u64, Vec<u8>)>) -> Result<()> {
         if writes.is_empty() {
             return Ok(());
         }
@@ -391,17 +391,45 @@ impl Debugger {
             .current_thread()
             .ok_or(EngineError::NotRunning)?;
         let mut regs = self.session.registers(false)?;
-        for (n, bytes) in writes {
+        let mut ymm_high: Vec<(usize, u128)> = Vec::new();
+        for (n, offset, bytes) in writes {
             let i = regs
                 .arch
                 .reg_by_dwarf(n)
                 .ok_or_else(|| EngineError::NoRegister(n.to_string()))?;
-            let mut b = [0u8; 16];
-            let k = bytes.len().min(16);
-            b[..k].copy_from_slice(&bytes[..k]);
-            regs.set(i, u128::from_le_bytes(b));
+            // The bytes written replace those bytes of the register only (a float in an xmm
+            // register keeps the other lanes, an int in rax its upper half), as gdb's partial
+            // register write; past 16 bytes, an xmm number is the whole ymm register (see
+            // `source::ymm_number`).
+            let ymm = crate::source::ymm_number(regs.arch, n);
+            let mut whole = [0u8; 32];
+            let low = regs.get(i).or_else(|| self.thread_register(i)).unwrap_or(0);
+            whole[..16].copy_from_slice(&low.to_le_bytes());
+            let wide = offset as usize + bytes.len() > 16;
+            if wide && let Some(k) = ymm {
+                let high = ymm_high
+                    .iter()
+                    .find(|(j, _)| *j == k)
+                    .map(|(_, v)| *v)
+                    .or_else(|| self.thread_ymm_high(k))
+                    .unwrap_or(0);
+                whole[16..].copy_from_slice(&high.to_le_bytes());
+            }
+            let at = (offset as usize).min(32);
+            let k = bytes.len().min(32 - at);
+            whole[at..at + k].copy_from_slice(&bytes[..k]);
+            let mut lo = [0u8; 16];
+            lo.copy_from_slice(&whole[..16]);
+            regs.set(i, u128::from_le_bytes(lo));
+            if wide && let Some(k) = ymm {
+                let mut hi = [0u8; 16];
+                hi.copy_from_slice(&whole[16..]);
+                ymm_high.retain(|(j, _)| *j != k);
+                ymm_high.push((k, u128::from_le_bytes(hi)));
+            }
         }
         self.session.process_mut()?.set_registers(tid, &regs)?;
+        self.session.process_mut()?.set_ymm_high(tid, &ymm_high)?;
         self.invalidate_frames();
         Ok(())
     }
@@ -689,11 +717,12 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    /// The DWARF function of the frame whose lookup pc is `pc` (for `finish`).
+    /// The DWARF function of the frame whose lookup pc is `pc` (for `finish`): gdb's
+    /// `find_pc_function`, the real function (not a call inlined at `pc`, whose frame may be
+    /// hidden there).
     pub(crate) fn function_die_at(&self, pc: u64) -> Option<(Arc<DebugFile>, Function)> {
         let (d, bias) = self.debug_for(pc)?;
-        let s = scopes::scope_at(&d, pc.wrapping_sub(bias)).ok()??;
-        let f = s.innermost()?.function.clone();
+        let f = scopes::function_at(&d, pc.wrapping_sub(bias)).ok()??;
         Some((d, f))
     }
 
@@ -894,7 +923,8 @@ pub struct EvalCtx<'a> {
     frames: std::rc::Rc<Vec<Frame>>,
     sel: usize,
     /// Register assignments, applied after evaluation (they need the process mutably).
-    reg_writes: RefCell<Vec<(u16, Vec<u8>)>>,
+    /// Register writes an evaluation made: (DWARF register, byte offset, bytes).
+    reg_writes: RefCell<Vec<(u16, u64, Vec<u8>)>>,
 }
 
 impl EvalCtx<'_> {
@@ -1093,7 +1123,7 @@ impl EvalContext for EvalCtx<'_> {
                 p.write_memory_shared(first, &nb[..buf.len()])
                     .map_err(Into::into)
             }
-            Lval::Register(n) => {
+            Lval::Register(n) | Lval::RegisterPart { reg: n, .. } => {
                 if self.sel != 0
                     && !crate::registers::lives_in_innermost(&self.frames, self.sel, *n)
                 {
@@ -1101,7 +1131,28 @@ impl EvalContext for EvalCtx<'_> {
                         "Attempt to assign to an unmodifiable value.",
                     ));
                 }
-                self.reg_writes.borrow_mut().push((*n, bytes.to_vec()));
+                let offset = match lval {
+                    Lval::RegisterPart { offset, .. } => *offset,
+                    _ => 0,
+                };
+                self.reg_writes
+                    .borrow_mut()
+                    .push((*n, offset, bytes.to_vec()));
+                Ok(())
+            }
+            Lval::Pieces(pieces) => {
+                // gdb writes a split value piece by piece.
+                for p in pieces {
+                    let (a, b) = (p.start as usize, (p.start + p.len) as usize);
+                    let Some(part) = bytes.get(a..b.min(bytes.len())) else {
+                        continue;
+                    };
+                    let at = match p.at {
+                        cohort_dwarf::value::PieceAt::Register(reg) => Lval::Register(reg),
+                        cohort_dwarf::value::PieceAt::Memory(addr) => Lval::Memory(addr),
+                    };
+                    self.write(&at, part)?;
+                }
                 Ok(())
             }
             Lval::None => Err(DwarfError::user(
@@ -1223,6 +1274,32 @@ impl EvalContext for EvalCtx<'_> {
             ));
         }
         Ok(None)
+    }
+
+    fn entry_value(&self, name: &str) -> cohort_dwarf::Result<Value> {
+        let not_param = || {
+            DwarfError::user(format!(
+                "@entry can be used only for function parameters, not for \"{name}\""
+            ))
+        };
+        let frame = self.frames.get(self.sel).ok_or_else(not_param)?;
+        let (d, _, scope) = self.dbg.scope_of(frame).ok_or_else(not_param)?;
+        let fs = scope.innermost().ok_or_else(not_param)?;
+        // The name as the selected frame's scope sees it must be one of its parameters.
+        let var = fs
+            .lookup(name)
+            .filter(|v| fs.params.iter().any(|p| std::ptr::eq(*v, p)))
+            .ok_or_else(not_param)?;
+        let ctx = self
+            .dbg
+            .frame_ctx(&self.frames, self.sel)
+            .ok_or_else(not_param)?;
+        // gdb looks the entry location up at the machine function's entry.
+        let entry_pc = scope
+            .function()
+            .map(|f| f.block_entry_pc())
+            .unwrap_or(fs.function.low_pc);
+        cohort_dwarf::location::entry_value_of(&d, var, entry_pc, &ctx)
     }
 
     fn lookup_scoped(&self, scope: &str, name: &str) -> cohort_dwarf::Result<Option<Value>> {

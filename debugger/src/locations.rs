@@ -18,7 +18,6 @@ pub struct Loc {
     pub addr: u64,
     /// Display name of the file and the line, when there is line information.
     pub file: Option<(String, u32)>,
-    pub function: Option<String>,
 }
 
 fn debug_files(symbols: &SymbolTable) -> Vec<(Arc<DebugFile>, u64)> {
@@ -37,7 +36,6 @@ fn loc_of(m: LineMatch, bias: u64) -> Loc {
     Loc {
         addr: m.address.wrapping_add(bias),
         file: (m.actual_line != 0).then_some((m.name, m.actual_line)),
-        function: m.function,
     }
 }
 
@@ -131,7 +129,6 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
         return Ok(vec![Loc {
             addr: addr + skip as u64,
             file: None,
-            function: Some(text.to_string()),
         }]);
     }
     Err(format!("Function \"{text}\" not defined."))
@@ -212,7 +209,20 @@ impl Debugger {
                 if let Some(c) = cond {
                     self.session.set_condition(b.id, Some(c))?;
                 }
-                out(format!("{what} {} at {}", b.id, describe_locs(&locs)));
+                // gdb names several locations by the spec as typed; a bare line number by
+                // the full path of the file it is in.
+                let label = match (spec.parse::<u32>(), locs.first()) {
+                    (Ok(line), Some(l)) => self
+                        .line_at(l.addr)
+                        .map(|s| format!("{}:{line}", s.file.display()))
+                        .unwrap_or_else(|| text.clone()),
+                    _ => spec.to_string(),
+                };
+                out(format!(
+                    "{what} {} at {}",
+                    b.id,
+                    describe_locs(&locs, &label)
+                ));
                 Ok(Some(Flow::Go))
             }
             Err(msg) => {
@@ -448,32 +458,15 @@ pub(crate) fn expr_names<'a>(e: &'a cohort_dwarf::expr::Expr, out: &mut Vec<&'a 
     }
 }
 
-/// gdb's `0x1149: file t.c, line 5.` / `0x1149: f. (2 locations)` / `0x1139`.
-fn describe_locs(locs: &[Loc]) -> String {
+/// gdb's `0x1149: file t.c, line 5.` / `0x1149: f. (2 locations)` / `0x1139`: several
+/// locations are named by `label` (gdb's location spec string).
+fn describe_locs(locs: &[Loc], label: &str) -> String {
     match locs {
         [one] => match &one.file {
             Some((f, l)) => format!("{:#x}: file {f}, line {l}.", one.addr),
             None => format!("{:#x}", one.addr),
         },
-        many => {
-            let first = &many[0];
-            let name = first
-                .function
-                .clone()
-                .or_else(|| first.file.as_ref().map(|(f, l)| format!("{f}:{l}")))
-                .unwrap_or_default();
-            let all_same_fn = many.iter().all(|l| l.function == first.function);
-            let label = if all_same_fn {
-                name
-            } else {
-                first
-                    .file
-                    .as_ref()
-                    .map(|(f, l)| format!("{f}:{l}"))
-                    .unwrap_or_default()
-            };
-            format!("{:#x}: {label}. ({} locations)", first.addr, many.len())
-        }
+        many => format!("{:#x}: {label}. ({} locations)", many[0].addr, many.len()),
     }
 }
 

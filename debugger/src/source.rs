@@ -185,6 +185,15 @@ type Overlay = Rc<Vec<(u64, Vec<u8>)>>;
 /// `entry_overlay`'s cache: (tid, pc, sp, epoch) and its answer.
 type EntryOverlay = ((i32, u64, u64, u64), Option<Overlay>);
 
+/// A frame as gdb identifies it: its CFA and the function (inlined call or not) it stands for.
+pub(crate) type FrameIdentity = (Option<u64>, Option<cohort_dwarf::types::DieRef>);
+
+/// `SourceState::all_regs`: (tid, epoch) and the registers read then.
+type AllRegisters = ((i32, u64), Option<Rc<Registers>>);
+
+/// `SourceState::ymm_high`: (tid, epoch) and the upper halves read then.
+type YmmHigh = ((i32, u64), Option<[u128; 16]>);
+
 /// Most instructions of entry code the sandbox runs (gfortran's bound computations for a
 /// few runtime-sized arrays take some tens).
 const ENTRY_SANDBOX_BUDGET: usize = 512;
@@ -210,6 +219,12 @@ pub struct SourceState {
     /// The stack memory frame 0's entry code will have written, by (tid, pc, sp, process
     /// epoch): see `entry_overlay`.
     entry: RefCell<Option<EntryOverlay>>,
+    /// Every register of the current thread (vector and x87 ones included), by (tid, process
+    /// epoch): read only when a variable lives in one (see `Ctx::reg_bytes`).
+    all_regs: RefCell<Option<AllRegisters>>,
+    /// The upper halves of the thread's `ymm` registers, the same way (a 32-byte vector
+    /// variable in a register).
+    ymm_high: RefCell<Option<YmmHigh>>,
     /// `list`: the last line listed and its file, for a bare `list` to go on.
     pub list_last: RefCell<Option<(PathBuf, String, u32)>>,
     /// The first line of the last listing (for `list -`).
@@ -224,6 +239,127 @@ pub struct SourceState {
     last_source: RefCell<Option<(PathBuf, bool, Option<u64>)>>,
     /// Which process this is, counted from 1 (run, attach).
     pub process_gen: std::cell::Cell<u64>,
+}
+
+/// The `ymm` register a DWARF register number names on x86-64 (17–32: `xmm0`–`xmm15`, whose
+/// upper halves gdb reads with them).
+pub(crate) fn ymm_number(arch: &cohort_engine::arch::ArchInfo, dwarf_regno: u16) -> Option<usize> {
+    (arch.name == "x86-64" && (17..=32).contains(&dwarf_regno))
+        .then(|| usize::from(dwarf_regno - 17))
+}
+
+/// Whether a breakpoint's function name (as typed) names function `name` as the DWARF gives
+/// it: the same name, or its last component (`relax` for a module's `stencil::relax`),
+/// ignoring case as Fortran does.
+fn function_name_matches(spec: &str, name: &str) -> bool {
+    let eq = |a: &str, b: &str| a == b || a.eq_ignore_ascii_case(b);
+    eq(spec, name)
+        || name
+            .rsplit_once("::")
+            .is_some_and(|(_, last)| eq(spec, last))
+}
+
+/// What [`TailSearch`] has found so far (gdb's `chain_candidate`).
+enum TailChains {
+    None,
+    /// The first chain's call sites (link-time return addresses, outermost first) and how
+    /// many of them at its start (`callers`) and end (`callees`) every chain since shares.
+    Some {
+        sites: Vec<u64>,
+        callers: usize,
+        callees: usize,
+    },
+}
+
+/// Why a tail-call search stopped without an answer (gdb's `NO_ENTRY_VALUE_ERROR`).
+struct TailSearchFailed;
+
+/// The depth-first search of gdb's `call_site_find_chain_1` over one file's tail calls.
+struct TailSearch<'a> {
+    file: &'a Arc<DebugFile>,
+    /// Link-time entry of the callee's function.
+    callee: u64,
+    /// The tail-call sites of the path being followed (each at most once).
+    chain: Vec<u64>,
+    found: TailChains,
+    /// Functions left to visit (a guard against exponential call graphs).
+    budget: usize,
+}
+
+impl TailSearch<'_> {
+    /// Follow call site `site` to the function it calls.
+    fn visit_targets(&mut self, site: &scopes::CallSite) -> Result<(), TailSearchFailed> {
+        let target = match &site.target {
+            scopes::CallTarget::Expr(_) | scopes::CallTarget::Unspecified => {
+                return Err(TailSearchFailed);
+            }
+            t => scopes::call_target_address(self.file, t),
+        };
+        // A function defined in another object: not followed.
+        let Some(target) = target else { return Ok(()) };
+        self.visit_function(target)
+    }
+
+    fn visit_function(&mut self, entry: u64) -> Result<(), TailSearchFailed> {
+        if entry == self.callee {
+            return self.candidate();
+        }
+        self.budget = self.budget.checked_sub(1).ok_or(TailSearchFailed)?;
+        // gdb's `func_addr_to_tail_call_list`: the address must start a function.
+        match scopes::function_at(self.file, entry) {
+            Ok(Some(f)) if f.block_entry_pc() == entry => {}
+            _ => return Err(TailSearchFailed),
+        }
+        let sites = scopes::call_sites(self.file, entry).map_err(|_| TailSearchFailed)?;
+        for site in sites.iter().filter(|s| s.tail_call) {
+            if self.chain.contains(&site.return_pc) {
+                continue;
+            }
+            self.chain.push(site.return_pc);
+            let r = self.visit_targets(site);
+            self.chain.pop();
+            r?;
+        }
+        Ok(())
+    }
+
+    /// gdb's `chain_candidate`: keep what every chain found shares; chains sharing nothing
+    /// make the answer ambiguous (the search stops).
+    fn candidate(&mut self) -> Result<(), TailSearchFailed> {
+        let chain = &self.chain;
+        match &mut self.found {
+            TailChains::None => {
+                self.found = TailChains::Some {
+                    sites: chain.clone(),
+                    callers: chain.len(),
+                    callees: chain.len(),
+                };
+                Ok(())
+            }
+            TailChains::Some {
+                sites,
+                callers,
+                callees,
+            } => {
+                let n = sites.len();
+                *callers = (*callers).min(chain.len());
+                if let Some(i) = (0..*callers).find(|&i| sites[i] != chain[i]) {
+                    *callers = i;
+                }
+                *callees = (*callees).min(chain.len());
+                if let Some(i) =
+                    (0..*callees).find(|&i| sites[n - 1 - i] != chain[chain.len() - 1 - i])
+                {
+                    *callees = i;
+                }
+                if *callers == 0 && *callees == 0 {
+                    self.found = TailChains::None;
+                    return Err(TailSearchFailed);
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 struct NoMem;
@@ -435,19 +571,17 @@ impl Debugger {
         chain
     }
 
+    /// gdb's `call_site_find_chain`: every chain of tail calls from the function the caller's
+    /// call site calls to the callee's function (each call site at most once per chain); the
+    /// tail calls all chains share at their start (callers) and at their end (callees) are
+    /// frames. None when the call site calls the callee itself, when the chains share
+    /// nothing, or when a target cannot be followed (an indirect tail call, a call site whose
+    /// target the DWARF does not give).
     fn tail_call_chain_uncached(&self, callee: &Frame, caller: &Frame) -> Vec<u64> {
         let Some((d, bias)) = self.debug_for(caller.lookup_pc()) else {
             return Vec::new();
         };
-        let ret = caller.pc().wrapping_sub(bias);
-        let Ok(edges) = scopes::call_edges(&d, ret.wrapping_sub(1)) else {
-            return Vec::new();
-        };
-        let Some(first) = edges
-            .iter()
-            .find(|e| e.return_pc == ret)
-            .and_then(|e| e.target.clone())
-        else {
+        let Ok(Some(site)) = scopes::call_site(&d, caller.pc().wrapping_sub(bias)) else {
             return Vec::new();
         };
         let Some((cd, cbias)) = self.debug_for(callee.lookup_pc()) else {
@@ -460,58 +594,36 @@ impl Debugger {
         else {
             return Vec::new();
         };
-        if first == callee_fn.name {
+        let mut search = TailSearch {
+            file: &d,
+            callee: callee_fn.block_entry_pc(),
+            chain: Vec::new(),
+            found: TailChains::None,
+            budget: 10_000,
+        };
+        if search.visit_targets(&site).is_err() {
             return Vec::new();
         }
-        // Depth-first over tail-call sites; gdb gives up where the chain is ambiguous.
-        let mut found: Vec<Vec<u64>> = Vec::new();
-        let mut path: Vec<u64> = Vec::new();
-        let mut seen: Vec<String> = Vec::new();
-        self.tail_paths(
-            &d,
-            &first,
-            &callee_fn.name,
-            &mut path,
-            &mut seen,
-            &mut found,
-        );
-        match found.as_slice() {
-            [one] => one.iter().map(|a| a.wrapping_add(bias)).collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    fn tail_paths(
-        &self,
-        d: &Arc<DebugFile>,
-        from: &str,
-        to: &str,
-        path: &mut Vec<u64>,
-        seen: &mut Vec<String>,
-        found: &mut Vec<Vec<u64>>,
-    ) {
-        const MAX_CHAIN: usize = 16;
-        if path.len() >= MAX_CHAIN || seen.iter().any(|s| s == from) || found.len() > 1 {
-            return;
-        }
-        let Ok(Some(f)) = scopes::function_by_name(d, from) else {
-            return;
+        let TailChains::Some {
+            sites,
+            callers,
+            callees,
+        } = search.found
+        else {
+            return Vec::new();
         };
-        let Ok(edges) = scopes::call_edges(d, f.low_pc) else {
-            return;
+        // gdb's `pretended_chain_levels`: all of a unique chain, else its common parts.
+        let n = sites.len();
+        let kept: Vec<u64> = if callers == n && callees == n {
+            sites
+        } else {
+            sites[..callers]
+                .iter()
+                .chain(&sites[n - callees..])
+                .copied()
+                .collect()
         };
-        seen.push(from.to_string());
-        for e in edges.iter().filter(|e| e.tail_call) {
-            let Some(t) = &e.target else { continue };
-            path.push(e.return_pc);
-            if t == to {
-                found.push(path.clone());
-            } else {
-                self.tail_paths(d, t, to, path, seen, found);
-            }
-            path.pop();
-        }
-        seen.pop();
+        kept.into_iter().map(|a| a.wrapping_add(bias)).collect()
     }
 
     /// gdb's frames: each machine frame split into its inlined calls (innermost first), less
@@ -560,7 +672,10 @@ impl Debugger {
         if let Some((_, bias, s)) = self.machine_scope_rc(frame) {
             let link = pc.wrapping_sub(bias);
             let depth = frame.inline_depth.min(s.frames.len().saturating_sub(1));
-            for fs in s.frames.iter().skip(depth).filter(|f| f.inlined) {
+            for (i, fs) in s.frames.iter().enumerate().skip(depth) {
+                if !fs.inlined {
+                    break;
+                }
                 let f = &fs.function;
                 // gdb: the block's entry, or the start of one of its ranges entered from
                 // outside the block (`block_starting_point_at`).
@@ -568,7 +683,7 @@ impl Debugger {
                     || (f.ranges.len() > 1
                         && f.ranges.iter().any(|r| r.start == link)
                         && !f.contains(link.wrapping_sub(1)));
-                if !starts_here || self.user_breakpoint_for(pc, &f.name) {
+                if !starts_here || self.user_breakpoint_for(pc, &f.name, i == 0) {
                     break;
                 }
                 k += 1;
@@ -578,18 +693,28 @@ impl Debugger {
         k
     }
 
-    /// An enabled breakpoint at `pc` set on function `name` (gdb stops in the inlined call
-    /// then, not in its caller).
-    fn user_breakpoint_for(&self, pc: u64, name: &str) -> bool {
+    /// gdb's `stopped_by_user_bp_inline_frame`: an enabled breakpoint at `pc` whose location
+    /// is in the inlined call of function `name` (gdb stops in the inlined call then, not in
+    /// its caller). A breakpoint on a function is in that function's calls; one on a line or
+    /// an address is in the innermost call there (`innermost`: the call is the innermost).
+    fn user_breakpoint_for(&self, pc: u64, name: &str, innermost: bool) -> bool {
         use cohort_engine::session::BpSpec;
         self.session.breakpoints().iter().any(|b| {
             b.enabled
                 && b.addrs.contains(&pc)
                 && match &b.spec {
                     BpSpec::Symbol(s) | BpSpec::Location(s) => {
-                        s == name || s.rsplit_once(':').is_some_and(|(_, f)| f == name)
+                        let f = match crate::locations::split_file(s) {
+                            Some((file, rest)) if !file.is_empty() => rest.trim(),
+                            _ => s.trim(),
+                        };
+                        if f.parse::<u32>().is_ok() || f.starts_with(['+', '-']) {
+                            innermost
+                        } else {
+                            function_name_matches(f, name)
+                        }
                     }
-                    _ => false,
+                    BpSpec::Address(_) | BpSpec::SymbolExact(_) => innermost,
                 }
         })
     }
@@ -677,8 +802,10 @@ impl Debugger {
         Some(Ctx {
             dbg: self,
             regs: &frame.regs,
+            frame0: &frames[0].regs,
             cfa: frame.cfa,
             pc,
+            frame_pc: frame.pc(),
             bias,
             caller,
             overlay,
@@ -965,7 +1092,7 @@ impl Debugger {
                 let entry = match &ctx {
                     Some(c) => cohort_dwarf::location::entry_value_of(&d, p, entry_pc, c)
                         .ok()
-                        .flatten(),
+                        .filter(|e| !e.optimized_out),
                     None => None,
                 };
                 match (entry, &val) {
@@ -1224,6 +1351,42 @@ impl Debugger {
         self.print_source_line_at(self.frame0_pc());
     }
 
+    /// Register `i` of the current thread, vector and x87 ones included; read once per stop
+    /// (per thread and process epoch).
+    pub(crate) fn thread_register(&self, i: usize) -> Option<u128> {
+        let key = (
+            self.session.current_thread()?,
+            self.session.process()?.epoch(),
+        );
+        if let Some((k, r)) = &*self.src.all_regs.borrow()
+            && *k == key
+        {
+            return r.as_ref()?.get(i);
+        }
+        let r = self.session.registers(true).ok().map(Rc::new);
+        let v = r.as_ref().and_then(|r| r.get(i));
+        *self.src.all_regs.borrow_mut() = Some((key, r));
+        v
+    }
+
+    /// The upper 128 bits of the current thread's `ymm` register `n` (`None` without AVX);
+    /// read once per stop.
+    pub(crate) fn thread_ymm_high(&self, n: usize) -> Option<u128> {
+        let key = (
+            self.session.current_thread()?,
+            self.session.process()?.epoch(),
+        );
+        if let Some((k, r)) = &*self.src.ymm_high.borrow()
+            && *k == key
+        {
+            return r.as_ref()?.get(n).copied();
+        }
+        let r = self.session.process()?.ymm_high(key.0).ok().flatten();
+        let v = r.as_ref().and_then(|r| r.get(n).copied());
+        *self.src.ymm_high.borrow_mut() = Some((key, r));
+        v
+    }
+
     /// Forget cached frames (after the program or the selected thread moved).
     pub(crate) fn invalidate_frames(&self) {
         *self.src.frames.borrow_mut() = None;
@@ -1233,7 +1396,7 @@ impl Debugger {
 
     /// Frame 0 as gdb identifies frames: its CFA and the function (inlined call or not) it
     /// stands for.
-    pub(crate) fn frame0_identity(&self) -> (Option<u64>, Option<cohort_dwarf::types::DieRef>) {
+    pub(crate) fn frame0_identity(&self) -> FrameIdentity {
         let frames = self.frames(1);
         let Some(f) = frames.first() else {
             return (None, None);
@@ -1330,8 +1493,12 @@ crate::session_target!(SessionTarget);
 pub struct Ctx<'a> {
     dbg: &'a Debugger,
     regs: &'a Registers,
+    /// Frame 0's registers as read at the stop (the general-purpose ones).
+    frame0: &'a Registers,
     cfa: Option<u64>,
     pc: u64,
+    /// gdb's `get_frame_pc` (the return address in a caller, where `pc` is one less).
+    frame_pc: u64,
     bias: u64,
     caller: Option<Box<Ctx<'a>>>,
     /// Frame 0 stopped in its entry code: the stores that code is still to make (see
@@ -1365,6 +1532,20 @@ impl cohort_dwarf::context::Target for Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// Register `i` of this frame. The vector and x87 registers are not read at a stop (only
+    /// the general-purpose ones are): a register frame 0 lacks is read from the thread when a
+    /// location asks for it. No frame's unwind rules save those (the x86-64 ABI preserves no
+    /// vector register), so every frame sees the thread's own, as gdb's same-value rule does.
+    fn reg_value(&self, i: usize) -> Option<u128> {
+        match self.regs.get(i) {
+            Some(v) => Some(v),
+            None if self.frame0.get(i).is_none() => self.dbg.thread_register(i),
+            None => None,
+        }
+    }
+}
+
 impl FrameContext for Ctx<'_> {
     fn pc(&self) -> u64 {
         self.pc
@@ -1376,14 +1557,27 @@ impl FrameContext for Ctx<'_> {
 
     fn reg(&self, dwarf_regno: u16) -> Option<u64> {
         let i = self.regs.arch.reg_by_dwarf(dwarf_regno)?;
-        self.regs.get(i).map(|v| v as u64)
+        self.reg_value(i).map(|v| v as u64)
     }
 
     fn reg_bytes(&self, dwarf_regno: u16) -> Option<Vec<u8>> {
         let i = self.regs.arch.reg_by_dwarf(dwarf_regno)?;
         let size = self.regs.arch.regs.get(i)?.size;
-        let v = self.regs.get(i)?;
+        let v = self.reg_value(i)?;
         Some(v.to_le_bytes()[..size.min(16)].to_vec())
+    }
+
+    fn reg_bytes_wide(&self, dwarf_regno: u16, size: usize) -> Option<Vec<u8>> {
+        let mut b = self.reg_bytes(dwarf_regno)?;
+        // gdb reads x86-64's DWARF xmm numbers as the whole ymm registers where AVX exists.
+        if size > 16
+            && let Some(n) = ymm_number(self.regs.arch, dwarf_regno)
+            && let Some(high) = self.dbg.thread_ymm_high(n)
+        {
+            b.resize(16, 0);
+            b.extend_from_slice(&high.to_le_bytes());
+        }
+        Some(b)
     }
 
     fn cfa(&self) -> Option<u64> {
@@ -1396,6 +1590,18 @@ impl FrameContext for Ctx<'_> {
 
     fn caller(&self) -> Option<&dyn FrameContext> {
         self.caller.as_deref().map(|c| c as &dyn FrameContext)
+    }
+
+    fn frame_pc(&self) -> u64 {
+        self.frame_pc
+    }
+
+    fn debug_file(&self) -> Option<Arc<DebugFile>> {
+        self.dbg.debug_for(self.pc).map(|(d, _)| d)
+    }
+
+    fn function_address(&self, name: &str) -> Option<u64> {
+        self.dbg.session.symbols().lookup(name)
     }
 }
 

@@ -177,21 +177,29 @@ impl Debugger {
         {
             l1.push_str(&format!(" ({}:{})", l.name, l.line));
         }
-        // The saved pc is the machine caller's (past inlined calls; past main too).
-        let caller_pc = match frames.iter().skip(i + 1).find(|f| f.inline_depth == 0) {
+        // gdb's `frame_unwind_caller_pc`: past this frame if it is an inlined call or a tail
+        // call (and the ones it stands in), the pc of the next frame out (past main too).
+        let artificial = |f: &cohort_unwind::Frame| {
+            f.kind == cohort_unwind::FrameKind::TailCall || self.is_inlined_frame(f)
+        };
+        let mut j = i;
+        while j + 1 < frames.len() && artificial(&frames[j]) {
+            j += 1;
+        }
+        let caller_pc = match frames.get(j + 1) {
             Some(c) => Some(c.pc()),
-            None => self.machine_caller_pc(frame),
+            None => self.machine_caller_pc(&frames[j]),
         };
         if let Some(pc) = caller_pc {
             l1.push_str(&format!("; saved {pc_name} = {pc:#x}"));
         }
         out(l1);
-        let inlined = self
-            .scope_of(frame)
-            .and_then(|(_, _, s)| s.innermost().map(|f| f.inlined))
-            .unwrap_or(false);
+        let inlined = self.is_inlined_frame(frame);
+        let tail = frame.kind == cohort_unwind::FrameKind::TailCall;
         let mut rel = Vec::new();
-        if inlined {
+        if tail {
+            rel.push("tail call frame".to_string());
+        } else if inlined {
             rel.push(format!("inlined into frame {}", i + 1));
         } else if let Some(c) = frames.get(i + 1) {
             rel.push(format!("called by frame at {:#x}", c.cfa.unwrap_or(0)));
@@ -215,7 +223,7 @@ impl Debugger {
                 .unwrap_or(cohort_dwarf::format::Language::C);
             out(format!(" source language {}.", lang.name()));
         }
-        if inlined {
+        if inlined || tail {
             let sp_name = arch.regs.get(arch.sp).map(|r| r.name).unwrap_or("sp");
             out(" Arglist at unknown address.");
             out(format!(
@@ -223,7 +231,9 @@ impl Debugger {
             ));
             return Ok(Flow::Go);
         }
-        let base = cfa.wrapping_sub(2 * arch.ptr_size as u64);
+        let base = self
+            .amd64_frame_base(frame)
+            .unwrap_or_else(|| cfa.wrapping_sub(2 * arch.ptr_size as u64));
         let args = self.frame_args(&frames, i);
         if args.is_empty() {
             out(format!(" Arglist at {base:#x}, args: "));
@@ -263,6 +273,53 @@ impl Debugger {
             }
         }
         Ok(Flow::Go)
+    }
+
+    /// Whether `frame` stands for an inlined call (gdb's `INLINE_FRAME`).
+    fn is_inlined_frame(&self, frame: &cohort_unwind::Frame) -> bool {
+        self.scope_of(frame)
+            .and_then(|(_, _, s)| s.innermost().map(|f| f.inlined))
+            .unwrap_or(false)
+    }
+
+    /// gdb's x86-64 frame base (`amd64_frame_cache`), which `info frame` shows as the
+    /// "Arglist" and "Locals" address: `%rbp` once the function's `push %rbp; mov %rsp,%rbp`
+    /// has run, else the stack pointer less 8 (plus 8 after the `push %rbp`), as for a
+    /// function that keeps no frame pointer (optimised code). `None` on other machines.
+    fn amd64_frame_base(&self, frame: &cohort_unwind::Frame) -> Option<u64> {
+        let arch = frame.regs.arch;
+        if arch.name != "x86-64" {
+            return None;
+        }
+        let sp = frame.regs.get(arch.sp)? as u64;
+        let mut offset: i64 = -8;
+        let pc = frame.pc();
+        if let Some(mut start) = self.function_start(frame.lookup_pc())
+            && let Some(mem) = self.session.process()
+        {
+            let mut code = [0u8; 8];
+            if self
+                .session
+                .symbols()
+                .read_code(mem, start, &mut code)
+                .is_ok()
+            {
+                let mut at = 0;
+                // `endbr64`
+                if code[..4] == [0xf3, 0x0f, 0x1e, 0xfa] {
+                    at = 4;
+                    start += 4;
+                }
+                if pc > start && code[at] == 0x55 {
+                    offset += 8;
+                    let mov = &code[at + 1..at + 4];
+                    if pc > start + 1 && (mov == [0x48, 0x89, 0xe5] || mov == [0x48, 0x8b, 0xec]) {
+                        return frame.regs.get(arch.fp).map(|v| v as u64);
+                    }
+                }
+            }
+        }
+        Some(sp.wrapping_add(offset as u64))
     }
 
     /// The pc of the machine caller of `frame` even past main (where `bt` stops).

@@ -261,7 +261,9 @@ impl Debugger {
                     // Returned into code without lines (e.g. libc's start): keep going out.
                     return self.step_out_of_no_line_function(pc);
                 };
-                let at_start = self.line_at(pc).is_some_and(|l| l.start == pc);
+                // gdb: the start of a statement stops; the start of a row that is not a
+                // statement (optimised code) is stepped through, as the middle of a line is.
+                let at_start = self.line_at(pc).is_some_and(|l| l.start == pc && l.is_stmt);
                 if at_start {
                     return Ok(Outcome::Done {
                         new_function: self.shows_frame(pc, &start_id, start_fn),
@@ -271,7 +273,7 @@ impl Debugger {
                 self.refresh_step(pc, &mut start_id, &mut start_line);
                 continue;
             }
-            if let Some(o) = self.stop_if_line_start(pc, kind, &start_line, &mut range)? {
+            if let Some(o) = self.stop_if_line_start(pc, &start_line, &mut range)? {
                 return Ok(match o {
                     Outcome::Done { .. } => Outcome::Done {
                         new_function: self.shows_frame(pc, &start_id, start_fn),
@@ -522,11 +524,11 @@ impl Debugger {
     }
 
     /// At `pc`, outside the range being stepped, in the same frame: stop when this is the
-    /// start of a statement line, else step on through the line we landed in.
+    /// start of a statement of another line, else step on through the line we landed in (the
+    /// caller then refreshes the step's frame and line: `refresh_step`).
     fn stop_if_line_start(
         &mut self,
         pc: u64,
-        _kind: StepKind,
         start_line: &Option<crate::source::SrcLine>,
         range: &mut (u64, u64),
     ) -> Result<Option<Outcome>> {
@@ -769,7 +771,12 @@ impl Debugger {
         }
         let ret_addr = caller.pc();
         let callee_cfa = frame.cfa;
-        let function = self.function_die_at(frame.lookup_pc());
+        // gdb looks the function up at the frame's pc, for a tail-call frame the address after
+        // its jump: past the function when the jump is its last instruction (no value shown).
+        let function = match frame.kind {
+            cohort_unwind::FrameKind::TailCall => self.function_die_at(frame.pc()),
+            _ => self.function_die_at(frame.lookup_pc()),
+        };
         match self.run_to(ret_addr, callee_cfa)? {
             Some(_) => {}
             None => return Ok(Flow::Go),

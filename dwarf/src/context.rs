@@ -42,6 +42,14 @@ pub trait EvalContext: Target {
     /// functions. `Ok(None)` when nothing has that name (the caller words the error).
     fn lookup_variable(&self, name: &str) -> Result<Option<Value>>;
 
+    /// gdb's `name@entry`: the value parameter `name` of the selected frame's function had
+    /// on entry to it.
+    fn entry_value(&self, name: &str) -> Result<Value> {
+        Err(crate::error::DwarfError::user(format!(
+            "@entry can be used only for function parameters, not for \"{name}\""
+        )))
+    }
+
     /// `'file.c'::name` or `function::name` (a static local of that function).
     fn lookup_scoped(&self, scope: &str, name: &str) -> Result<Option<Value>>;
 

@@ -25,6 +25,12 @@ pub enum DwarfError {
     /// A value that the compiler did not keep at this pc.
     #[error("value has been optimized out")]
     OptimizedOut,
+    /// gdb's `NO_ENTRY_VALUE_ERROR`: the value a parameter had on entry to its function is
+    /// not known for sure (no caller, no call site, a call site for another function, a
+    /// function that can tail-call itself…); the message says why in gdb's words. A variable
+    /// whose location needs it is `<optimized out>`; `print x@entry` shows the message.
+    #[error("{0}")]
+    NoEntryValue(String),
     /// An expression or command error, already in gdb's words
     /// (e.g. `No symbol "foo" in current context.`).
     #[error("{0}")]

@@ -17,11 +17,11 @@ use crate::context::Target;
 use crate::dietypes::{self, read_die};
 use crate::error::{DwarfError, Result};
 use crate::loader::DebugFile;
-use crate::scopes::{self, VarKind, Variable};
+use crate::scopes::{self, Variable};
 use crate::types::{
     Bound, BoundSpec, Dim, DimSpec, DynamicBound, Shape, ShapeStatus, Type, TypeKind, TypeRef,
 };
-use crate::value::{Lval, Value};
+use crate::value::{Lval, LvalPiece, PieceAt, Value};
 
 /// What location evaluation needs from one frame of a live (or dumped) program.
 pub trait FrameContext: Target {
@@ -36,14 +36,35 @@ pub trait FrameContext: Target {
     fn reg_bytes(&self, dwarf_regno: u16) -> Option<Vec<u8>> {
         self.reg(dwarf_regno).map(|v| v.to_le_bytes().to_vec())
     }
+    /// A register's contents at `size` bytes where that is wider than [`FrameContext::reg_bytes`]
+    /// gives: x86-64's `DW_OP_reg17`…`32` are the whole `ymm` registers where AVX exists (a
+    /// 32-byte vector variable). By default [`FrameContext::reg_bytes`].
+    fn reg_bytes_wide(&self, dwarf_regno: u16, _size: usize) -> Option<Vec<u8>> {
+        self.reg_bytes(dwarf_regno)
+    }
     /// Canonical frame address of this frame.
     fn cfa(&self) -> Option<u64>;
     /// Address of `offset` in this object's thread-local storage block, for this thread.
     /// Errors are worded for the user (gdb's "Cannot access thread-local variables in this
     /// context", or why the block does not exist yet).
     fn tls_address(&self, offset: u64) -> Result<u64>;
-    /// The calling frame (for `DW_OP_entry_value` through call-site parameters).
+    /// The calling frame (for `DW_OP_entry_value` through call-site parameters): the next
+    /// frame out that is not an inlined call (a tail-call frame is one).
     fn caller(&self) -> Option<&dyn FrameContext>;
+    /// gdb's `get_frame_pc`: the return address in a caller (where [`FrameContext::pc`] is
+    /// one less), the pc itself where execution stopped.
+    fn frame_pc(&self) -> u64 {
+        self.pc()
+    }
+    /// The DWARF of the object this frame's code belongs to; `None`: the one evaluating.
+    fn debug_file(&self) -> Option<Arc<DebugFile>> {
+        None
+    }
+    /// The run-time address of the function symbol `name` in any loaded object (a call
+    /// site's target declared in one object and defined in another).
+    fn function_address(&self, _name: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// The value of `var` in `frame`. A variable with no location at the frame's pc is
@@ -104,55 +125,113 @@ pub fn variable_value_parts(
         .run(expr.0, None)
         .and_then(|pieces| ev.value_from_pieces(ty.clone(), size, &pieces));
     match r {
-        Err(DwarfError::OptimizedOut) => Ok(whole(Value::optimized_out(ty))),
+        Err(DwarfError::OptimizedOut | DwarfError::NoEntryValue(_)) => {
+            Ok(whole(Value::optimized_out(ty)))
+        }
         other => other,
     }
 }
 
-/// gdb's `x@entry`: the value parameter `var` had on entry to its function (which starts at
-/// link-time `entry_pc`), from the caller's call-site parameter. `Ok(None)` when not known:
-/// the parameter is not in a single register at the entry, or the caller's call site does not
-/// say (gdb prints nothing then).
+/// gdb's `x@entry` (`read_variable_at_entry`): the value parameter `var` had on entry to its
+/// function (which starts at link-time `entry_pc`), from the caller's call-site parameter for
+/// the register the parameter is in at the entry. Optimized out when nothing says where the
+/// parameter is at the entry; [`DwarfError::NoEntryValue`] (gdb's message) when the caller or
+/// its call site is not known for sure, or the parameter is not in a single register there.
 pub fn entry_value_of(
     file: &Arc<DebugFile>,
     var: &Variable,
     entry_pc: u64,
     frame: &dyn FrameContext,
-) -> Result<Option<Value>> {
+) -> Result<Value> {
     let Some(loc) = &var.location else {
-        return Ok(None);
-    };
-    let expr = match loc.exprloc_value() {
-        Some(e) => e,
-        None => {
-            let unit = file.unit(var.unit)?;
-            let Some(mut list) = file.dwarf.attr_locations(unit, *loc)? else {
-                return Ok(None);
-            };
-            let mut found = None;
-            while let Some(entry) = list.next()? {
-                if entry.range.begin <= entry_pc && entry_pc < entry.range.end {
-                    found = Some(entry.data);
-                    break;
-                }
-            }
-            let Some(e) = found else { return Ok(None) };
-            e
-        }
+        return Err(DwarfError::user(format!(
+            "Symbol \"{}\" does not have any specific entry value",
+            var.name
+        )));
     };
     let ty = resolve_type(file, &var.ty, var, frame)?;
-    let size = ty.byte_size();
-    if size == 0 || size > 8 {
-        return Ok(None);
-    }
+    let expr = match loc.exprloc_value() {
+        Some(e) => e,
+        // An empty range at the entry is gdb's entry record (see `expression_at`).
+        None => match find_in_list(file, var.unit, loc, entry_pc, &|| true) {
+            Ok(Some(e)) => e,
+            Ok(None) | Err(DwarfError::Malformed(_)) => return Ok(Value::optimized_out(ty)),
+            Err(e) => return Err(e),
+        },
+    };
     let ev = Evaluator::for_variable(file, var, frame);
-    match ev.entry_value(expr.0) {
-        Ok(v) => {
-            let bytes = v.to_le_bytes().get(..size as usize).map(|b| b.to_vec());
-            Ok(bytes.map(|b| Value::new(ty, b, Lval::None)))
+    // gdb's `value_of_dwarf_block_entry`: a register (`DW_OP_fbreg` slots are not
+    // supported here).
+    let reg = match entry_register(expr.0, ev.encoding()?) {
+        Some((reg, false)) => reg,
+        _ => {
+            return Err(DwarfError::NoEntryValue(
+                "DWARF-2 expression error: DW_OP_entry_value is supported only for single \
+                 DW_OP_reg* or for DW_OP_fbreg(*)"
+                    .into(),
+            ));
         }
-        Err(_) => Ok(None),
+    };
+    let size = ty.byte_size() as usize;
+    if size == 0 || size > 8 {
+        // A call-site value is one DWARF stack value: wider objects are not known this way.
+        return Ok(Value::optimized_out(ty));
     }
+    let v = ev.entry_parameter_value(reg, false)?;
+    let mut b = gimli_value_bytes(v);
+    b.resize(size, 0);
+    Ok(Value::new(ty, b, Lval::None))
+}
+
+/// The register a `DW_OP_entry_value` block names, as gdb reads it: `DW_OP_regN`,
+/// `DW_OP_regx` or `DW_OP_regval_type` (the register's value), or `DW_OP_bregN 0;
+/// DW_OP_deref[_size]` (the value it points to: `true`).
+fn entry_register<RR: gimli::Reader<Offset = usize>>(
+    expr: RR,
+    enc: gimli::Encoding,
+) -> Option<(u16, bool)> {
+    let mut ops = gimli::Expression(expr).operations(enc);
+    let first = ops.next().ok()??;
+    let second = ops.next().ok()?;
+    let third = ops.next().ok()?;
+    match (first, second, third) {
+        (gimli::Operation::Register { register }, None, None) => Some((register.0, false)),
+        (
+            gimli::Operation::RegisterOffset {
+                register,
+                offset: 0,
+                base_type,
+            },
+            None,
+            None,
+        ) if base_type.0 != 0 => Some((register.0, false)),
+        (
+            gimli::Operation::RegisterOffset {
+                register,
+                offset: 0,
+                base_type,
+            },
+            Some(gimli::Operation::Deref { space: false, .. }),
+            None,
+        ) if base_type.0 == 0 => Some((register.0, true)),
+        _ => None,
+    }
+}
+
+/// The name gdb gives the function at run-time `addr` in entry-value messages (its minimal
+/// symbol), `???` when none.
+fn symbol_name(frame: &dyn FrameContext, addr: u64) -> String {
+    match frame.symbol_for(addr) {
+        Some(s) => match s.rsplit_once('+') {
+            Some((name, off)) if off.bytes().all(|b| b.is_ascii_digit()) => name.to_string(),
+            _ => s,
+        },
+        None => "???".to_string(),
+    }
+}
+
+fn no_entry(msg: String) -> DwarfError {
+    DwarfError::NoEntryValue(msg)
 }
 
 /// The address of a global or static variable (link-time address + bias), without reading it.
@@ -184,7 +263,7 @@ pub fn variable_address(
 /// The expression of a location attribute that applies at the frame's pc: `Ok(None)` when a
 /// location list has no entry for it.
 pub fn expression_at(
-    file: &DebugFile,
+    file: &Arc<DebugFile>,
     ui: usize,
     loc: &AttributeValue<R>,
     frame: &dyn FrameContext,
@@ -192,19 +271,77 @@ pub fn expression_at(
     if let Some(e) = loc.exprloc_value() {
         return Ok(Some(e));
     }
+    let pc = frame.pc().wrapping_sub(frame.bias());
+    // gdb: an empty range at the function's entry (GCC's record of the parameters' entry
+    // locations, told apart by location views) applies at the entry itself.
+    find_in_list(file, ui, loc, pc, &|| is_function_entry(file, pc))
+}
+
+/// The expression of location list `loc` (of unit `ui`) whose range holds the link-time `pc`;
+/// an empty range at `pc` too when `empty_here` says so (gimli's iterator leaves empty
+/// ranges out).
+fn find_in_list(
+    file: &Arc<DebugFile>,
+    ui: usize,
+    loc: &AttributeValue<R>,
+    pc: u64,
+    empty_here: &dyn Fn() -> bool,
+) -> Result<Option<gimli::Expression<R>>> {
     let unit = file.unit(ui)?;
     let Some(mut list) = file.dwarf.attr_locations(unit, *loc)? else {
         return Err(DwarfError::Malformed(format!(
             "unsupported location attribute {loc:?}"
         )));
     };
-    let pc = frame.pc().wrapping_sub(frame.bias());
-    while let Some(entry) = list.next()? {
-        if entry.range.begin <= pc && pc < entry.range.end {
+    let mut base = unit.low_pc;
+    while let Some(raw) = list.next_raw()? {
+        use gimli::RawLocListEntry as E;
+        let empty = match &raw {
+            E::BaseAddress { addr } => {
+                base = *addr;
+                None
+            }
+            E::BaseAddressx { addr } => {
+                base = file.dwarf.address(unit, *addr)?;
+                None
+            }
+            E::OffsetPair { begin, end, data } | E::AddressOrOffsetPair { begin, end, data }
+                if begin == end =>
+            {
+                Some((base.wrapping_add(*begin), *data))
+            }
+            E::StartEnd { begin, end, data } if begin == end => Some((*begin, *data)),
+            E::StartLength {
+                begin,
+                length: 0,
+                data,
+            } => Some((*begin, *data)),
+            E::StartxLength {
+                begin,
+                length: 0,
+                data,
+            } => Some((file.dwarf.address(unit, *begin)?, *data)),
+            _ => None,
+        };
+        if let Some((at, data)) = empty {
+            if at == pc && empty_here() {
+                return Ok(Some(data));
+            }
+            continue;
+        }
+        if let Some(entry) = list.convert_raw(raw)?
+            && entry.range.begin <= pc
+            && pc < entry.range.end
+        {
             return Ok(Some(entry.data));
         }
     }
     Ok(None)
+}
+
+/// Whether the link-time `pc` is the entry of the (real) function containing it.
+fn is_function_entry(file: &Arc<DebugFile>, pc: u64) -> bool {
+    matches!(scopes::function_at(file, pc), Ok(Some(f)) if f.block_entry_pc() == pc)
 }
 
 /// Bytes of a `DW_AT_const_value` for an object of `size` bytes.
@@ -267,6 +404,13 @@ fn gimli_value_u64(v: gimli::Value) -> u64 {
     a[..n].copy_from_slice(&b[..n]);
     u64::from_le_bytes(a)
 }
+
+/// [`Evaluator::verify_no_self_tail_call`]'s answers by (file, function entry, bias): gdb's
+/// message when the function can tail-call itself.
+static SELF_TAIL_CALLS: std::sync::LazyLock<std::sync::Mutex<SelfTailCalls>> =
+    std::sync::LazyLock::new(Default::default);
+
+type SelfTailCalls = std::collections::HashMap<(usize, u64, u64), Option<String>>;
 
 /// What a location evaluation needs, for one variable.
 struct Evaluator<'a> {
@@ -378,7 +522,7 @@ impl<'a> Evaluator<'a> {
                 }
                 EvaluationResult::RequiresEntryValue(expr) => {
                     let v = self.entry_value(expr.0)?;
-                    eval.resume_with_entry_value(gimli::Value::Generic(v))?
+                    eval.resume_with_entry_value(v)?
                 }
                 EvaluationResult::RequiresAtLocation(_) => {
                     return Err(DwarfError::Malformed("DW_OP_call* is not supported".into()));
@@ -442,54 +586,251 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// `DW_OP_entry_value(DW_OP_regN)`: the value register N had on entry to this frame's
-    /// function, from the caller's call-site parameter `DW_AT_call_value`.
-    fn entry_value<RR: gimli::Reader<Offset = usize>>(&self, expr: RR) -> Result<u64> {
-        let enc = self.encoding()?;
-        let mut ops = gimli::Expression(expr).operations(enc);
-        let reg = match (ops.next()?, ops.next()?) {
-            (Some(gimli::Operation::Register { register }), None) => register,
-            (
-                Some(gimli::Operation::RegisterOffset {
-                    register,
-                    offset: 0,
-                    ..
-                }),
-                None,
-            ) => register,
-            _ => return Err(DwarfError::OptimizedOut),
+    /// `DW_OP_entry_value(BLOCK)` inside a location expression: the value the register the
+    /// block names had on entry to this frame's function (or, for `DW_OP_bregN 0; DW_OP_deref`,
+    /// the value it pointed to), from the caller's call-site parameter.
+    fn entry_value<RR: gimli::Reader<Offset = usize>>(&self, expr: RR) -> Result<gimli::Value> {
+        let Some((reg, deref)) = entry_register(expr, self.encoding()?) else {
+            return Err(DwarfError::user(
+                "DWARF-2 expression error: DW_OP_entry_value is supported only for single \
+                 DW_OP_reg* or for DW_OP_breg*(0)+DW_OP_deref*",
+            ));
         };
-        let caller = self.frame.caller().ok_or(DwarfError::OptimizedOut)?;
-        let return_pc = caller.pc().wrapping_add(1).wrapping_sub(caller.bias());
-        let site = scopes::call_site(self.file, return_pc)?.ok_or(DwarfError::OptimizedOut)?;
-        for (loc, val) in &site.params {
-            let mut lops = (*loc).operations(enc);
-            let matches = matches!(
-                (lops.next(), lops.next()),
-                (Ok(Some(gimli::Operation::Register { register })), Ok(None)) if register == reg
-            );
-            if !matches {
-                continue;
-            }
-            let sub = Evaluator {
-                file: self.file,
-                unit: site.unit,
-                frame: caller,
-                frame_base: site.frame_base.as_ref(),
-                depth: self.depth + 1,
-                object_address: None,
-            };
-            let pieces = sub.run(val.0, None)?;
-            return match pieces.first().map(|p| &p.location) {
-                Some(Location::Address { address }) => Ok(*address),
-                Some(Location::Value { value }) => Ok(gimli_value_u64(*value)),
-                Some(Location::Register { register }) => {
-                    caller.reg(register.0).ok_or(DwarfError::OptimizedOut)
+        self.entry_parameter_value(reg, deref)
+    }
+
+    /// gdb's `dwarf_expr_reg_to_entry_parameter` and its evaluation: the caller's call-site
+    /// parameter for DWARF register `reg` (its `DW_AT_call_data_value` when `deref`),
+    /// evaluated in the caller's frame. The caller must be known for sure: its call site at
+    /// the return address must call this frame's function (not another one that tail-called
+    /// it), and the function must not be able to reach itself through tail calls.
+    fn entry_parameter_value(&self, reg: u16, deref: bool) -> Result<gimli::Value> {
+        let frame = self.frame;
+        let bias = frame.bias();
+        let func = scopes::function_at(self.file, frame.pc().wrapping_sub(bias))?
+            .ok_or_else(|| no_entry("DW_OP_entry_value resolving: no function".into()))?;
+        let func_addr = func.block_entry_pc().wrapping_add(bias);
+        let Some(caller) = frame.caller() else {
+            return Err(no_entry(format!(
+                "DW_OP_entry_value resolving requires caller of {func_addr:#x} ({})",
+                symbol_name(frame, func_addr)
+            )));
+        };
+        let caller_file = caller.debug_file().unwrap_or_else(|| self.file.clone());
+        let caller_pc = caller.frame_pc();
+        let cbias = caller.bias();
+        let Some(site) = scopes::call_site(&caller_file, caller_pc.wrapping_sub(cbias))? else {
+            return Err(no_entry(format!(
+                "DW_OP_entry_value resolving cannot find DW_TAG_call_site {caller_pc:#x} in {}",
+                symbol_name(frame, caller_pc)
+            )));
+        };
+        let site_fn = || symbol_name(frame, caller_pc.wrapping_sub(1));
+        let target = match &site.target {
+            scopes::CallTarget::Address(a) => a.wrapping_add(cbias),
+            scopes::CallTarget::Name(n) => {
+                match scopes::call_target_address(&caller_file, &site.target) {
+                    Some(a) => a.wrapping_add(cbias),
+                    None => caller.function_address(n).ok_or_else(|| {
+                        no_entry(format!(
+                            "Cannot find function \"{n}\" for a call site target at \
+                             {caller_pc:#x} in {}",
+                            site_fn()
+                        ))
+                    })?,
                 }
-                _ => Err(DwarfError::OptimizedOut),
-            };
+            }
+            scopes::CallTarget::Expr(e) => {
+                let sub = Evaluator {
+                    file: &caller_file,
+                    unit: site.unit,
+                    frame: caller,
+                    frame_base: site.frame_base.as_ref(),
+                    depth: self.depth + 1,
+                    object_address: None,
+                };
+                gimli_value_u64(sub.expression_value(*e)?)
+            }
+            scopes::CallTarget::Unspecified => {
+                return Err(no_entry(format!(
+                    "DW_AT_call_target is not specified at DW_TAG_call_site {caller_pc:#x} in {}",
+                    site_fn()
+                )));
+            }
+        };
+        if target != func_addr {
+            // gdb 13 words it so (its count of the target's addresses is off by one).
+            return Err(no_entry(format!(
+                "DW_OP_entry_value resolving expects callee {} at {target:#x} (but note there \
+                 are multiple addresses not listed)but the called frame is for {} at \
+                 {func_addr:#x}",
+                symbol_name(frame, target),
+                symbol_name(frame, func_addr)
+            )));
         }
-        Err(DwarfError::OptimizedOut)
+        self.verify_no_self_tail_call(&func, func_addr)?;
+        let enc = self.encoding()?;
+        let param = site
+            .params
+            .iter()
+            .find(|p| matches!(entry_register(p.location.0, enc), Some((r, false)) if r == reg));
+        let Some(param) = param else {
+            return Err(no_entry(format!(
+                "Cannot find matching parameter at DW_TAG_call_site {caller_pc:#x} at {}",
+                symbol_name(frame, caller_pc)
+            )));
+        };
+        let expr = if deref {
+            param
+                .data_value
+                .ok_or_else(|| no_entry("Cannot resolve DW_AT_call_data_value".into()))?
+        } else {
+            param.value.ok_or_else(|| {
+                no_entry(format!(
+                    "Cannot find matching parameter at DW_TAG_call_site {caller_pc:#x} at {}",
+                    symbol_name(frame, caller_pc)
+                ))
+            })?
+        };
+        let sub = Evaluator {
+            file: &caller_file,
+            unit: site.unit,
+            frame: caller,
+            frame_base: site.frame_base.as_ref(),
+            depth: self.depth + 1,
+            object_address: None,
+        };
+        sub.expression_value(expr)
+    }
+
+    /// The value a DWARF expression (not a location: `DW_AT_call_value`, `DW_AT_call_target`)
+    /// leaves on the stack, typed as it is there (a `DW_OP_regval_type` of a vector register
+    /// is a `double`, not an address).
+    fn expression_value(&self, expr: gimli::Expression<R>) -> Result<gimli::Value> {
+        let enc = self.encoding()?;
+        let mut ops = expr.operations(enc);
+        let mut located = false;
+        while let Some(op) = ops.next()? {
+            located |= matches!(
+                op,
+                gimli::Operation::StackValue
+                    | gimli::Operation::Piece { .. }
+                    | gimli::Operation::Register { .. }
+                    | gimli::Operation::ImplicitValue { .. }
+                    | gimli::Operation::ImplicitPointer { .. }
+            );
+        }
+        let mut bytes = gimli::Reader::to_slice(&expr.0)?.to_vec();
+        if !located {
+            bytes.push(dw::DW_OP_stack_value.0);
+        }
+        let pieces = self.run(gimli::EndianSlice::new(&bytes, self.file.endian), None)?;
+        match pieces.first().map(|p| &p.location) {
+            Some(Location::Value { value }) => Ok(*value),
+            Some(Location::Bytes { value }) => {
+                let b = gimli::Reader::to_slice(value)?;
+                let mut a = [0u8; 8];
+                let n = b.len().min(8);
+                a[..n].copy_from_slice(&b[..n]);
+                Ok(gimli::Value::Generic(u64::from_le_bytes(a)))
+            }
+            _ => self.scalar(&pieces).map(gimli::Value::Generic),
+        }
+    }
+
+    /// gdb's `func_verify_no_selftailcall`: entry values are not trusted in a function that
+    /// can reach itself through tail calls (the caller's call site may be for an earlier
+    /// activation). Tail calls are followed through the functions this file defines.
+    fn verify_no_self_tail_call(&self, func: &scopes::Function, func_addr: u64) -> Result<()> {
+        // Frame lines ask for every parameter at every stop: the answer is kept per function.
+        let key = (
+            Arc::as_ptr(self.file) as usize,
+            func.block_entry_pc(),
+            self.frame.bias(),
+        );
+        let cached = SELF_TAIL_CALLS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .cloned();
+        let answer = match cached {
+            Some(a) => a,
+            None => {
+                let a = match self.search_self_tail_call(func, func_addr) {
+                    Ok(()) => None,
+                    Err(DwarfError::NoEntryValue(m)) => Some(m),
+                    Err(e) => return Err(e),
+                };
+                let mut cache = SELF_TAIL_CALLS.lock().unwrap_or_else(|e| e.into_inner());
+                if cache.len() >= 4096 {
+                    cache.clear();
+                }
+                cache.insert(key, a.clone());
+                a
+            }
+        };
+        match answer {
+            Some(m) => Err(DwarfError::NoEntryValue(m)),
+            None => Ok(()),
+        }
+    }
+
+    fn search_self_tail_call(&self, func: &scopes::Function, func_addr: u64) -> Result<()> {
+        let bias = self.frame.bias();
+        let start = func.block_entry_pc();
+        let mut todo = vec![start];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(addr) = todo.pop() {
+            for site in scopes::call_sites(self.file, addr)?.iter() {
+                if !site.tail_call {
+                    continue;
+                }
+                let at = site.return_pc.wrapping_add(bias);
+                let target = match &site.target {
+                    scopes::CallTarget::Expr(_) => {
+                        return Err(no_entry(
+                            "DW_AT_call_target DWARF block resolving requires known frame \
+                             which is currently not an unwound frame"
+                                .into(),
+                        ));
+                    }
+                    scopes::CallTarget::Unspecified => {
+                        return Err(no_entry(format!(
+                            "DW_AT_call_target is not specified at DW_TAG_call_site {at:#x} in {}",
+                            symbol_name(self.frame, at.wrapping_sub(1))
+                        )));
+                    }
+                    t => match scopes::call_target_address(self.file, t) {
+                        Some(a) => a,
+                        // Defined in another object: not followed.
+                        None => continue,
+                    },
+                };
+                if target == start {
+                    return Err(no_entry(format!(
+                        "DW_OP_entry_value resolving has found function \"{}\" at \
+                         {func_addr:#x} can call itself via tail calls",
+                        symbol_name(self.frame, func_addr)
+                    )));
+                }
+                if seen.insert(target) {
+                    todo.push(target);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The value an expression's pieces leave (an address, a value, a register's contents).
+    fn scalar<RR: gimli::Reader<Offset = usize>>(&self, pieces: &[Piece<RR>]) -> Result<u64> {
+        match pieces.first().map(|p| &p.location) {
+            Some(Location::Address { address }) => Ok(*address),
+            Some(Location::Value { value }) => Ok(gimli_value_u64(*value)),
+            Some(Location::Register { register }) => {
+                self.frame.reg(register.0).ok_or(DwarfError::OptimizedOut)
+            }
+            _ => Err(DwarfError::OptimizedOut),
+        }
     }
 
     /// A value of type `ty` (`size` bytes) from the pieces of a location.
@@ -515,13 +856,15 @@ impl<'a> Evaluator<'a> {
                     frame.read_memory(*address, &mut buf)?;
                     Value::new(ty, buf, Lval::Memory(*address))
                 }
-                Location::Register { register } => match frame.reg_bytes(register.0) {
-                    Some(mut b) => {
-                        b.resize(size_us, 0);
-                        Value::new(ty, b, Lval::Register(register.0))
+                Location::Register { register } => {
+                    match frame.reg_bytes_wide(register.0, size_us) {
+                        Some(mut b) => {
+                            b.resize(size_us, 0);
+                            Value::new(ty, b, Lval::Register(register.0))
+                        }
+                        None => Value::optimized_out(ty),
                     }
-                    None => Value::optimized_out(ty),
-                },
+                }
                 Location::Value { value } => {
                     let mut b = gimli_value_bytes(*value);
                     b.resize(size_us, 0);
@@ -542,8 +885,25 @@ impl<'a> Evaluator<'a> {
         let mut bit = 0u64;
         let mut any = false;
         let mut missing: Vec<std::ops::Range<u64>> = Vec::new();
+        // Where each piece lives, for assignments (gdb writes a split value piece by piece);
+        // only whole bytes in registers or memory.
+        let mut places: Option<Vec<LvalPiece>> = Some(Vec::new());
         for p in pieces {
             let bits = p.size_in_bits.unwrap_or(size * 8 - bit.min(size * 8));
+            let at = match (&p.location, p.bit_offset.unwrap_or(0)) {
+                (Location::Register { register }, 0) => Some(PieceAt::Register(register.0)),
+                (Location::Address { address }, 0) => Some(PieceAt::Memory(*address)),
+                _ => None,
+            };
+            match (at, &mut places) {
+                (Some(at), Some(list)) if bit.is_multiple_of(8) && bits.is_multiple_of(8) => list
+                    .push(LvalPiece {
+                        start: bit / 8,
+                        len: bits / 8,
+                        at,
+                    }),
+                _ => places = None,
+            }
             let src: Option<Vec<u8>> = match &p.location {
                 Location::Empty => None,
                 Location::Address { address } => {
@@ -571,8 +931,12 @@ impl<'a> Evaluator<'a> {
         if !any {
             return Ok(whole(Value::optimized_out(ty)));
         }
+        let lval = match places {
+            Some(list) if missing.is_empty() => Lval::Pieces(list),
+            _ => Lval::None,
+        };
         Ok(PartialValue {
-            value: Value::new(ty, buf, Lval::None),
+            value: Value::new(ty, buf, lval),
             optimized_out_bits: missing,
         })
     }
@@ -610,25 +974,24 @@ pub fn resolve_type(
         return Ok(ty.clone());
     };
     let resolved = resolve_type(file, element, var, frame)?;
-    let count = match bound {
-        Bound::Dynamic(d) => Some(dynamic_count(file, d, var, frame)?),
-        Bound::Count(n) => Some(*n),
-        Bound::Unknown => None,
+    let bound = match bound {
+        // gdb's `resolve_dynamic_range`: a bound that cannot be computed here is undefined.
+        Bound::Dynamic(d) => match dynamic_count(file, d, var, frame) {
+            Ok(n) => Bound::Count(n),
+            Err(DwarfError::OptimizedOut | DwarfError::NoEntryValue(_)) => Bound::Undefined,
+            Err(e) => return Err(e),
+        },
+        b => {
+            if Arc::ptr_eq(&resolved, element) {
+                return Ok(ty.clone());
+            }
+            b.clone()
+        }
     };
-    if !matches!(bound, Bound::Dynamic(_)) && Arc::ptr_eq(&resolved, element) {
-        return Ok(ty.clone());
-    }
     let element = resolved;
-    Ok(match count {
-        Some(n) => Type::array_of(element, n),
-        None => Type::new(
-            None,
-            0,
-            TypeKind::Array {
-                element,
-                bound: Bound::Unknown,
-            },
-        ),
+    Ok(match bound {
+        Bound::Count(n) => Type::array_of(element, n),
+        bound => Type::new(None, 0, TypeKind::Array { element, bound }),
     })
 }
 
@@ -641,7 +1004,8 @@ fn dynamic_count(
     let (v, is_count) = match d {
         DynamicBound::Variable { die, is_count } => {
             let bd = read_die(file, *die)?;
-            let bv = scopes::make_variable(file, &bd, VarKind::Local, var.frame_base)
+            // GCC's bound variables are artificial and nameless.
+            let bv = scopes::make_bound_variable(file, &bd, var.frame_base)
                 .ok_or_else(|| DwarfError::Malformed("bad VLA bound variable".into()))?;
             let val = variable_value(file, &bv, frame)?;
             if val.optimized_out {
@@ -850,11 +1214,24 @@ pub fn resolve_object(
                     (None, None) if i == last => Dim::ASSUMED_SIZE,
                     (None, None) => 0,
                 };
-                // A stride of 0 is no stride, as in gdb (gfortran leaves the descriptor's
-                // `span` 0 for a parameterised type's allocatable component).
+                // gfortran's byte stride is the descriptor's `stride × span`; a `span` of 0
+                // (left unset: by the caller of a procedure that does not read it at -O2, or
+                // for a parameterised type's allocatable component) stands for the element's
+                // size, as its `elem_len` does (gdb takes the stride for 0 and walks the
+                // elements as if contiguous). A stride of 0 otherwise is no stride, as in gdb.
                 let stride = match &d.byte_stride {
                     Some(s) => match ev(s)? {
-                        0 => next_stride,
+                        0 => match gfortran_stride_field(s, file.endian) {
+                            Some(off) => {
+                                let mut b = [0u8; 8];
+                                frame.read_memory(object.wrapping_add(off), &mut b)?;
+                                match i64::from_le_bytes(b).saturating_mul(esize) {
+                                    0 => next_stride,
+                                    s => s,
+                                }
+                            }
+                            None => next_stride,
+                        },
                         s => s,
                     },
                     None => next_stride,
@@ -880,6 +1257,38 @@ pub fn resolve_object(
             Ok((t, data))
         }
         _ => Ok((ty.clone(), object)),
+    }
+}
+
+/// gfortran's `DW_AT_byte_stride`, `stride × span` read from the descriptor
+/// (`DW_OP_push_object_address; DW_OP_plus_uconst S; DW_OP_deref;
+/// DW_OP_push_object_address; DW_OP_plus_uconst P; DW_OP_deref; DW_OP_mul`): the offset S of
+/// the dimension's `stride` field (in elements).
+fn gfortran_stride_field(spec: &BoundSpec, endian: RunTimeEndian) -> Option<u64> {
+    let BoundSpec::Expr { expr, encoding } = spec else {
+        return None;
+    };
+    let mut ops =
+        gimli::Expression(gimli::EndianSlice::new(expr, endian)).operations(encoding.gimli());
+    let mut list = Vec::new();
+    while let Ok(Some(op)) = ops.next() {
+        list.push(op);
+        if list.len() > 7 {
+            return None;
+        }
+    }
+    use gimli::Operation as Op;
+    match list.as_slice() {
+        [
+            Op::PushObjectAddress,
+            Op::PlusConstant { value: stride },
+            Op::Deref { .. },
+            Op::PushObjectAddress,
+            Op::PlusConstant { .. },
+            Op::Deref { .. },
+            Op::Mul,
+        ] => Some(*stride),
+        _ => None,
     }
 }
 

@@ -724,14 +724,20 @@ pub fn function_by_name(file: &Arc<DebugFile>, name: &str) -> Result<Option<Func
     let Some(list) = idx.functions.get(name) else {
         return Ok(None);
     };
-    let pick = list
-        .iter()
-        .filter(|n| !n.declaration)
-        .max_by_key(|n| n.external);
-    let Some(n) = pick else { return Ok(None) };
-    let d = read_tree(file, n.die, 1)?;
-    let fb = d.attr(dw::DW_AT_frame_base).cloned();
-    Ok(Some(make_function(file, &d, fb)))
+    // A global definition first (the last of equals, as before); a function only inlined (an
+    // abstract instance, no code of its own) is no symbol for gdb.
+    let mut defs: Vec<_> = list.iter().filter(|n| !n.declaration).collect();
+    defs.reverse();
+    defs.sort_by_key(|n| std::cmp::Reverse(n.external));
+    for n in defs {
+        let d = read_tree(file, n.die, 1)?;
+        let fb = d.attr(dw::DW_AT_frame_base).cloned();
+        let f = make_function(file, &d, fb);
+        if !f.ranges.is_empty() || f.low_pc != 0 {
+            return Ok(Some(f));
+        }
+    }
+    Ok(None)
 }
 
 /// The parameters of `function` (declaration order), e.g. for `bt` lines.
@@ -835,102 +841,100 @@ fn find_nested(
         .find_map(|c| find_nested(file, c, name, fb))
 }
 
+/// What a call site calls (gdb's `call_site_target`).
+#[derive(Debug, Clone)]
+pub enum CallTarget {
+    /// A function defined in this file, by its link-time entry address.
+    Address(u64),
+    /// A function declared here and defined elsewhere: its linkage name (or name), found by
+    /// symbol.
+    Name(String),
+    /// `DW_AT_call_target`: an expression giving the address in the caller's frame (an
+    /// indirect call).
+    Expr(gimli::Expression<R>),
+    /// The DWARF does not say (gdb: "DW_AT_call_target is not specified"): no
+    /// `DW_AT_call_origin`, or one whose DIE has no address (the abstract instance of a
+    /// function that is also inlined).
+    Unspecified,
+}
+
+/// A parameter at a call site: where the callee receives it, and the caller's expressions
+/// for its value and (for a reference) the value it points to.
+#[derive(Debug, Clone)]
+pub struct CallSiteParam {
+    /// `DW_AT_location`: a register (`DW_OP_regN`, `DW_OP_regx`).
+    pub location: gimli::Expression<R>,
+    /// `DW_AT_call_value`.
+    pub value: Option<gimli::Expression<R>>,
+    /// `DW_AT_call_data_value`.
+    pub data_value: Option<gimli::Expression<R>>,
+}
+
 /// A call site in the function containing `return_pc` (link-time): the `DW_TAG_call_site` whose
-/// return address is `return_pc`, with its parameters (`DW_AT_location` register expression →
-/// `DW_AT_call_value` expression). Used for `DW_OP_entry_value`.
+/// return address is `return_pc`, with what it calls and its parameters. Used for
+/// `DW_OP_entry_value` and tail-call frames.
 #[derive(Debug, Clone)]
 pub struct CallSite {
     pub unit: usize,
+    /// Link-time address after the call instruction (after the jump for a tail call).
     pub return_pc: u64,
-    /// (location expression of the parameter at the call, value expression in the caller)
-    pub params: Vec<(gimli::Expression<R>, gimli::Expression<R>)>,
+    pub target: CallTarget,
+    /// `DW_AT_call_tail_call`: a jump that leaves no return address.
+    pub tail_call: bool,
+    pub params: Vec<CallSiteParam>,
     /// The caller's frame base (the value expressions may use `DW_OP_fbreg`).
     pub frame_base: Option<AttributeValue<R>>,
 }
 
+/// The call site whose return address is the link-time `return_pc`, in the function that
+/// contains the call.
 pub fn call_site(file: &Arc<DebugFile>, return_pc: u64) -> Result<Option<CallSite>> {
-    let Some(die) = function_die_at(file, return_pc.saturating_sub(1)) else {
-        return Ok(None);
+    Ok(call_sites(file, return_pc.saturating_sub(1))?
+        .iter()
+        .find(|s| s.return_pc == return_pc)
+        .cloned())
+}
+
+/// Every call site of the function containing the link-time `pc` (inlined calls' included),
+/// in DIE order.
+pub fn call_sites(file: &Arc<DebugFile>, pc: u64) -> Result<Arc<Vec<CallSite>>> {
+    let Some(die) = function_die_at(file, pc) else {
+        return Ok(Arc::new(Vec::new()));
     };
+    // Read once per function: entry values and tail-call frames ask at every stop.
+    let key = (Arc::as_ptr(file) as usize, die);
+    if let Some(v) = CALL_SITES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+    {
+        return Ok(v.clone());
+    }
     let d = read_tree(file, die, usize::MAX)?;
     let fb = d.attr(dw::DW_AT_frame_base).cloned();
-    Ok(find_call_site(file, &d, return_pc, &fb))
+    let mut out = Vec::new();
+    collect_call_sites(file, &d, &fb, &mut out);
+    let v = Arc::new(out);
+    let mut cache = CALL_SITES.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= 4096 {
+        cache.clear();
+    }
+    cache.insert(key, v.clone());
+    Ok(v)
 }
 
-fn find_call_site(
+/// The call sites of functions by (file, function DIE); files stay loaded (see
+/// [`dietypes::types`]), so their addresses stay theirs.
+static CALL_SITES: LazyLock<Mutex<CallSiteCache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+type CallSiteCache = HashMap<(usize, DieRef), Arc<Vec<CallSite>>>;
+
+fn collect_call_sites(
     file: &Arc<DebugFile>,
     d: &Die,
-    return_pc: u64,
     fb: &Option<AttributeValue<R>>,
-) -> Option<CallSite> {
-    let unit = file.unit(d.unit).ok()?;
-    for c in &d.children {
-        match c.tag {
-            dw::DW_TAG_call_site | dw::DW_TAG_GNU_call_site => {
-                let ret = c
-                    .attr(dw::DW_AT_call_return_pc)
-                    .or_else(|| c.attr(dw::DW_AT_low_pc))
-                    .and_then(|v| file.dwarf.attr_address(unit, *v).ok().flatten());
-                if ret != Some(return_pc) {
-                    continue;
-                }
-                let mut params = Vec::new();
-                for p in &c.children {
-                    if p.tag != dw::DW_TAG_call_site_parameter
-                        && p.tag != dw::DW_TAG_GNU_call_site_parameter
-                    {
-                        continue;
-                    }
-                    let loc = p.attr(dw::DW_AT_location).and_then(|v| v.exprloc_value());
-                    let val = p
-                        .attr(dw::DW_AT_call_value)
-                        .or_else(|| p.attr(dw::DW_AT_GNU_call_site_value))
-                        .and_then(|v| v.exprloc_value());
-                    if let (Some(l), Some(v)) = (loc, val) {
-                        params.push((l, v));
-                    }
-                }
-                return Some(CallSite {
-                    unit: d.unit,
-                    return_pc,
-                    params,
-                    frame_base: *fb,
-                });
-            }
-            dw::DW_TAG_lexical_block | dw::DW_TAG_inlined_subroutine => {
-                if let Some(cs) = find_call_site(file, c, return_pc, fb) {
-                    return Some(cs);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// A call made by a function (a `DW_TAG_call_site`), for gdb's tail-call frames.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallEdge {
-    /// Link-time address after the call instruction (after the jump for a tail call).
-    pub return_pc: u64,
-    /// The called function's name (`DW_AT_call_origin`), when the DWARF says.
-    pub target: Option<String>,
-    /// `DW_AT_call_tail_call`: a jump that leaves no return address.
-    pub tail_call: bool,
-}
-
-/// Every call site of the function containing the link-time `pc` (inlined calls' included).
-pub fn call_edges(file: &Arc<DebugFile>, pc: u64) -> Result<Vec<CallEdge>> {
-    let Some(die) = function_die_at(file, pc) else {
-        return Ok(Vec::new());
-    };
-    let d = read_tree(file, die, usize::MAX)?;
-    let mut out = Vec::new();
-    collect_call_edges(file, &d, &mut out);
-    Ok(out)
-}
-
-fn collect_call_edges(file: &Arc<DebugFile>, d: &Die, out: &mut Vec<CallEdge>) {
+    out: &mut Vec<CallSite>,
+) {
     let Ok(unit) = file.unit(d.unit) else { return };
     for c in &d.children {
         match c.tag {
@@ -940,30 +944,89 @@ fn collect_call_edges(file: &Arc<DebugFile>, d: &Die, out: &mut Vec<CallEdge>) {
                     .or_else(|| c.attr(dw::DW_AT_low_pc))
                     .and_then(|v| file.dwarf.attr_address(unit, *v).ok().flatten());
                 let Some(return_pc) = ret else { continue };
-                let target = c
-                    .reference(file, dw::DW_AT_call_origin)
-                    .or_else(|| c.reference(file, dw::DW_AT_abstract_origin))
-                    .and_then(|r| dietypes::read_die(file, r).ok())
-                    .and_then(|t| {
-                        t.name(file).or_else(|| {
-                            t.reference(file, dw::DW_AT_abstract_origin)
-                                .or_else(|| t.reference(file, dw::DW_AT_specification))
-                                .and_then(|r| dietypes::read_die(file, r).ok())
-                                .and_then(|o| o.name(file))
+                let params = c
+                    .children
+                    .iter()
+                    .filter(|p| {
+                        p.tag == dw::DW_TAG_call_site_parameter
+                            || p.tag == dw::DW_TAG_GNU_call_site_parameter
+                    })
+                    .filter_map(|p| {
+                        let expr = |a: dw::DwAt, gnu: dw::DwAt| {
+                            p.attr(a)
+                                .or_else(|| p.attr(gnu))
+                                .and_then(|v| v.exprloc_value())
+                        };
+                        Some(CallSiteParam {
+                            location: p.attr(dw::DW_AT_location)?.exprloc_value()?,
+                            value: expr(dw::DW_AT_call_value, dw::DW_AT_GNU_call_site_value),
+                            data_value: expr(
+                                dw::DW_AT_call_data_value,
+                                dw::DW_AT_GNU_call_site_data_value,
+                            ),
                         })
-                    });
-                let tail_call = c.flag(dw::DW_AT_call_tail_call) || c.flag(dw::DW_AT_GNU_tail_call);
-                out.push(CallEdge {
+                    })
+                    .collect();
+                out.push(CallSite {
+                    unit: d.unit,
                     return_pc,
-                    target,
-                    tail_call,
+                    target: call_target(file, c),
+                    tail_call: c.flag(dw::DW_AT_call_tail_call) || c.flag(dw::DW_AT_GNU_tail_call),
+                    params,
+                    frame_base: *fb,
                 });
             }
             dw::DW_TAG_lexical_block | dw::DW_TAG_inlined_subroutine => {
-                collect_call_edges(file, c, out);
+                collect_call_sites(file, c, fb, out);
             }
             _ => {}
         }
+    }
+}
+
+/// What call site `c` calls, as gdb's `read_call_site_scope` reads it.
+fn call_target(file: &Arc<DebugFile>, c: &Die) -> CallTarget {
+    if let Some(e) = c
+        .attr(dw::DW_AT_call_target)
+        .or_else(|| c.attr(dw::DW_AT_GNU_call_site_target))
+        .and_then(|v| v.exprloc_value())
+    {
+        return CallTarget::Expr(e);
+    }
+    let Some(t) = c
+        .reference(file, dw::DW_AT_call_origin)
+        .or_else(|| c.reference(file, dw::DW_AT_abstract_origin))
+        .and_then(|r| dietypes::read_die(file, r).ok())
+    else {
+        return CallTarget::Unspecified;
+    };
+    if t.flag(dw::DW_AT_declaration) {
+        return match t
+            .string(file, dw::DW_AT_linkage_name)
+            .or_else(|| t.string(file, dw::DW_AT_MIPS_linkage_name))
+            .or_else(|| t.name(file))
+        {
+            Some(n) => CallTarget::Name(n),
+            None => CallTarget::Unspecified,
+        };
+    }
+    // gdb takes the DIE's lowest address.
+    match die_ranges(file, &t).iter().map(|r| r.start).min() {
+        Some(a) => CallTarget::Address(a),
+        None => CallTarget::Unspecified,
+    }
+}
+
+/// The link-time entry of the function a call target names in `file`: an address, or a
+/// declaration's name defined in this file; `None` for other targets.
+pub fn call_target_address(file: &Arc<DebugFile>, t: &CallTarget) -> Option<u64> {
+    match t {
+        CallTarget::Address(a) => Some(*a),
+        CallTarget::Name(n) => function_by_name(file, n)
+            .ok()
+            .flatten()
+            .map(|f| f.block_entry_pc()),
+        CallTarget::Expr(_) | CallTarget::Unspecified => None,
     }
 }
 

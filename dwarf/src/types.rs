@@ -129,6 +129,10 @@ pub enum Bound {
     Dynamic(DynamicBound),
     /// `int a[]`: size unknown.
     Unknown,
+    /// A variable-length bound whose value is not available at this pc (its variable is
+    /// optimized out): gdb's undefined high bound. Printed `[]` like [`Bound::Unknown`];
+    /// `sizeof` is `<optimized out>`.
+    Undefined,
 }
 
 /// A run-time array bound as DWARF gives it: the raw expression bytes (or the variable DIE

@@ -19,6 +19,53 @@ pub enum Lval {
     },
     /// In a register of the selected frame, by DWARF register number.
     Register(u16),
+    /// Part of a value kept in a register (a member or an element): `offset` bytes into it.
+    RegisterPart { reg: u16, offset: u64 },
+    /// A value the compiler split into pieces (`DW_OP_piece`), each in a register or in
+    /// memory, in order.
+    Pieces(Vec<LvalPiece>),
+}
+
+/// One piece of an [`Lval::Pieces`] value: `len` bytes of the object from byte `start`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LvalPiece {
+    pub start: u64,
+    pub len: u64,
+    /// The low bytes of this register, or memory at this address.
+    pub at: PieceAt,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceAt {
+    Register(u16),
+    Memory(u64),
+}
+
+impl Lval {
+    /// Where `size` bytes at `offset` into this object live, when that is one place (a
+    /// member of a value in memory, in a register or in one piece of a split value).
+    pub fn part(&self, offset: u64, size: u64) -> Lval {
+        match self {
+            Lval::Memory(a) => Lval::Memory(a.wrapping_add(offset)),
+            Lval::Register(reg) => Lval::RegisterPart { reg: *reg, offset },
+            Lval::RegisterPart { reg, offset: o } => Lval::RegisterPart {
+                reg: *reg,
+                offset: o + offset,
+            },
+            Lval::Pieces(pieces) => pieces
+                .iter()
+                .find(|p| p.start <= offset && offset + size <= p.start + p.len)
+                .map(|p| match p.at {
+                    PieceAt::Register(reg) => Lval::RegisterPart {
+                        reg,
+                        offset: offset - p.start,
+                    },
+                    PieceAt::Memory(a) => Lval::Memory(a.wrapping_add(offset - p.start)),
+                })
+                .unwrap_or(Lval::None),
+            Lval::None | Lval::Bitfield { .. } => Lval::None,
+        }
+    }
 }
 
 /// A value as printing and evaluation see it.

@@ -317,7 +317,9 @@ impl EvalContext for Mock {
                 }
                 Ok(())
             }
-            Lval::None => Err(DwarfError::user("not an lvalue")),
+            Lval::None | Lval::RegisterPart { .. } | Lval::Pieces(_) => {
+                Err(DwarfError::user("not an lvalue"))
+            }
         }
     }
 

@@ -817,6 +817,19 @@ impl Process {
         native::read_all(Pid::from_raw(tid))
     }
 
+    /// The upper 128 bits of `ymm0`–`ymm15` of `tid` (`None` without AVX).
+    pub fn ymm_high(&self, tid: i32) -> Result<Option<[u128; 16]>> {
+        self.thread(tid)?;
+        native::read_ymm_high(Pid::from_raw(tid))
+    }
+
+    /// Write the upper 128 bits of some `ymm` registers of `tid` (register number, bits).
+    pub fn set_ymm_high(&mut self, tid: i32, values: &[(usize, u128)]) -> Result<()> {
+        self.bump_epoch();
+        self.thread(tid)?;
+        native::write_ymm_high(Pid::from_raw(tid), values)
+    }
+
     pub fn set_registers(&mut self, tid: i32, regs: &Registers) -> Result<()> {
         self.bump_epoch();
         let t = self.thread(tid)?;
@@ -826,6 +839,8 @@ impl Process {
         if t.state == TState::Stopped {
             t.raw.set(Some(r));
         }
+        // Vector and x87 registers only when `regs` holds some (a variable kept in one).
+        native::write_fp(Pid::from_raw(tid), regs)?;
         Ok(())
     }
 

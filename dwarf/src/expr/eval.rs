@@ -465,8 +465,31 @@ impl<'a> Ev<'a> {
                 self.cast(v, &ty)
             }
             Expr::At(l, r) => self.at(l, r),
+            Expr::EntryValue(n) => self.ctx.entry_value(n).map(V::from_value),
             Expr::SizeOf(x) => {
-                let ty = self.type_of(x)?;
+                let ev = Ev {
+                    ctx: self.ctx,
+                    side: false,
+                };
+                let xv = ev.eval(x)?;
+                let ty = xv.ty;
+                // gdb's `var_value_operation::evaluate_for_sizeof`: a variable whose array
+                // type has no upper bound here (a variable-length array whose bound is
+                // optimized out) has no size.
+                if matches!(**x, Expr::Name(_))
+                    && !xv.is_type
+                    && matches!(
+                        &ty.strip().kind,
+                        TypeKind::Array {
+                            bound: Bound::Undefined | Bound::Unknown,
+                            ..
+                        }
+                    )
+                {
+                    let mut v = V::new(builtins().int.clone(), Vec::new());
+                    v.optimized_out = true;
+                    return Ok(v);
+                }
                 let size = match classify(&ty) {
                     Cls::Func | Cls::Void => 1,
                     _ => ty.byte_size(),
@@ -674,8 +697,9 @@ impl<'a> Ev<'a> {
     /// A part of `v` of type `ty` at `offset` bytes: lazy when `v` is, a slice otherwise.
     fn component(&self, v: &V, offset: i64, ty: TypeRef) -> Result<V> {
         let size = ty.byte_size();
-        let lval = match v.lval {
+        let lval = match &v.lval {
             Lval::Memory(a) => Lval::Memory(a.wrapping_add(offset as u64)),
+            l if offset >= 0 => l.part(offset as u64, size),
             _ => Lval::None,
         };
         if v.optimized_out {

@@ -34,6 +34,8 @@ pub enum Tok {
     /// `$…`: the text after the dollar (`""` for `$`, `"$"` for `$$`, `"$2"`, `"3"`, `"pc"`).
     Dollar(String),
     Punct(&'static str),
+    /// gdb's `@entry` right after a name (`x@entry`: the parameter's value on entry).
+    Entry,
     Eof,
 }
 
@@ -145,6 +147,15 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>> {
                 tok: Tok::Str(s),
                 start,
             });
+            continue;
+        }
+        // gdb's lexer: `@entry` not followed by an identifier character is one token.
+        if b[i..].starts_with(b"@entry") && !b.get(i + 6).is_some_and(|&c| is_ident_char(c)) {
+            out.push(Token {
+                tok: Tok::Entry,
+                start,
+            });
+            i += 6;
             continue;
         }
         match PUNCTS.iter().find(|p| b[i..].starts_with(p.as_bytes())) {

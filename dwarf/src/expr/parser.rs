@@ -36,6 +36,8 @@ pub enum Expr {
     Cast(TypeName, Box<Expr>),
     /// gdb's `left@count`.
     At(Box<Expr>, Box<Expr>),
+    /// gdb's `name@entry`: a parameter's value on entry to the selected frame's function.
+    EntryValue(String),
     SizeOf(Box<Expr>),
     AlignOf(Box<Expr>),
 }
@@ -391,7 +393,7 @@ impl<'a> Parser<'a> {
                 | Tok::QuotedName(_)
                 | Tok::Dollar(_) => true,
                 Tok::Punct(p) => matches!(*p, "!" | "~"),
-                Tok::Eof => false,
+                Tok::Entry | Tok::Eof => false,
             };
             if !known && !operand_follows {
                 return Ok(None);
@@ -676,6 +678,10 @@ impl<'a> Parser<'a> {
                         return Ok(Expr::Type(t));
                     }
                     self.bump();
+                }
+                if matches!(self.peek(), Tok::Entry) {
+                    self.bump();
+                    return Ok(Expr::EntryValue(n));
                 }
                 Ok(Expr::Name(n))
             }

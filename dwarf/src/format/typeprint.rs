@@ -475,7 +475,7 @@ fn suffix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool, lang: Langua
             match bound {
                 Bound::Count(n) => out.push_str(&n.to_string()),
                 Bound::Dynamic(_) => out.push_str("variable length"),
-                Bound::Unknown => {}
+                Bound::Unknown | Bound::Undefined => {}
             }
             out.push(']');
             if let Some(t) = &target {

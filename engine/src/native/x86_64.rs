@@ -141,6 +141,68 @@ pub fn read_all(tid: Pid) -> Result<Registers> {
     Ok(regs)
 }
 
+/// Write the x87 and SSE registers `regs` holds (`st0`–`st7`, `xmm0`–`xmm15`, `mxcsr`) over
+/// the thread's own; the others are left as they are. False when `regs` holds none of them
+/// (nothing is written).
+pub fn write_fp(tid: Pid, regs: &Registers) -> Result<bool> {
+    let any = (idx::ST0..idx::ST0 + 8)
+        .chain(idx::XMM0..idx::XMM0 + 16)
+        .chain([idx::MXCSR])
+        .any(|i| regs.get(i).is_some());
+    if !any {
+        return Ok(false);
+    }
+    let mut fp: libc::user_fpregs_struct = unsafe_zeroed_fp();
+    // SAFETY: PTRACE_GETFPREGS writes one user_fpregs_struct into `fp`, which we own.
+    let rc = unsafe {
+        libc::ptrace(
+            libc::PTRACE_GETFPREGS,
+            tid.as_raw(),
+            std::ptr::null_mut::<libc::c_void>(),
+            &mut fp as *mut _,
+        )
+    };
+    if rc != 0 {
+        return Err(ptrace_err("PTRACE_GETFPREGS", tid)(
+            nix::errno::Errno::last(),
+        ));
+    }
+    for i in 0..8 {
+        if let Some(v) = regs.get(idx::ST0 + i) {
+            let w = &mut fp.st_space[i * 4..i * 4 + 4];
+            w[0] = v as u32;
+            w[1] = (v >> 32) as u32;
+            w[2] = (w[2] & !0xffff) | ((v >> 64) as u32 & 0xffff);
+        }
+    }
+    for i in 0..16 {
+        if let Some(v) = regs.get(idx::XMM0 + i) {
+            let w = &mut fp.xmm_space[i * 4..i * 4 + 4];
+            for (k, word) in w.iter_mut().enumerate() {
+                *word = (v >> (32 * k)) as u32;
+            }
+        }
+    }
+    if let Some(v) = regs.get(idx::MXCSR) {
+        fp.mxcsr = v as u32;
+    }
+    // SAFETY: PTRACE_SETFPREGS reads one user_fpregs_struct from `fp`, which we own.
+    let rc = unsafe {
+        libc::ptrace(
+            libc::PTRACE_SETFPREGS,
+            tid.as_raw(),
+            std::ptr::null_mut::<libc::c_void>(),
+            &mut fp as *mut _,
+        )
+    };
+    if rc != 0 {
+        return Err(ptrace_err("PTRACE_SETFPREGS", tid)(
+            nix::errno::Errno::last(),
+        ));
+    }
+    Ok(true)
+}
+
 fn unsafe_zeroed_fp() -> libc::user_fpregs_struct {
     // SAFETY: user_fpregs_struct is plain old data; all-zero is a valid value.
     unsafe { std::mem::zeroed() }
@@ -199,6 +261,70 @@ fn xstate_regset(
         return Err(ptrace_err(op, tid)(nix::Error::last()));
     }
     Ok(iov.iov_len)
+}
+
+/// Offset of the XSAVE header's `xstate_bv` (which components hold live state).
+const XSTATE_BV: usize = 512;
+/// Offset of the AVX component (the upper halves of `ymm0`–`ymm15`, 16 bytes each).
+const XSTATE_YMM_HI: usize = 576;
+
+/// The upper 128 bits of `ymm0`–`ymm15` (`None` without AVX): a value of a 32-byte vector
+/// type kept in a register (`DW_OP_reg17` is `ymm0` where AVX exists) reads them.
+pub fn read_ymm_high(tid: Pid) -> Result<Option<[u128; 16]>> {
+    let mut buf = vec![0u8; 16384];
+    let n = xstate_regset(tid, libc::PTRACE_GETREGSET, "PTRACE_GETREGSET", &mut buf)?;
+    let word = |at: usize| {
+        buf.get(at..at + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map(u64::from_le_bytes)
+            .unwrap_or(0)
+    };
+    if n < XSTATE_YMM_HI + 256 || word(XSTATE_XCR0) & (1 << 2) == 0 {
+        return Ok(None);
+    }
+    let mut out = [0u128; 16];
+    // A component not in `xstate_bv` is in its initial state (zeros).
+    if word(XSTATE_BV) & (1 << 2) != 0 {
+        for (i, v) in out.iter_mut().enumerate() {
+            let at = XSTATE_YMM_HI + i * 16;
+            if let Some(b) = buf
+                .get(at..at + 16)
+                .and_then(|b| <[u8; 16]>::try_from(b).ok())
+            {
+                *v = u128::from_le_bytes(b);
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Write the upper 128 bits of the `ymm` registers given as `(register number, bits)`.
+pub fn write_ymm_high(tid: Pid, values: &[(usize, u128)]) -> Result<()> {
+    if values.is_empty() {
+        return Ok(());
+    }
+    let mut buf = vec![0u8; 16384];
+    let n = xstate_regset(tid, libc::PTRACE_GETREGSET, "PTRACE_GETREGSET", &mut buf)?;
+    buf.truncate(n);
+    if n < XSTATE_YMM_HI + 256 {
+        return Err(EngineError::Other("no AVX state in this thread".into()));
+    }
+    let live = buf
+        .get(XSTATE_BV..XSTATE_BV + 8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(u64::from_le_bytes)
+        .unwrap_or(0);
+    if live & (1 << 2) == 0 {
+        // Initial state: the other upper halves are zeros, as the buffer may not say.
+        buf[XSTATE_YMM_HI..XSTATE_YMM_HI + 256].fill(0);
+    }
+    buf[XSTATE_BV..XSTATE_BV + 8].copy_from_slice(&(live | (1 << 2)).to_le_bytes());
+    for &(i, v) in values {
+        let at = XSTATE_YMM_HI + i.min(15) * 16;
+        buf[at..at + 16].copy_from_slice(&v.to_le_bytes());
+    }
+    xstate_regset(tid, libc::PTRACE_SETREGSET, "PTRACE_SETREGSET", &mut buf)?;
+    Ok(())
 }
 
 fn read_opmask(tid: Pid, regs: &mut Registers) {

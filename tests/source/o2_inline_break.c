@@ -1,0 +1,70 @@
+/* -O2: breakpoints on lines of inlined functions and on functions inlined in several places;
+   stepping and finishing out of inlined calls in a numerical loop. */
+#include <stdlib.h>
+
+volatile double dsink;
+
+static inline double sq(double x)
+{
+    double r = x * x;
+    dsink = r;
+    return r;
+}
+
+static inline double dot3(const double *a, const double *b)
+{
+    double s = 0;
+    for (int k = 0; k < 3; k++)
+        s += a[k] * b[k];
+    dsink = s;
+    return s;
+}
+
+volatile int clamped;
+
+static inline int clamp(int v, int lo, int hi)
+{
+    if (v < lo) {
+        clamped = v;
+        return lo;
+    }
+    if (v > hi) {
+        clamped = v;
+        return hi;
+    }
+    return v;
+}
+
+__attribute__((noinline)) static int scaled(int n, int factor)
+{
+    int total = 0;
+    for (int i = 0; i < n; i++)
+        total += clamp((i - 2) * factor, -50, 50);
+    return total;
+}
+
+__attribute__((noinline)) double energy(const double *v, int n)
+{
+    double e = 0.0;
+    for (int i = 0; i < n; i++)
+        e += sq(v[i]);
+    return e;
+}
+
+__attribute__((noinline)) double kinetic(const double *p, const double *q, double m)
+{
+    double d = dot3(p, q);
+    double s = sq(m) + d;
+    return s * 0.5;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 4;
+    double v[4] = {1.0, 2.0, 3.0, 4.0};
+    double p[3] = {1, 2, 3}, q[3] = {4, 5, 6};
+    double e = energy(v, n);
+    double k = kinetic(p, q, e);
+    dsink = e + k + scaled(n + 3, 20);
+    return 0;
+}
