@@ -626,6 +626,15 @@ impl<'a> Evaluator<'a> {
             )));
         };
         let site_fn = || symbol_name(frame, caller_pc.wrapping_sub(1));
+        // DWARF expressions of the call site, evaluated in the caller's frame.
+        let in_caller = || Evaluator {
+            file: &caller_file,
+            unit: site.unit,
+            frame: caller,
+            frame_base: site.frame_base.as_ref(),
+            depth: self.depth + 1,
+            object_address: None,
+        };
         let target = match &site.target {
             scopes::CallTarget::Address(a) => a.wrapping_add(cbias),
             scopes::CallTarget::Name(n) => {
@@ -640,17 +649,7 @@ impl<'a> Evaluator<'a> {
                     })?,
                 }
             }
-            scopes::CallTarget::Expr(e) => {
-                let sub = Evaluator {
-                    file: &caller_file,
-                    unit: site.unit,
-                    frame: caller,
-                    frame_base: site.frame_base.as_ref(),
-                    depth: self.depth + 1,
-                    object_address: None,
-                };
-                gimli_value_u64(sub.expression_value(*e)?)
-            }
+            scopes::CallTarget::Expr(e) => gimli_value_u64(in_caller().expression_value(*e)?),
             scopes::CallTarget::Unspecified => {
                 return Err(no_entry(format!(
                     "DW_AT_call_target is not specified at DW_TAG_call_site {caller_pc:#x} in {}",
@@ -692,15 +691,7 @@ impl<'a> Evaluator<'a> {
                 ))
             })?
         };
-        let sub = Evaluator {
-            file: &caller_file,
-            unit: site.unit,
-            frame: caller,
-            frame_base: site.frame_base.as_ref(),
-            depth: self.depth + 1,
-            object_address: None,
-        };
-        sub.expression_value(expr)
+        in_caller().expression_value(expr)
     }
 
     /// The value a DWARF expression (not a location: `DW_AT_call_value`, `DW_AT_call_target`)

@@ -106,16 +106,7 @@ pub fn read_gp(tid: Pid) -> Result<Registers> {
 pub fn read_all(tid: Pid) -> Result<Registers> {
     let mut regs = read_gp(tid)?;
     let mut fp: libc::user_fpregs_struct = unsafe_zeroed_fp();
-    // SAFETY: PTRACE_GETFPREGS writes one user_fpregs_struct into `fp`, which we own.
-    let rc = unsafe {
-        libc::ptrace(
-            libc::PTRACE_GETFPREGS,
-            tid.as_raw(),
-            std::ptr::null_mut::<libc::c_void>(),
-            &mut fp as *mut _,
-        )
-    };
-    if rc == 0 {
+    if fpregs(tid, libc::PTRACE_GETFPREGS, &mut fp).is_ok() {
         for i in 0..8 {
             let w = &fp.st_space[i * 4..i * 4 + 4];
             let raw = (w[0] as u128) | (w[1] as u128) << 32 | ((w[2] & 0xffff) as u128) << 64;
@@ -153,20 +144,7 @@ pub fn write_fp(tid: Pid, regs: &Registers) -> Result<bool> {
         return Ok(false);
     }
     let mut fp: libc::user_fpregs_struct = unsafe_zeroed_fp();
-    // SAFETY: PTRACE_GETFPREGS writes one user_fpregs_struct into `fp`, which we own.
-    let rc = unsafe {
-        libc::ptrace(
-            libc::PTRACE_GETFPREGS,
-            tid.as_raw(),
-            std::ptr::null_mut::<libc::c_void>(),
-            &mut fp as *mut _,
-        )
-    };
-    if rc != 0 {
-        return Err(ptrace_err("PTRACE_GETFPREGS", tid)(
-            nix::errno::Errno::last(),
-        ));
-    }
+    fpregs(tid, libc::PTRACE_GETFPREGS, &mut fp)?;
     for i in 0..8 {
         if let Some(v) = regs.get(idx::ST0 + i) {
             let w = &mut fp.st_space[i * 4..i * 4 + 4];
@@ -186,21 +164,29 @@ pub fn write_fp(tid: Pid, regs: &Registers) -> Result<bool> {
     if let Some(v) = regs.get(idx::MXCSR) {
         fp.mxcsr = v as u32;
     }
-    // SAFETY: PTRACE_SETFPREGS reads one user_fpregs_struct from `fp`, which we own.
+    fpregs(tid, libc::PTRACE_SETFPREGS, &mut fp)?;
+    Ok(true)
+}
+
+/// `PTRACE_GETFPREGS` (into `fp`) or `PTRACE_SETFPREGS` (from `fp`).
+fn fpregs(tid: Pid, req: libc::c_uint, fp: &mut libc::user_fpregs_struct) -> Result<()> {
+    let op = match req {
+        libc::PTRACE_SETFPREGS => "PTRACE_SETFPREGS",
+        _ => "PTRACE_GETFPREGS",
+    };
+    // SAFETY: the request reads or writes one user_fpregs_struct at `fp`, which we own.
     let rc = unsafe {
         libc::ptrace(
-            libc::PTRACE_SETFPREGS,
+            req,
             tid.as_raw(),
             std::ptr::null_mut::<libc::c_void>(),
-            &mut fp as *mut _,
+            fp as *mut libc::user_fpregs_struct,
         )
     };
     if rc != 0 {
-        return Err(ptrace_err("PTRACE_SETFPREGS", tid)(
-            nix::errno::Errno::last(),
-        ));
+        return Err(ptrace_err(op, tid)(nix::errno::Errno::last()));
     }
-    Ok(true)
+    Ok(())
 }
 
 fn unsafe_zeroed_fp() -> libc::user_fpregs_struct {
