@@ -123,6 +123,9 @@ start() {
         return 0
     fi
     stop
+    # A new cluster numbers its jobs from 1 again: PMIx directories left by an earlier
+    # cluster's killed steps (/tmp/spmix_appdir_UID_JOB.STEP) would make those steps fail.
+    rm -rf /tmp/spmix_appdir_0_*
     write_conf "$n"
     slurmctld -f "$CONF" -i || die "slurmctld failed (see $DIR/log/slurmctld.log)"
     i=1

@@ -1251,6 +1251,11 @@ fn run_mpir_job(
             .collect();
         (per_agent, None, agents)
     };
+    // A Slurm job started inside the user's allocation (`salloc`): the allocation, and the
+    // agents' step in it, outlive the job's step, which `run` can then start again.
+    let in_allocation = via_srun
+        .as_ref()
+        .is_some_and(|(jobid, _)| std::env::var("SLURM_JOB_ID").is_ok_and(|j| j == *jobid));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -1286,9 +1291,9 @@ fn run_mpir_job(
                         .await
                         .context("releasing the launcher")??,
                 );
-                if slurm {
+                if slurm && !in_allocation {
                     RunPolicy::Refuse(
-                        "`run` cannot start a Slurm job again: its agents run in the job's allocation, which ends with srun (quit, and launch it again).",
+                        "`run` cannot start a Slurm job again outside an allocation: its agents run in the job's allocation, which ends with srun (quit, and launch it again; or start cohort inside `salloc`, where `run` starts the job's step again).",
                     )
                 } else {
                     RunPolicy::Relaunch(Relaunch {
