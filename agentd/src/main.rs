@@ -2,6 +2,7 @@
 //! resource manager (one per node); it controls its ranks and joins the agent tree.
 
 use std::ffi::OsString;
+use std::io::Read as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -38,9 +39,14 @@ struct Args {
     /// Children of the root, children of every agent below.
     #[arg(long, default_value = "32,8", value_delimiter = ',')]
     fanout: Vec<u32>,
-    /// The session secret (else from the environment variable COHORT_SECRET, in hex).
+    /// The session secret, from a file of mode 0600 (else `--secret-stdin`, else the
+    /// environment variable COHORT_SECRET, in hex).
     #[arg(long)]
     secret_file: Option<PathBuf>,
+    /// Read the session secret (64 hex digits and a newline) from standard input, as the
+    /// front end hands it to the agents it starts: no file to leave behind.
+    #[arg(long)]
+    secret_stdin: bool,
     /// Number of ranks of the job.
     #[arg(long)]
     size: u32,
@@ -135,8 +141,19 @@ fn main() -> anyhow::Result<()> {
     }
     let secret = match (&a.secret_file, std::env::var("COHORT_SECRET")) {
         (Some(f), _) => Secret::from_file(f)?,
+        (None, _) if a.secret_stdin => {
+            let mut line = String::new();
+            // At most one line: 64 hex digits and a newline.
+            std::io::Read::take(std::io::stdin().lock(), 128)
+                .read_to_string(&mut line)
+                .context("reading the session secret from standard input")?;
+            Secret::from_hex(line.lines().next().unwrap_or(""))
+                .context("the session secret on standard input")?
+        }
         (None, Ok(hex)) => Secret::from_hex(hex.trim())?,
-        (None, Err(_)) => bail!("no session secret: give --secret-file or COHORT_SECRET"),
+        (None, Err(_)) => {
+            bail!("no session secret: give --secret-file, --secret-stdin or COHORT_SECRET")
+        }
     };
     cohort_engine::process::set_wait_spin(Duration::ZERO);
     stdio::raise_fd_limit();

@@ -395,6 +395,26 @@ impl Node {
                     agents,
                     tx,
                 } => {
+                    let taken = self.subtree_ranks();
+                    if !ranks.intersection(&taken).is_empty() || self.registered {
+                        // Two agents cannot both speak for a rank, and a subtree registered
+                        // above cannot grow: the newcomer's connection is closed (its sender
+                        // dropped here ends the writer).
+                        let text = format!(
+                            "agent {agent} registered ranks [{ranks}]{}: refused",
+                            if self.registered {
+                                " after this agent registered its subtree".to_string()
+                            } else {
+                                format!(
+                                    ", of which [{}] belong to others",
+                                    ranks.intersection(&taken)
+                                )
+                            }
+                        );
+                        tracing::warn!("{text}");
+                        let _ = self.up.send(Up::Notice { text });
+                        continue;
+                    }
                     self.agents_below += agents;
                     self.children.insert(
                         key,
@@ -689,8 +709,24 @@ impl Node {
     }
 
     fn on_child(&mut self, key: u64, up: Up) {
-        if let Some(c) = self.children.get_mut(&key) {
-            c.last_heard = Instant::now();
+        let Some(c) = self.children.get_mut(&key) else {
+            return;
+        };
+        c.last_heard = Instant::now();
+        // A child speaks only for its own subtree: anything naming other ranks is dropped
+        // (a buggy or hostile agent must not forge output, answers or losses of others).
+        let named = up.ranks();
+        if !named.is_subset(&c.ranks) {
+            let outside = named.difference(&c.ranks);
+            let text = format!(
+                "agent {} sent {} for ranks [{outside}] outside its own [{}]: dropped",
+                c.agent,
+                up.kind(),
+                c.ranks
+            );
+            tracing::warn!("{text}");
+            let _ = self.up.send(Up::Notice { text });
+            return;
         }
         match up {
             Up::Reply {
@@ -724,7 +760,7 @@ impl Node {
                 self.events_since.get_or_insert_with(Instant::now);
             }
             Up::Pong { .. } | Up::Register { .. } => {}
-            other @ (Up::Output { .. } | Up::Lost { .. }) => {
+            other @ (Up::Output { .. } | Up::Lost { .. } | Up::Notice { .. }) => {
                 if let Up::Lost { ranks, .. } = &other {
                     self.lost = self.lost.union(ranks);
                 }

@@ -229,7 +229,7 @@ fn one_agent_per_cuda_rank(o: &mut LaunchOpts, program: &Path, ranks: u32, shown
     }
 }
 
-/// Where this session keeps its secret: a private directory of the user's.
+/// A private directory of the user's for the session's sockets.
 fn session_dir() -> anyhow::Result<PathBuf> {
     let base = std::env::var_os("XDG_RUNTIME_DIR")
         .map(PathBuf::from)
@@ -241,6 +241,36 @@ fn session_dir() -> anyhow::Result<PathBuf> {
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
         .with_context(|| format!("securing {}", dir.display()))?;
     Ok(dir)
+}
+
+/// Key files that sessions of earlier versions left (and wrapper sockets of killed sessions) in the user's private directory (they
+/// wrote the secret to `session-PID.key` and lost it when killed): removed once their front
+/// end is gone. Sessions now hand the secret to their agents on standard input or in the
+/// environment, and write no file.
+fn remove_stale_keys() {
+    let Ok(dir) = session_dir().and_then(|d| Ok(std::fs::read_dir(d)?)) else {
+        return;
+    };
+    for e in dir.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| {
+                n.strip_prefix("session-")
+                    .and_then(|n| n.strip_suffix(".key"))
+                    .or_else(|| {
+                        n.strip_prefix("wrap-")
+                            .and_then(|n| n.strip_suffix(".sock"))
+                    })
+            })
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 fn agentd_path() -> anyhow::Result<PathBuf> {
@@ -502,6 +532,7 @@ impl Front {
                 self.lost = self.lost.union(&ranks);
                 self.say("", &format!("[{ranks}] lost: {reason}\n"));
             }
+            Up::Notice { text } => self.say("", &format!("cohort: {text}\n")),
             Up::Register { .. } | Up::Pong { .. } => {}
         }
         None
@@ -867,7 +898,6 @@ pub(crate) struct Agents {
     children: Vec<Child>,
     /// A launcher started after the agents (MPICH's mpiexec), waited for at the end.
     launcher: Option<Child>,
-    secret_file: PathBuf,
 }
 
 impl Agents {
@@ -930,7 +960,6 @@ impl Drop for Agents {
             let _ = c.kill();
             let _ = c.wait();
         }
-        let _ = std::fs::remove_file(&self.secret_file);
     }
 }
 
@@ -1396,10 +1425,7 @@ pub(crate) async fn start_agents(
     let n_agents = per_agent.len() as u32;
     let secret = Secret::try_generate()?;
     let secret_hex = secret.to_hex();
-    let dir = session_dir()?;
-    let secret_file = dir.join(format!("session-{}.key", std::process::id()));
-    let _ = std::fs::remove_file(&secret_file);
-    secret.write_new_file(&secret_file)?;
+    remove_stale_keys();
     let listener = tokio::net::TcpListener::bind((o.listen, 0))
         .await
         .with_context(|| format!("listening on {}", o.listen))?;
@@ -1428,7 +1454,6 @@ pub(crate) async fn start_agents(
     let mut agents = Agents {
         children: Vec::new(),
         launcher: None,
-        secret_file: secret_file.clone(),
     };
     let common = |c: &mut std::process::Command| {
         c.arg("--agents").arg(n_agents.to_string());
@@ -1483,19 +1508,24 @@ pub(crate) async fn start_agents(
                 };
                 c.arg("--index").arg(i.to_string());
                 common(&mut c);
-                c.arg("--secret-file")
-                    .arg(&secret_file)
+                // The secret goes to the agent on its standard input: no file holds it.
+                c.arg("--secret-stdin")
                     .args(&acquire)
                     .arg("--cwd")
                     .arg(&cwd)
                     .arg("--")
                     .arg(program)
                     .args(&o.args)
-                    .stdin(std::process::Stdio::null());
-                agents.children.push(
-                    c.spawn()
-                        .with_context(|| format!("starting {}", agentd.display()))?,
-                );
+                    .stdin(std::process::Stdio::piped());
+                let mut child = c
+                    .spawn()
+                    .with_context(|| format!("starting {}", agentd.display()))?;
+                if let Some(mut w) = child.stdin.take() {
+                    // A pipe holds far more than one line: this does not block. An agent that
+                    // died at once is reported when the tree forms.
+                    let _ = w.write_all(format!("{secret_hex}\n").as_bytes());
+                }
+                agents.children.push(child);
             }
         }
     }

@@ -6,7 +6,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
+use chacha20poly1305::aead::{Aead, KeyInit};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 use futures_util::{SinkExt, StreamExt};
+use hkdf::Hkdf;
 use hmac::{Hmac, Mac};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -31,9 +34,85 @@ const SECRET_LEN: usize = 32;
 /// `LengthDelimitedCodec` with its defaults). Unlike that codec, this one tells an announced
 /// oversized length (`FrameTooLarge`) and a connection closed in mid-frame (`Truncated`,
 /// header included) apart from a clean end.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 struct FrameCodec {
     max: usize,
+    /// Seals frames sent (once the handshake is done).
+    seal: Option<Sealer>,
+    /// Opens frames received (once the handshake is done).
+    open: Option<Sealer>,
+}
+
+impl fmt::Debug for FrameCodec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FrameCodec")
+            .field("max", &self.max)
+            .field("sealed", &self.seal.is_some())
+            .finish()
+    }
+}
+
+impl FrameCodec {
+    fn plain(max: usize) -> Self {
+        FrameCodec {
+            max,
+            seal: None,
+            open: None,
+        }
+    }
+}
+
+/// Bytes an AEAD tag adds to every sealed frame.
+const TAG_LEN: usize = 16;
+
+/// One direction's AEAD state: ChaCha20-Poly1305 under a key of that direction, the nonce
+/// being the frame's sequence number (0, 1, 2, …). A frame that was forged, replayed,
+/// reordered or dropped does not open under the sequence number the receiver expects.
+#[derive(Clone)]
+struct Sealer {
+    aead: ChaCha20Poly1305,
+    seq: u64,
+}
+
+impl Sealer {
+    fn new(key: &[u8; 32]) -> Self {
+        Sealer {
+            aead: ChaCha20Poly1305::new(Key::from_slice(key)),
+            seq: 0,
+        }
+    }
+
+    fn nonce(&self) -> Nonce {
+        let mut n = [0u8; 12];
+        n[4..].copy_from_slice(&self.seq.to_be_bytes());
+        Nonce::clone_from_slice(&n)
+    }
+
+    fn seal(&mut self, plain: &[u8]) -> Result<Vec<u8>, WireError> {
+        let sealed = self
+            .aead
+            .encrypt(&self.nonce(), plain)
+            .map_err(|_| WireError::Encode("cannot seal the frame".into()))?;
+        self.seq = self
+            .seq
+            .checked_add(1)
+            .ok_or_else(|| WireError::Encode("frame sequence exhausted".into()))?;
+        Ok(sealed)
+    }
+
+    fn open(&mut self, sealed: &[u8]) -> Result<Vec<u8>, WireError> {
+        let plain = self.aead.decrypt(&self.nonce(), sealed).map_err(|_| {
+            WireError::Integrity(format!(
+                "frame {} failed authentication (forged, replayed, reordered, or a frame was lost)",
+                self.seq
+            ))
+        })?;
+        self.seq = self
+            .seq
+            .checked_add(1)
+            .ok_or_else(|| WireError::Integrity("frame sequence exhausted".into()))?;
+        Ok(plain)
+    }
 }
 
 /// The length in the frame header at the start of `src`, once it has all 4 bytes.
@@ -58,7 +137,11 @@ impl Decoder for FrameCodec {
             return Ok(None);
         }
         src.advance(4);
-        Ok(Some(src.split_to(len)))
+        let frame = src.split_to(len);
+        match &mut self.open {
+            None => Ok(Some(frame)),
+            Some(o) => Ok(Some(BytesMut::from(&o.open(&frame)?[..]))),
+        }
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, WireError> {
@@ -80,6 +163,10 @@ impl Encoder<Bytes> for FrameCodec {
     type Error = WireError;
 
     fn encode(&mut self, item: Bytes, dst: &mut BytesMut) -> Result<(), WireError> {
+        let item = match &mut self.seal {
+            None => item,
+            Some(s) => Bytes::from(s.seal(&item)?),
+        };
         let len = u32::try_from(item.len())
             .ok()
             .filter(|&l| l as usize <= self.max)
@@ -155,7 +242,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<S> {
 
     fn with_limit(s: S, max: usize, version: u16) -> Self {
         Conn {
-            framed: Framed::new(s, FrameCodec { max }),
+            framed: Framed::new(s, FrameCodec::plain(max)),
             version,
             dead: false,
         }
@@ -438,8 +525,8 @@ fn proof_mac(
     version: u16,
 ) -> Result<HmacSha256, WireError> {
     // HMAC takes keys of any length: this does not fail.
-    let mut m =
-        HmacSha256::new_from_slice(&secret.0).map_err(|e| WireError::Auth(format!("hmac: {e}")))?;
+    let mut m = <HmacSha256 as Mac>::new_from_slice(&secret.0)
+        .map_err(|e| WireError::Auth(format!("hmac: {e}")))?;
     m.update(role.label());
     for h in [child, parent] {
         m.update(&h.magic);
@@ -449,6 +536,41 @@ fn proof_mac(
     }
     m.update(&version.to_be_bytes());
     Ok(m)
+}
+
+/// The keys of the two directions of a connection, (ours to send, ours to receive):
+/// HKDF-SHA256 with the secret as input key, both hellos (so both nonces) as salt, and the
+/// direction and protocol version as info. Fresh nonces make the keys of every connection
+/// different, so frames of one connection mean nothing on another.
+fn frame_keys(
+    secret: &Secret,
+    role: Role,
+    child: &Hello,
+    parent: &Hello,
+    version: u16,
+) -> Result<([u8; 32], [u8; 32]), WireError> {
+    let mut salt = Vec::with_capacity(2 * 44);
+    for h in [child, parent] {
+        salt.extend_from_slice(&h.magic);
+        salt.extend_from_slice(&h.min.to_be_bytes());
+        salt.extend_from_slice(&h.max.to_be_bytes());
+        salt.extend_from_slice(&h.nonce);
+    }
+    let hk = Hkdf::<Sha256>::new(Some(&salt), &secret.0);
+    let key = |dir: &[u8]| -> Result<[u8; 32], WireError> {
+        let mut info = dir.to_vec();
+        info.extend_from_slice(&version.to_be_bytes());
+        let mut k = [0u8; 32];
+        hk.expand(&info, &mut k)
+            .map_err(|e| WireError::Auth(format!("key derivation: {e}")))?;
+        Ok(k)
+    };
+    let up = key(b"cohort-wire frames child to parent v")?;
+    let down = key(b"cohort-wire frames parent to child v")?;
+    Ok(match role {
+        Role::Child => (up, down),
+        Role::Parent => (down, up),
+    })
 }
 
 async fn step<T>(
@@ -507,7 +629,11 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
     proof_mac(secret, role.peer(), child, parent, version)?
         .verify_slice(&proof.mac)
         .map_err(|_| WireError::Auth("the peer does not know the session secret".into()))?;
-    conn.framed.codec_mut().max = MAX_FRAME;
+    let (send, recv) = frame_keys(secret, role, child, parent, version)?;
+    let codec = conn.framed.codec_mut();
+    codec.max = MAX_FRAME + TAG_LEN;
+    codec.seal = Some(Sealer::new(&send));
+    codec.open = Some(Sealer::new(&recv));
     conn.version = version;
     Ok((conn, version))
 }

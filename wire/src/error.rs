@@ -38,6 +38,10 @@ pub enum WireError {
     /// A compressed payload that is corrupt or expands beyond its bound.
     #[error("bad payload: {0}")]
     Payload(String),
+    /// A frame after the handshake failed its integrity check: forged, replayed, reordered,
+    /// or one before it was lost. The connection cannot be trusted any more.
+    #[error("integrity: {0}")]
+    Integrity(String),
     /// The connection is closed (the peer hung up during the handshake, or an earlier error
     /// ended this connection).
     #[error("connection closed")]

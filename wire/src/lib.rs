@@ -71,8 +71,8 @@ pub use rankset::RankSet;
 pub use tree::{children, depth, parent};
 
 /// The highest protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 3;
+pub const PROTOCOL_VERSION: u16 = 4;
 /// The lowest protocol version this build speaks.
-pub const MIN_VERSION: u16 = 3;
+pub const MIN_VERSION: u16 = 4;
 /// Hard maximum frame size, in bytes.
 pub const MAX_FRAME: usize = 16 << 20;

@@ -74,6 +74,54 @@ pub enum Up {
     Pong {
         seq: u64,
     },
+    /// Something the user should know that concerns no rank's answer: a child that spoke for
+    /// ranks outside its subtree, a registration refused.
+    Notice {
+        text: String,
+    },
+}
+
+impl Up {
+    /// The ranks this message speaks for (none for `Register`, `Pong`, `Notice`). A child may
+    /// speak only for the ranks it registered.
+    pub fn ranks(&self) -> RankSet {
+        match self {
+            Up::Reply {
+                merged,
+                stacks,
+                timed_out,
+                lost,
+                ..
+            } => {
+                let mut r = merged
+                    .ranks()
+                    .union(&merged.failed)
+                    .union(timed_out)
+                    .union(lost);
+                if let Some(t) = stacks {
+                    r = r.union(&t.ranks());
+                }
+                r
+            }
+            Up::Event { merged } => merged.ranks().union(&merged.failed),
+            Up::Output { rank, .. } => RankSet::single(*rank),
+            Up::Lost { ranks, .. } => ranks.clone(),
+            Up::Register { .. } | Up::Pong { .. } | Up::Notice { .. } => RankSet::new(),
+        }
+    }
+
+    /// What kind of message this is, for reports.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Up::Register { .. } => "a registration",
+            Up::Reply { .. } => "a reply",
+            Up::Event { .. } => "an event",
+            Up::Output { .. } => "program output",
+            Up::Lost { .. } => "a lost report",
+            Up::Pong { .. } => "a pong",
+            Up::Notice { .. } => "a notice",
+        }
+    }
 }
 
 /// Which output stream of the program.

@@ -262,7 +262,7 @@ async fn bad_peers_close_only_their_connection() {
         .await
         .unwrap();
     let e = ended.recv().await.unwrap();
-    assert!(matches!(e, WireError::Decode(_)), "{e:?}");
+    assert!(matches!(e, WireError::Integrity(_)), "{e:?}");
     wait_closed(s).await;
     ping(&mut good, 3).await;
 
@@ -377,4 +377,241 @@ fn secret_files() {
     std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700)).unwrap();
     assert!(matches!(Secret::from_file(&d), Err(WireError::Secret(_))));
     std::fs::remove_dir_all(p.parent().unwrap()).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Frames after the handshake: sealed, in order, exactly once.
+
+/// A parent and a child whose parent-to-child frames pass through `tamper` (after the
+/// handshake's two frames): it gets the frames the parent sent since the last call and
+/// returns the bytes to hand the child, and whether to close the connection after them.
+/// Child-to-parent frames pass as they are.
+async fn tampered_pair(
+    secret: &Secret,
+    mut tamper: impl FnMut(Vec<Vec<u8>>) -> (Vec<u8>, bool) + Send + 'static,
+    batch: usize,
+) -> (Conn<TcpStream>, Conn<TcpStream>) {
+    let (c, mut relay_c) = pair().await;
+    let (mut relay_p, p) = pair().await;
+    tokio::spawn(async move {
+        let (mut pr, mut pw) = relay_p.split();
+        let (mut cr, mut cw) = relay_c.split();
+        let up = async {
+            let _ = tokio::io::copy(&mut cr, &mut pw).await;
+        };
+        let down = async {
+            for _ in 0..2 {
+                let Some(f) = read_frame_half(&mut pr).await else {
+                    return;
+                };
+                if cw.write_all(&f).await.is_err() {
+                    return;
+                }
+            }
+            loop {
+                let mut got = Vec::new();
+                while got.len() < batch {
+                    match read_frame_half(&mut pr).await {
+                        Some(f) => got.push(f),
+                        None => break,
+                    }
+                }
+                let end = got.len() < batch;
+                let (out, close) = tamper(got);
+                if cw.write_all(&out).await.is_err() || end || close {
+                    let _ = cw.shutdown().await;
+                    return;
+                }
+            }
+        };
+        tokio::join!(up, down);
+    });
+    let (child, parent) = tokio::join!(handshake_child(c, secret), handshake_parent(p, secret));
+    (child.unwrap().0, parent.unwrap().0)
+}
+
+async fn read_frame_half<R: tokio::io::AsyncRead + Unpin>(s: &mut R) -> Option<Vec<u8>> {
+    let mut head = [0u8; 4];
+    s.read_exact(&mut head).await.ok()?;
+    let mut body = vec![0u8; u32::from_be_bytes(head) as usize];
+    s.read_exact(&mut body).await.ok()?;
+    let mut f = head.to_vec();
+    f.extend_from_slice(&body);
+    Some(f)
+}
+
+fn cmd(id: u64, line: &str) -> Down {
+    Down::Command {
+        id,
+        ranks: RankSet::all(4),
+        line: line.into(),
+        timeout_ms: 1000,
+        history: 0,
+    }
+}
+
+async fn expect_integrity(child: &mut Conn<TcpStream>) {
+    let r = tokio::time::timeout(Duration::from_secs(5), child.recv::<Down>())
+        .await
+        .expect("the child decides at once");
+    assert!(matches!(r, Err(WireError::Integrity(_))), "{r:?}");
+    // The connection is over: nothing after it is read.
+    assert!(matches!(child.recv::<Down>().await, Err(WireError::Closed)));
+}
+
+#[tokio::test]
+async fn frames_are_sealed_and_a_relay_reads_no_command() {
+    let secret = Secret::generate();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let keep = seen.clone();
+    let (mut child, mut parent) = tampered_pair(
+        &secret,
+        move |fs| {
+            keep.lock().unwrap().extend(fs.iter().cloned());
+            (fs.concat(), false)
+        },
+        1,
+    )
+    .await;
+    let secret_line = "set args $(id > /tmp/cohort-never)";
+    parent.send(&cmd(1, secret_line)).await.unwrap();
+    assert_eq!(
+        child.recv::<Down>().await.unwrap(),
+        Some(cmd(1, secret_line))
+    );
+    let frames = seen.lock().unwrap().clone();
+    assert_eq!(frames.len(), 1);
+    let f = &frames[0];
+    assert!(
+        !f.windows(8).any(|w| w == b"set args"),
+        "the command travels encrypted"
+    );
+    // The plaintext, a tag, and the header.
+    let plain = postcard::to_stdvec(&cmd(1, secret_line)).unwrap();
+    assert_eq!(f.len(), 4 + plain.len() + 16);
+}
+
+#[tokio::test]
+async fn an_injected_frame_ends_the_connection() {
+    let secret = Secret::generate();
+    let (mut child, mut parent) = tampered_pair(
+        &secret,
+        |fs| {
+            // A command as the unsealed protocol carried it, in place of the real one.
+            let forged = postcard::to_stdvec(&cmd(7, "run")).unwrap();
+            let mut out = (forged.len() as u32).to_be_bytes().to_vec();
+            out.extend_from_slice(&forged);
+            out.extend(fs.concat());
+            (out, false)
+        },
+        1,
+    )
+    .await;
+    parent.send(&cmd(1, "print 1")).await.unwrap();
+    expect_integrity(&mut child).await;
+}
+
+#[tokio::test]
+async fn a_replayed_frame_ends_the_connection() {
+    let secret = Secret::generate();
+    let (mut child, mut parent) = tampered_pair(
+        &secret,
+        |fs| ([fs.concat(), fs.concat()].concat(), false),
+        1,
+    )
+    .await;
+    parent.send(&cmd(1, "continue")).await.unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(5), child.recv::<Down>()).await;
+    assert_eq!(first.unwrap().unwrap(), Some(cmd(1, "continue")));
+    expect_integrity(&mut child).await;
+}
+
+#[tokio::test]
+async fn reordered_frames_end_the_connection() {
+    let secret = Secret::generate();
+    let (mut child, mut parent) = tampered_pair(
+        &secret,
+        |fs| (fs.into_iter().rev().collect::<Vec<_>>().concat(), false),
+        2,
+    )
+    .await;
+    parent.send(&cmd(1, "print 1")).await.unwrap();
+    parent.send(&cmd(2, "print 2")).await.unwrap();
+    expect_integrity(&mut child).await;
+}
+
+#[tokio::test]
+async fn a_dropped_frame_ends_the_connection() {
+    let secret = Secret::generate();
+    let (mut child, mut parent) = tampered_pair(
+        &secret,
+        |fs| (fs.into_iter().skip(1).collect::<Vec<_>>().concat(), false),
+        2,
+    )
+    .await;
+    parent.send(&cmd(1, "print 1")).await.unwrap();
+    parent.send(&cmd(2, "print 2")).await.unwrap();
+    expect_integrity(&mut child).await;
+}
+
+#[tokio::test]
+async fn a_flipped_bit_ends_the_connection() {
+    let secret = Secret::generate();
+    let (mut child, mut parent) = tampered_pair(
+        &secret,
+        |fs| {
+            let mut f = fs.concat();
+            if let Some(b) = f.last_mut() {
+                *b ^= 1;
+            }
+            (f, false)
+        },
+        1,
+    )
+    .await;
+    parent.send(&cmd(1, "print 1")).await.unwrap();
+    expect_integrity(&mut child).await;
+}
+
+#[tokio::test]
+async fn a_truncated_frame_ends_the_connection() {
+    let secret = Secret::generate();
+    let (mut child, mut parent) = tampered_pair(
+        &secret,
+        |fs| {
+            let f = fs.concat();
+            (f[..f.len() / 2].to_vec(), true)
+        },
+        1,
+    )
+    .await;
+    parent.send(&cmd(1, "print 1")).await.unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(5), child.recv::<Down>())
+        .await
+        .expect("the end of the connection is seen");
+    assert!(matches!(r, Err(WireError::Truncated { .. })), "{r:?}");
+}
+
+#[tokio::test]
+async fn frames_of_one_connection_mean_nothing_on_another() {
+    let secret = Secret::generate();
+    let first = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let keep = first.clone();
+    let (mut c1, mut p1) = tampered_pair(
+        &secret,
+        move |fs| {
+            keep.lock().unwrap().extend(fs.iter().cloned());
+            (fs.concat(), false)
+        },
+        1,
+    )
+    .await;
+    p1.send(&cmd(1, "run")).await.unwrap();
+    assert_eq!(c1.recv::<Down>().await.unwrap(), Some(cmd(1, "run")));
+    let old = first.lock().unwrap().concat();
+    // A second connection with the same secret: its first frame is replaced by the first
+    // connection's first frame (same sequence number, other keys).
+    let (mut c2, mut p2) = tampered_pair(&secret, move |_| (old.clone(), false), 1).await;
+    p2.send(&cmd(1, "print 1")).await.unwrap();
+    expect_integrity(&mut c2).await;
 }
