@@ -264,7 +264,7 @@ fn main() -> anyhow::Result<()> {
             tokio::time::sleep(Duration::from_secs(20)).await;
             let _ = tx.send(Msg::RegisterNow);
         });
-        node::connect_parent(
+        let writer = node::connect_parent(
             parent,
             &secret,
             node.sender(),
@@ -273,7 +273,10 @@ fn main() -> anyhow::Result<()> {
         )
         .await
         .with_context(|| format!("joining the tree at {parent}"))?;
-        anyhow::Ok(node.run(rx).await)
+        let detached = node.run(rx).await;
+        // What the node said last (a loss and its reason) reaches the parent if it can.
+        let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+        anyhow::Ok(detached)
     })?;
     tracing::info!("agent {index} done (detached: {detached})");
     Ok(())

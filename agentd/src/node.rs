@@ -383,6 +383,15 @@ impl Node {
                 Msg::Down(d) => self.on_down(d),
                 Msg::ParentGone(why) => {
                     tracing::info!("parent gone: {why}");
+                    // Where only the parent's direction failed (a frame that did not pass its
+                    // integrity check, a cut frame), the way up may still carry the reason.
+                    let _ = self.up.send(Up::Lost {
+                        ranks: self.subtree_ranks(),
+                        reason: format!(
+                            "agent {} left the tree: the connection from its parent failed ({why})",
+                            self.agent
+                        ),
+                    });
                     for c in self.children.values() {
                         let _ = c.tx.send(Down::Shutdown { detach: false });
                     }
@@ -774,11 +783,15 @@ impl Node {
             return;
         };
         tracing::warn!("agent {} lost: {why}", c.agent);
+        // Ranks the child already reported lost (with its own reason) are not reported again.
+        let fresh = c.ranks.difference(&self.lost);
         self.lost = self.lost.union(&c.ranks);
-        let _ = self.up.send(Up::Lost {
-            ranks: c.ranks.clone(),
-            reason: format!("agent {} ({why})", c.agent),
-        });
+        if !fresh.is_empty() {
+            let _ = self.up.send(Up::Lost {
+                ranks: fresh,
+                reason: format!("agent {} ({why})", c.agent),
+            });
+        }
         let ids: Vec<u64> = self.pending.keys().copied().collect();
         for id in ids {
             if let Some(p) = self.pending.get_mut(&id)
@@ -1019,7 +1032,8 @@ async fn child_connection(
 }
 
 /// Connect to the parent (retrying while it starts), handshake, and pump: `Up` messages from
-/// the node to the parent, `Down` messages from the parent to the node.
+/// the node to the parent, `Down` messages from the parent to the node. Returns the writer's
+/// task, which ends when the node's sender is dropped and what it sent is written.
 pub async fn connect_parent(
     addr: SocketAddr,
     secret: &Secret,
@@ -1051,7 +1065,7 @@ pub async fn connect_parent(
         let _ = wr.close().await;
     });
     let n2 = node.clone();
-    let reader = tokio::spawn(async move {
+    tokio::spawn(async move {
         let why = loop {
             match rd.recv::<Down>().await {
                 Ok(Some(d)) => {
@@ -1065,10 +1079,8 @@ pub async fn connect_parent(
         };
         let _ = n2.send(Msg::ParentGone(why));
     });
-    Ok(tokio::spawn(async move {
-        let _ = reader.await;
-        writer.abort();
-    }))
+    // The writer ends once the node has dropped its sender (at its end), after what it sent.
+    Ok(writer)
 }
 
 #[cfg(test)]

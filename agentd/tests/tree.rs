@@ -108,3 +108,104 @@ async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Up>) -> Up {
         .expect("an answer in time")
         .expect("the root is running")
 }
+
+/// A child holding the secret may speak only for the ranks it registered: output, losses,
+/// answers and events naming others are dropped and reported; its own go through.
+#[tokio::test(flavor = "current_thread")]
+async fn a_child_speaks_only_for_its_own_ranks() {
+    use cohort_wire::{Merged, Payload, Stream};
+    let secret = Secret::generate();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (up_tx, mut up_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (root, rx) = Node::new(u32::MAX, "test".into(), Vec::new(), 2, up_tx);
+    let tx = root.sender();
+    node::serve_children(
+        listener,
+        Secret::from_hex(&secret.to_hex()).unwrap(),
+        tx.clone(),
+    );
+    tokio::spawn(root.run(rx));
+
+    let join = |agent: u32, ranks: RankSet| {
+        let secret = secret.clone();
+        async move {
+            let s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let (mut c, _) = cohort_wire::handshake_child(s, &secret).await.unwrap();
+            c.send(&Up::Register {
+                agent,
+                host: "h".into(),
+                ranks,
+                agents: 1,
+            })
+            .await
+            .unwrap();
+            c
+        }
+    };
+    let mut a = join(0, RankSet::range(0, 1)).await;
+    // Pinged: the root has taken it as a child.
+    assert!(matches!(
+        tokio::time::timeout(Duration::from_secs(5), a.recv::<Down>()).await,
+        Ok(Ok(Some(Down::Ping { .. })))
+    ));
+    // A second child claiming a rank of the first is refused.
+    let mut dup = join(1, RankSet::range(1, 2)).await;
+    match next(&mut up_rx).await {
+        Up::Notice { text } => assert_eq!(
+            text,
+            "agent 1 registered ranks [1-2], of which [1] belong to others: refused"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(
+            tokio::time::timeout(Duration::from_secs(5), dup.recv::<Down>()).await,
+            Ok(Ok(None) | Err(_))
+        ),
+        "the refused child's connection is closed"
+    );
+    let _b = join(2, RankSet::range(2, 3)).await;
+    match next(&mut up_rx).await {
+        Up::Register { ranks, .. } => assert_eq!(ranks, RankSet::range(0, 3)),
+        other => panic!("{other:?}"),
+    }
+
+    let out = |rank: u32, text: &str| Up::Output {
+        rank,
+        stream: Stream::Stdout,
+        data: Payload::new(text.as_bytes().to_vec()),
+    };
+    a.send(&out(4294967295, "forged\n")).await.unwrap();
+    a.send(&Up::Lost {
+        ranks: RankSet::range(1, 2),
+        reason: "forged".into(),
+    })
+    .await
+    .unwrap();
+    a.send(&Up::Event {
+        merged: Merged::one(3, "[Inferior 1 (process 1) exited normally]\n", ""),
+    })
+    .await
+    .unwrap();
+    a.send(&out(1, "mine\n")).await.unwrap();
+    let mut notices = Vec::new();
+    loop {
+        match next(&mut up_rx).await {
+            Up::Notice { text } => notices.push(text),
+            Up::Output { rank, .. } => {
+                assert_eq!(rank, 1, "only the child's own output passes");
+                break;
+            }
+            other => panic!("forged message passed: {other:?}"),
+        }
+    }
+    assert_eq!(
+        notices,
+        [
+            "agent 0 sent program output for ranks [4294967295] outside its own [0-1]: dropped",
+            "agent 0 sent a lost report for ranks [2] outside its own [0-1]: dropped",
+            "agent 0 sent an event for ranks [3] outside its own [0-1]: dropped",
+        ]
+    );
+}
