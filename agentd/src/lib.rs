@@ -7,6 +7,7 @@
 //! The front end (`cohort launch`) runs the same [`node`] code as the tree's root, with the
 //! terminal in place of a parent.
 
+pub mod flow;
 pub mod node;
 pub mod rank;
 pub mod stdio;

@@ -256,7 +256,12 @@ fn main() -> anyhow::Result<()> {
             let l = tokio::net::TcpListener::bind(me)
                 .await
                 .with_context(|| format!("listening on {me}"))?;
-            node::serve_children(l, Secret::from_hex(&secret.to_hex())?, node.sender());
+            node::serve_children(
+                l,
+                Secret::from_hex(&secret.to_hex())?,
+                node.sender(),
+                node.budget(),
+            );
         }
         // Children that never come are reported lost; the rest of the tree goes on.
         let tx = node.sender();
@@ -270,6 +275,7 @@ fn main() -> anyhow::Result<()> {
             node.sender(),
             up_rx,
             Duration::from_secs(30),
+            node.budget(),
         )
         .await
         .with_context(|| format!("joining the tree at {parent}"))?;

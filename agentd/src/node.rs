@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cohort_wire::{Down, Hex, Merged, Payload, RankSet, Secret, StackTree, Stream, Up};
-use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use crate::flow::Budget;
 use crate::rank::{Done, Init, Job};
 use crate::tracers::{Pool, RankHandle};
 
@@ -22,7 +22,7 @@ use crate::tracers::{Pool, RankHandle};
 /// keepalives (found by the kernel within a few seconds, see [`keepalive`], even when the
 /// agents' threads are starved by thousands of ranks starting); this is the net under both,
 /// for an agent that is alive but stuck.
-pub const CHILD_SILENCE: Duration = Duration::from_secs(30);
+pub const CHILD_SILENCE: Duration = Duration::from_secs(5);
 
 /// TCP keepalive on a tree link: probes after 3 s of silence, every second, 3 tries.
 fn keepalive(sock: &tokio::net::TcpStream) {
@@ -36,6 +36,13 @@ fn keepalive(sock: &tokio::net::TcpStream) {
 }
 /// How often a parent pings its children.
 pub const PING_EVERY: Duration = Duration::from_secs(1);
+/// A child not heard from for this long has missed its pings: at a command's deadline its
+/// ranks are timed out at once.
+const CHILD_MISSED_PINGS: Duration = Duration::from_millis(1500);
+/// How long past a command's deadline a parent waits for a live child's answer.
+const CHILD_GRACE: Duration = Duration::from_secs(2);
+/// … and for a child whose output is still flowing.
+const CHILD_FLOWING: Duration = Duration::from_secs(30);
 /// Events (stops after a resume) that arrive within this window go up as one merged message.
 const EVENT_BATCH: Duration = Duration::from_millis(3);
 
@@ -52,6 +59,9 @@ pub enum Msg {
         ranks: RankSet,
         agents: u32,
         tx: UnboundedSender<Down>,
+        /// Set while the connection's reader waits for room in this agent's output budget:
+        /// the child is not silent, this agent is slow.
+        throttled: Arc<std::sync::atomic::AtomicBool>,
     },
     ChildUp(u64, Up),
     ChildGone(u64, String),
@@ -83,6 +93,7 @@ struct Child {
     ranks: RankSet,
     tx: UnboundedSender<Down>,
     last_heard: Instant,
+    throttled: Arc<std::sync::atomic::AtomicBool>,
 }
 
 struct Pending {
@@ -233,6 +244,8 @@ pub struct Node {
     attached: RankSet,
     /// Ranks killed while in a command (rank → the command), whose end is not reported.
     silenced: HashMap<u32, u64>,
+    /// The output this agent may hold (see [`crate::flow`]).
+    budget: Arc<Budget>,
 }
 
 impl Node {
@@ -246,6 +259,7 @@ impl Node {
         up: UpSink,
     ) -> (Self, UnboundedReceiver<Msg>) {
         let (tx, rx) = unbounded_channel();
+        let budget = Budget::from_env();
         let mut stdin = HashMap::new();
         let mut own = RankSet::new();
         let ranks = BTreeMap::new();
@@ -253,8 +267,8 @@ impl Node {
         for l in locals {
             if let Some(p) = l.pipes {
                 stdin.insert(l.rank, p.stdin_w);
-                spawn_reader(l.rank, Stream::Stdout, p.stdout_r, tx.clone());
-                spawn_reader(l.rank, Stream::Stderr, p.stderr_r, tx.clone());
+                spawn_reader(l.rank, Stream::Stdout, p.stdout_r, tx.clone(), &budget);
+                spawn_reader(l.rank, Stream::Stderr, p.stderr_r, tx.clone(), &budget);
             }
             own.insert(l.rank);
             to_start.push((l.rank, l.init));
@@ -282,6 +296,7 @@ impl Node {
             lost: RankSet::new(),
             attached: RankSet::new(),
             silenced: HashMap::new(),
+            budget,
         };
         (node, rx)
     }
@@ -295,6 +310,12 @@ impl Node {
 
     pub fn sender(&self) -> UnboundedSender<Msg> {
         self.tx.clone()
+    }
+
+    /// The node's output budget, for its connections (and, at the root, the front end that
+    /// shows the output).
+    pub fn budget(&self) -> Arc<Budget> {
+        self.budget.clone()
     }
 
     /// Every rank of this subtree (own and children's).
@@ -403,6 +424,7 @@ impl Node {
                     ranks,
                     agents,
                     tx,
+                    throttled,
                 } => {
                     let taken = self.subtree_ranks();
                     if !ranks.intersection(&taken).is_empty() || self.registered {
@@ -432,6 +454,7 @@ impl Node {
                             ranks,
                             tx,
                             last_heard: Instant::now(),
+                            throttled,
                         },
                     );
                     self.maybe_register();
@@ -458,10 +481,17 @@ impl Node {
                 self.check_deadlines(now);
                 self.flush_events(false);
                 if now.duration_since(last_ping) >= PING_EVERY {
+                    // This agent itself may have been held up (its CPU taken, a blocked write
+                    // to a slow terminal at the root): then its children were not heard
+                    // because it did not listen, and the silence counts from now.
+                    let stalled = now.duration_since(last_ping) > 3 * PING_EVERY;
                     last_ping = now;
                     seq += 1;
                     let mut silent = Vec::new();
-                    for (k, c) in &self.children {
+                    for (k, c) in self.children.iter_mut() {
+                        if stalled || c.throttled.load(std::sync::atomic::Ordering::Relaxed) {
+                            c.last_heard = now;
+                        }
                         if now.duration_since(c.last_heard) > CHILD_SILENCE {
                             silent.push(*k);
                         } else {
@@ -469,7 +499,10 @@ impl Node {
                         }
                     }
                     for k in silent {
-                        self.child_gone(k, "no answer for 30 seconds");
+                        self.child_gone(
+                            k,
+                            &format!("no answer to pings for {} seconds", CHILD_SILENCE.as_secs()),
+                        );
                     }
                 }
             }
@@ -813,7 +846,12 @@ impl Node {
                 t = t.min(p.deadline);
             }
             if !p.child_wait.is_empty() {
-                t = t.min(p.deadline + Duration::from_secs(2));
+                // The deadline (silent children), then the net under live ones.
+                t = t.min(if Instant::now() < p.deadline {
+                    p.deadline
+                } else {
+                    p.deadline + CHILD_GRACE
+                });
             }
         }
         if let Some(since) = self.events_since {
@@ -870,19 +908,42 @@ impl Node {
             }
             self.try_complete(id);
         }
-        // Children that do not answer in time: their ranks are reported as timed out (the
-        // child's own deadline normally answers first; this is the net under it).
-        let late: Vec<u64> = self
-            .pending
-            .iter()
-            .filter(|(_, p)| now >= p.deadline + Duration::from_secs(2) && !p.child_wait.is_empty())
-            .map(|(id, _)| *id)
-            .collect();
-        for id in late {
+        // Children that do not answer in time: their ranks are reported as timed out. A child
+        // that missed its pings is not waited for past the deadline (a stopped or unreachable
+        // agent must not hold up the answer of the others); a live one answers at its own
+        // deadline, normally first, and gets `CHILD_GRACE` more; one whose output is still
+        // flowing (its answer queued behind it, under a slow terminal) is waited for while
+        // it flows, up to `CHILD_FLOWING`.
+        let mut late: Vec<(u64, Vec<u64>)> = Vec::new();
+        for (id, p) in &self.pending {
+            if now < p.deadline || p.child_wait.is_empty() {
+                continue;
+            }
+            let over = now.duration_since(p.deadline);
+            let ks: Vec<u64> = p
+                .child_wait
+                .iter()
+                .copied()
+                .filter(|k| {
+                    let Some(c) = self.children.get(k) else {
+                        return true;
+                    };
+                    let silent = now.duration_since(c.last_heard);
+                    silent > CHILD_MISSED_PINGS
+                        || (over >= CHILD_GRACE && silent > PING_EVERY / 2)
+                        || over >= CHILD_FLOWING
+                })
+                .collect();
+            if !ks.is_empty() {
+                late.push((*id, ks));
+            }
+        }
+        for (id, ks) in late {
             let Some(p) = self.pending.get_mut(&id) else {
                 continue;
             };
-            for k in std::mem::take(&mut p.child_wait) {
+            p.child_wait.retain(|k| !ks.contains(k));
+            for k in ks {
                 if let Some(c) = self.children.get(&k) {
                     p.timed_out = p.timed_out.union(&c.ranks);
                 }
@@ -927,21 +988,47 @@ impl Node {
     }
 }
 
-fn spawn_reader(rank: u32, stream: Stream, fd: OwnedFd, tx: UnboundedSender<Msg>) {
+/// Reads one of a rank's pipes. Each read first takes room from the rank's share of the
+/// output budget (once the pipe has something to read, so that idle ranks take nothing), and
+/// waits while there is none: the rank then blocks in `write`.
+fn spawn_reader(
+    rank: u32,
+    stream: Stream,
+    fd: OwnedFd,
+    tx: UnboundedSender<Msg>,
+    budget: &Arc<Budget>,
+) {
+    let budget = budget.clone();
     tokio::spawn(async move {
-        let Ok(mut rx) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd) else {
+        let Ok(rx) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd) else {
             return;
         };
-        let mut buf = vec![0u8; 16 * 1024];
+        let chunk = budget.rank_total().min(16 * 1024);
+        let mut buf = vec![0u8; chunk as usize];
         loop {
-            match rx.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let data = buf.get(..n).unwrap_or_default().to_vec();
-                    if tx.send(Msg::Output { rank, stream, data }).is_err() {
-                        break;
-                    }
+            if rx.readable().await.is_err() {
+                break;
+            }
+            let room = budget.take_own(rank, chunk).await;
+            let n = match rx.try_read(buf.get_mut(..room as usize).unwrap_or_default()) {
+                Ok(0) => {
+                    budget.give_back_own(rank, room);
+                    break;
                 }
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    budget.give_back_own(rank, room);
+                    continue;
+                }
+                Err(_) => {
+                    budget.give_back_own(rank, room);
+                    break;
+                }
+            };
+            budget.give_back_own(rank, room - n as u32);
+            let data = buf.get(..n).unwrap_or_default().to_vec();
+            if tx.send(Msg::Output { rank, stream, data }).is_err() {
+                break;
             }
         }
     });
@@ -954,6 +1041,7 @@ pub fn serve_children(
     listener: tokio::net::TcpListener,
     secret: Secret,
     node: UnboundedSender<Msg>,
+    budget: Arc<Budget>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut key = 0u64;
@@ -963,9 +1051,9 @@ pub fn serve_children(
                 continue;
             };
             key += 1;
-            let (node, secret) = (node.clone(), secret.clone());
+            let (node, secret, budget) = (node.clone(), secret.clone(), budget.clone());
             tokio::spawn(async move {
-                if let Err(e) = child_connection(key, sock, peer, &secret, node).await {
+                if let Err(e) = child_connection(key, sock, peer, &secret, node, budget).await {
                     tracing::warn!("connection from {peer} closed: {e}");
                 }
             });
@@ -979,6 +1067,7 @@ async fn child_connection(
     peer: SocketAddr,
     secret: &Secret,
     node: UnboundedSender<Msg>,
+    budget: Arc<Budget>,
 ) -> Result<(), cohort_wire::WireError> {
     let _ = sock.set_nodelay(true);
     keepalive(&sock);
@@ -999,12 +1088,14 @@ async fn child_connection(
     };
     let (mut rd, mut wr) = conn.split();
     let (tx, mut rx) = unbounded_channel::<Down>();
+    let throttled = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let _ = node.send(Msg::ChildJoined {
         key,
         agent,
         ranks,
         agents,
         tx,
+        throttled: throttled.clone(),
     });
     let writer = tokio::spawn(async move {
         while let Some(d) = rx.recv().await {
@@ -1018,6 +1109,11 @@ async fn child_connection(
     let why = loop {
         match rd.recv::<Up>().await {
             Ok(Some(up)) => {
+                // Output waits for room in this agent's budget; meanwhile nothing more is
+                // read from this child, whose own budget then fills.
+                throttled.store(true, std::sync::atomic::Ordering::Relaxed);
+                budget.take_forwarded(&up).await;
+                throttled.store(false, std::sync::atomic::Ordering::Relaxed);
                 if node.send(Msg::ChildUp(key, up)).is_err() {
                     break "agent ending".to_string();
                 }
@@ -1040,6 +1136,7 @@ pub async fn connect_parent(
     node: UnboundedSender<Msg>,
     mut up_rx: UnboundedReceiver<Up>,
     patience: Duration,
+    budget: Arc<Budget>,
 ) -> Result<tokio::task::JoinHandle<()>, cohort_wire::WireError> {
     let start = Instant::now();
     let sock = loop {
@@ -1061,6 +1158,7 @@ pub async fn connect_parent(
             if wr.send(&u).await.is_err() {
                 break;
             }
+            budget.release(&u);
         }
         let _ = wr.close().await;
     });

@@ -91,6 +91,7 @@ async fn setup(name: &str, down: Tamper, up: Tamper) -> Setup {
         listener,
         Secret::from_hex(&secret.to_hex()).unwrap(),
         tx.clone(),
+        root.budget(),
     );
     tokio::spawn(root.run(rx));
     let relay_l = TcpListener::bind("127.0.0.1:0").await.unwrap();

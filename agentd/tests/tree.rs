@@ -27,6 +27,7 @@ async fn bad_peers_are_dropped_and_the_real_agent_is_served() {
         listener,
         Secret::from_hex(&secret.to_hex()).unwrap(),
         tx.clone(),
+        root.budget(),
     );
     tokio::spawn(root.run(rx));
 
@@ -124,6 +125,7 @@ async fn a_child_speaks_only_for_its_own_ranks() {
         listener,
         Secret::from_hex(&secret.to_hex()).unwrap(),
         tx.clone(),
+        root.budget(),
     );
     tokio::spawn(root.run(rx));
 

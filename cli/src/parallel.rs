@@ -317,7 +317,17 @@ pub struct Front {
     pub focus: RankSet,
     next_id: u64,
     pub lost: RankSet,
-    partial: HashMap<(u32, bool), Vec<u8>>,
+    /// Output of a rank not shown yet: the start of a line (no newline in it), and when it
+    /// came. Shown when its line ends, at 64 KiB, or after 100 ms.
+    partial: HashMap<(u32, bool), (Vec<u8>, Instant)>,
+    /// A rank's line shown without its end (its next bytes continue it without a prefix;
+    /// anything else printed first ends it).
+    open_line: Option<(u32, bool)>,
+    /// The output budget of the tree's root: output takes from it when received, gives back
+    /// once shown (see `cohort_agentd::flow`).
+    budget: std::sync::Arc<cohort_agentd::flow::Budget>,
+    /// Bytes of program output kept for a report.
+    recorded: usize,
     pub timeout_ms: u32,
     pub settle_ms: u32,
     /// Keep the program's output lines (for a report).
@@ -455,6 +465,21 @@ impl Answer {
     }
 }
 
+/// A rank's line without its end is shown once this long …
+const PARTIAL_FLUSH_BYTES: usize = 64 << 10;
+/// … or once it has waited this long.
+const PARTIAL_FLUSH_AFTER: Duration = Duration::from_millis(100);
+/// The most program output a report keeps.
+const RECORD_LIMIT: usize = 8 << 20;
+
+/// Sleeps until `t`, or forever.
+async fn sleep_until_some(t: Option<tokio::time::Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
 fn print(out: &str, err: &str) {
     if !out.is_empty() {
         let mut o = std::io::stdout().lock();
@@ -470,16 +495,142 @@ fn print(out: &str, err: &str) {
 
 impl Front {
     pub fn say(&mut self, out: &str, err: &str) {
+        if !out.is_empty() || !err.is_empty() {
+            self.end_open_line();
+        }
         print(out, err);
     }
 
+    /// Ends a rank's line shown without its end, so that what follows starts a line.
+    fn end_open_line(&mut self) {
+        if let Some((_, is_err)) = self.open_line.take() {
+            if is_err {
+                print("", "\n")
+            } else {
+                print("\n", "")
+            }
+        }
+    }
+
     fn program_says(&mut self, stream: Stream, text: &str) {
-        if self.record_output {
+        if self.record_output && self.recorded < RECORD_LIMIT {
+            self.recorded += text.len();
             self.program_output.extend(text.lines().map(str::to_string));
+            if self.recorded >= RECORD_LIMIT {
+                self.program_output.push(format!(
+                    "(cohort: the report keeps the first {} MiB of the program's output)",
+                    RECORD_LIMIT >> 20
+                ));
+            }
         }
         match stream {
             Stream::Stdout => print(text, ""),
             Stream::Stderr => print("", text),
+        }
+    }
+
+    /// Shows bytes of a rank's output: its complete lines, each prefixed with `[RANK] `, and
+    /// the start of a line once it is 64 KiB long (the rest is held, see [`Front::partial`]).
+    fn program_bytes(&mut self, rank: u32, stream: Stream, bytes: &[u8]) {
+        let key = (rank, stream == Stream::Stderr);
+        if self.open_line.is_some_and(|k| k != key) {
+            self.end_open_line();
+        }
+        let continues = self.open_line == Some(key);
+        let mut text = String::new();
+        let (held, since) = self
+            .partial
+            .remove(&key)
+            .unwrap_or_else(|| (Vec::new(), Instant::now()));
+        let rest = match bytes.iter().rposition(|b| *b == b'\n') {
+            Some(last) => {
+                let mut whole = held;
+                whole.extend_from_slice(&bytes[..=last]);
+                for (i, line) in whole.split_inclusive(|b| *b == b'\n').enumerate() {
+                    if i > 0 || !continues {
+                        text.push_str(&format!("[{rank}] "));
+                    }
+                    text.push_str(&String::from_utf8_lossy(line));
+                }
+                self.open_line = None;
+                (bytes[last + 1..].to_vec(), Instant::now())
+            }
+            None => {
+                let mut held = held;
+                held.extend_from_slice(bytes);
+                (held, since)
+            }
+        };
+        let (mut rest, since) = rest;
+        if rest.len() >= PARTIAL_FLUSH_BYTES {
+            self.show_partial(key, &mut rest, &mut text);
+        }
+        if !rest.is_empty() {
+            self.partial.insert(key, (rest, since));
+        }
+        if !text.is_empty() {
+            self.program_says(stream, &text);
+        }
+    }
+
+    /// Appends the held start of a line to `text`, unprefixed where it continues the open
+    /// line; what is left is an incomplete UTF-8 character, if any.
+    fn show_partial(&mut self, key: (u32, bool), held: &mut Vec<u8>, text: &mut String) {
+        let upto = match std::str::from_utf8(held) {
+            Ok(_) => held.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => held.len(),
+        };
+        if upto == 0 {
+            return;
+        }
+        if self.open_line != Some(key) || !text.is_empty() && !text.ends_with('\n') {
+            text.push_str(&format!("[{}] ", key.0));
+        }
+        text.push_str(&String::from_utf8_lossy(&held[..upto]));
+        held.drain(..upto);
+        self.open_line = Some(key);
+    }
+
+    /// When the oldest held start of a line is due to be shown.
+    fn next_partial_due(&self) -> Option<tokio::time::Instant> {
+        self.partial
+            .values()
+            .map(|(_, since)| *since + PARTIAL_FLUSH_AFTER)
+            .min()
+            .map(tokio::time::Instant::from_std)
+    }
+
+    /// Shows the held starts of lines that have waited 100 ms.
+    fn show_due_partials(&mut self) {
+        let now = Instant::now();
+        let mut due: Vec<(u32, bool)> = self
+            .partial
+            .iter()
+            .filter(|(_, (_, since))| now.duration_since(*since) >= PARTIAL_FLUSH_AFTER)
+            .map(|(k, _)| *k)
+            .collect();
+        due.sort_unstable();
+        for key in due {
+            let Some((mut held, _)) = self.partial.remove(&key) else {
+                continue;
+            };
+            if self.open_line.is_some_and(|k| k != key) {
+                self.end_open_line();
+            }
+            let mut text = String::new();
+            self.show_partial(key, &mut held, &mut text);
+            if !held.is_empty() {
+                self.partial.insert(key, (held, now));
+            }
+            let stream = if key.1 {
+                Stream::Stderr
+            } else {
+                Stream::Stdout
+            };
+            if !text.is_empty() {
+                self.program_says(stream, &text);
+            }
         }
     }
 
@@ -513,20 +664,12 @@ impl Front {
                 self.say(&o, &e);
             }
             Up::Output { rank, stream, data } => {
-                let Ok(bytes) = data.into_bytes() else {
-                    return None;
-                };
-                let buf = self
-                    .partial
-                    .entry((rank, stream == Stream::Stderr))
-                    .or_default();
-                buf.extend_from_slice(&bytes);
-                let mut text = String::new();
-                while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
-                    let line: Vec<u8> = buf.drain(..=nl).collect();
-                    text.push_str(&format!("[{rank}] {}", String::from_utf8_lossy(&line)));
+                let (len, stored) = (data.len(), data.stored_len());
+                // Expanded only now, as it is shown.
+                if let Ok(bytes) = data.into_bytes() {
+                    self.program_bytes(rank, stream, &bytes);
                 }
-                self.program_says(stream, &text);
+                self.budget.release_output(rank, len, stored);
             }
             Up::Lost { ranks, reason } => {
                 self.lost = self.lost.union(&ranks);
@@ -540,8 +683,9 @@ impl Front {
 
     /// Print what is left of partial output lines.
     fn flush_partial(&mut self) {
-        let parts: Vec<_> = self.partial.drain().collect();
-        for ((rank, is_err), buf) in parts {
+        let mut parts: Vec<_> = self.partial.drain().collect();
+        parts.sort_unstable_by_key(|(k, _)| *k);
+        for ((rank, is_err), (buf, _)) in parts {
             let stream = if is_err {
                 Stream::Stderr
             } else {
@@ -550,9 +694,18 @@ impl Front {
             if buf.is_empty() {
                 continue;
             }
-            let text = format!("[{rank}] {}\n", String::from_utf8_lossy(&buf));
+            if self.open_line.is_some_and(|k| k != (rank, is_err)) {
+                self.end_open_line();
+            }
+            let text = if self.open_line == Some((rank, is_err)) {
+                format!("{}\n", String::from_utf8_lossy(&buf))
+            } else {
+                format!("[{rank}] {}\n", String::from_utf8_lossy(&buf))
+            };
+            self.open_line = None;
             self.program_says(stream, &text);
         }
+        self.end_open_line();
     }
 
     /// Send `line` to `ranks` and wait for the merged answer, printing events and program
@@ -578,7 +731,9 @@ impl Front {
             history: self.history,
         }));
         loop {
+            let due = self.next_partial_due();
             tokio::select! {
+                _ = sleep_until_some(due) => self.show_due_partials(),
                 up = self.up.recv() => match up {
                     Some(up) => {
                         if let Some((rid, a)) = self.on_up(up)
@@ -707,7 +862,9 @@ impl Front {
     pub async fn drain(&mut self, d: Duration) {
         let end = tokio::time::Instant::now() + d;
         while self.ending.is_none() {
+            let due = self.next_partial_due();
             tokio::select! {
+                _ = sleep_until_some(due) => self.show_due_partials(),
                 up = tokio::time::timeout_at(end, self.up.recv()) => match up {
                     Ok(Some(up)) => {
                         let _ = self.on_up(up);
@@ -843,9 +1000,12 @@ impl Front {
         let mut stdin = crate::stdin::StdinLines::new();
         let mut last = String::new();
         loop {
+            self.end_open_line();
             print("(cohort) ", "");
             let line = loop {
+                let due = self.next_partial_due();
                 tokio::select! {
+                    _ = sleep_until_some(due) => self.show_due_partials(),
                     l = stdin.next_line() => break l,
                     up = self.up.recv() => match up {
                         Some(up) => { let _ = self.on_up(up); }
@@ -1446,7 +1606,8 @@ pub(crate) async fn start_agents(
         up_tx,
     );
     let node_tx = node.sender();
-    node::serve_children(listener, secret, node_tx.clone());
+    let budget = node.budget();
+    node::serve_children(listener, secret, node_tx.clone(), budget.clone());
     tokio::spawn(node.run(rx));
 
     let agentd = agentd_path()?;
@@ -1545,6 +1706,9 @@ pub(crate) async fn start_agents(
         next_id: 0,
         lost: RankSet::new(),
         partial: HashMap::new(),
+        open_line: None,
+        budget,
+        recorded: 0,
         timeout_ms: o.timeout_ms,
         settle_ms: o.settle_ms,
         record_output: false,

@@ -46,6 +46,14 @@ impl Payload {
         }
     }
 
+    /// The bytes it takes as it is (compressed or not).
+    pub fn stored_len(&self) -> usize {
+        match self {
+            Payload::Raw(d) => d.len(),
+            Payload::Zstd { data, .. } => data.len(),
+        }
+    }
+
     /// Whether the payload is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
