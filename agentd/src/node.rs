@@ -379,6 +379,7 @@ impl Node {
     pub async fn run(mut self, mut rx: UnboundedReceiver<Msg>) -> bool {
         self.maybe_register();
         let mut last_ping = Instant::now();
+        let mut last_turn = Instant::now();
         let mut seq = 0u64;
         let mut detach = false;
         loop {
@@ -393,6 +394,16 @@ impl Node {
                 },
                 _ = tokio::time::sleep_until(tokio::time::Instant::from_std(wake)) => Msg::Tick,
             };
+            // This agent itself may have been held up (its CPU taken, or at the root a
+            // blocked write to a slow terminal): its children were then not heard because it
+            // did not listen, and their silence counts from now.
+            let turn = Instant::now();
+            if turn.duration_since(last_turn) > 3 * PING_EVERY {
+                for c in self.children.values_mut() {
+                    c.last_heard = turn;
+                }
+            }
+            last_turn = turn;
             match m {
                 Msg::Down(Down::Shutdown { detach: d }) => {
                     detach = d;
@@ -481,15 +492,11 @@ impl Node {
                 self.check_deadlines(now);
                 self.flush_events(false);
                 if now.duration_since(last_ping) >= PING_EVERY {
-                    // This agent itself may have been held up (its CPU taken, a blocked write
-                    // to a slow terminal at the root): then its children were not heard
-                    // because it did not listen, and the silence counts from now.
-                    let stalled = now.duration_since(last_ping) > 3 * PING_EVERY;
                     last_ping = now;
                     seq += 1;
                     let mut silent = Vec::new();
                     for (k, c) in self.children.iter_mut() {
-                        if stalled || c.throttled.load(std::sync::atomic::Ordering::Relaxed) {
+                        if c.throttled.load(std::sync::atomic::Ordering::Relaxed) {
                             c.last_heard = now;
                         }
                         if now.duration_since(c.last_heard) > CHILD_SILENCE {

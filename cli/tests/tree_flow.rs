@@ -1,0 +1,417 @@
+//! The tree on a shared network and under a slow terminal (issue 16): the session secret is
+//! in no file, a slow reader of the front end's output blocks the ranks (not the agents'
+//! memory), output without newlines is shown as it comes, and a hung agent holds nobody up.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{Session, cohort, job, show, status_field, unique_marker};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+fn kib(pid: i32, field: &str) -> u64 {
+    status_field(pid, field)
+        .and_then(|v| v.split_whitespace().next().and_then(|n| n.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn ppid(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The agents a front end started (not the processes they fork to start ranks).
+fn agents(marker: &str, front: i32) -> Vec<i32> {
+    job(marker)
+        .into_iter()
+        .filter(|p| p.cmdline.contains("cohort-agentd") && ppid(p.pid) == front)
+        .map(|p| p.pid)
+        .collect()
+}
+
+fn wait_gone(marker: &str) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while !job(marker).is_empty() {
+        assert!(
+            Instant::now() < until,
+            "left running:\n{}",
+            show(&job(marker))
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_session_secret_is_in_no_file_and_no_command_line() {
+    let prog = cohort_fixtures::program("ranks");
+    let xdg = std::env::temp_dir().join(format!("cohort-xdg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&xdg);
+    let dir = xdg.join("cohort");
+    std::fs::create_dir_all(&dir).unwrap();
+    // What sessions of earlier versions left when they were killed.
+    std::fs::write(dir.join("session-2147483646.key"), "00\n").unwrap();
+    let marker = unique_marker();
+    let args: Vec<String> = ["launch", "-n", "2", "-nx", "--"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([prog.display().to_string()])
+        .collect();
+    let xdg_s = xdg.display().to_string();
+    let mut s = Session::start(
+        &args,
+        prog.parent().unwrap(),
+        &[("XDG_RUNTIME_DIR", &xdg_s), ("COHORT_TEST_MARKER", &marker)],
+    );
+    s.wait_for(|l| l.contains("Temporary breakpoint 1, main"));
+    let ags = agents(&marker, s.child.id() as i32);
+    assert_eq!(ags.len(), 1, "{}", show(&job(&marker)));
+    for a in &ags {
+        let p = common::proc_info(*a).unwrap();
+        assert!(p.cmdline.contains("--secret-stdin"), "{}", p.cmdline);
+        assert!(!p.cmdline.contains("--secret-file"), "{}", p.cmdline);
+        let env = std::fs::read(format!("/proc/{a}/environ")).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&env).contains("COHORT_SECRET"),
+            "the secret is in the agent's environment"
+        );
+    }
+    let files = |d: &Path| -> Vec<String> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(
+        files(&dir),
+        Vec::<String>::new(),
+        "no key file, and the stale one is gone"
+    );
+    // Killed, the front end leaves nothing behind either.
+    kill(s.pid(), Signal::SIGKILL).unwrap();
+    let _ = s.child.wait();
+    wait_gone(&marker);
+    assert_eq!(files(&dir), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&xdg);
+}
+
+/// `cohort` with its stdout read by a thread that can be paused (a slow terminal). It keeps
+/// every byte read with the time it came.
+struct Slow {
+    child: Child,
+    paused: Arc<AtomicBool>,
+    got: Arc<Mutex<(Vec<u8>, Vec<(usize, Instant)>)>>,
+}
+
+impl Slow {
+    fn start(args: &[&str], prog: &Path, prog_args: &[&str], marker: &str) -> Slow {
+        let mut child = Command::new(cohort())
+            .args(args)
+            .arg(prog)
+            .args(prog_args)
+            .env("COHORT_TEST_MARKER", marker)
+            .current_dir(prog.parent().unwrap())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let paused = Arc::new(AtomicBool::new(false));
+        let got = Arc::new(Mutex::new((Vec::new(), Vec::new())));
+        let (p, g) = (paused.clone(), got.clone());
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                if p.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(5));
+                    continue;
+                }
+                match out.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        let mut g = g.lock().unwrap();
+                        let at = g.0.len();
+                        g.0.extend_from_slice(&buf[..n]);
+                        g.1.push((at, Instant::now()));
+                    }
+                }
+            }
+        });
+        Slow { child, paused, got }
+    }
+
+    fn send(&mut self, line: &str) {
+        let w = self.child.stdin.as_mut().unwrap();
+        writeln!(w, "{line}").unwrap();
+        w.flush().unwrap();
+    }
+
+    /// Waits until the output holds `text`; returns where it starts.
+    fn wait_for(&self, text: &str, limit: Duration) -> usize {
+        let until = Instant::now() + limit;
+        let mut from = 0;
+        loop {
+            {
+                let g = self.got.lock().unwrap();
+                if let Some(i) = find(&g.0[from..], text.as_bytes()) {
+                    return from + i;
+                }
+                from = g.0.len().saturating_sub(text.len());
+            }
+            assert!(
+                Instant::now() < until,
+                "never came: {text:?}; last output: {:?}",
+                String::from_utf8_lossy(&self.tail())
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn tail(&self) -> Vec<u8> {
+        let g = self.got.lock().unwrap();
+        g.0[g.0.len().saturating_sub(2000)..].to_vec()
+    }
+
+    /// When the byte at `i` was read.
+    fn time_of(&self, i: usize) -> Instant {
+        let g = self.got.lock().unwrap();
+        g.1.iter()
+            .take_while(|(at, _)| *at <= i)
+            .last()
+            .map(|(_, t)| *t)
+            .unwrap()
+    }
+}
+
+impl Drop for Slow {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// A terminal that does not read: the ranks block in `write`, the agent holds at most its
+/// bound, and once the terminal reads again every line arrives, once and whole.
+#[test]
+fn a_slow_terminal_blocks_the_ranks_and_bounds_the_agents_memory() {
+    let prog = cohort_fixtures::program("flood");
+    let marker = unique_marker();
+    let mib = 40u64;
+    let mut s = Slow::start(
+        &["launch", "-n", "2", "-nx", "--"],
+        &prog,
+        &[&mib.to_string()],
+        &marker,
+    );
+    s.wait_for("Temporary breakpoint 1, main", Duration::from_secs(60));
+    std::thread::sleep(Duration::from_millis(300));
+    let ags = agents(&marker, s.child.id() as i32);
+    assert_eq!(ags.len(), 1, "{}", show(&job(&marker)));
+    let agent = ags[0];
+    let front = s.child.id() as i32;
+    let (agent0, front0) = (kib(agent, "VmRSS:"), kib(front, "VmRSS:"));
+    s.paused.store(true, Ordering::Relaxed);
+    std::thread::sleep(Duration::from_millis(100));
+    s.send("continue");
+    let (mut agent_max, mut front_max) = (0, 0);
+    let until = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < until {
+        agent_max = agent_max.max(kib(agent, "VmRSS:"));
+        front_max = front_max.max(kib(front, "VmRSS:"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Both ranks wait in write(2) on their pipes.
+    let ranks: Vec<i32> = job(&marker)
+        .into_iter()
+        .filter(|p| p.exe.ends_with("flood"))
+        .map(|p| p.pid)
+        .collect();
+    assert_eq!(ranks.len(), 2, "{}", show(&job(&marker)));
+    for r in &ranks {
+        let wchan = std::fs::read_to_string(format!("/proc/{r}/wchan")).unwrap_or_default();
+        // `pipe_write`, or `anon_pipe_write` on newer kernels.
+        assert!(wchan.ends_with("pipe_write"), "rank pid {r} in {wchan}");
+    }
+    // 8 MiB for the subtree (none here), 256 KiB per rank, and room for the reads in flight.
+    let agent_growth = agent_max.saturating_sub(agent0);
+    assert!(
+        agent_growth < 8 * 1024,
+        "the agent grew by {agent_growth} KiB (from {agent0} KiB)"
+    );
+    let front_growth = front_max.saturating_sub(front0);
+    assert!(
+        front_growth < 16 * 1024,
+        "the front end grew by {front_growth} KiB (from {front0} KiB)"
+    );
+    s.paused.store(false, Ordering::Relaxed);
+    let until = Instant::now() + Duration::from_secs(120);
+    while find(&s.tail(), b"exited normally").is_none()
+        || job(&marker).iter().any(|p| p.exe.ends_with("flood"))
+    {
+        assert!(
+            Instant::now() < until,
+            "{:?}",
+            String::from_utf8_lossy(&s.tail())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let g = s.got.lock().unwrap();
+    let text = String::from_utf8_lossy(&g.0);
+    // Every line of each rank, whole: "[R] " and 99 hex digits.
+    let whole = |l: &&str, r: u32| {
+        l.strip_prefix(&format!("[{r}] "))
+            .is_some_and(|d| d.len() == 99 && d.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    for r in 0..2 {
+        let n = text.lines().filter(|l| whole(l, r)).count() as u64;
+        assert_eq!(n, mib * 1048576 / 100, "lines of rank {r}");
+    }
+    let odd: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("] [") && !l.contains("(cohort)") && !whole(l, 0) && !whole(l, 1))
+        .filter(|l| l.starts_with("[0] ") || l.starts_with("[1] "))
+        .filter(|l| !l.contains("Temporary breakpoint") && !l.contains("running ("))
+        .take(3)
+        .collect();
+    assert!(odd.is_empty(), "cut lines: {odd:?}");
+}
+
+/// Output without a newline is shown as it comes, continued on the same line.
+#[test]
+fn output_without_newlines_is_shown_as_it_comes() {
+    let prog = cohort_fixtures::program("trickle");
+    let marker = unique_marker();
+    let mut s = Slow::start(
+        &["launch", "-n", "1", "--settle", "10000", "-nx", "--"],
+        &prog,
+        &[],
+        &marker,
+    );
+    s.wait_for("Temporary breakpoint 1, main", Duration::from_secs(60));
+    let sent = Instant::now();
+    s.send("continue");
+    let abc = s.wait_for("[0] abc", Duration::from_secs(10));
+    let shown = s.time_of(abc).duration_since(sent);
+    assert!(
+        shown < Duration::from_millis(1500),
+        "`abc` shown after {shown:?}, not before the program's next write (2 s)"
+    );
+    let all = s.wait_for("[0] abcdefghi\n", Duration::from_secs(20));
+    let def = s.time_of(all + 7);
+    assert!(def.duration_since(sent) < Duration::from_millis(3500));
+    s.wait_for("exited normally", Duration::from_secs(20));
+}
+
+/// 300 MiB without a newline: shown as it comes, every byte, while the front end's memory
+/// stays bounded.
+#[test]
+fn a_rank_writing_300_mib_without_a_newline_costs_the_front_end_no_memory() {
+    let prog = cohort_fixtures::program("flood");
+    let marker = unique_marker();
+    let mut s = Slow::start(
+        &["launch", "-n", "1", "--settle", "60000", "-nx", "--"],
+        &prog,
+        &["300", "1"],
+        &marker,
+    );
+    s.wait_for("Temporary breakpoint 1, main", Duration::from_secs(60));
+    let front = s.child.id() as i32;
+    let front0 = kib(front, "VmRSS:");
+    s.send("continue");
+    let mut front_max = 0;
+    let until = Instant::now() + Duration::from_secs(120);
+    loop {
+        front_max = front_max.max(kib(front, "VmRSS:"));
+        if find(&s.tail(), b"exited normally").is_some() {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "{:?}",
+            String::from_utf8_lossy(&s.tail())
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let growth = front_max.saturating_sub(front0);
+    assert!(growth < 16 * 1024, "the front end grew by {growth} KiB");
+    let g = s.got.lock().unwrap();
+    // The program's bytes: not those of the debugger's own lines ("Temporary breakpoint",
+    // "exited normally").
+    let ys: usize = g
+        .0
+        .split(|b| *b == b'\n')
+        .filter(|l| find(l, b"Temporary breakpoint").is_none() && find(l, b"[Inferior").is_none())
+        .map(|l| l.iter().filter(|b| **b == b'y').count())
+        .sum();
+    assert_eq!(ys, 300 << 20);
+    assert!(find(&g.0, b"!\n").is_some());
+}
+
+/// A stopped agent: the others answer within the command's timeout, and its ranks are
+/// reported lost within 5 s of its last answer to a ping.
+#[test]
+fn a_hung_agent_holds_nobody_up_and_is_lost_within_5_seconds() {
+    let prog = cohort_fixtures::program("ranks");
+    let marker = unique_marker();
+    let args: Vec<String> = [
+        "launch",
+        "-n",
+        "4",
+        "--agents",
+        "2",
+        "--timeout",
+        "3000",
+        "-nx",
+        "--",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([prog.display().to_string()])
+    .collect();
+    let mut s = Session::start(
+        &args,
+        prog.parent().unwrap(),
+        &[("COHORT_TEST_MARKER", &marker)],
+    );
+    s.wait_for(|l| l.contains("Temporary breakpoint 1, main"));
+    s.send("print 1");
+    s.wait_for(|l| l.ends_with("[0-3] $1 = 1"));
+    let agent1 = job(&marker)
+        .into_iter()
+        .find(|p| p.cmdline.contains("cohort-agentd --index 1"))
+        .expect("agent 1")
+        .pid;
+    kill(Pid::from_raw(agent1), Signal::SIGSTOP).unwrap();
+    let stopped = Instant::now();
+    s.send("print 2");
+    s.wait_for(|l| l.ends_with("[0-1] $2 = 2"));
+    s.wait_for(|l| l == "[2-3] no answer in time (the command timed out)");
+    let answered = stopped.elapsed();
+    assert!(
+        answered < Duration::from_millis(4000),
+        "answered after {answered:?} (timeout 3 s)"
+    );
+    s.wait_for(|l| l == "[2-3] lost: agent 1 (no answer to pings for 5 seconds)");
+    let lost = stopped.elapsed();
+    assert!(lost < Duration::from_secs(6), "lost after {lost:?}");
+    // The others go on.
+    s.send("print 3");
+    s.wait_for(|l| l.ends_with("[0-1] $3 = 3"));
+    kill(Pid::from_raw(agent1), Signal::SIGCONT).unwrap();
+    s.send("quit");
+    wait_gone(&marker);
+}
