@@ -6,7 +6,7 @@
 //!
 //! # Frames
 //! Every message is one frame: a 4-byte big-endian length `n`, then `n` bytes of
-//! [postcard](https://docs.rs/postcard)-encoded message ([`Down`] from parent to child, [`Up`]
+//! [postcard](https://docs.rs/postcard)-encoded message, sealed once the handshake is done ([`Down`] from parent to child, [`Up`]
 //! from child to parent). `n` is at most [`MAX_FRAME`] (16 MiB) once the peer is
 //! authenticated and 1 KiB before. A frame announcing more, a connection that ends inside a
 //! frame, or a frame that is not exactly one valid message is an error for that connection
@@ -27,9 +27,19 @@
 //!
 //! Only then is the connection handed out, so nothing that an unauthenticated peer sends is
 //! read as a command. Each step has its own time limit ([`HANDSHAKE_TIMEOUT`], 5 s), so a
-//! silent peer cannot hold a slot. The secret is 32 random bytes kept in a file of mode 0600
-//! ([`Secret`]). The handshake authenticates peers; it does not encrypt or sign the frames
-//! that follow.
+//! silent peer cannot hold a slot. The secret is 32 random bytes ([`Secret`]) that the front
+//! end hands to its agents (standard input, environment, or a file of mode 0600).
+//!
+//! # Sealed frames
+//! Once the proofs are checked, each side derives two keys with HKDF-SHA256: input key the
+//! secret, salt both hellos (child's first, as in the proofs), info
+//! `"cohort-wire frames child to parent v" ‖ version` for the child's frames and
+//! `"… parent to child v" ‖ version` for the parent's. Every later frame is
+//! ChaCha20-Poly1305(key of its direction, nonce = 4 zero bytes ‖ its 64-bit big-endian
+//! sequence number in that direction, starting at 0) of the postcard message, so a frame is 16
+//! bytes longer than its message. Sequence numbers are counted, never sent: a frame forged,
+//! replayed, reordered or following a dropped one does not open and ends the connection
+//! ([`WireError::Integrity`]). Fresh nonces in the hellos make every connection's keys new.
 //!
 //! # Reduction
 //! - [`RankSet`]s are kept as sorted, disjoint, non-adjacent ranges.
