@@ -11,6 +11,8 @@
 """
 import argparse, json, os, subprocess, sys, threading, time
 
+PROG = ""
+
 
 def kib(pid, field="VmRSS:"):
     try:
@@ -24,18 +26,23 @@ def kib(pid, field="VmRSS:"):
 
 
 def children_named(root, name):
-    """Descendant pids of `root` whose command line contains `name`."""
+    """Descendant pids of `root` whose command line contains `name` (for the program: whose
+    executable it is, not the agent's processes that start it)."""
     out, todo = [], [root]
     while todo:
         p = todo.pop()
+        kids = []
         try:
-            kids = open(f"/proc/{p}/task/{p}/children").read().split()
+            # A child belongs to the thread that forked it (tracer threads start the ranks).
+            for t in os.listdir(f"/proc/{p}/task"):
+                kids += open(f"/proc/{p}/task/{t}/children").read().split()
         except OSError:
-            kids = []
+            pass
         for k in map(int, kids):
             todo.append(k)
             try:
-                if name in open(f"/proc/{k}/cmdline").read():
+                if name in open(f"/proc/{k}/cmdline").read() and (
+                        name != PROG or os.readlink(f"/proc/{k}/exe") == PROG):
                     out.append(k)
             except OSError:
                 pass
@@ -155,6 +162,8 @@ def main():
     ap.add_argument("--parts", default="slow fast")
     a = ap.parse_args()
     a.prog = os.path.abspath(a.prog)
+    global PROG
+    PROG = a.prog
     for part in a.parts.split():
         print(json.dumps({"slow": slow, "fast": fast}[part](a)), flush=True)
 

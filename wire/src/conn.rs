@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use chacha20poly1305::aead::{Aead, KeyInit};
-use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use chacha20poly1305::aead::{AeadInPlace, KeyInit};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce, Tag};
 use futures_util::{SinkExt, StreamExt};
 use hkdf::Hkdf;
 use hmac::{Hmac, Mac};
@@ -88,30 +88,42 @@ impl Sealer {
         Nonce::clone_from_slice(&n)
     }
 
-    fn seal(&mut self, plain: &[u8]) -> Result<Vec<u8>, WireError> {
-        let sealed = self
-            .aead
-            .encrypt(&self.nonce(), plain)
-            .map_err(|_| WireError::Encode("cannot seal the frame".into()))?;
-        self.seq = self
-            .seq
-            .checked_add(1)
-            .ok_or_else(|| WireError::Encode("frame sequence exhausted".into()))?;
-        Ok(sealed)
-    }
-
-    fn open(&mut self, sealed: &[u8]) -> Result<Vec<u8>, WireError> {
-        let plain = self.aead.decrypt(&self.nonce(), sealed).map_err(|_| {
-            WireError::Integrity(format!(
-                "frame {} failed authentication (forged, replayed, reordered, or a frame was lost)",
-                self.seq
-            ))
-        })?;
+    fn next(&mut self) -> Result<(), WireError> {
         self.seq = self
             .seq
             .checked_add(1)
             .ok_or_else(|| WireError::Integrity("frame sequence exhausted".into()))?;
-        Ok(plain)
+        Ok(())
+    }
+
+    /// Seals `buf` in place; returns its tag.
+    fn seal(&mut self, buf: &mut [u8]) -> Result<[u8; TAG_LEN], WireError> {
+        let tag = self
+            .aead
+            .encrypt_in_place_detached(&self.nonce(), b"", buf)
+            .map_err(|_| WireError::Encode("cannot seal the frame".into()))?;
+        self.next()?;
+        let mut t = [0u8; TAG_LEN];
+        t.copy_from_slice(&tag);
+        Ok(t)
+    }
+
+    /// Opens a sealed frame (its message, then its tag) in place; returns the message.
+    fn open(&mut self, mut frame: BytesMut) -> Result<BytesMut, WireError> {
+        let fail = |seq: u64| {
+            WireError::Integrity(format!(
+                "frame {seq} failed authentication (forged, replayed, reordered, or a frame was lost)"
+            ))
+        };
+        let Some(at) = frame.len().checked_sub(TAG_LEN) else {
+            return Err(fail(self.seq));
+        };
+        let tag = frame.split_off(at);
+        self.aead
+            .decrypt_in_place_detached(&self.nonce(), b"", &mut frame, Tag::from_slice(&tag))
+            .map_err(|_| fail(self.seq))?;
+        self.next()?;
+        Ok(frame)
     }
 }
 
@@ -140,7 +152,7 @@ impl Decoder for FrameCodec {
         let frame = src.split_to(len);
         match &mut self.open {
             None => Ok(Some(frame)),
-            Some(o) => Ok(Some(BytesMut::from(&o.open(&frame)?[..]))),
+            Some(o) => Ok(Some(o.open(frame)?)),
         }
     }
 
@@ -163,17 +175,20 @@ impl Encoder<Bytes> for FrameCodec {
     type Error = WireError;
 
     fn encode(&mut self, item: Bytes, dst: &mut BytesMut) -> Result<(), WireError> {
-        let item = match &mut self.seal {
-            None => item,
-            Some(s) => Bytes::from(s.seal(&item)?),
-        };
-        let len = u32::try_from(item.len())
+        let extra = if self.seal.is_some() { TAG_LEN } else { 0 };
+        let total = item.len() + extra;
+        let len = u32::try_from(total)
             .ok()
             .filter(|&l| l as usize <= self.max)
-            .ok_or(WireError::FrameTooLarge { len: item.len() })?;
-        dst.reserve(4 + item.len());
+            .ok_or(WireError::FrameTooLarge { len: total })?;
+        dst.reserve(4 + total);
         dst.put_u32(len);
+        let start = dst.len();
         dst.extend_from_slice(&item);
+        if let Some(s) = &mut self.seal {
+            let tag = s.seal(&mut dst[start..])?;
+            dst.extend_from_slice(&tag);
+        }
         Ok(())
     }
 }
