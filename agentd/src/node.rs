@@ -17,11 +17,12 @@ use crate::flow::Budget;
 use crate::rank::{Done, Init, Job};
 use crate::tracers::{Pool, RankHandle};
 
-/// How long a parent waits for any message from a child before it declares it lost. A dead
-/// agent closes its connection (found at once) and a dead node or link stops answering TCP
-/// keepalives (found by the kernel within a few seconds, see [`keepalive`], even when the
-/// agents' threads are starved by thousands of ranks starting); this is the net under both,
-/// for an agent that is alive but stuck.
+/// How long a parent waits for any message from a child (it pings every [`PING_EVERY`])
+/// before it declares it lost. A dead agent closes its connection (found at once) and a dead
+/// node or link stops answering TCP keepalives (found by the kernel within a few seconds, see
+/// [`keepalive`]); this finds an agent that is alive but stuck (stopped with SIGSTOP: the kernel
+/// still answers keepalives). Silence while the parent itself was held up, or while the
+/// child's output waited for room in the parent's budget, does not count.
 pub const CHILD_SILENCE: Duration = Duration::from_secs(5);
 
 /// TCP keepalive on a tree link: probes after 3 s of silence, every second, 3 tries.
