@@ -452,6 +452,42 @@ impl DebugFile {
         Ok(())
     }
 
+    /// C++: the member functions with code of classes local to a function (a lambda's
+    /// `operator()`, a member of its closure type), in the function's body or its blocks.
+    fn index_local_functions(
+        &self,
+        ix: &mut NameIndex,
+        ui: usize,
+        unit: &Unit<R>,
+        node: gimli::EntriesTreeNode<'_, '_, '_, R>,
+        depth: u32,
+    ) -> Result<()> {
+        let mut children = node.children();
+        while let Some(child) = children.next()? {
+            match child.entry().tag() {
+                constants::DW_TAG_structure_type
+                | constants::DW_TAG_class_type
+                | constants::DW_TAG_union_type => {
+                    let mut members = child.children();
+                    while let Some(m) = members.next()? {
+                        if m.entry().tag() == constants::DW_TAG_subprogram {
+                            let off = m.entry().offset();
+                            self.index_subprogram(ix, ui, unit, off, "");
+                            if depth < 16 {
+                                self.index_local_functions(ix, ui, unit, m, depth + 1)?;
+                            }
+                        }
+                    }
+                }
+                constants::DW_TAG_lexical_block if depth < 16 => {
+                    self.index_local_functions(ix, ui, unit, child, depth + 1)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     fn index_children(
         &self,
         ix: &mut NameIndex,
@@ -471,12 +507,14 @@ impl DebugFile {
                     let name = self.index_subprogram(ix, ui, unit, off, scope);
                     // Fortran internal procedures (`contains` inside a procedure) are nested
                     // subprograms: `outer::inner`, found also as `inner` (as gdb names them).
+                    let lang = crate::scopes::unit_language(self, ui);
                     if let Some(name) = name
                         && depth < 16
-                        && crate::scopes::unit_language(self, ui)
-                            == crate::format::Language::Fortran
+                        && lang == crate::format::Language::Fortran
                     {
                         self.index_internal_procedures(ix, ui, unit, child, depth + 1, &name)?;
+                    } else if lang == crate::format::Language::Cplus && depth < 16 {
+                        self.index_local_functions(ix, ui, unit, child, depth + 1)?;
                     }
                 }
                 // Fortran module parameters (`DW_TAG_constant`) are listed with the variables.
