@@ -1065,6 +1065,24 @@ impl<'a> EvalCtx<'a> {
 }
 
 impl EvalContext for EvalCtx<'_> {
+    fn language(&self) -> Language {
+        if let Some(l) = self.dbg.language_override() {
+            return l;
+        }
+        // The selected frame's unit (the frames are at hand), else gdb's rule for no frame.
+        match self.frames.get(self.sel) {
+            Some(f) => self
+                .dbg
+                .debug_for(f.lookup_pc())
+                .and_then(|(d, bias)| {
+                    let u = d.unit_for_pc(f.lookup_pc().wrapping_sub(bias))?;
+                    Some(scopes::unit_language(&d, u))
+                })
+                .unwrap_or(Language::C),
+            None => self.dbg.language(),
+        }
+    }
+
     fn resolve_dynamic(&self, ty: &TypeRef) -> cohort_dwarf::Result<TypeRef> {
         match self.property_frame(ty) {
             Some((d, anchor, ctx)) => cohort_dwarf::location::resolve_type(&d, ty, &anchor, &ctx),

@@ -84,4 +84,10 @@ pub trait EvalContext: Target {
     fn resolve_object(&self, ty: &TypeRef, object: u64) -> Result<(TypeRef, u64)> {
         Ok((ty.clone(), object))
     }
+
+    /// The language expressions are evaluated in (the selected frame's): in C++,
+    /// comparisons and logical operators give a `bool`. By default C.
+    fn language(&self) -> crate::format::Language {
+        crate::format::Language::C
+    }
 }

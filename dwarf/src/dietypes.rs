@@ -58,6 +58,7 @@ impl Die {
             AttributeValue::FileIndex(i) => Some(*i),
             AttributeValue::Accessibility(a) => Some(a.0 as u64),
             AttributeValue::Inline(i) => Some(i.0 as u64),
+            AttributeValue::Virtuality(v) => Some(v.0 as u64),
             v => v.udata_value(),
         }
     }
@@ -748,6 +749,20 @@ impl FileTypes {
                     bit_size: bits,
                 });
             }
+            // A virtual base is where the object's vtable says: keep its expression.
+            if is_base
+                && c.udata(dw::DW_AT_virtuality).is_some_and(|v| v != 0)
+                && let Some(e) = c
+                    .attr(dw::DW_AT_data_member_location)
+                    .and_then(|v| v.exprloc_value())
+            {
+                cxx.virtual_bases
+                    .push((members.len(), e.0.slice().to_vec()));
+            }
+            if is_base {
+                cxx.base_access
+                    .push((members.len(), access(c, default_access)));
+            }
             members.push(Member {
                 name: c.name(file),
                 ty: LazyType::ready(mty),
@@ -756,7 +771,14 @@ impl FileTypes {
                 is_static,
                 is_base,
             });
-            cxx.member_access.push(access(c, default_access));
+            // gdb's dwarf2_add_field: an artificial member (the vtable pointer) is private.
+            cxx.member_access.push(
+                if c.tag == dw::DW_TAG_member && c.flag(dw::DW_AT_artificial) {
+                    Access::Private
+                } else {
+                    access(c, default_access)
+                },
+            );
         }
         let kind = TypeKind::Aggregate {
             kind,

@@ -574,6 +574,15 @@ impl<'a> Parser<'a> {
                         return Err(self.syntax_error());
                     };
                     self.bump();
+                    // `d.Base::x`: a member of a base class, by its qualified name.
+                    let mut name = name;
+                    while self.is_punct("::")
+                        && let Some(Tok::Ident(k)) =
+                            self.toks.get(self.pos + 1).map(|t| t.tok.clone())
+                    {
+                        self.pos += 2;
+                        name = format!("{name}::{k}");
+                    }
                     e = Expr::Member(Box::new(e), name, arrow);
                 }
                 Tok::Punct("(") => {

@@ -117,7 +117,12 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
     if v.optimized_out {
         return "<optimized out>".into();
     }
-    let p = Printer { target, opts };
+    let p = Printer {
+        target,
+        opts,
+        vbases: Default::default(),
+        in_base: Default::default(),
+    };
     let mut out = String::new();
     let plain = matches!(opts.format, None | Some('s'));
     let st = v.ty.strip();
@@ -174,6 +179,11 @@ fn is_char_string_pointer(ty: &TypeRef) -> bool {
 struct Printer<'a> {
     target: &'a dyn Target,
     opts: &'a FormatOptions,
+    /// The virtual base classes already printed in the object being printed (gdb's
+    /// `dont_print_vb`): each is printed once, at its first occurrence.
+    vbases: std::cell::RefCell<Vec<String>>,
+    /// Printing a base class subobject (the object's virtual bases seen so far stay).
+    in_base: std::cell::Cell<bool>,
 }
 
 /// What a base-like scalar is, for formatting.
@@ -221,6 +231,7 @@ impl<'a> Printer<'a> {
         out.push_str(&format!("{addr:#x}"));
         if let Some(sym) = self.target.symbol_for(addr) {
             let sym = cohort_engine::symbols::symbolized_print_name(&sym);
+            let sym = demangle_special(&sym).unwrap_or_else(|| sym.into_owned());
             out.push_str(&format!(" <{sym}>"));
         }
     }
@@ -311,7 +322,7 @@ impl<'a> Printer<'a> {
                 kind,
                 members,
                 declaration,
-            } => self.aggregate(out, *kind, members, *declaration, bytes, addr),
+            } => self.aggregate(out, &st, *kind, members, *declaration, bytes, addr),
             TypeKind::Array { element, bound } => self.array(out, element, bound, bytes, addr),
             // strip() removed these.
             TypeKind::Typedef(_)
@@ -522,9 +533,11 @@ impl<'a> Printer<'a> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn aggregate(
         &self,
         out: &mut String,
+        st: &TypeRef,
         _kind: AggregateKind,
         members: &[Member],
         declaration: bool,
@@ -535,14 +548,34 @@ impl<'a> Printer<'a> {
             out.push_str("<incomplete type>");
             return;
         }
+        let top = !self.in_base.get();
+        let saved = top.then(|| std::mem::take(&mut *self.vbases.borrow_mut()));
         out.push('{');
         let mut first = true;
-        for m in members.iter().filter(|m| !m.is_static) {
+        for (i, m) in members.iter().enumerate().filter(|(_, m)| !m.is_static) {
+            let mty = m.ty.get().clone();
+            let vbase = st.cxx.as_deref().and_then(|c| c.virtual_base(i));
+            if let Some(expr) = vbase {
+                let name = view(&mty).name().unwrap_or("").to_string();
+                if self.vbases.borrow().contains(&name) {
+                    continue;
+                }
+                self.vbases.borrow_mut().push(name);
+                if !first {
+                    out.push_str(", ");
+                }
+                first = false;
+                out.push('<');
+                out.push_str(view(&mty).name().unwrap_or(""));
+                out.push_str("> = ");
+                self.virtual_base(out, expr, &mty, addr);
+                continue;
+            }
             if !first {
                 out.push_str(", ");
             }
             first = false;
-            let mty = m.ty.get().clone();
+            let was_base = self.in_base.replace(m.is_base);
             if m.is_base {
                 out.push('<');
                 out.push_str(view(&mty).name().unwrap_or(""));
@@ -569,11 +602,61 @@ impl<'a> Printer<'a> {
                     }
                 }
             }
+            self.in_base.set(was_base);
         }
         if first {
             out.push_str("<No data fields>");
         }
         out.push('}');
+        if let Some(saved) = saved {
+            *self.vbases.borrow_mut() = saved;
+        }
+    }
+
+    /// A virtual base class subobject of the object at `addr`, found through the object's
+    /// vtable (its location expression `expr`).
+    fn virtual_base(&self, out: &mut String, expr: &[u8], ty: &TypeRef, addr: Option<u64>) {
+        let Some(obj) = addr else {
+            out.push_str("<unavailable>");
+            return;
+        };
+        let n = usize::try_from(self.target.ptr_size()).unwrap_or(8).min(8);
+        let mut failed = None;
+        let base = crate::types::virtual_base_address(expr, obj, &mut |a| {
+            let mut b = [0u8; 8];
+            match self.target.read_memory(a, &mut b[..n]) {
+                Ok(()) => Some(u64::from_le_bytes(b)),
+                Err(_) => {
+                    failed = Some(a);
+                    None
+                }
+            }
+        });
+        let Some(base) = base else {
+            match failed {
+                Some(a) => {
+                    out.push_str(&format!("<error: Cannot access memory at address {a:#x}>"))
+                }
+                None => out.push_str("<error: virtual base class location not understood>"),
+            }
+            return;
+        };
+        let size = ty.byte_size();
+        if size > MAX_VALUE_SIZE {
+            out.push_str(&format!(
+                "<error: value requires {size} bytes, which is more than max-value-size>"
+            ));
+            return;
+        }
+        let mut buf = vec![0u8; size as usize];
+        match self.target.read_memory(base, &mut buf) {
+            Ok(()) => {
+                let was = self.in_base.replace(true);
+                self.value(out, ty, &buf, Some(base));
+                self.in_base.set(was);
+            }
+            Err(e) => out.push_str(&format!("<error: {e}>")),
+        }
     }
 
     fn array(
@@ -652,6 +735,56 @@ impl<'a> Printer<'a> {
         }
         out.push('}');
     }
+}
+
+/// The C++ special names of a class's tables, demangled as gdb shows them (`_ZTV7Diamond+24`
+/// is `vtable for Diamond+24`, `_ZTT`: `VTT for`, `_ZTI`: `typeinfo for`, `_ZTS`: `typeinfo
+/// name for`), for a class named by plain or nested source names (`N4geom5ShapeE`); `None`
+/// for anything else.
+fn demangle_special(sym: &str) -> Option<String> {
+    let (name, off) = match sym.rsplit_once('+') {
+        Some((n, o)) => (n, Some(o)),
+        None => (sym, None),
+    };
+    let rest = name.strip_prefix("_ZT")?;
+    let what = match rest.as_bytes().first()? {
+        b'V' => "vtable for ",
+        b'T' => "VTT for ",
+        b'I' => "typeinfo for ",
+        b'S' => "typeinfo name for ",
+        _ => return None,
+    };
+    let mut r = &rest[1..];
+    let nested = r.starts_with('N');
+    if nested {
+        r = &r[1..];
+    }
+    let mut parts = Vec::new();
+    loop {
+        if nested && r == "E" {
+            break;
+        }
+        if !nested && r.is_empty() && !parts.is_empty() {
+            break;
+        }
+        let digits = r.bytes().take_while(|b| b.is_ascii_digit()).count();
+        let len: usize = r.get(..digits)?.parse().ok()?;
+        let id = r.get(digits..digits + len)?;
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return None;
+        }
+        parts.push(id);
+        r = &r[digits + len..];
+        if !nested && !r.is_empty() {
+            return None;
+        }
+    }
+    let mut out = format!("{what}{}", parts.join("::"));
+    if let Some(o) = off {
+        out.push('+');
+        out.push_str(o);
+    }
+    Some(out)
 }
 
 /// gdb's `generic_val_print_enum_1`.

@@ -215,17 +215,31 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                     out.push_str("{...}");
                 }
             } else if show > 0 || tv.name().is_none() {
-                let bases: Vec<_> = members.iter().filter(|m| m.is_base).collect();
-                for (i, b) in bases.iter().enumerate() {
-                    out.push_str(if i == 0 { ": " } else { ", " });
-                    out.push_str("public ");
+                let cxx = tv.t.cxx.as_deref();
+                let bases: Vec<_> = members
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.is_base)
+                    .collect();
+                for (n, (i, b)) in bases.iter().enumerate() {
+                    out.push_str(if n == 0 { ": " } else { ", " });
+                    let access = cxx
+                        .and_then(|c| c.base_access.iter().find(|(j, _)| j == i))
+                        .map_or(Access::Public, |(_, a)| *a);
+                    out.push_str(match access {
+                        Access::Public => "public ",
+                        Access::Protected => "protected ",
+                        Access::Private => "private ",
+                    });
+                    if cxx.is_some_and(|c| c.virtual_base(*i).is_some()) {
+                        out.push_str("virtual ");
+                    }
                     out.push_str(view(b.ty.get()).name().unwrap_or("(null)"));
                 }
                 if !bases.is_empty() {
                     out.push(' ');
                 }
                 out.push_str("{\n");
-                let cxx = tv.t.cxx.as_deref();
                 if members.is_empty() && cxx.is_none_or(|c| c.methods.is_empty()) {
                     out.push_str(&" ".repeat(level + 4));
                     out.push_str(if *declaration {
@@ -240,7 +254,8 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                 };
                 let mut section: Option<Access> = None;
                 for (i, m) in members.iter().enumerate() {
-                    if m.is_base {
+                    // gdb leaves out the bases and the vtable pointer (`_vptr.Shape`).
+                    if m.is_base || m.name.as_deref().is_some_and(is_vptr_name) {
                         continue;
                     }
                     if need_label {
@@ -314,6 +329,12 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
 
 /// gdb's `need_access_label_p`: a class labels its members unless all are private; a struct
 /// or union unless all are public.
+/// gdb's test for the vtable pointer member (`_vptr.Shape`, `_vptr$Shape`).
+fn is_vptr_name(n: &str) -> bool {
+    n.strip_prefix("_vptr")
+        .is_some_and(|r| r.starts_with('.') || r.starts_with('$'))
+}
+
 fn need_access_label(kind: AggregateKind, c: &CxxInfo) -> bool {
     let all = c
         .member_access
