@@ -64,6 +64,7 @@ cases! {
     cxx_class,
     cxx_inherit,
     cxx_lambda,
+    cxx_names,
     cxx_refs,
     disassemble_x,
     dlclose_reuse,

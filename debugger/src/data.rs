@@ -1188,6 +1188,20 @@ impl EvalContext for EvalCtx<'_> {
         {
             return self.value_of(&d, var).map(Some);
         }
+        // C++: in a member function, a member of `*this` by its bare name (gdb looks through
+        // `this` after the block's symbols, before file statics and globals).
+        if name != "this"
+            && !name.contains("::")
+            && let Some(frame) = self.frames.get(self.sel)
+            && let Some((_, _, scope)) = self.dbg.scope_of(frame)
+            && scope
+                .innermost()
+                .is_some_and(|fs| fs.lookup("this").is_some())
+            && let Ok(e) = cohort_dwarf::expr::parse(&format!("this->{name}"))
+            && let Ok(v) = cohort_dwarf::expr::evaluate_lazy(&e, self)
+        {
+            return Ok(Some(v));
+        }
         // Fortran: module variables by plain name where a `use` makes them visible; other
         // modules' variables only as `mod::name`.
         let fortran = if name.contains("::") {

@@ -125,8 +125,27 @@ macro_rules! session_target {
             fn symbol_for(&self, addr: u64) -> Option<String> {
                 self.dbg.session.symbolize(addr)
             }
+
+            fn static_member(&self, qualified: &str) -> Option<cohort_dwarf::value::Value> {
+                $crate::source::static_member_value(self.dbg, qualified)
+            }
         }
     };
+}
+
+/// A C++ static data member (a global variable named `Class::member`), as printing shows it
+/// in its class's objects.
+pub(crate) fn static_member_value(
+    dbg: &Debugger,
+    qualified: &str,
+) -> Option<cohort_dwarf::value::Value> {
+    for (d, bias) in dbg.debug_objects() {
+        if let Ok(Some(var)) = cohort_dwarf::scopes::lookup_global(&d, qualified, None) {
+            let ctx = StaticCtx::new(dbg, bias);
+            return cohort_dwarf::location::variable_value(&d, &var, &ctx).ok();
+        }
+    }
+    None
 }
 
 /// A line-table answer in run-time addresses.
@@ -1507,6 +1526,10 @@ pub struct Ctx<'a> {
 }
 
 impl cohort_dwarf::context::Target for Ctx<'_> {
+    fn static_member(&self, qualified: &str) -> Option<cohort_dwarf::value::Value> {
+        static_member_value(self.dbg, qualified)
+    }
+
     fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
         self.dbg.session.read_memory(addr, buf)?;
         if let Some(o) = &self.overlay {

@@ -20,6 +20,13 @@ pub trait Target {
     /// The symbol gdb would print in `<…>` after an address: `main`, `main+4`, `counter`,
     /// `arr+8`; `None` for stack and heap addresses.
     fn symbol_for(&self, addr: u64) -> Option<String>;
+
+    /// The value of a C++ static data member by its qualified name (`geom::Shape::count`),
+    /// for printing it in its class's objects; `None` when it is not found (printed
+    /// `<optimized out>`).
+    fn static_member(&self, _qualified: &str) -> Option<Value> {
+        None
+    }
 }
 
 /// Which entry of the value history an expression names.

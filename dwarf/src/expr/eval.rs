@@ -549,6 +549,19 @@ impl<'a> Ev<'a> {
         if let Some(v) = self.ctx.lookup_scoped(scope, n)? {
             return Ok(V::from_value(v));
         }
+        // C++: `ns::var`, `Class::static_member`, `ns::Enum::A`, or a type (`ns::Class`).
+        if !scope.contains('.') {
+            let full = format!("{scope}::{n}");
+            if let Some(v) = self.ctx.lookup_variable(&full)? {
+                return Ok(V::from_value(v));
+            }
+            if let Some(t) = self.ctx.lookup_type(&full) {
+                if self.side {
+                    return Err(user("Attempt to use a type name as an expression"));
+                }
+                return Ok(V::of_type(t));
+            }
+        }
         if scope.contains('.') || self.ctx.lookup_variable(scope)?.is_some() {
             Err(user(format!("No symbol \"{n}\" in specified context.")))
         } else {

@@ -552,8 +552,38 @@ impl<'a> Printer<'a> {
         let saved = top.then(|| std::mem::take(&mut *self.vbases.borrow_mut()));
         out.push('{');
         let mut first = true;
-        for (i, m) in members.iter().enumerate().filter(|(_, m)| !m.is_static) {
+        for (i, m) in members.iter().enumerate() {
             let mty = m.ty.get().clone();
+            if m.is_static {
+                // C++: `static count = 3`, the value of the global that defines it.
+                let (Some(class), Some(name), true) = (
+                    st.name.as_deref(),
+                    m.name.as_deref(),
+                    self.opts.language == Language::Cplus,
+                ) else {
+                    continue;
+                };
+                if !first {
+                    out.push_str(", ");
+                }
+                first = false;
+                out.push_str("static ");
+                out.push_str(name);
+                out.push_str(" = ");
+                if mty.strip().name.as_deref() == Some(class) {
+                    out.push_str("<same as static member of an already seen type>");
+                    continue;
+                }
+                match self.target.static_member(&format!("{class}::{name}")) {
+                    Some(v) if !v.optimized_out => {
+                        let was_base = self.in_base.replace(false);
+                        self.value(out, &v.ty, &v.bytes, v.address());
+                        self.in_base.set(was_base);
+                    }
+                    _ => out.push_str("<optimized out>"),
+                }
+                continue;
+            }
             let vbase = st.cxx.as_deref().and_then(|c| c.virtual_base(i));
             if let Some(expr) = vbase {
                 let name = view(&mty).name().unwrap_or("").to_string();

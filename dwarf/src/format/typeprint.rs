@@ -285,9 +285,23 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                 out.push('}');
             }
         }
-        TypeKind::Enum { enumerators, .. } => {
+        TypeKind::Enum {
+            enumerators,
+            underlying,
+            ..
+        } => {
             modifiers(out, tv.q, false, true, lang);
             out.push_str("enum ");
+            // A C++ `enum class`: its enumerators are named with it (`phys::Bc::Wall`).
+            if lang == Language::Cplus
+                && let Some(name) = tv.name()
+                && !enumerators.is_empty()
+                && enumerators
+                    .iter()
+                    .all(|(e, _)| e.strip_prefix(name).is_some_and(|r| r.starts_with("::")))
+            {
+                out.push_str("class ");
+            }
             if let Some(name) = tv.name() {
                 out.push_str(name);
                 if show > 0 {
@@ -299,6 +313,13 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                     out.push_str("{...}");
                 }
             } else if show > 0 || tv.name().is_none() {
+                // gdb's C++ enums show their underlying type when it has a name.
+                if lang == Language::Cplus
+                    && let Some(u) = underlying
+                    && let Some(n) = &u.strip_typedefs().name
+                {
+                    out.push_str(&format!(": {n} "));
+                }
                 out.push('{');
                 let mut last: i64 = 0;
                 for (i, (name, val)) in enumerators.iter().enumerate() {
