@@ -66,6 +66,7 @@ cases! {
     cxx_lambda,
     cxx_names,
     cxx_refs,
+    cxx_refs_o2,
     disassemble_x,
     dlclose_reuse,
     dlopen,

@@ -1108,7 +1108,16 @@ impl Debugger {
                 // gdb's `print entry-values default`: `x=x@entry=5` when the value on entry
                 // is known and the same, `x=6, x@entry=5` when it differs.
                 // Inlined calls too: gdb resolves them through the machine frame's caller.
+                // A C++ reference's entry value is the object it referred to, which needs
+                // the call site's DW_AT_call_data_value: gdb shows none without it (its
+                // "Cannot resolve DW_AT_call_data_value"), and so none here.
+                let is_ref = matches!(
+                    p.ty.strip().kind,
+                    cohort_dwarf::types::TypeKind::Reference(_)
+                        | cohort_dwarf::types::TypeKind::RvalueReference(_)
+                );
                 let entry = match &ctx {
+                    _ if is_ref => None,
                     Some(c) => cohort_dwarf::location::entry_value_of(&d, p, entry_pc, c)
                         .ok()
                         .filter(|e| !e.optimized_out),
