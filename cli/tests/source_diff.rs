@@ -67,6 +67,7 @@ cases! {
     cxx_names,
     cxx_refs,
     cxx_refs_o2,
+    cxx_stl,
     disassemble_x,
     dlclose_reuse,
     dlopen,

@@ -1090,6 +1090,14 @@ impl Debugger {
                 // optimized out (gdb's summary mode decides on the type first).
                 let val = self.var_value(&d, p, frames, idx);
                 let v = match &val {
+                    // The standard library's printers summarise (`std::vector of length 7,
+                    // capacity 7 = {...}`).
+                    Ok(v)
+                        if let Some(s) =
+                            cohort_dwarf::format::summary(v, &self.target(), &opts) =>
+                    {
+                        s
+                    }
                     Ok(v) if is_aggregate(v) => "...".to_string(),
                     // gdb decides on the type: a Fortran string or array whose location is
                     // not known here is still `...`.

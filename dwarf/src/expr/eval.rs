@@ -757,7 +757,71 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// libstdc++'s `std::vector` as its xmethods see it: the element type and the first
+    /// and past-the-end addresses; `None` for any other value.
+    fn std_vector(&self, v: &mut V) -> Result<Option<(TypeRef, u64, u64)>> {
+        if !crate::format::has_printer(&v.ty)
+            || !v
+                .ty
+                .strip()
+                .name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("std::vector<"))
+        {
+            return Ok(None);
+        }
+        let ty = v.ty.strip();
+        let bytes = self.bytes(v)?;
+        Ok(crate::format::vector_parts(&ty, bytes, self.ptr_size())
+            .map(|(elem, [start, finish, _])| (elem, start, finish)))
+    }
+
+    /// A `std::vector` xmethod (`v.size()`, `v.empty()`, `v.front()`, `v.back()`,
+    /// `v.at(i)`); `None` when `obj` is not a vector or `method` is not one of them.
+    fn vector_method(&self, obj: V, method: &str, args: &[Expr]) -> Result<Option<V>> {
+        let mut obj = self.coerce_ref(obj)?;
+        let Some((elem, start, finish)) = self.std_vector(&mut obj)? else {
+            return Ok(None);
+        };
+        let esize = elem.byte_size().max(1);
+        let len = finish.wrapping_sub(start) / esize;
+        Ok(match (method, args) {
+            ("size", []) => Some(self.int_value(&builtins().ulong, len as i128)),
+            ("empty", []) => Some(self.truth_value(len == 0)),
+            ("front", []) => Some(V::lazy_at(elem, start)),
+            ("back", []) => Some(V::lazy_at(elem, finish.wrapping_sub(esize))),
+            ("at", [i]) => {
+                let mut iv = self.coerce_ref(self.eval(i)?)?;
+                let n = self.int_of(&mut iv)?;
+                if self.side && (n < 0 || n as u64 >= len) {
+                    // gdb's words: the libstdc++ xmethod's exception.
+                    return Err(user(format!(
+                        "Python Exception <class 'IndexError'>: Vector index \"{n}\" should not be >= {len}.\nError while executing Python code."
+                    )));
+                }
+                Some(V::lazy_at(
+                    elem,
+                    start.wrapping_add((n as u64).wrapping_mul(esize)),
+                ))
+            }
+            _ => None,
+        })
+    }
+
     fn index(&self, a: V, i: V) -> Result<V> {
+        // libstdc++'s xmethod for `std::vector::operator[]`.
+        let mut a = a;
+        if matches!(classify(&a.ty), Cls::Agg)
+            && let Some((elem, start, _)) = self.std_vector(&mut a)?
+        {
+            let mut i = i;
+            let n = self.int_of(&mut i)? as i64;
+            let esize = elem.byte_size() as i64;
+            return Ok(V::lazy_at(
+                elem,
+                start.wrapping_add(n.wrapping_mul(esize) as u64),
+            ));
+        }
         if !matches!(classify(&a.ty), Cls::Array(_) | Cls::Ptr(_)) {
             return Err(user(format!(
                 "cannot subscript something of type `{}'",
@@ -1027,6 +1091,12 @@ impl<'a> Ev<'a> {
     }
 
     fn call(&self, f: &Expr, args: &[Expr]) -> Result<V> {
+        if let Expr::Member(x, m, _) = f {
+            let obj = self.eval(x)?;
+            if let Some(v) = self.vector_method(obj, m, args)? {
+                return Ok(v);
+            }
+        }
         // `(item_t)(x)` parsed without knowing `item_t`: a cast after all.
         if let (Expr::Name(n), [arg]) = (f, args)
             && self.ctx.lookup_variable(n)?.is_none()

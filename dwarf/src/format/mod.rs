@@ -47,6 +47,9 @@
 
 mod float;
 mod num;
+mod stl;
+pub use stl::has_printer;
+pub(crate) use stl::vector_parts;
 pub mod text;
 mod typeprint;
 
@@ -136,6 +139,25 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
             }
             p.value(&mut out, &v.ty, &v.bytes, addr);
         }
+        // A reference to a class with a printer shows as the object (libstdc++'s printers
+        // look through references).
+        TypeKind::Reference(t) | TypeKind::RvalueReference(t)
+            if plain && stl::has_printer(t.get()) =>
+        {
+            let ty = t.get().clone();
+            let size = ty.byte_size().min(MAX_VALUE_SIZE);
+            let mut buf = vec![0u8; size as usize];
+            let printed = match p.pointer_value(&v.bytes) {
+                Some(a) => {
+                    target.read_memory(a, &mut buf).is_ok()
+                        && stl::print(&p, &mut out, &ty, &buf, false)
+                }
+                None => false,
+            };
+            if !printed {
+                out.push_str("<unavailable>");
+            }
+        }
         TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
             if opts.type_prefix {
                 out.push('(');
@@ -165,6 +187,34 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
         _ => p.value(&mut out, &v.ty, &v.bytes, addr),
     }
     out
+}
+
+/// gdb's summary of a value in a frame line (`print frame-arguments scalars`) when a
+/// standard-library printer shows it (`std::vector of length 7, capacity 7 = {...}`,
+/// `"hello"`), through a reference too; `None` for any other value.
+pub fn summary(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Option<String> {
+    let p = Printer {
+        target,
+        opts,
+        vbases: Default::default(),
+        in_base: Default::default(),
+    };
+    let st = v.ty.strip();
+    let (ty, bytes) = match &st.kind {
+        TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
+            let ty = t.get().clone();
+            let a = p.pointer_value(&v.bytes)?;
+            let mut buf = vec![0u8; ty.byte_size().min(MAX_VALUE_SIZE) as usize];
+            target.read_memory(a, &mut buf).ok()?;
+            (ty, buf)
+        }
+        _ => (st.clone(), v.bytes.clone()),
+    };
+    if v.optimized_out || !stl::has_printer(&ty) {
+        return None;
+    }
+    let mut out = String::new();
+    stl::print(&p, &mut out, &ty, &bytes, true).then_some(out)
 }
 
 /// gdb drops the `(type)` prefix only for an unnamed pointer whose target is named `char`.
@@ -318,6 +368,7 @@ impl<'a> Printer<'a> {
                     }
                 }
             },
+            TypeKind::Aggregate { .. } if stl::print(self, out, &st, bytes, false) => {}
             TypeKind::Aggregate {
                 kind,
                 members,
