@@ -1387,7 +1387,10 @@ impl EvalContext for EvalCtx<'_> {
 
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {
         let found = self.lookup_type_c(name);
-        if found.is_some() || self.dbg.language() != Language::Cplus || name.contains(' ') {
+        if found.is_some()
+            || self.dbg.language() != Language::Cplus
+            || (name.contains(' ') && !name.contains('<'))
+        {
             return found;
         }
         // C++ names classes, structs, unions and enums without their keyword.

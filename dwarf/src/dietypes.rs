@@ -765,6 +765,12 @@ impl FileTypes {
             {
                 align = align.max(a);
             }
+            if cplus && c.tag == dw::DW_TAG_template_type_parameter {
+                if let (Some(n), Some(t)) = (c.name(file), c.reference(file, dw::DW_AT_type)) {
+                    cxx.template_args.push((n, self.type_at(t)));
+                }
+                continue;
+            }
             if cplus && c.tag == dw::DW_TAG_subprogram {
                 if let Some(m) = self.method(c, default_access) {
                     cxx.methods.push(m);
@@ -1205,7 +1211,16 @@ impl FileTypes {
         {
             return Some(t);
         }
-        let [name] = rest else { return None };
+        // A C++ template name has spaces of its own (`std::map<int, double>`).
+        let joined;
+        let name = match rest {
+            [name] => *name,
+            [first, ..] if first.contains('<') => {
+                joined = rest.join(" ");
+                joined.as_str()
+            }
+            _ => return None,
+        };
         let named = self.index().type_die(ns, name).or_else(|| {
             // C++ writes `struct x` as a class and vice versa.
             match ns {

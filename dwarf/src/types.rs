@@ -475,6 +475,9 @@ pub struct CxxInfo {
     pub virtual_bases: Vec<(usize, Vec<u8>)>,
     /// Access of each base class (`DW_TAG_inheritance`), by index in `members`.
     pub base_access: Vec<(usize, Access)>,
+    /// A class template's type arguments (`DW_TAG_template_type_param`): name and type,
+    /// for `ptype`'s `[with T = double]`.
+    pub template_args: Vec<(String, TypeRef)>,
 }
 
 impl CxxInfo {

@@ -210,12 +210,25 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                     out.push(' ');
                 }
             }
+            let cxx = tv.t.cxx.as_deref();
+            // gdb's `c_type_print_template_args`: `[with T = double] `.
+            if show > 0
+                && let Some(c) = cxx
+                && !c.template_args.is_empty()
+            {
+                for (i, (n, t)) in c.template_args.iter().enumerate() {
+                    out.push_str(if i == 0 { "[with " } else { ", " });
+                    out.push_str(n);
+                    out.push_str(" = ");
+                    print_type(out, &view(t), "", -1, 0, lang);
+                }
+                out.push_str("] ");
+            }
             if show < 0 {
                 if tv.name().is_none() {
                     out.push_str("{...}");
                 }
             } else if show > 0 || tv.name().is_none() {
-                let cxx = tv.t.cxx.as_deref();
                 let bases: Vec<_> = members
                     .iter()
                     .enumerate()
@@ -270,7 +283,21 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                         out.push_str("static ");
                     }
                     let name = m.name.as_deref().unwrap_or("");
-                    print_type(out, &view(m.ty.get()), name, show - 1, level + 4, lang);
+                    // A member whose type is a template argument shows the parameter's name
+                    // (`T val;`), as gdb's typedef hash of the template's parameters does.
+                    let param = cxx.and_then(|c| {
+                        c.template_args
+                            .iter()
+                            .find(|(_, t)| std::sync::Arc::ptr_eq(t, m.ty.get()))
+                    });
+                    match param {
+                        Some((p, _)) => {
+                            out.push_str(p);
+                            out.push(' ');
+                            out.push_str(name);
+                        }
+                        None => print_type(out, &view(m.ty.get()), name, show - 1, level + 4, lang),
+                    }
                     if let Some(bf) = m.bitfield
                         && !m.is_static
                     {
