@@ -822,6 +822,12 @@ impl<'a> Ev<'a> {
                 start.wrapping_add(n.wrapping_mul(esize) as u64),
             ));
         }
+        // A C++ class: gdb looks for a user-defined operator[] (which needs a call).
+        if matches!(classify(&a.ty), Cls::Agg)
+            && self.ctx.language() == crate::format::Language::Cplus
+        {
+            return Err(user("Could not find operator[]."));
+        }
         if !matches!(classify(&a.ty), Cls::Array(_) | Cls::Ptr(_)) {
             return Err(user(format!(
                 "cannot subscript something of type `{}'",

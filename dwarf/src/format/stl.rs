@@ -18,6 +18,10 @@ type PrintFn = fn(&Printer, &mut String, &TypeRef, &[u8], bool) -> bool;
 const PRINTERS: &[(&str, PrintFn)] = &[
     ("std::vector<", vector),
     ("std::__cxx11::basic_string<char,", string),
+    ("std::map<", map),
+    ("std::set<", set),
+    ("std::__cxx11::list<", list),
+    ("std::pair<", pair),
 ];
 
 /// The printer for class type `ty` (typedefs and qualifiers stripped), if any.
@@ -168,6 +172,229 @@ fn vector(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bo
     if len >= limit {
         out.push_str("...");
     }
+    out.push('}');
+    true
+}
+
+/// The alignment of a type, as the C ABI lays it out.
+fn align_of(ty: &TypeRef) -> u64 {
+    let st = ty.strip();
+    match &st.kind {
+        TypeKind::Array { element, .. } => align_of(element),
+        TypeKind::Aggregate { members, .. } => members
+            .iter()
+            .filter(|m| !m.is_static)
+            .map(|m| align_of(m.ty.get()))
+            .max()
+            .unwrap_or(1),
+        _ => st.size.clamp(1, 16),
+    }
+}
+
+/// The class template's type argument `i` (`_Key`, `_Tp`).
+fn template_arg(ty: &TypeRef, i: usize) -> Option<TypeRef> {
+    ty.cxx
+        .as_deref()?
+        .template_args
+        .get(i)
+        .map(|(_, t)| t.clone())
+}
+
+/// A pointer-sized word of the program's memory.
+fn read_word(p: &Printer, addr: u64) -> Option<u64> {
+    let n = usize::try_from(p.target.ptr_size()).unwrap_or(8).min(8);
+    let mut b = [0u8; 8];
+    p.target.read_memory(addr, &mut b[..n]).ok()?;
+    Some(u64::from_le_bytes(b))
+}
+
+/// Read and print the value of type `ty` at `addr`.
+fn value_at(p: &Printer, out: &mut String, ty: &TypeRef, addr: u64) {
+    let mut buf = vec![0u8; ty.byte_size().min(super::MAX_VALUE_SIZE) as usize];
+    match p.target.read_memory(addr, &mut buf) {
+        Ok(()) => p.value(out, ty, &buf, Some(addr)),
+        Err(e) => out.push_str(&format!("<error: {e}>")),
+    }
+}
+
+/// The first `max` nodes, in order, of a libstdc++ red-black tree (`_M_t` of a map or a
+/// set) and its element count. A node's value follows its 32-byte `_Rb_tree_node_base`
+/// (colour, parent, left, right).
+fn rb_tree(p: &Printer, ty: &TypeRef, bytes: &[u8], max: u64) -> Option<(u64, Vec<u64>)> {
+    let ptr = p.target.ptr_size();
+    let (h_off, _) = path(ty, &["_M_t", "_M_impl", "_M_header"])?;
+    let (c_off, c_ty) = path(ty, &["_M_t", "_M_impl", "_M_node_count"])?;
+    let count = word(bytes, c_off, c_ty.byte_size())?;
+    let mut node = word(bytes, h_off + 2 * ptr, ptr)?;
+    let mut out = Vec::new();
+    for i in 0..count.min(max) {
+        out.push(node);
+        if i + 1 == count.min(max) {
+            break;
+        }
+        // The in-order successor.
+        let right = read_word(p, node + 3 * ptr)?;
+        if right != 0 {
+            node = right;
+            loop {
+                let left = read_word(p, node + 2 * ptr)?;
+                if left == 0 {
+                    break;
+                }
+                node = left;
+            }
+        } else {
+            let mut parent = read_word(p, node + ptr)?;
+            while read_word(p, parent + 3 * ptr)? == node {
+                node = parent;
+                parent = read_word(p, node + ptr)?;
+            }
+            node = parent;
+        }
+    }
+    Some((count, out))
+}
+
+/// The children of a printer, `{[k] = v, ...}` (gdb's `print_children`): `entries` shown,
+/// `...` when `print elements` children were printed.
+fn children(p: &Printer, out: &mut String, shown: u64, children_per_entry: u64, total: u64) {
+    if total * children_per_entry >= p.opts.print_elements as u64 && shown > 0 {
+        out.push_str("...");
+    }
+    out.push('}');
+}
+
+/// libstdc++'s `StdMapPrinter`: `std::map with 2 elements = {[1] = 2.5, [3] = 4.5}`.
+fn map(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let (Some(kty), Some(vty)) = (template_arg(ty, 0), template_arg(ty, 1)) else {
+        return false;
+    };
+    let ptr = p.target.ptr_size();
+    // Two children (key and value) per element.
+    let max = (p.opts.print_elements as u64).div_ceil(2);
+    let Some((count, nodes)) = rb_tree(p, ty, bytes, max) else {
+        return false;
+    };
+    out.push_str(&format!("std::map with {count} elements"));
+    if count == 0 {
+        return true;
+    }
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
+    let voff = kty.byte_size().next_multiple_of(align_of(&vty));
+    out.push_str(" = {");
+    for (i, n) in nodes.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let at = n + 4 * ptr;
+        out.push('[');
+        value_at(p, out, &kty, at);
+        out.push_str("] = ");
+        value_at(p, out, &vty, at + voff);
+    }
+    children(p, out, nodes.len() as u64, 2, count);
+    true
+}
+
+/// libstdc++'s `StdSetPrinter`: `std::set with 3 elements = {[0] = 3, [1] = 6, [2] = 9}`.
+fn set(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let Some(kty) = template_arg(ty, 0) else {
+        return false;
+    };
+    let ptr = p.target.ptr_size();
+    let Some((count, nodes)) = rb_tree(p, ty, bytes, p.opts.print_elements as u64) else {
+        return false;
+    };
+    out.push_str(&format!("std::set with {count} elements"));
+    if count == 0 {
+        return true;
+    }
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
+    out.push_str(" = {");
+    for (i, n) in nodes.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&format!("[{i}] = "));
+        value_at(p, out, &kty, n + 4 * ptr);
+    }
+    children(p, out, nodes.len() as u64, 1, count);
+    true
+}
+
+/// libstdc++'s `StdListPrinter`: `std::__cxx11::list = {[0] = 5, [1] = 6}`; a node's
+/// value follows its `_List_node_base` (next, prev).
+fn list(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let Some(ety) = template_arg(ty, 0) else {
+        return false;
+    };
+    let ptr = p.target.ptr_size();
+    let (Some((n_off, _)), Some((s_off, s_ty))) = (
+        path(ty, &["_M_impl", "_M_node", "_M_next"]),
+        path(ty, &["_M_impl", "_M_node", "_M_size"]),
+    ) else {
+        return false;
+    };
+    let (Some(mut node), Some(count)) = (
+        word(bytes, n_off, ptr),
+        word(bytes, s_off, s_ty.byte_size()),
+    ) else {
+        return false;
+    };
+    let name = ty.name.as_deref().unwrap_or("");
+    out.push_str(name.split('<').next().unwrap_or(name));
+    if count == 0 {
+        return true;
+    }
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
+    out.push_str(" = {");
+    let voff = (2 * ptr).next_multiple_of(align_of(&ety));
+    let shown = count.min(p.opts.print_elements as u64);
+    for i in 0..shown {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&format!("[{i}] = "));
+        value_at(p, out, &ety, node + voff);
+        match read_word(p, node) {
+            Some(next) => node = next,
+            None => break,
+        }
+    }
+    children(p, out, shown, 1, count);
+    true
+}
+
+/// libstdc++'s `StdPairPrinter`: the two members, without the empty `__pair_base`.
+fn pair(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let (Some((f_off, f_ty)), Some((s_off, s_ty))) = (field(ty, "first"), field(ty, "second"))
+    else {
+        return false;
+    };
+    if summary {
+        out.push_str("{...}");
+        return true;
+    }
+    let part = |off: u64, t: &TypeRef| -> Option<&[u8]> {
+        let start = usize::try_from(off).ok()?;
+        bytes.get(start..start + usize::try_from(t.byte_size()).ok()?)
+    };
+    let (Some(fb), Some(sb)) = (part(f_off, &f_ty), part(s_off, &s_ty)) else {
+        return false;
+    };
+    out.push_str("{first = ");
+    p.value(out, &f_ty, fb, None);
+    out.push_str(", second = ");
+    p.value(out, &s_ty, sb, None);
     out.push('}');
     true
 }
