@@ -68,6 +68,7 @@ cases! {
     cxx_refs,
     cxx_refs_o2,
     cxx_stl,
+    cxx_stl_hash,
     cxx_stl_tree,
     disassemble_x,
     dlclose_reuse,

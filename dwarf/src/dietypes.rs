@@ -767,7 +767,7 @@ impl FileTypes {
             }
             if cplus && c.tag == dw::DW_TAG_template_type_parameter {
                 if let (Some(n), Some(t)) = (c.name(file), c.reference(file, dw::DW_AT_type)) {
-                    cxx.template_args.push((n, self.type_at(t)));
+                    cxx.template_args.push((n, self.lazy(Some(t))));
                 }
                 continue;
             }

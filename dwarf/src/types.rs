@@ -477,7 +477,9 @@ pub struct CxxInfo {
     pub base_access: Vec<(usize, Access)>,
     /// A class template's type arguments (`DW_TAG_template_type_param`): name and type,
     /// for `ptype`'s `[with T = double]`.
-    pub template_args: Vec<(String, TypeRef)>,
+    /// Resolved on first use: an argument may be the class being built (libstdc++'s
+    /// `_Enable_copy_move<…, std::optional<int>>`).
+    pub template_args: Vec<(String, LazyType)>,
 }
 
 impl CxxInfo {

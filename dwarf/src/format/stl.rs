@@ -22,6 +22,9 @@ const PRINTERS: &[(&str, PrintFn)] = &[
     ("std::set<", set),
     ("std::__cxx11::list<", list),
     ("std::pair<", pair),
+    ("std::unordered_map<", unordered),
+    ("std::unordered_set<", unordered),
+    ("std::optional<", optional),
 ];
 
 /// The printer for class type `ty` (typedefs and qualifiers stripped), if any.
@@ -197,7 +200,7 @@ fn template_arg(ty: &TypeRef, i: usize) -> Option<TypeRef> {
         .as_deref()?
         .template_args
         .get(i)
-        .map(|(_, t)| t.clone())
+        .map(|(_, t)| t.get().clone())
 }
 
 /// A pointer-sized word of the program's memory.
@@ -275,7 +278,7 @@ fn map(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
     let Some((count, nodes)) = rb_tree(p, ty, bytes, max) else {
         return false;
     };
-    out.push_str(&format!("std::map with {count} elements"));
+    out.push_str(&format!("std::map with {}", num_elements(count)));
     if count == 0 {
         return true;
     }
@@ -308,7 +311,7 @@ fn set(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
     let Some((count, nodes)) = rb_tree(p, ty, bytes, p.opts.print_elements as u64) else {
         return false;
     };
-    out.push_str(&format!("std::set with {count} elements"));
+    out.push_str(&format!("std::set with {}", num_elements(count)));
     if count == 0 {
         return true;
     }
@@ -371,6 +374,125 @@ fn list(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool
         }
     }
     children(p, out, shown, 1, count);
+    true
+}
+
+/// libstdc++'s `num_elements`: `1 element`, `3 elements`.
+fn num_elements(n: u64) -> String {
+    if n == 1 {
+        "1 element".into()
+    } else {
+        format!("{n} elements")
+    }
+}
+
+/// libstdc++'s `Tr1UnorderedMapPrinter` and `Tr1UnorderedSetPrinter`: the elements in the
+/// hash table's list order (`_M_before_begin._M_nxt`); a node's value follows its next
+/// pointer.
+fn unordered(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let name = ty.name.as_deref().unwrap_or("");
+    let is_map = name.starts_with("std::unordered_map<");
+    let Some(kty) = template_arg(ty, 0) else {
+        return false;
+    };
+    let vty = if is_map { template_arg(ty, 1) } else { None };
+    if is_map && vty.is_none() {
+        return false;
+    }
+    let ptr = p.target.ptr_size();
+    let (Some((n_off, _)), Some((c_off, c_ty))) = (
+        path(ty, &["_M_h", "_M_before_begin", "_M_nxt"]),
+        path(ty, &["_M_h", "_M_element_count"]),
+    ) else {
+        return false;
+    };
+    let (Some(mut node), Some(count)) = (
+        word(bytes, n_off, ptr),
+        word(bytes, c_off, c_ty.byte_size()),
+    ) else {
+        return false;
+    };
+    out.push_str(name.split('<').next().unwrap_or(name));
+    out.push_str(" with ");
+    out.push_str(&num_elements(count));
+    if count == 0 {
+        return true;
+    }
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
+    out.push_str(" = {");
+    let per = if is_map { 2 } else { 1 };
+    let max = (p.opts.print_elements as u64).div_ceil(per);
+    let elem_align = match &vty {
+        Some(v) => align_of(&kty).max(align_of(v)),
+        None => align_of(&kty),
+    };
+    let at0 = ptr.next_multiple_of(elem_align);
+    let shown = count.min(max);
+    for i in 0..shown {
+        if node == 0 {
+            break;
+        }
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let at = node + at0;
+        match &vty {
+            Some(v) => {
+                out.push('[');
+                value_at(p, out, &kty, at);
+                out.push_str("] = ");
+                value_at(
+                    p,
+                    out,
+                    v,
+                    at + kty.byte_size().next_multiple_of(align_of(v)),
+                );
+            }
+            None => {
+                out.push_str(&format!("[{i}] = "));
+                value_at(p, out, &kty, at);
+            }
+        }
+        match read_word(p, node) {
+            Some(next) => node = next,
+            None => break,
+        }
+    }
+    children(p, out, shown, per, count);
+    true
+}
+
+/// libstdc++'s `StdOptionalPrinter`: `std::optional<int> = {[contained value] = 5}`, or
+/// `std::optional<int> [no contained value]`.
+fn optional(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let (Some((v_off, v_ty)), Some((e_off, _))) = (
+        path(ty, &["_M_payload", "_M_payload", "_M_value"]),
+        path(ty, &["_M_payload", "_M_engaged"]),
+    ) else {
+        return false;
+    };
+    let Some(engaged) = word(bytes, e_off, 1) else {
+        return false;
+    };
+    out.push_str(ty.name.as_deref().unwrap_or("std::optional"));
+    if engaged == 0 {
+        out.push_str(" [no contained value]");
+        return true;
+    }
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
+    let start = v_off as usize;
+    let Some(vb) = bytes.get(start..start + v_ty.byte_size() as usize) else {
+        return false;
+    };
+    out.push_str(" = {[contained value] = ");
+    p.value(out, &v_ty, vb, None);
+    out.push('}');
     true
 }
 

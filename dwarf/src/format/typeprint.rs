@@ -220,7 +220,7 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                     out.push_str(if i == 0 { "[with " } else { ", " });
                     out.push_str(n);
                     out.push_str(" = ");
-                    print_type(out, &view(t), "", -1, 0, lang);
+                    print_type(out, &view(t.get()), "", -1, 0, lang);
                 }
                 out.push_str("] ");
             }
@@ -288,7 +288,7 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                     let param = cxx.and_then(|c| {
                         c.template_args
                             .iter()
-                            .find(|(_, t)| std::sync::Arc::ptr_eq(t, m.ty.get()))
+                            .find(|(_, t)| std::sync::Arc::ptr_eq(t.get(), m.ty.get()))
                     });
                     match param {
                         Some((p, _)) => {
