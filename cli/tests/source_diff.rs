@@ -69,6 +69,7 @@ cases! {
     cxx_refs_o2,
     cxx_stl,
     cxx_stl_hash,
+    cxx_stl_seq,
     cxx_stl_tree,
     disassemble_x,
     dlclose_reuse,

@@ -25,6 +25,8 @@ const PRINTERS: &[(&str, PrintFn)] = &[
     ("std::unordered_map<", unordered),
     ("std::unordered_set<", unordered),
     ("std::optional<", optional),
+    ("std::deque<", deque),
+    ("std::tuple<", tuple),
 ];
 
 /// The printer for class type `ty` (typedefs and qualifiers stripped), if any.
@@ -161,11 +163,20 @@ fn vector(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bo
     // reached (even with nothing after it), no `<repeats>`.
     let limit = p.opts.print_elements as u64;
     let n = len.min(limit);
+    // The elements shown, in one read when that is not too big (a vector of a million
+    // doubles costs the 200 shown).
+    let mut all = vec![0u8; (n * esize).min(super::MAX_VALUE_SIZE * 16) as usize];
+    let batch = all.len() as u64 == n * esize && p.target.read_memory(start, &mut all).is_ok();
     for i in 0..n {
         if i > 0 {
             out.push_str(", ");
         }
         let a = start.wrapping_add(i * esize);
+        if batch {
+            let b = &all[(i * esize) as usize..((i + 1) * esize) as usize];
+            p.value(out, &elem, b, Some(a));
+            continue;
+        }
         let mut buf = vec![0u8; esize as usize];
         match p.target.read_memory(a, &mut buf) {
             Ok(()) => p.value(out, &elem, &buf, Some(a)),
@@ -493,6 +504,129 @@ fn optional(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: 
     out.push_str(" = {[contained value] = ");
     p.value(out, &v_ty, vb, None);
     out.push('}');
+    true
+}
+
+/// libstdc++'s `StdDequePrinter`: `std::deque with 2 elements = {1, 2}`, the elements in
+/// buffers of 512 bytes (one element when larger) reached through the map of nodes.
+fn deque(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let Some(ety) = template_arg(ty, 0) else {
+        return false;
+    };
+    let ptr = p.target.ptr_size();
+    let esize = ety.byte_size();
+    if esize == 0 {
+        return false;
+    }
+    let buffer = if esize < 512 { 512 / esize } else { 1 };
+    let it = |which: &str, f: &str| {
+        path(ty, &["_M_impl", which, f]).and_then(|(o, _)| word(bytes, o, ptr))
+    };
+    let (Some(s_cur), Some(s_last), Some(s_node), Some(f_cur), Some(f_first), Some(f_node)) = (
+        it("_M_start", "_M_cur"),
+        it("_M_start", "_M_last"),
+        it("_M_start", "_M_node"),
+        it("_M_finish", "_M_cur"),
+        it("_M_finish", "_M_first"),
+        it("_M_finish", "_M_node"),
+    ) else {
+        return false;
+    };
+    let delta_n = (f_node.wrapping_sub(s_node) as i64) / ptr as i64 - 1;
+    let delta_s = (s_last.wrapping_sub(s_cur) as i64) / esize as i64;
+    let delta_e = (f_cur.wrapping_sub(f_first) as i64) / esize as i64;
+    let size = buffer as i64 * delta_n + delta_s + delta_e;
+    out.push_str(&format!("std::deque with {}", num_elements(size as u64)));
+    if size <= 0 {
+        return true;
+    }
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
+    out.push_str(" = {");
+    let (mut cur, mut end, mut node) = (s_cur, s_last, s_node);
+    let limit = p.opts.print_elements as u64;
+    let mut i = 0u64;
+    while cur != f_cur && i < limit {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        value_at(p, out, &ety, cur);
+        i += 1;
+        cur = cur.wrapping_add(esize);
+        if cur == end {
+            node = node.wrapping_add(ptr);
+            match read_word(p, node) {
+                Some(first) => {
+                    cur = first;
+                    end = first.wrapping_add(buffer * esize);
+                }
+                None => break,
+            }
+        }
+    }
+    if i == limit {
+        out.push_str("...");
+    }
+    out.push('}');
+    true
+}
+
+/// libstdc++'s `StdTuplePrinter`: `std::tuple containing = {[1] = 4, [2] = 99 'c'}`; each
+/// `_Tuple_impl` has the rest of the tuple as its first base and its `_Head_base` last.
+fn tuple(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let bases = |t: &TypeRef| -> Vec<(u64, TypeRef)> {
+        match &t.strip().kind {
+            TypeKind::Aggregate { members, .. } => members
+                .iter()
+                .filter(|m| !m.is_static)
+                .map(|m| (m.offset, m.ty.get().clone()))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    out.push_str("std::tuple containing");
+    let top = bases(ty);
+    let mut head = match top.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    };
+    if head.is_none() {
+        return true;
+    }
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
+    let mut n = 0;
+    let mut first = true;
+    while let Some((off, t)) = head.take() {
+        let (impl_off, impl_ty) = match bases(&t).as_slice() {
+            [one] => one.clone(),
+            [rest, last] => {
+                head = Some((off + rest.0, rest.1.clone()));
+                last.clone()
+            }
+            _ => return false,
+        };
+        n += 1;
+        out.push_str(if first { " = {" } else { ", " });
+        first = false;
+        out.push_str(&format!("[{n}] = "));
+        let (voff, vty) = match field(&impl_ty, "_M_head_impl") {
+            Some((o, vt)) => (off + impl_off + o, vt),
+            None => (off + impl_off, impl_ty),
+        };
+        let start = voff as usize;
+        match bytes.get(start..start + vty.byte_size() as usize) {
+            Some(b) => p.value(out, &vty, b, None),
+            None => return false,
+        }
+    }
+    if !first {
+        out.push('}');
+    }
     true
 }
 
