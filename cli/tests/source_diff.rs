@@ -67,6 +67,7 @@ cases! {
     cxx_names,
     cxx_refs,
     cxx_refs_o2,
+    cxx_smart_ptr,
     cxx_stl,
     cxx_stl_hash,
     cxx_stl_seq,

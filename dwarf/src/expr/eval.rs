@@ -700,7 +700,23 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// libstdc++'s xmethods for `std::unique_ptr` and `std::shared_ptr`: the stored
+    /// pointer (for `*p` and `p->x`); `None` for any other value.
+    fn smart_pointee(&self, v: &mut V) -> Result<Option<V>> {
+        let Some((off, pty)) = crate::format::smart_pointer(&v.ty) else {
+            return Ok(None);
+        };
+        let mut ptr = self.component(v, off as i64, pty)?;
+        self.fetch(&mut ptr)?;
+        Ok(Some(ptr))
+    }
+
     fn deref(&self, mut v: V) -> Result<V> {
+        if matches!(classify(&v.ty), Cls::Agg)
+            && let Some(p) = self.smart_pointee(&mut v)?
+        {
+            return self.deref(p);
+        }
         match classify(&v.ty) {
             Cls::Ptr(target) => {
                 if matches!(target.strip().kind, TypeKind::Void) {
@@ -865,6 +881,13 @@ impl<'a> Ev<'a> {
     }
 
     fn member(&self, v: V, name: &str, arrow: bool) -> Result<V> {
+        let mut v = v;
+        if arrow
+            && matches!(classify(&v.ty), Cls::Agg)
+            && let Some(p) = self.smart_pointee(&mut v)?
+        {
+            v = p;
+        }
         let v = match classify(&v.ty) {
             Cls::Ptr(target) if matches!(target.strip().kind, TypeKind::Aggregate { .. }) => {
                 self.deref(v)?
@@ -1097,8 +1120,19 @@ impl<'a> Ev<'a> {
     }
 
     fn call(&self, f: &Expr, args: &[Expr]) -> Result<V> {
-        if let Expr::Member(x, m, _) = f {
-            let obj = self.eval(x)?;
+        if let Expr::Member(x, m, arrow) = f {
+            let mut obj = self.coerce_ref(self.eval(x)?)?;
+            if *arrow {
+                match classify(&obj.ty) {
+                    Cls::Agg => {
+                        if let Some(p) = self.smart_pointee(&mut obj)? {
+                            obj = self.deref(p)?;
+                        }
+                    }
+                    Cls::Ptr(_) => obj = self.deref(obj)?,
+                    _ => {}
+                }
+            }
             if let Some(v) = self.vector_method(obj, m, args)? {
                 return Ok(v);
             }

@@ -27,6 +27,8 @@ const PRINTERS: &[(&str, PrintFn)] = &[
     ("std::optional<", optional),
     ("std::deque<", deque),
     ("std::tuple<", tuple),
+    ("std::unique_ptr<", unique_ptr),
+    ("std::shared_ptr<", shared_ptr),
 ];
 
 /// The printer for class type `ty` (typedefs and qualifiers stripped), if any.
@@ -628,6 +630,91 @@ fn tuple(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: boo
         out.push('}');
     }
     true
+}
+
+/// The stored pointer of a `std::unique_ptr` or `std::shared_ptr`: its offset in the
+/// object and its type; `None` for another class or layout.
+pub(crate) fn smart_pointer(ty: &TypeRef) -> Option<(u64, TypeRef)> {
+    let st = ty.strip();
+    let name = st.name.as_deref()?;
+    if name.starts_with("std::shared_ptr<") {
+        return field(&st, "_M_ptr");
+    }
+    if !name.starts_with("std::unique_ptr<") {
+        return None;
+    }
+    // `_M_t` (__uniq_ptr_data / __uniq_ptr_impl) holds a std::tuple `_M_t` of the pointer
+    // and the deleter; the pointer is the tuple's `_Head_base<0>`.
+    let (t_off, tup) = path(&st, &["_M_t", "_M_t"]).or_else(|| path(&st, &["_M_t"]))?;
+    let TypeKind::Aggregate { members, .. } = &tup.strip().kind else {
+        return None;
+    };
+    let imp = members.iter().find(|m| m.is_base)?;
+    let TypeKind::Aggregate { members, .. } = &imp.ty.get().strip().kind else {
+        return None;
+    };
+    let head = members.iter().filter(|m| m.is_base).nth(1)?;
+    let (h_off, h_ty) = field(head.ty.get(), "_M_head_impl")?;
+    Some((t_off + imp.offset + head.offset + h_off, h_ty))
+}
+
+/// `{get() = 0x…}`: a smart pointer's one child.
+fn pointer_child(p: &Printer, out: &mut String, pty: &TypeRef, bytes: &[u8], off: u64) -> bool {
+    let start = off as usize;
+    let Some(b) = bytes.get(start..start + pty.byte_size() as usize) else {
+        return false;
+    };
+    out.push_str(" = {get() = ");
+    p.value(out, pty, b, None);
+    out.push('}');
+    true
+}
+
+/// libstdc++'s `UniquePointerPrinter`: `std::unique_ptr<Pt> = {get() = 0x…}`.
+fn unique_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: bool) -> bool {
+    let (Some((off, pty)), Some(targ)) = (smart_pointer(ty), template_arg(ty, 0)) else {
+        return false;
+    };
+    out.push_str("std::unique_ptr<");
+    out.push_str(&super::type_name_in(&targ, p.opts.language));
+    out.push('>');
+    pointer_child(p, out, &pty, bytes, off)
+}
+
+/// libstdc++'s `SharedPointerPrinter`: `std::shared_ptr<int> (use count 1, weak count 0) =
+/// {get() = 0x…}`, `(empty)` without a control block.
+fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: bool) -> bool {
+    let ptr = p.target.ptr_size();
+    let (Some((off, pty)), Some(targ), Some((pi_off, _))) = (
+        smart_pointer(ty),
+        template_arg(ty, 0),
+        path(ty, &["_M_refcount", "_M_pi"]),
+    ) else {
+        return false;
+    };
+    let Some(pi) = word(bytes, pi_off, ptr) else {
+        return false;
+    };
+    let state = if pi == 0 {
+        "empty".to_string()
+    } else {
+        // `_Sp_counted_base`: its vtable pointer, then the use and weak counts (ints).
+        let mut c = [0u8; 8];
+        if p.target.read_memory(pi + ptr, &mut c).is_err() {
+            return false;
+        }
+        let uses = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let weak = i32::from_le_bytes([c[4], c[5], c[6], c[7]]);
+        if uses == 0 {
+            format!("expired, weak count {weak}")
+        } else {
+            format!("use count {uses}, weak count {}", weak - 1)
+        }
+    };
+    out.push_str("std::shared_ptr<");
+    out.push_str(&super::type_name_in(&targ, p.opts.language));
+    out.push_str(&format!("> ({state})"));
+    pointer_child(p, out, &pty, bytes, off)
 }
 
 /// libstdc++'s `StdPairPrinter`: the two members, without the empty `__pair_base`.
