@@ -1065,6 +1065,24 @@ impl<'a> EvalCtx<'a> {
 }
 
 impl EvalContext for EvalCtx<'_> {
+    fn language(&self) -> Language {
+        if let Some(l) = self.dbg.language_override() {
+            return l;
+        }
+        // The selected frame's unit (the frames are at hand), else gdb's rule for no frame.
+        match self.frames.get(self.sel) {
+            Some(f) => self
+                .dbg
+                .debug_for(f.lookup_pc())
+                .and_then(|(d, bias)| {
+                    let u = d.unit_for_pc(f.lookup_pc().wrapping_sub(bias))?;
+                    Some(scopes::unit_language(&d, u))
+                })
+                .unwrap_or(Language::C),
+            None => self.dbg.language(),
+        }
+    }
+
     fn resolve_dynamic(&self, ty: &TypeRef) -> cohort_dwarf::Result<TypeRef> {
         match self.property_frame(ty) {
             Some((d, anchor, ctx)) => cohort_dwarf::location::resolve_type(&d, ty, &anchor, &ctx),
@@ -1169,6 +1187,20 @@ impl EvalContext for EvalCtx<'_> {
             && let Some(var) = fs.lookup(name)
         {
             return self.value_of(&d, var).map(Some);
+        }
+        // C++: in a member function, a member of `*this` by its bare name (gdb looks through
+        // `this` after the block's symbols, before file statics and globals).
+        if name != "this"
+            && !name.contains("::")
+            && let Some(frame) = self.frames.get(self.sel)
+            && let Some((_, _, scope)) = self.dbg.scope_of(frame)
+            && scope
+                .innermost()
+                .is_some_and(|fs| fs.lookup("this").is_some())
+            && let Ok(e) = cohort_dwarf::expr::parse(&format!("this->{name}"))
+            && let Ok(v) = cohort_dwarf::expr::evaluate_lazy(&e, self)
+        {
+            return Ok(Some(v));
         }
         // Fortran: module variables by plain name where a `use` makes them visible; other
         // modules' variables only as `mod::name`.
@@ -1355,7 +1387,10 @@ impl EvalContext for EvalCtx<'_> {
 
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {
         let found = self.lookup_type_c(name);
-        if found.is_some() || self.dbg.language() != Language::Cplus || name.contains(' ') {
+        if found.is_some()
+            || self.dbg.language() != Language::Cplus
+            || (name.contains(' ') && !name.contains('<'))
+        {
             return found;
         }
         // C++ names classes, structs, unions and enums without their keyword.

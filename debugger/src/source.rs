@@ -125,8 +125,27 @@ macro_rules! session_target {
             fn symbol_for(&self, addr: u64) -> Option<String> {
                 self.dbg.session.symbolize(addr)
             }
+
+            fn static_member(&self, qualified: &str) -> Option<cohort_dwarf::value::Value> {
+                $crate::source::static_member_value(self.dbg, qualified)
+            }
         }
     };
+}
+
+/// A C++ static data member (a global variable named `Class::member`), as printing shows it
+/// in its class's objects.
+pub(crate) fn static_member_value(
+    dbg: &Debugger,
+    qualified: &str,
+) -> Option<cohort_dwarf::value::Value> {
+    for (d, bias) in dbg.debug_objects() {
+        if let Ok(Some(var)) = cohort_dwarf::scopes::lookup_global(&d, qualified, None) {
+            let ctx = StaticCtx::new(dbg, bias);
+            return cohort_dwarf::location::variable_value(&d, &var, &ctx).ok();
+        }
+    }
+    None
 }
 
 /// A line-table answer in run-time addresses.
@@ -1071,6 +1090,14 @@ impl Debugger {
                 // optimized out (gdb's summary mode decides on the type first).
                 let val = self.var_value(&d, p, frames, idx);
                 let v = match &val {
+                    // The standard library's printers summarise (`std::vector of length 7,
+                    // capacity 7 = {...}`).
+                    Ok(v)
+                        if let Some(s) =
+                            cohort_dwarf::format::summary(v, &self.target(), &opts) =>
+                    {
+                        s
+                    }
                     Ok(v) if is_aggregate(v) => "...".to_string(),
                     // gdb decides on the type: a Fortran string or array whose location is
                     // not known here is still `...`.
@@ -1089,7 +1116,16 @@ impl Debugger {
                 // gdb's `print entry-values default`: `x=x@entry=5` when the value on entry
                 // is known and the same, `x=6, x@entry=5` when it differs.
                 // Inlined calls too: gdb resolves them through the machine frame's caller.
+                // A C++ reference's entry value is the object it referred to, which needs
+                // the call site's DW_AT_call_data_value: gdb shows none without it (its
+                // "Cannot resolve DW_AT_call_data_value"), and so none here.
+                let is_ref = matches!(
+                    p.ty.strip().kind,
+                    cohort_dwarf::types::TypeKind::Reference(_)
+                        | cohort_dwarf::types::TypeKind::RvalueReference(_)
+                );
                 let entry = match &ctx {
+                    _ if is_ref => None,
                     Some(c) => cohort_dwarf::location::entry_value_of(&d, p, entry_pc, c)
                         .ok()
                         .filter(|e| !e.optimized_out),
@@ -1507,6 +1543,10 @@ pub struct Ctx<'a> {
 }
 
 impl cohort_dwarf::context::Target for Ctx<'_> {
+    fn static_member(&self, qualified: &str) -> Option<cohort_dwarf::value::Value> {
+        static_member_value(self.dbg, qualified)
+    }
+
     fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
         self.dbg.session.read_memory(addr, buf)?;
         if let Some(o) = &self.overlay {

@@ -20,6 +20,13 @@ pub trait Target {
     /// The symbol gdb would print in `<…>` after an address: `main`, `main+4`, `counter`,
     /// `arr+8`; `None` for stack and heap addresses.
     fn symbol_for(&self, addr: u64) -> Option<String>;
+
+    /// The value of a C++ static data member by its qualified name (`geom::Shape::count`),
+    /// for printing it in its class's objects; `None` when it is not found (printed
+    /// `<optimized out>`).
+    fn static_member(&self, _qualified: &str) -> Option<Value> {
+        None
+    }
 }
 
 /// Which entry of the value history an expression names.
@@ -83,5 +90,11 @@ pub trait EvalContext: Target {
     /// `ty` as it is.
     fn resolve_object(&self, ty: &TypeRef, object: u64) -> Result<(TypeRef, u64)> {
         Ok((ty.clone(), object))
+    }
+
+    /// The language expressions are evaluated in (the selected frame's): in C++,
+    /// comparisons and logical operators give a `bool`. By default C.
+    fn language(&self) -> crate::format::Language {
+        crate::format::Language::C
     }
 }

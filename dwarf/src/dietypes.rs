@@ -58,6 +58,7 @@ impl Die {
             AttributeValue::FileIndex(i) => Some(*i),
             AttributeValue::Accessibility(a) => Some(a.0 as u64),
             AttributeValue::Inline(i) => Some(i.0 as u64),
+            AttributeValue::Virtuality(v) => Some(v.0 as u64),
             v => v.udata_value(),
         }
     }
@@ -302,16 +303,49 @@ impl TopIndex {
                     });
                 }
             }
-            let mut entries: Vec<(&Die, Option<String>)> = Vec::new();
+            // C++ namespaces: their variables, types and functions as `ns::name` only.
+            let mut namespaces: Vec<(Die, String)> = Vec::new();
+            let mut todo: Vec<(UnitOffset<usize>, String)> = root
+                .children
+                .iter()
+                .filter(|d| d.tag == dw::DW_TAG_namespace)
+                .map(|d| {
+                    let n = d
+                        .name(file)
+                        .unwrap_or_else(|| "(anonymous namespace)".into());
+                    (d.offset, n)
+                })
+                .collect();
+            while let Some((off, ns)) = todo.pop() {
+                if namespaces.len() > 100_000 {
+                    break;
+                }
+                let Ok(full) = read_tree_at(file, ui, Some(off), 1) else {
+                    continue;
+                };
+                for c in &full.children {
+                    if c.tag == dw::DW_TAG_namespace && ns.matches("::").count() < 16 {
+                        let n = c
+                            .name(file)
+                            .unwrap_or_else(|| "(anonymous namespace)".into());
+                        todo.push((c.offset, format!("{ns}::{n}")));
+                    }
+                }
+                namespaces.push((full, ns));
+            }
+            let mut entries: Vec<(&Die, Option<String>, bool)> = Vec::new();
             for d in &root.children {
                 if d.tag != dw::DW_TAG_module {
-                    entries.push((d, None));
+                    entries.push((d, None, false));
                 }
             }
             for (m, name) in &modules {
-                entries.extend(m.children.iter().map(|c| (c, name.clone())));
+                entries.extend(m.children.iter().map(|c| (c, name.clone(), false)));
             }
-            for (d, module) in entries {
+            for (n, name) in &namespaces {
+                entries.extend(n.children.iter().map(|c| (c, Some(name.clone()), true)));
+            }
+            for (d, module, in_namespace) in entries {
                 let ns = match d.tag {
                     dw::DW_TAG_structure_type => Some(TypeNs::Struct),
                     dw::DW_TAG_union_type => Some(TypeNs::Union),
@@ -340,11 +374,22 @@ impl TopIndex {
                     declaration: d.flag(dw::DW_AT_declaration),
                     external: full.flag(dw::DW_AT_external),
                 };
-                if let Some(m) = &module {
+                if let Some(m) = &module
+                    && !in_namespace
+                {
                     idx.module_members.insert(die, m.clone());
                 }
                 let names = match &module {
+                    Some(m) if in_namespace => vec![format!("{m}::{name}")],
                     Some(m) => vec![format!("{m}::{name}"), name],
+                    // A C++ static data member defined outside its class: `Class::member`
+                    // too.
+                    None if is_var && full.has(dw::DW_AT_specification) => {
+                        match file.die_scope(ui, d.offset) {
+                            Some(s) => vec![format!("{s}::{name}"), name],
+                            None => vec![name],
+                        }
+                    }
                     None => vec![name],
                 };
                 for name in names {
@@ -553,7 +598,22 @@ impl FileTypes {
         let enc = die
             .encoding(file)
             .ok_or_else(|| DwarfError::Malformed("unit without encoding".into()))?;
-        let name = die.name(file);
+        let mut name = die.name(file);
+        // C++: a class, enum or typedef is named with its namespace and class
+        // (`geom::Shape`), as gdb names it.
+        if matches!(
+            die.tag,
+            dw::DW_TAG_typedef
+                | dw::DW_TAG_structure_type
+                | dw::DW_TAG_union_type
+                | dw::DW_TAG_class_type
+                | dw::DW_TAG_enumeration_type
+        ) && let Some(n) = &name
+            && is_cplus_unit(file, die.unit)
+            && let Some(scope) = file.die_scope(die.unit, die.offset)
+        {
+            name = Some(format!("{scope}::{n}"));
+        }
         let size = die.udata(dw::DW_AT_byte_size);
         let ptr_size = enc.address_size as u64;
         let t = match die.tag {
@@ -705,6 +765,12 @@ impl FileTypes {
             {
                 align = align.max(a);
             }
+            if cplus && c.tag == dw::DW_TAG_template_type_parameter {
+                if let (Some(n), Some(t)) = (c.name(file), c.reference(file, dw::DW_AT_type)) {
+                    cxx.template_args.push((n, self.lazy(Some(t))));
+                }
+                continue;
+            }
             if cplus && c.tag == dw::DW_TAG_subprogram {
                 if let Some(m) = self.method(c, default_access) {
                     cxx.methods.push(m);
@@ -748,6 +814,20 @@ impl FileTypes {
                     bit_size: bits,
                 });
             }
+            // A virtual base is where the object's vtable says: keep its expression.
+            if is_base
+                && c.udata(dw::DW_AT_virtuality).is_some_and(|v| v != 0)
+                && let Some(e) = c
+                    .attr(dw::DW_AT_data_member_location)
+                    .and_then(|v| v.exprloc_value())
+            {
+                cxx.virtual_bases
+                    .push((members.len(), e.0.slice().to_vec()));
+            }
+            if is_base {
+                cxx.base_access
+                    .push((members.len(), access(c, default_access)));
+            }
             members.push(Member {
                 name: c.name(file),
                 ty: LazyType::ready(mty),
@@ -756,7 +836,14 @@ impl FileTypes {
                 is_static,
                 is_base,
             });
-            cxx.member_access.push(access(c, default_access));
+            // gdb's dwarf2_add_field: an artificial member (the vtable pointer) is private.
+            cxx.member_access.push(
+                if c.tag == dw::DW_TAG_member && c.flag(dw::DW_AT_artificial) {
+                    Access::Private
+                } else {
+                    access(c, default_access)
+                },
+            );
         }
         let kind = TypeKind::Aggregate {
             kind,
@@ -854,12 +941,25 @@ impl FileTypes {
             signed = true;
         }
         let mut enumerators = Vec::new();
+        // C++: the enumerators of an `enum class` are named with the enum
+        // (`phys::Bc::Wall`), those of a plain enum with the enum's scope (`phys::Green`).
+        let prefix = if die.flag(dw::DW_AT_enum_class) {
+            name.clone()
+        } else if is_cplus_unit(file, die.unit) {
+            file.die_scope(die.unit, die.offset)
+        } else {
+            None
+        };
         for c in &die.children {
             if c.tag != dw::DW_TAG_enumerator {
                 continue;
             }
             let (Some(n), Some(v)) = (c.name(file), c.attr(dw::DW_AT_const_value)) else {
                 continue;
+            };
+            let n = match &prefix {
+                Some(p) => format!("{p}::{n}"),
+                None => n,
             };
             if let Some(v) = const_i64(v, signed) {
                 enumerators.push((n, v));
@@ -1111,7 +1211,16 @@ impl FileTypes {
         {
             return Some(t);
         }
-        let [name] = rest else { return None };
+        // A C++ template name has spaces of its own (`std::map<int, double>`).
+        let joined;
+        let name = match rest {
+            [name] => *name,
+            [first, ..] if first.contains('<') => {
+                joined = rest.join(" ");
+                joined.as_str()
+            }
+            _ => return None,
+        };
         let named = self.index().type_die(ns, name).or_else(|| {
             // C++ writes `struct x` as a class and vice versa.
             match ns {

@@ -364,6 +364,21 @@ impl DebugFile {
         }
     }
 
+    /// The C++ scope (`ns::Class`) a type, variable or static member DIE is declared in,
+    /// through its `DW_AT_specification` for a definition outside its class; `None` at the
+    /// top level.
+    pub fn die_scope(&self, ui: usize, off: UnitOffset) -> Option<String> {
+        let ix = self.name_index();
+        if let Some(s) = ix.scopes.get(&(ui, off)) {
+            return Some(s.clone());
+        }
+        let unit = self.unit(ui).ok()?;
+        let f = self.die_facts(unit, off, 0);
+        f.chain
+            .iter()
+            .find_map(|o| ix.scopes.get(&(ui, *o)).cloned())
+    }
+
     /// The name gdb gives function DIE `off` of unit `ui`: in C++, qualified with its class
     /// or namespace (`Counter::add`); `None` when the DIE has no name.
     pub fn function_qualified_name(&self, ui: usize, off: UnitOffset) -> Option<String> {
@@ -452,6 +467,42 @@ impl DebugFile {
         Ok(())
     }
 
+    /// C++: the member functions with code of classes local to a function (a lambda's
+    /// `operator()`, a member of its closure type), in the function's body or its blocks.
+    fn index_local_functions(
+        &self,
+        ix: &mut NameIndex,
+        ui: usize,
+        unit: &Unit<R>,
+        node: gimli::EntriesTreeNode<'_, '_, '_, R>,
+        depth: u32,
+    ) -> Result<()> {
+        let mut children = node.children();
+        while let Some(child) = children.next()? {
+            match child.entry().tag() {
+                constants::DW_TAG_structure_type
+                | constants::DW_TAG_class_type
+                | constants::DW_TAG_union_type => {
+                    let mut members = child.children();
+                    while let Some(m) = members.next()? {
+                        if m.entry().tag() == constants::DW_TAG_subprogram {
+                            let off = m.entry().offset();
+                            self.index_subprogram(ix, ui, unit, off, "");
+                            if depth < 16 {
+                                self.index_local_functions(ix, ui, unit, m, depth + 1)?;
+                            }
+                        }
+                    }
+                }
+                constants::DW_TAG_lexical_block if depth < 16 => {
+                    self.index_local_functions(ix, ui, unit, child, depth + 1)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     fn index_children(
         &self,
         ix: &mut NameIndex,
@@ -471,16 +522,21 @@ impl DebugFile {
                     let name = self.index_subprogram(ix, ui, unit, off, scope);
                     // Fortran internal procedures (`contains` inside a procedure) are nested
                     // subprograms: `outer::inner`, found also as `inner` (as gdb names them).
+                    let lang = crate::scopes::unit_language(self, ui);
                     if let Some(name) = name
                         && depth < 16
-                        && crate::scopes::unit_language(self, ui)
-                            == crate::format::Language::Fortran
+                        && lang == crate::format::Language::Fortran
                     {
                         self.index_internal_procedures(ix, ui, unit, child, depth + 1, &name)?;
+                    } else if lang == crate::format::Language::Cplus && depth < 16 {
+                        self.index_local_functions(ix, ui, unit, child, depth + 1)?;
                     }
                 }
                 // Fortran module parameters (`DW_TAG_constant`) are listed with the variables.
                 constants::DW_TAG_variable | constants::DW_TAG_constant => {
+                    if !scope.is_empty() {
+                        ix.scopes.insert((ui, off), scope.to_string());
+                    }
                     let f = self.die_facts(unit, off, 0);
                     let Some(name) = f.name else { continue };
                     if f.declaration {
@@ -502,6 +558,9 @@ impl DebugFile {
                 | constants::DW_TAG_class_type
                 | constants::DW_TAG_typedef
                 | constants::DW_TAG_base_type => {
+                    if !scope.is_empty() {
+                        ix.scopes.insert((ui, off), scope.to_string());
+                    }
                     let f = self.die_facts(unit, off, 0);
                     let inner = match (&f.name, scope) {
                         (Some(n), "") => n.clone(),
@@ -527,6 +586,11 @@ impl DebugFile {
                     {
                         self.index_children(ix, ui, unit, child, depth + 1, &inner)?;
                     }
+                }
+                // A C++ static data member's declaration (DWARF 4): its class is the scope of
+                // the variable that defines it.
+                constants::DW_TAG_member if !scope.is_empty() => {
+                    ix.scopes.insert((ui, off), scope.to_string());
                 }
                 constants::DW_TAG_namespace | constants::DW_TAG_module if depth < 16 => {
                     let f = self.die_facts(unit, off, 0);

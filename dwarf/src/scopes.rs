@@ -289,6 +289,28 @@ fn unit_functions(file: &Arc<DebugFile>, ui: usize) -> Arc<UnitFuncs> {
     if let Ok(root) = read_tree_at(file, ui, None, 3) {
         let fortran = unit_language(file, ui) == crate::format::Language::Fortran;
         collect_functions(file, &root.children, fortran, &mut out);
+        // C++: functions defined inside a function, such as a lambda's `operator()` (a
+        // member of a closure class local to the function, maybe in a block of it): every
+        // subprogram with code of the unit's tree is one.
+        if dietypes::is_cplus_unit(file, ui)
+            && let Ok(unit) = file.unit(ui)
+        {
+            let known: std::collections::HashSet<DieRef> = out.iter().map(|f| f.die).collect();
+            for b in &file.unit_facts(ui).blocks {
+                if b.kind != crate::index::BlockKind::Function {
+                    continue;
+                }
+                let Some(die) = b.offset.to_debug_info_offset(&unit.header).map(DieRef) else {
+                    continue;
+                };
+                if !known.contains(&die) {
+                    out.push(FuncEntry {
+                        die,
+                        ranges: b.ranges.iter().map(|r| r.0..r.1).collect(),
+                    });
+                }
+            }
+        }
     }
     let v = Arc::new(UnitFuncs::new(out));
     FUNCS

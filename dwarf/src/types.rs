@@ -469,6 +469,105 @@ pub struct CxxInfo {
     pub member_access: Vec<Access>,
     /// Member functions in declaration order.
     pub methods: Vec<Method>,
+    /// The virtual base classes: (index in the aggregate's `members`, the DWARF expression
+    /// of `DW_AT_data_member_location`, which finds the base from the object's address
+    /// through its vtable).
+    pub virtual_bases: Vec<(usize, Vec<u8>)>,
+    /// Access of each base class (`DW_TAG_inheritance`), by index in `members`.
+    pub base_access: Vec<(usize, Access)>,
+    /// A class template's type arguments (`DW_TAG_template_type_param`): name and type,
+    /// for `ptype`'s `[with T = double]`.
+    /// Resolved on first use: an argument may be the class being built (libstdc++'s
+    /// `_Enable_copy_move<…, std::optional<int>>`).
+    pub template_args: Vec<(String, LazyType)>,
+}
+
+impl CxxInfo {
+    /// The location expression of member `index` when it is a virtual base class.
+    pub fn virtual_base(&self, index: usize) -> Option<&[u8]> {
+        self.virtual_bases
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, e)| e.as_slice())
+    }
+}
+
+/// The address of a virtual base class of the object at `object`: its
+/// `DW_AT_data_member_location` expression (`DW_OP_dup; DW_OP_deref; DW_OP_lit24;
+/// DW_OP_minus; DW_OP_deref; DW_OP_plus`, the vbase offset read from the vtable) run with the
+/// object's address pushed. `read` reads a pointer-sized word. `None` for an expression
+/// outside the small set compilers use here, or memory that cannot be read.
+pub fn virtual_base_address(
+    expr: &[u8],
+    object: u64,
+    read: &mut dyn FnMut(u64) -> Option<u64>,
+) -> Option<u64> {
+    fn uleb(e: &[u8], pc: &mut usize) -> Option<u64> {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = *e.get(*pc)?;
+            *pc += 1;
+            v |= u64::from(b & 0x7f).checked_shl(shift)?;
+            shift += 7;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+    }
+    fn sleb(e: &[u8], pc: &mut usize) -> Option<i64> {
+        let mut v = 0i64;
+        let mut shift = 0u32;
+        loop {
+            let b = *e.get(*pc)?;
+            *pc += 1;
+            v |= i64::from(b & 0x7f).checked_shl(shift)?;
+            shift += 7;
+            if b & 0x80 == 0 {
+                if shift < 64 && b & 0x40 != 0 {
+                    v |= -1i64 << shift;
+                }
+                return Some(v);
+            }
+        }
+    }
+    let mut stack = vec![object];
+    let mut pc = 0;
+    while pc < expr.len() {
+        let op = expr[pc];
+        pc += 1;
+        match op {
+            0x12 => stack.push(*stack.last()?), // DW_OP_dup
+            0x06 => {
+                let a = stack.pop()?;
+                stack.push(read(a)?); // DW_OP_deref
+            }
+            0x08 => {
+                stack.push(u64::from(*expr.get(pc)?)); // DW_OP_const1u
+                pc += 1;
+            }
+            0x10 => stack.push(uleb(expr, &mut pc)?), // DW_OP_constu
+            0x11 => stack.push(sleb(expr, &mut pc)? as u64), // DW_OP_consts
+            0x30..=0x4f => stack.push(u64::from(op - 0x30)), // DW_OP_lit0..31
+            0x1c => {
+                let b = stack.pop()?;
+                let a = stack.pop()?;
+                stack.push(a.wrapping_sub(b)); // DW_OP_minus
+            }
+            0x22 => {
+                let b = stack.pop()?;
+                let a = stack.pop()?;
+                stack.push(a.wrapping_add(b)); // DW_OP_plus
+            }
+            0x23 => {
+                let n = uleb(expr, &mut pc)?;
+                let a = stack.pop()?;
+                stack.push(a.wrapping_add(n)); // DW_OP_plus_uconst
+            }
+            _ => return None,
+        }
+    }
+    stack.pop()
 }
 
 impl Type {

@@ -371,6 +371,16 @@ impl<'a> Ev<'a> {
         self.int_value(&builtins().int, v)
     }
 
+    /// The value of a comparison or a logical operator: a C++ `bool`, a C `int`.
+    fn truth_value(&self, b: bool) -> V {
+        if self.ctx.language() == crate::format::Language::Cplus {
+            static BOOL: OnceLock<TypeRef> = OnceLock::new();
+            let ty = BOOL.get_or_init(|| Type::base("bool", 1, Encoding::Boolean));
+            return self.int_value(ty, b as i128);
+        }
+        self.int(b as i128)
+    }
+
     fn pointer(&self, target: TypeRef, addr: u64) -> V {
         let ty = Type::pointer_to(target, self.ptr_size());
         self.int_value(&ty, addr as i128)
@@ -430,11 +440,11 @@ impl<'a> Ev<'a> {
                 let a = self.eval(l)?;
                 let ta = self.truth(a, if *and { "&&" } else { "||" })?;
                 if *and != ta {
-                    return Ok(self.int(ta as i128));
+                    return Ok(self.truth_value(ta));
                 }
                 let b = self.eval(r)?;
                 let tb = self.truth(b, if *and { "&&" } else { "||" })?;
-                Ok(self.int(tb as i128))
+                Ok(self.truth_value(tb))
             }
             Expr::Ternary(c, t, f) => {
                 let cv = self.eval(c)?;
@@ -450,18 +460,23 @@ impl<'a> Ev<'a> {
                 self.eval(r)
             }
             Expr::Index(a, i) => {
-                let a = self.eval(a)?;
-                let i = self.eval(i)?;
+                let a = self.coerce_ref(self.eval(a)?)?;
+                let i = self.coerce_ref(self.eval(i)?)?;
                 self.index(a, i)
             }
             Expr::Member(x, name, arrow) => {
-                let v = self.eval(x)?;
+                let v = self.coerce_ref(self.eval(x)?)?;
                 self.member(v, name, *arrow)
             }
             Expr::Call(f, args) => self.call(f, args),
             Expr::Cast(t, x) => {
                 let ty = self.resolve(t)?;
                 let v = self.eval(x)?;
+                let v = if is_reference(&ty) {
+                    v
+                } else {
+                    self.coerce_ref(v)?
+                };
                 self.cast(v, &ty)
             }
             Expr::At(l, r) => self.at(l, r),
@@ -472,7 +487,12 @@ impl<'a> Ev<'a> {
                     side: false,
                 };
                 let xv = ev.eval(x)?;
-                let ty = xv.ty;
+                // gdb's `evaluate_subexp_for_sizeof_base`: the size of a reference is the
+                // size of what it refers to.
+                let ty = match &xv.ty.strip().kind {
+                    TypeKind::Reference(t) | TypeKind::RvalueReference(t) => t.get().clone(),
+                    _ => xv.ty.clone(),
+                };
                 // gdb's `var_value_operation::evaluate_for_sizeof`: a variable whose array
                 // type has no upper bound here (a variable-length array whose bound is
                 // optimized out) has no size.
@@ -529,6 +549,19 @@ impl<'a> Ev<'a> {
         if let Some(v) = self.ctx.lookup_scoped(scope, n)? {
             return Ok(V::from_value(v));
         }
+        // C++: `ns::var`, `Class::static_member`, `ns::Enum::A`, or a type (`ns::Class`).
+        if !scope.contains('.') {
+            let full = format!("{scope}::{n}");
+            if let Some(v) = self.ctx.lookup_variable(&full)? {
+                return Ok(V::from_value(v));
+            }
+            if let Some(t) = self.ctx.lookup_type(&full) {
+                if self.side {
+                    return Err(user("Attempt to use a type name as an expression"));
+                }
+                return Ok(V::of_type(t));
+            }
+        }
         if scope.contains('.') || self.ctx.lookup_variable(scope)?.is_some() {
             Err(user(format!("No symbol \"{n}\" in specified context.")))
         } else {
@@ -556,7 +589,8 @@ impl<'a> Ev<'a> {
     }
 
     /// A truth value for `&&`, `||`, `?:`, `!` and conditions.
-    fn truth(&self, mut v: V, op: &str) -> Result<bool> {
+    fn truth(&self, v: V, op: &str) -> Result<bool> {
+        let mut v = self.coerce_ref(v)?;
         match classify(&v.ty) {
             Cls::Agg => Err(user(format!(
                 "Structure has no component named operator{op}."
@@ -602,7 +636,7 @@ impl<'a> Ev<'a> {
                 }
             }
             UnOp::Deref => {
-                let v = self.eval(x)?;
+                let v = self.coerce_ref(self.eval(x)?)?;
                 self.deref(v)
             }
             UnOp::Neg | UnOp::Plus | UnOp::Compl => {
@@ -641,7 +675,7 @@ impl<'a> Ev<'a> {
             UnOp::Not => {
                 let v = self.eval(x)?;
                 let t = self.truth(v, "!")?;
-                Ok(self.int(!t as i128))
+                Ok(self.truth_value(!t))
             }
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
                 let place = self.place(x)?;
@@ -666,7 +700,23 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// libstdc++'s xmethods for `std::unique_ptr` and `std::shared_ptr`: the stored
+    /// pointer (for `*p` and `p->x`); `None` for any other value.
+    fn smart_pointee(&self, v: &mut V) -> Result<Option<V>> {
+        let Some((off, pty)) = crate::format::smart_pointer(&v.ty) else {
+            return Ok(None);
+        };
+        let mut ptr = self.component(v, off as i64, pty)?;
+        self.fetch(&mut ptr)?;
+        Ok(Some(ptr))
+    }
+
     fn deref(&self, mut v: V) -> Result<V> {
+        if matches!(classify(&v.ty), Cls::Agg)
+            && let Some(p) = self.smart_pointee(&mut v)?
+        {
+            return self.deref(p);
+        }
         match classify(&v.ty) {
             Cls::Ptr(target) => {
                 if matches!(target.strip().kind, TypeKind::Void) {
@@ -723,7 +773,77 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// libstdc++'s `std::vector` as its xmethods see it: the element type and the first
+    /// and past-the-end addresses; `None` for any other value.
+    fn std_vector(&self, v: &mut V) -> Result<Option<(TypeRef, u64, u64)>> {
+        if !crate::format::has_printer(&v.ty)
+            || !v
+                .ty
+                .strip()
+                .name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("std::vector<"))
+        {
+            return Ok(None);
+        }
+        let ty = v.ty.strip();
+        let bytes = self.bytes(v)?;
+        Ok(crate::format::vector_parts(&ty, bytes, self.ptr_size())
+            .map(|(elem, [start, finish, _])| (elem, start, finish)))
+    }
+
+    /// A `std::vector` xmethod (`v.size()`, `v.empty()`, `v.front()`, `v.back()`,
+    /// `v.at(i)`); `None` when `obj` is not a vector or `method` is not one of them.
+    fn vector_method(&self, obj: V, method: &str, args: &[Expr]) -> Result<Option<V>> {
+        let mut obj = self.coerce_ref(obj)?;
+        let Some((elem, start, finish)) = self.std_vector(&mut obj)? else {
+            return Ok(None);
+        };
+        let esize = elem.byte_size().max(1);
+        let len = finish.wrapping_sub(start) / esize;
+        Ok(match (method, args) {
+            ("size", []) => Some(self.int_value(&builtins().ulong, len as i128)),
+            ("empty", []) => Some(self.truth_value(len == 0)),
+            ("front", []) => Some(V::lazy_at(elem, start)),
+            ("back", []) => Some(V::lazy_at(elem, finish.wrapping_sub(esize))),
+            ("at", [i]) => {
+                let mut iv = self.coerce_ref(self.eval(i)?)?;
+                let n = self.int_of(&mut iv)?;
+                if self.side && (n < 0 || n as u64 >= len) {
+                    // gdb's words: the libstdc++ xmethod's exception.
+                    return Err(user(format!(
+                        "Python Exception <class 'IndexError'>: Vector index \"{n}\" should not be >= {len}.\nError while executing Python code."
+                    )));
+                }
+                Some(V::lazy_at(
+                    elem,
+                    start.wrapping_add((n as u64).wrapping_mul(esize)),
+                ))
+            }
+            _ => None,
+        })
+    }
+
     fn index(&self, a: V, i: V) -> Result<V> {
+        // libstdc++'s xmethod for `std::vector::operator[]`.
+        let mut a = a;
+        if matches!(classify(&a.ty), Cls::Agg)
+            && let Some((elem, start, _)) = self.std_vector(&mut a)?
+        {
+            let mut i = i;
+            let n = self.int_of(&mut i)? as i64;
+            let esize = elem.byte_size() as i64;
+            return Ok(V::lazy_at(
+                elem,
+                start.wrapping_add(n.wrapping_mul(esize) as u64),
+            ));
+        }
+        // A C++ class: gdb looks for a user-defined operator[] (which needs a call).
+        if matches!(classify(&a.ty), Cls::Agg)
+            && self.ctx.language() == crate::format::Language::Cplus
+        {
+            return Err(user("Could not find operator[]."));
+        }
         if !matches!(classify(&a.ty), Cls::Array(_) | Cls::Ptr(_)) {
             return Err(user(format!(
                 "cannot subscript something of type `{}'",
@@ -761,6 +881,13 @@ impl<'a> Ev<'a> {
     }
 
     fn member(&self, v: V, name: &str, arrow: bool) -> Result<V> {
+        let mut v = v;
+        if arrow
+            && matches!(classify(&v.ty), Cls::Agg)
+            && let Some(p) = self.smart_pointee(&mut v)?
+        {
+            v = p;
+        }
         let v = match classify(&v.ty) {
             Cls::Ptr(target) if matches!(target.strip().kind, TypeKind::Aggregate { .. }) => {
                 self.deref(v)?
@@ -775,13 +902,162 @@ impl<'a> Ev<'a> {
             }
         };
         let ty = v.ty.strip();
-        match find_member(&ty, name, 0) {
+        let obj = v.address();
+        // `d.Base::x`: the member `x` of base class `Base` (a shadowed member).
+        let (ty, start, name) = match crate::index::unqualified(name) {
+            Some(m) => {
+                let qual = &name[..name.len() - m.len() - 2];
+                let named = |t: &TypeRef| type_is_named(t, qual);
+                match self.find_base(&ty, &named, 0, obj) {
+                    Some((off, bty)) => (bty, off, m),
+                    None => {
+                        return Err(user(format!("There is no field named {}", m)));
+                    }
+                }
+            }
+            None => (ty, 0, name),
+        };
+        match self.find_member(&ty, name, start, obj) {
             Some((offset, mty, bitfield)) => match bitfield {
-                None => self.component(&v, offset as i64, mty),
+                None => self.component(&v, offset, mty),
                 Some(bf) => self.bitfield(&v, bf.bit_offset, bf.bit_size, mty),
             },
             None => Err(user(format!("There is no member named {name}."))),
         }
+    }
+
+    /// The address of the virtual base (location expression `expr`) of the object at `obj`,
+    /// read through its vtable; without side effects, the object itself.
+    fn virtual_base(&self, expr: &[u8], obj: u64) -> Option<u64> {
+        if !self.side {
+            return Some(obj);
+        }
+        let n = self.ptr_size() as usize;
+        crate::types::virtual_base_address(expr, obj, &mut |a| {
+            let mut b = [0u8; 8];
+            self.ctx.read_memory(a, &mut b[..n.min(8)]).ok()?;
+            Some(u64::from_le_bytes(b))
+        })
+    }
+
+    /// Offset of base class `m` (member `index` of `ty`) of the object at `base` bytes from
+    /// the value's start (whose address is `obj`): its data member location, or for a
+    /// virtual base where the vtable says.
+    fn base_member_offset(
+        &self,
+        ty: &TypeRef,
+        index: usize,
+        m: &crate::types::Member,
+        base: i64,
+        obj: Option<u64>,
+    ) -> Option<i64> {
+        match ty.cxx.as_deref().and_then(|c| c.virtual_base(index)) {
+            Some(expr) => {
+                let at = obj?.wrapping_add(base as u64);
+                let b = self.virtual_base(expr, at)?;
+                Some(base.wrapping_add(b.wrapping_sub(at) as i64))
+            }
+            None => Some(base + m.offset as i64),
+        }
+    }
+
+    /// gdb's `search_struct_field`: a member by name, the class's own members (and those of
+    /// its anonymous structs and unions) before those of its base classes. Its byte offset
+    /// from the start of the value, its type and its bitfield (bit offset from the start of
+    /// the value).
+    fn find_member(
+        &self,
+        ty: &TypeRef,
+        name: &str,
+        base: i64,
+        obj: Option<u64>,
+    ) -> Option<(i64, TypeRef, Option<crate::types::Bitfield>)> {
+        let TypeKind::Aggregate { members, .. } = &ty.kind else {
+            return None;
+        };
+        for m in members {
+            if m.is_static || m.is_base {
+                continue;
+            }
+            match &m.name {
+                Some(n) if n == name => {
+                    let bf = m.bitfield.map(|b| crate::types::Bitfield {
+                        bit_offset: (b.bit_offset as i64 + 8 * base) as u64,
+                        bit_size: b.bit_size,
+                    });
+                    return Some((base + m.offset as i64, m.ty.get().clone(), bf));
+                }
+                None => {
+                    let inner = m.ty.get().strip();
+                    if let Some(found) = self.find_member(&inner, name, base + m.offset as i64, obj)
+                    {
+                        return Some(found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (i, m) in members.iter().enumerate() {
+            if !m.is_base {
+                continue;
+            }
+            let Some(off) = self.base_member_offset(ty, i, m, base, obj) else {
+                continue;
+            };
+            let inner = m.ty.get().strip();
+            if let Some(found) = self.find_member(&inner, name, off, obj) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// The first base class of `ty` (depth first, in declaration order; `ty` itself first)
+    /// that `want` accepts: its offset from the start of the value and its type.
+    fn find_base(
+        &self,
+        ty: &TypeRef,
+        want: &dyn Fn(&TypeRef) -> bool,
+        base: i64,
+        obj: Option<u64>,
+    ) -> Option<(i64, TypeRef)> {
+        if want(ty) {
+            return Some((base, ty.clone()));
+        }
+        let TypeKind::Aggregate { members, .. } = &ty.kind else {
+            return None;
+        };
+        for (i, m) in members.iter().enumerate() {
+            if !m.is_base {
+                continue;
+            }
+            let Some(off) = self.base_member_offset(ty, i, m, base, obj) else {
+                continue;
+            };
+            let inner = m.ty.get().strip();
+            if let Some(found) = self.find_base(&inner, want, off, obj) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// The offset of class `to` inside class `from` (an upcast, positive) or of `from`
+    /// inside `to` (a downcast, negative; not through a virtual base), for C++ casts
+    /// between classes related by inheritance. `obj`: the address of the `from` object.
+    fn class_cast_offset(&self, from: &TypeRef, to: &TypeRef, obj: Option<u64>) -> Option<i64> {
+        let (from, to) = (from.strip(), to.strip());
+        if !matches!(from.kind, TypeKind::Aggregate { .. })
+            || !matches!(to.kind, TypeKind::Aggregate { .. })
+            || same_type(&from, &to)
+        {
+            return None;
+        }
+        if let Some((off, _)) = self.find_base(&from, &|t| same_type(t, &to), 0, obj) {
+            return Some(off);
+        }
+        self.find_base(&to, &|t| same_type(t, &from), 0, None)
+            .map(|(off, _)| -off)
     }
 
     /// A bitfield of `bit_size` bits at `bit_offset` bits from the start of `v`.
@@ -821,8 +1097,8 @@ impl<'a> Ev<'a> {
     }
 
     fn at(&self, l: &Expr, r: &Expr) -> Result<V> {
-        let left = self.eval(l)?;
-        let mut rv = self.eval(r)?;
+        let left = self.coerce_ref(self.eval(l)?)?;
+        let mut rv = self.coerce_ref(self.eval(r)?)?;
         let n = match classify(&rv.ty) {
             Cls::Int { .. } => self.int_of(&mut rv)?,
             _ => {
@@ -844,6 +1120,23 @@ impl<'a> Ev<'a> {
     }
 
     fn call(&self, f: &Expr, args: &[Expr]) -> Result<V> {
+        if let Expr::Member(x, m, arrow) = f {
+            let mut obj = self.coerce_ref(self.eval(x)?)?;
+            if *arrow {
+                match classify(&obj.ty) {
+                    Cls::Agg => {
+                        if let Some(p) = self.smart_pointee(&mut obj)? {
+                            obj = self.deref(p)?;
+                        }
+                    }
+                    Cls::Ptr(_) => obj = self.deref(obj)?,
+                    _ => {}
+                }
+            }
+            if let Some(v) = self.vector_method(obj, m, args)? {
+                return Ok(v);
+            }
+        }
         // `(item_t)(x)` parsed without knowing `item_t`: a cast after all.
         if let (Expr::Name(n), [arg]) = (f, args)
             && self.ctx.lookup_variable(n)?.is_none()
@@ -875,6 +1168,9 @@ impl<'a> Ev<'a> {
 
     /// gdb's `coerce_ref`: a C++ reference stands for the object it refers to.
     fn coerce_ref(&self, mut v: V) -> Result<V> {
+        if v.is_type {
+            return Ok(v);
+        }
         match &v.ty.strip().kind {
             TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
                 let target = t.get().clone();
@@ -908,12 +1204,12 @@ impl<'a> Ev<'a> {
                 (Cls::Ptr(_), Cls::Ptr(_)) if is_cmp => {
                     let x = self.int_of(&mut a)? as u64;
                     let y = self.int_of(&mut b)? as u64;
-                    return Ok(self.int(compare(op, x.cmp(&y)) as i128));
+                    return Ok(self.truth_value(compare(op, x.cmp(&y))));
                 }
                 (Cls::Ptr(_), Cls::Int { .. }) | (Cls::Int { .. }, Cls::Ptr(_)) if is_cmp => {
                     let x = self.int_of(&mut a)? as u64;
                     let y = self.int_of(&mut b)? as u64;
-                    return Ok(self.int(compare(op, x.cmp(&y)) as i128));
+                    return Ok(self.truth_value(compare(op, x.cmp(&y))));
                 }
                 (Cls::Ptr(t), Cls::Int { .. }) if matches!(op, BinOp::Add | BinOp::Sub) => {
                     let p = self.int_of(&mut a)? as u64;
@@ -981,7 +1277,7 @@ impl<'a> Ev<'a> {
                         Some(o) => compare(op, o),
                         None => op == BinOp::Ne,
                     };
-                    return Ok(self.int(r as i128));
+                    return Ok(self.truth_value(r));
                 }
                 let r = match op {
                     BinOp::Add => x + y,
@@ -1015,7 +1311,7 @@ impl<'a> Ev<'a> {
                 let x = wrap(self.int_of(&mut a)?, len, !unsigned);
                 let y = wrap(self.int_of(&mut b)?, len, !unsigned);
                 if is_cmp {
-                    return Ok(self.int(compare(op, x.cmp(&y)) as i128));
+                    return Ok(self.truth_value(compare(op, x.cmp(&y))));
                 }
                 let ty = result_int_type(len, unsigned);
                 let r = match op {
@@ -1057,6 +1353,38 @@ impl<'a> Ev<'a> {
 
     /// C conversion of `v` to `to` (casts and assignments).
     pub fn cast(&self, v: V, to: &TypeRef) -> Result<V> {
+        let ts = to.strip();
+        let from = classify(&v.ty);
+        // C++: a pointer to a class converted to a pointer to a base (or derived) class
+        // points to that subobject (gdb's `value_cast_pointers`), a class object to its base.
+        if let (TypeKind::Pointer(t), Cls::Ptr(f)) = (&ts.kind, &from)
+            && matches!(f.strip().kind, TypeKind::Aggregate { .. })
+        {
+            let mut v = v;
+            let a = self.int_of(&mut v)? as u64;
+            let obj = (a != 0 && self.side).then_some(a);
+            if let Some(off) = self.class_cast_offset(f, t.get(), obj) {
+                let moved = if a == 0 {
+                    0
+                } else {
+                    a.wrapping_add(off as u64)
+                };
+                return Ok(self.int_value(to, moved as i128));
+            }
+            return self.cast_plain(v, to);
+        }
+        if let (TypeKind::Aggregate { .. }, Cls::Agg) = (&ts.kind, &from)
+            && let Some(off) = self.class_cast_offset(&v.ty, to, v.address())
+            && off >= 0
+        {
+            let mut out = self.component(&v, off, ts.clone())?;
+            out.ty = to.clone();
+            return Ok(out);
+        }
+        self.cast_plain(v, to)
+    }
+
+    fn cast_plain(&self, v: V, to: &TypeRef) -> Result<V> {
         let ts = to.strip();
         let from = classify(&v.ty);
         let reinterpret = |v: &V| -> Result<V> {
@@ -1311,38 +1639,11 @@ fn same_type(a: &TypeRef, b: &TypeRef) -> bool {
     }
 }
 
-/// Find a member (through anonymous struct/union members): its byte offset from the start of
-/// `ty`, its type and its bitfield (bit offset from the start of `ty`).
-fn find_member(
-    ty: &TypeRef,
-    name: &str,
-    base: u64,
-) -> Option<(u64, TypeRef, Option<crate::types::Bitfield>)> {
-    let TypeKind::Aggregate { members, .. } = &ty.kind else {
-        return None;
-    };
-    for m in members {
-        if m.is_static {
-            continue;
-        }
-        match &m.name {
-            Some(n) if n == name => {
-                let bf = m.bitfield.map(|b| crate::types::Bitfield {
-                    bit_offset: b.bit_offset + 8 * base,
-                    bit_size: b.bit_size,
-                });
-                return Some((base + m.offset, m.ty.get().clone(), bf));
-            }
-            None => {
-                let inner = m.ty.get().strip();
-                if let Some(found) = find_member(&inner, name, base + m.offset) {
-                    return Some(found);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+/// Whether class type `t` is called `name` (as written, or its last component).
+fn type_is_named(t: &TypeRef, name: &str) -> bool {
+    t.name
+        .as_deref()
+        .is_some_and(|n| n == name || crate::index::unqualified(n) == Some(name))
 }
 
 fn align_of(ty: &TypeRef, ptr: u64) -> u64 {
@@ -1430,6 +1731,14 @@ pub(crate) fn resolve_type(t: &TypeName, ctx: &dyn EvalContext) -> Result<TypeRe
         };
     }
     Ok(ty)
+}
+
+/// Whether `ty` is a C++ reference (`T&` or `T&&`), through typedefs and qualifiers.
+fn is_reference(ty: &TypeRef) -> bool {
+    matches!(
+        ty.strip().kind,
+        TypeKind::Reference(_) | TypeKind::RvalueReference(_)
+    )
 }
 
 fn qualified(ty: TypeRef, is_const: bool) -> TypeRef {

@@ -435,6 +435,15 @@ impl<'a> Parser<'a> {
                     if matches!(w.as_str(), "sizeof" | "_Alignof") {
                         break;
                     }
+                    // C++: a class by its qualified or template name (`phys::Box<double>`).
+                    if let Some((full, end)) = self.cxx_name_at(self.pos)
+                        && self.oracle.is_some_and(|o| o(&full))
+                    {
+                        base = Some(BaseType::Named(full));
+                        self.pos = end - 1;
+                        self.bump();
+                        continue;
+                    }
                     // A typedef name: accepted when the oracle says so, or when what follows
                     // can only be a declarator (checked by the caller for the bare case).
                     let known = self.oracle.is_some_and(|o| o(&w));
@@ -472,6 +481,97 @@ impl<'a> Parser<'a> {
             base_volatile: is_volatile,
             decl,
         }))
+    }
+
+    /// A C++ qualified or template name at token `i` (`phys::Solver`, `phys::Box<double>`,
+    /// `std::vector<int, std::allocator<int> >`) spelled as DWARF names it, and the index of
+    /// the token after it; `None` for a plain name.
+    fn cxx_name_at(&self, mut i: usize) -> Option<(String, usize)> {
+        let tok = |i: usize| self.toks.get(i).map(|t| &t.tok);
+        let mut out = String::new();
+        let mut qualified = false;
+        loop {
+            let Some(Tok::Ident(w)) = tok(i) else {
+                return None;
+            };
+            out.push_str(w);
+            i += 1;
+            if let Some(Tok::Punct("<")) = tok(i) {
+                let (args, j) = self.template_args_at(i)?;
+                out.push_str(&args);
+                i = j;
+                qualified = true;
+            }
+            if let (Some(Tok::Punct("::")), Some(Tok::Ident(_))) = (tok(i), tok(i + 1)) {
+                out.push_str("::");
+                i += 1;
+                qualified = true;
+                continue;
+            }
+            break;
+        }
+        qualified.then_some((out, i))
+    }
+
+    /// The template argument list at token `i` (a `<`), spelled as g++ names it
+    /// (`<double, std::allocator<double> >`), and the index after its `>`.
+    fn template_args_at(&self, mut i: usize) -> Option<(String, usize)> {
+        let mut depth = 0i32;
+        let mut out = String::new();
+        let mut after_word = false;
+        loop {
+            let t = &self.toks.get(i)?.tok;
+            i += 1;
+            let closers = match t {
+                Tok::Punct(">") => 1,
+                Tok::Punct(">>") => 2,
+                _ => 0,
+            };
+            if closers > 0 {
+                for _ in 0..closers {
+                    if out.ends_with('>') {
+                        out.push(' ');
+                    }
+                    out.push('>');
+                    depth -= 1;
+                }
+                if depth < 0 {
+                    return None;
+                }
+                if depth == 0 {
+                    return Some((out, i));
+                }
+                after_word = false;
+                continue;
+            }
+            match t {
+                Tok::Punct("<") => {
+                    depth += 1;
+                    out.push('<');
+                    after_word = false;
+                }
+                Tok::Punct(",") => {
+                    out.push_str(", ");
+                    after_word = false;
+                }
+                Tok::Punct(p @ ("*" | "&" | "::")) => {
+                    out.push_str(p);
+                    after_word = false;
+                }
+                Tok::Ident(w) => {
+                    if after_word {
+                        out.push(' ');
+                    }
+                    out.push_str(w);
+                    after_word = true;
+                }
+                Tok::Int(v, _) => {
+                    out.push_str(&v.to_string());
+                    after_word = true;
+                }
+                _ => return None,
+            }
+        }
     }
 
     /// Whether the tokens from `i` are `*`s (and qualifiers) closed by `)`: `x *)` is a type.
@@ -574,6 +674,15 @@ impl<'a> Parser<'a> {
                         return Err(self.syntax_error());
                     };
                     self.bump();
+                    // `d.Base::x`: a member of a base class, by its qualified name.
+                    let mut name = name;
+                    while self.is_punct("::")
+                        && let Some(Tok::Ident(k)) =
+                            self.toks.get(self.pos + 1).map(|t| t.tok.clone())
+                    {
+                        self.pos += 2;
+                        name = format!("{name}::{k}");
+                    }
                     e = Expr::Member(Box::new(e), name, arrow);
                 }
                 Tok::Punct("(") => {
@@ -642,6 +751,17 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::QuotedName(n) | Tok::Ident(n) => {
+                // C++: a template class in expression position (`ptype phys::Box<double>`,
+                // `sizeof(Box<int>)`).
+                if let Some((full, _)) = self.cxx_name_at(self.pos)
+                    && full.contains('<')
+                    && self.oracle.is_some_and(|o| o(&full))
+                {
+                    return match self.type_name()? {
+                        Some(t) => Ok(Expr::Type(t)),
+                        None => Err(self.syntax_error()),
+                    };
+                }
                 if let Tok::Ident(w) = self.peek()
                     && TYPE_KEYWORDS.contains(&w.as_str())
                 {

@@ -47,6 +47,9 @@
 
 mod float;
 mod num;
+mod stl;
+pub use stl::has_printer;
+pub(crate) use stl::{smart_pointer, vector_parts};
 pub mod text;
 mod typeprint;
 
@@ -117,7 +120,12 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
     if v.optimized_out {
         return "<optimized out>".into();
     }
-    let p = Printer { target, opts };
+    let p = Printer {
+        target,
+        opts,
+        vbases: Default::default(),
+        in_base: Default::default(),
+    };
     let mut out = String::new();
     let plain = matches!(opts.format, None | Some('s'));
     let st = v.ty.strip();
@@ -130,6 +138,25 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
                 out.push_str(") ");
             }
             p.value(&mut out, &v.ty, &v.bytes, addr);
+        }
+        // A reference to a class with a printer shows as the object (libstdc++'s printers
+        // look through references).
+        TypeKind::Reference(t) | TypeKind::RvalueReference(t)
+            if plain && stl::has_printer(t.get()) =>
+        {
+            let ty = t.get().clone();
+            let size = ty.byte_size().min(MAX_VALUE_SIZE);
+            let mut buf = vec![0u8; size as usize];
+            let printed = match p.pointer_value(&v.bytes) {
+                Some(a) => {
+                    target.read_memory(a, &mut buf).is_ok()
+                        && stl::print(&p, &mut out, &ty, &buf, false)
+                }
+                None => false,
+            };
+            if !printed {
+                out.push_str("<unavailable>");
+            }
         }
         TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
             if opts.type_prefix {
@@ -162,6 +189,34 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
     out
 }
 
+/// gdb's summary of a value in a frame line (`print frame-arguments scalars`) when a
+/// standard-library printer shows it (`std::vector of length 7, capacity 7 = {...}`,
+/// `"hello"`), through a reference too; `None` for any other value.
+pub fn summary(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Option<String> {
+    let p = Printer {
+        target,
+        opts,
+        vbases: Default::default(),
+        in_base: Default::default(),
+    };
+    let st = v.ty.strip();
+    let (ty, bytes) = match &st.kind {
+        TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
+            let ty = t.get().clone();
+            let a = p.pointer_value(&v.bytes)?;
+            let mut buf = vec![0u8; ty.byte_size().min(MAX_VALUE_SIZE) as usize];
+            target.read_memory(a, &mut buf).ok()?;
+            (ty, buf)
+        }
+        _ => (st.clone(), v.bytes.clone()),
+    };
+    if v.optimized_out || !stl::has_printer(&ty) {
+        return None;
+    }
+    let mut out = String::new();
+    stl::print(&p, &mut out, &ty, &bytes, true).then_some(out)
+}
+
 /// gdb drops the `(type)` prefix only for an unnamed pointer whose target is named `char`.
 fn is_char_string_pointer(ty: &TypeRef) -> bool {
     let tv = view(ty);
@@ -174,6 +229,11 @@ fn is_char_string_pointer(ty: &TypeRef) -> bool {
 struct Printer<'a> {
     target: &'a dyn Target,
     opts: &'a FormatOptions,
+    /// The virtual base classes already printed in the object being printed (gdb's
+    /// `dont_print_vb`): each is printed once, at its first occurrence.
+    vbases: std::cell::RefCell<Vec<String>>,
+    /// Printing a base class subobject (the object's virtual bases seen so far stay).
+    in_base: std::cell::Cell<bool>,
 }
 
 /// What a base-like scalar is, for formatting.
@@ -221,6 +281,7 @@ impl<'a> Printer<'a> {
         out.push_str(&format!("{addr:#x}"));
         if let Some(sym) = self.target.symbol_for(addr) {
             let sym = cohort_engine::symbols::symbolized_print_name(&sym);
+            let sym = demangle_special(&sym).unwrap_or_else(|| sym.into_owned());
             out.push_str(&format!(" <{sym}>"));
         }
     }
@@ -307,11 +368,12 @@ impl<'a> Printer<'a> {
                     }
                 }
             },
+            TypeKind::Aggregate { .. } if stl::print(self, out, &st, bytes, false) => {}
             TypeKind::Aggregate {
                 kind,
                 members,
                 declaration,
-            } => self.aggregate(out, *kind, members, *declaration, bytes, addr),
+            } => self.aggregate(out, &st, *kind, members, *declaration, bytes, addr),
             TypeKind::Array { element, bound } => self.array(out, element, bound, bytes, addr),
             // strip() removed these.
             TypeKind::Typedef(_)
@@ -522,9 +584,11 @@ impl<'a> Printer<'a> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn aggregate(
         &self,
         out: &mut String,
+        st: &TypeRef,
         _kind: AggregateKind,
         members: &[Member],
         declaration: bool,
@@ -535,14 +599,64 @@ impl<'a> Printer<'a> {
             out.push_str("<incomplete type>");
             return;
         }
+        let top = !self.in_base.get();
+        let saved = top.then(|| std::mem::take(&mut *self.vbases.borrow_mut()));
         out.push('{');
         let mut first = true;
-        for m in members.iter().filter(|m| !m.is_static) {
+        for (i, m) in members.iter().enumerate() {
+            let mty = m.ty.get().clone();
+            if m.is_static {
+                // C++: `static count = 3`, the value of the global that defines it.
+                let (Some(class), Some(name), true) = (
+                    st.name.as_deref(),
+                    m.name.as_deref(),
+                    self.opts.language == Language::Cplus,
+                ) else {
+                    continue;
+                };
+                if !first {
+                    out.push_str(", ");
+                }
+                first = false;
+                out.push_str("static ");
+                out.push_str(name);
+                out.push_str(" = ");
+                if mty.strip().name.as_deref() == Some(class) {
+                    out.push_str("<same as static member of an already seen type>");
+                    continue;
+                }
+                match self.target.static_member(&format!("{class}::{name}")) {
+                    Some(v) if !v.optimized_out => {
+                        let was_base = self.in_base.replace(false);
+                        self.value(out, &v.ty, &v.bytes, v.address());
+                        self.in_base.set(was_base);
+                    }
+                    _ => out.push_str("<optimized out>"),
+                }
+                continue;
+            }
+            let vbase = st.cxx.as_deref().and_then(|c| c.virtual_base(i));
+            if let Some(expr) = vbase {
+                let name = view(&mty).name().unwrap_or("").to_string();
+                if self.vbases.borrow().contains(&name) {
+                    continue;
+                }
+                self.vbases.borrow_mut().push(name);
+                if !first {
+                    out.push_str(", ");
+                }
+                first = false;
+                out.push('<');
+                out.push_str(view(&mty).name().unwrap_or(""));
+                out.push_str("> = ");
+                self.virtual_base(out, expr, &mty, addr);
+                continue;
+            }
             if !first {
                 out.push_str(", ");
             }
             first = false;
-            let mty = m.ty.get().clone();
+            let was_base = self.in_base.replace(m.is_base);
             if m.is_base {
                 out.push('<');
                 out.push_str(view(&mty).name().unwrap_or(""));
@@ -569,11 +683,61 @@ impl<'a> Printer<'a> {
                     }
                 }
             }
+            self.in_base.set(was_base);
         }
         if first {
             out.push_str("<No data fields>");
         }
         out.push('}');
+        if let Some(saved) = saved {
+            *self.vbases.borrow_mut() = saved;
+        }
+    }
+
+    /// A virtual base class subobject of the object at `addr`, found through the object's
+    /// vtable (its location expression `expr`).
+    fn virtual_base(&self, out: &mut String, expr: &[u8], ty: &TypeRef, addr: Option<u64>) {
+        let Some(obj) = addr else {
+            out.push_str("<unavailable>");
+            return;
+        };
+        let n = usize::try_from(self.target.ptr_size()).unwrap_or(8).min(8);
+        let mut failed = None;
+        let base = crate::types::virtual_base_address(expr, obj, &mut |a| {
+            let mut b = [0u8; 8];
+            match self.target.read_memory(a, &mut b[..n]) {
+                Ok(()) => Some(u64::from_le_bytes(b)),
+                Err(_) => {
+                    failed = Some(a);
+                    None
+                }
+            }
+        });
+        let Some(base) = base else {
+            match failed {
+                Some(a) => {
+                    out.push_str(&format!("<error: Cannot access memory at address {a:#x}>"))
+                }
+                None => out.push_str("<error: virtual base class location not understood>"),
+            }
+            return;
+        };
+        let size = ty.byte_size();
+        if size > MAX_VALUE_SIZE {
+            out.push_str(&format!(
+                "<error: value requires {size} bytes, which is more than max-value-size>"
+            ));
+            return;
+        }
+        let mut buf = vec![0u8; size as usize];
+        match self.target.read_memory(base, &mut buf) {
+            Ok(()) => {
+                let was = self.in_base.replace(true);
+                self.value(out, ty, &buf, Some(base));
+                self.in_base.set(was);
+            }
+            Err(e) => out.push_str(&format!("<error: {e}>")),
+        }
     }
 
     fn array(
@@ -652,6 +816,56 @@ impl<'a> Printer<'a> {
         }
         out.push('}');
     }
+}
+
+/// The C++ special names of a class's tables, demangled as gdb shows them (`_ZTV7Diamond+24`
+/// is `vtable for Diamond+24`, `_ZTT`: `VTT for`, `_ZTI`: `typeinfo for`, `_ZTS`: `typeinfo
+/// name for`), for a class named by plain or nested source names (`N4geom5ShapeE`); `None`
+/// for anything else.
+fn demangle_special(sym: &str) -> Option<String> {
+    let (name, off) = match sym.rsplit_once('+') {
+        Some((n, o)) => (n, Some(o)),
+        None => (sym, None),
+    };
+    let rest = name.strip_prefix("_ZT")?;
+    let what = match rest.as_bytes().first()? {
+        b'V' => "vtable for ",
+        b'T' => "VTT for ",
+        b'I' => "typeinfo for ",
+        b'S' => "typeinfo name for ",
+        _ => return None,
+    };
+    let mut r = &rest[1..];
+    let nested = r.starts_with('N');
+    if nested {
+        r = &r[1..];
+    }
+    let mut parts = Vec::new();
+    loop {
+        if nested && r == "E" {
+            break;
+        }
+        if !nested && r.is_empty() && !parts.is_empty() {
+            break;
+        }
+        let digits = r.bytes().take_while(|b| b.is_ascii_digit()).count();
+        let len: usize = r.get(..digits)?.parse().ok()?;
+        let id = r.get(digits..digits + len)?;
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return None;
+        }
+        parts.push(id);
+        r = &r[digits + len..];
+        if !nested && !r.is_empty() {
+            return None;
+        }
+    }
+    let mut out = format!("{what}{}", parts.join("::"));
+    if let Some(o) = off {
+        out.push('+');
+        out.push_str(o);
+    }
+    Some(out)
 }
 
 /// gdb's `generic_val_print_enum_1`.

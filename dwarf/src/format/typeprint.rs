@@ -210,22 +210,49 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                     out.push(' ');
                 }
             }
+            let cxx = tv.t.cxx.as_deref();
+            // gdb's `c_type_print_template_args`: `[with T = double] `.
+            if show > 0
+                && let Some(c) = cxx
+                && !c.template_args.is_empty()
+            {
+                for (i, (n, t)) in c.template_args.iter().enumerate() {
+                    out.push_str(if i == 0 { "[with " } else { ", " });
+                    out.push_str(n);
+                    out.push_str(" = ");
+                    print_type(out, &view(t.get()), "", -1, 0, lang);
+                }
+                out.push_str("] ");
+            }
             if show < 0 {
                 if tv.name().is_none() {
                     out.push_str("{...}");
                 }
             } else if show > 0 || tv.name().is_none() {
-                let bases: Vec<_> = members.iter().filter(|m| m.is_base).collect();
-                for (i, b) in bases.iter().enumerate() {
-                    out.push_str(if i == 0 { ": " } else { ", " });
-                    out.push_str("public ");
+                let bases: Vec<_> = members
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.is_base)
+                    .collect();
+                for (n, (i, b)) in bases.iter().enumerate() {
+                    out.push_str(if n == 0 { ": " } else { ", " });
+                    let access = cxx
+                        .and_then(|c| c.base_access.iter().find(|(j, _)| j == i))
+                        .map_or(Access::Public, |(_, a)| *a);
+                    out.push_str(match access {
+                        Access::Public => "public ",
+                        Access::Protected => "protected ",
+                        Access::Private => "private ",
+                    });
+                    if cxx.is_some_and(|c| c.virtual_base(*i).is_some()) {
+                        out.push_str("virtual ");
+                    }
                     out.push_str(view(b.ty.get()).name().unwrap_or("(null)"));
                 }
                 if !bases.is_empty() {
                     out.push(' ');
                 }
                 out.push_str("{\n");
-                let cxx = tv.t.cxx.as_deref();
                 if members.is_empty() && cxx.is_none_or(|c| c.methods.is_empty()) {
                     out.push_str(&" ".repeat(level + 4));
                     out.push_str(if *declaration {
@@ -240,7 +267,8 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                 };
                 let mut section: Option<Access> = None;
                 for (i, m) in members.iter().enumerate() {
-                    if m.is_base {
+                    // gdb leaves out the bases and the vtable pointer (`_vptr.Shape`).
+                    if m.is_base || m.name.as_deref().is_some_and(is_vptr_name) {
                         continue;
                     }
                     if need_label {
@@ -255,7 +283,21 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                         out.push_str("static ");
                     }
                     let name = m.name.as_deref().unwrap_or("");
-                    print_type(out, &view(m.ty.get()), name, show - 1, level + 4, lang);
+                    // A member whose type is a template argument shows the parameter's name
+                    // (`T val;`), as gdb's typedef hash of the template's parameters does.
+                    let param = cxx.and_then(|c| {
+                        c.template_args
+                            .iter()
+                            .find(|(_, t)| std::sync::Arc::ptr_eq(t.get(), m.ty.get()))
+                    });
+                    match param {
+                        Some((p, _)) => {
+                            out.push_str(p);
+                            out.push(' ');
+                            out.push_str(name);
+                        }
+                        None => print_type(out, &view(m.ty.get()), name, show - 1, level + 4, lang),
+                    }
                     if let Some(bf) = m.bitfield
                         && !m.is_static
                     {
@@ -270,9 +312,23 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                 out.push('}');
             }
         }
-        TypeKind::Enum { enumerators, .. } => {
+        TypeKind::Enum {
+            enumerators,
+            underlying,
+            ..
+        } => {
             modifiers(out, tv.q, false, true, lang);
             out.push_str("enum ");
+            // A C++ `enum class`: its enumerators are named with it (`phys::Bc::Wall`).
+            if lang == Language::Cplus
+                && let Some(name) = tv.name()
+                && !enumerators.is_empty()
+                && enumerators
+                    .iter()
+                    .all(|(e, _)| e.strip_prefix(name).is_some_and(|r| r.starts_with("::")))
+            {
+                out.push_str("class ");
+            }
             if let Some(name) = tv.name() {
                 out.push_str(name);
                 if show > 0 {
@@ -284,6 +340,13 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                     out.push_str("{...}");
                 }
             } else if show > 0 || tv.name().is_none() {
+                // gdb's C++ enums show their underlying type when it has a name.
+                if lang == Language::Cplus
+                    && let Some(u) = underlying
+                    && let Some(n) = &u.strip_typedefs().name
+                {
+                    out.push_str(&format!(": {n} "));
+                }
                 out.push('{');
                 let mut last: i64 = 0;
                 for (i, (name, val)) in enumerators.iter().enumerate() {
@@ -314,6 +377,12 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
 
 /// gdb's `need_access_label_p`: a class labels its members unless all are private; a struct
 /// or union unless all are public.
+/// gdb's test for the vtable pointer member (`_vptr.Shape`, `_vptr$Shape`).
+fn is_vptr_name(n: &str) -> bool {
+    n.strip_prefix("_vptr")
+        .is_some_and(|r| r.starts_with('.') || r.starts_with('$'))
+}
+
 fn need_access_label(kind: AggregateKind, c: &CxxInfo) -> bool {
     let all = c
         .member_access
