@@ -92,6 +92,7 @@ cases! {
     rt_signals,
     scope,
     segv_recursion,
+    silent_values,
     step_next,
     step_nodebug,
     step_plt,

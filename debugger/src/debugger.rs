@@ -690,6 +690,36 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
+    /// The user wrote `ranges` of memory (`set var x = 1`): a watchpoint on those bytes takes
+    /// the value written as its old value (gdb's `invalidate_bp_value_on_memory_change`).
+    pub(crate) fn memory_written(&mut self, ranges: &[(u64, u64)]) {
+        if ranges.is_empty() {
+            return;
+        }
+        let watched: Vec<(u32, u64, usize)> = self
+            .session
+            .breakpoints()
+            .iter()
+            .filter_map(|b| match b.kind {
+                BpKind::Watch { addr, len, .. } => Some((b.id, addr, len)),
+                _ => None,
+            })
+            .filter(|&(_, addr, len)| {
+                ranges
+                    .iter()
+                    .any(|&(a, n)| a < addr + len as u64 && addr < a + n)
+            })
+            .collect();
+        for (id, addr, len) in watched {
+            let mut bytes = vec![0u8; len];
+            if self.session.read_memory(addr, &mut bytes).is_ok()
+                && let Some(w) = self.watches.get_mut(&id)
+            {
+                w.value.bytes = bytes;
+            }
+        }
+    }
+
     /// Drop the front end's state of watchpoint `id` (and its scope breakpoint).
     fn forget_watch(&mut self, id: u32) {
         if let Some(w) = self.watches.remove(&id)

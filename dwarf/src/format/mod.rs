@@ -656,7 +656,12 @@ impl<'a> Printer<'a> {
 
 /// gdb's `generic_val_print_enum_1`.
 fn enum_text(out: &mut String, enumerators: &[(String, i64)], val: i128) {
-    if let Some((name, _)) = enumerators.iter().find(|(_, v)| *v as i128 == val) {
+    // Enumerators are kept as `i64` (gdb's LONGEST): an unsigned 64-bit one matches by its
+    // bits (`K = 0xf000000000000000`).
+    if let Some((name, _)) = enumerators
+        .iter()
+        .find(|(_, v)| *v as i128 == val || *v as u64 as i128 == val)
+    {
         out.push_str(name);
         return;
     }
