@@ -470,6 +470,13 @@ impl Debugger {
     }
 
     fn print_like(&mut self, arg: &str, voidprint: bool) -> Result<Flow> {
+        let (saved, arg) = self.print_options(arg)?;
+        let r = self.print_value(arg, voidprint);
+        self.restore_print_options(saved);
+        r
+    }
+
+    fn print_value(&mut self, arg: &str, voidprint: bool) -> Result<Flow> {
         let (fmt, text) = print_format(arg, "print")?;
         let v = if text.trim().is_empty() {
             self.history_entry(0).map_err(derr)?
@@ -569,6 +576,10 @@ impl Debugger {
 
     /// `show WHAT`: only what cohort knows.
     pub(crate) fn cmd_show(&mut self, arg: &str) -> Result<Flow> {
+        if let Some(r) = self.show_setting(arg) {
+            r?;
+            return Ok(Flow::Go);
+        }
         let (what, rest) = match arg.trim().find(char::is_whitespace) {
             Some(i) => (&arg.trim()[..i], arg.trim()[i..].trim()),
             None => (arg.trim(), ""),

@@ -78,6 +78,10 @@ pub struct Debugger {
     pub(crate) data: crate::data::DataState,
     /// The CUDA layer (see [`crate::cuda`]).
     pub(crate) cuda: crate::cuda::CudaSide,
+    /// gdb settings stored for `show` (see [`crate::settings`]).
+    pub(crate) settings: crate::settings::Settings,
+    /// User-defined commands, breakpoint commands, a block being read (see [`crate::script`]).
+    pub(crate) script: crate::script::ScriptState,
 }
 
 pub(crate) fn out(s: impl AsRef<str>) {
@@ -154,7 +158,7 @@ pub fn read_script(path: &std::path::Path) -> std::result::Result<String, String
     })
 }
 
-fn parse_number(s: &str) -> Option<u64> {
+pub(crate) fn parse_number(s: &str) -> Option<u64> {
     let s = s.trim();
     if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         u64::from_str_radix(h, 16).ok()
@@ -200,6 +204,8 @@ impl Debugger {
             src: Default::default(),
             data: Default::default(),
             cuda: Default::default(),
+            settings: Default::default(),
+            script: Default::default(),
         }
     }
 
@@ -217,9 +223,15 @@ impl Debugger {
     /// Run one command line and return its error instead of printing it: a script stops
     /// at its first failing command, and gdb's `-batch` exit status is that of the last one.
     pub fn run_command(&mut self, line: &str) -> Result<Flow> {
+        if let Some(r) = self.block_line(line) {
+            return r;
+        }
         let r = self.dispatch(line.trim());
         if crate::data::resumes(line) && self.session.is_running() {
             self.do_displays();
+        }
+        if matches!(r, Ok(Flow::Go)) && self.script.stop_bp.is_some() {
+            return self.run_breakpoint_commands();
         }
         r
     }
@@ -235,6 +247,9 @@ impl Debugger {
             Some(false) => "(y or [n])",
         };
         let auto = default.unwrap_or(true);
+        if !self.settings.on("confirm") {
+            return auto;
+        }
         if self.batch || !std::io::stdin().is_terminal() {
             let a = if auto { 'Y' } else { 'N' };
             out(format!(
@@ -353,6 +368,9 @@ impl Debugger {
         if let Some(flow) = self.cuda_dispatch(cmd, rest)? {
             return Ok(flow);
         }
+        if let Some(r) = self.script_dispatch(cmd, rest) {
+            return r;
+        }
         match cmd {
             "break" | "b" | "br" | "brea" => self.cmd_break(rest, false),
             "tbreak" | "tb" => self.cmd_break(rest, true),
@@ -416,10 +434,6 @@ impl Debugger {
             "set" => self.cmd_set(rest),
             "source" => self.cmd_source(rest),
             "quit" | "q" | "exit" => self.cmd_quit(rest),
-            "echo" => {
-                crate::out!("{}", rest.replace("\\n", "\n"));
-                Ok(Flow::Go)
-            }
             _ => err(format!("Undefined command: \"{cmd}\".  Try \"help\".")),
         }
     }
@@ -507,7 +521,7 @@ impl Debugger {
 
     // ------------------------------------------------------------------ breakpoints
 
-    fn cmd_break(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
+    pub(crate) fn cmd_break(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
         if !temporary && let Some(flow) = self.cuda_break(arg)? {
             return Ok(flow);
         }
@@ -1071,11 +1085,17 @@ impl Debugger {
                         num = format!("{id}.{}", i + 1);
                     }
                 }
+                if self.dprintf_hit(id) {
+                    return Ok(false);
+                }
+                self.script.stop_bp = Some(id);
                 let head =
                     self.stop_head(tid, &format!("hit {what} {num}"), &format!("{what} {num}"));
                 self.invalidate_frames();
-                out(format!("{head}, {}", self.frame0_line()));
-                self.print_source_line_at(self.frame0_pc());
+                if !self.breakpoint_silent(id) {
+                    out(format!("{head}, {}", self.frame0_line()));
+                    self.print_source_line_at(self.frame0_pc());
+                }
                 if temporary {
                     self.session.delete_breakpoint(id)?;
                 }
@@ -1284,6 +1304,9 @@ impl Debugger {
     fn frame_line(&self, pc: u64) -> String {
         let (name, lib) = self.session.function_at(pc);
         let mut s = format!("0x{pc:016x} in {} ()", name.as_deref().unwrap_or("??"));
+        if !self.settings.on("print address") {
+            s = format!("{} ()", name.as_deref().unwrap_or("??"));
+        }
         if let Some(l) = lib {
             s.push_str(&format!(" from {l}"));
         }
@@ -1664,6 +1687,7 @@ impl Debugger {
         let types: Vec<&str> = bps
             .iter()
             .map(|b| match &b.kind {
+                BpKind::Software if self.script.dprintf.contains_key(&b.id) => "dprintf",
                 BpKind::Software => "breakpoint",
                 BpKind::Watch { kind, .. } => self.watch_type(b.id, *kind),
             })
@@ -1724,6 +1748,9 @@ impl Debugger {
             }
             if b.ignore > 0 {
                 out(format!("\tignore next {} hits", b.ignore));
+            }
+            for l in self.breakpoint_command_lines(b.id) {
+                out(l);
             }
             for l in locations {
                 out(l);
@@ -2047,6 +2074,10 @@ impl Debugger {
     }
 
     fn cmd_set(&mut self, arg: &str) -> Result<Flow> {
+        if let Some(r) = self.set_setting(arg) {
+            r?;
+            return Ok(Flow::Go);
+        }
         let words: Vec<&str> = arg.split_whitespace().collect();
         match words.as_slice() {
             ["args", rest @ ..] => {

@@ -77,6 +77,14 @@ pub struct FormatOptions {
     pub type_prefix: bool,
     /// The syntax of type names inside values (`(struct point *)` vs `(point *)`).
     pub language: Language,
+    /// `set print pretty`: one member a line, indented two spaces a level.
+    pub pretty: bool,
+    /// `set print address`: pointers and functions show their address (off: `<sym>` only).
+    pub addressprint: bool,
+    /// `set print array-indexes`: each element as `[i] = value`.
+    pub array_indexes: bool,
+    /// `set print union`: off prints a union inside a structure as `{...}`.
+    pub unionprint: bool,
 }
 
 impl Default for FormatOptions {
@@ -89,6 +97,10 @@ impl Default for FormatOptions {
             long_double: FloatFormat::X87Extended,
             type_prefix: true,
             language: Language::C,
+            pretty: false,
+            addressprint: true,
+            array_indexes: false,
+            unionprint: true,
         }
     }
 }
@@ -117,7 +129,11 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
     if v.optimized_out {
         return "<optimized out>".into();
     }
-    let p = Printer { target, opts };
+    let p = Printer {
+        target,
+        opts,
+        depth: std::cell::Cell::new(0),
+    };
     let mut out = String::new();
     let plain = matches!(opts.format, None | Some('s'));
     let st = v.ty.strip();
@@ -174,6 +190,9 @@ fn is_char_string_pointer(ty: &TypeRef) -> bool {
 struct Printer<'a> {
     target: &'a dyn Target,
     opts: &'a FormatOptions,
+    /// How deep in aggregates and arrays the value being printed is (gdb's `recurse`), for
+    /// `set print pretty`'s indentation.
+    depth: std::cell::Cell<usize>,
 }
 
 /// What a base-like scalar is, for formatting.
@@ -218,11 +237,23 @@ impl<'a> Printer<'a> {
     /// `0x… <sym+off>`, as a pointer's value shows it: the name as gdb prints it (`cnt`
     /// for GCC's `cnt.1`).
     fn pointer_address(&self, out: &mut String, addr: u64) {
-        out.push_str(&format!("{addr:#x}"));
+        if self.opts.addressprint {
+            out.push_str(&format!("{addr:#x}"));
+        }
         if let Some(sym) = self.target.symbol_for(addr) {
             let sym = cohort_engine::symbols::symbolized_print_name(&sym);
-            out.push_str(&format!(" <{sym}>"));
+            if self.opts.addressprint {
+                out.push(' ');
+            }
+            out.push_str(&format!("<{sym}>"));
         }
+    }
+
+    /// `value` one level deeper (a member or an element).
+    fn nested(&self, out: &mut String, ty: &TypeRef, bytes: &[u8], addr: Option<u64>) {
+        self.depth.set(self.depth.get() + 1);
+        self.value(out, ty, bytes, addr);
+        self.depth.set(self.depth.get() - 1);
     }
 
     fn format(&self) -> Option<char> {
@@ -433,13 +464,16 @@ impl<'a> Printer<'a> {
 
     /// A pointer's value without a type prefix.
     fn pointer(&self, out: &mut String, target: &TypeRef, a: u64) {
+        let start = out.len();
         self.pointer_address(out, a);
         let t = target.strip();
         if matches!(t.kind, TypeKind::Function { .. }) || a == 0 {
             return;
         }
         if self.textual(target) {
-            out.push(' ');
+            if out.len() > start {
+                out.push(' ');
+            }
             self.string_at(out, a);
         }
     }
@@ -537,9 +571,16 @@ impl<'a> Printer<'a> {
         }
         out.push('{');
         let mut first = true;
+        let indent = 2 * self.depth.get();
         for m in members.iter().filter(|m| !m.is_static) {
             if !first {
-                out.push_str(", ");
+                out.push(',');
+            }
+            if self.opts.pretty {
+                out.push('\n');
+                out.push_str(&" ".repeat(indent + 2));
+            } else if !first {
+                out.push(' ');
             }
             first = false;
             let mty = m.ty.get().clone();
@@ -556,15 +597,26 @@ impl<'a> Printer<'a> {
                 Some(bf) => {
                     let b = extract_bits(bytes, bf.bit_offset, bf.bit_size, &mty);
                     match b {
-                        Some(b) => self.value(out, &mty, &b, None),
+                        Some(b) => self.nested(out, &mty, &b, None),
                         None => out.push_str("<unavailable>"),
                     }
+                }
+                None if !self.opts.unionprint
+                    && matches!(
+                        mty.strip().kind,
+                        TypeKind::Aggregate {
+                            kind: AggregateKind::Union,
+                            ..
+                        }
+                    ) =>
+                {
+                    out.push_str("{...}")
                 }
                 None => {
                     let size = usize::try_from(mty.byte_size()).unwrap_or(usize::MAX);
                     let start = usize::try_from(m.offset).unwrap_or(usize::MAX);
                     match bytes.get(start..start.saturating_add(size)) {
-                        Some(b) => self.value(out, &mty, b, maddr),
+                        Some(b) => self.nested(out, &mty, b, maddr),
                         None => out.push_str("<unavailable>"),
                     }
                 }
@@ -572,6 +624,9 @@ impl<'a> Printer<'a> {
         }
         if first {
             out.push_str("<No data fields>");
+        } else if self.opts.pretty {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
         }
         out.push('}');
     }
@@ -637,7 +692,10 @@ impl<'a> Printer<'a> {
                 reps += 1;
             }
             let eaddr = addr.map(|a| a.wrapping_add((i * eltlen) as u64));
-            self.value(out, element, elt, eaddr);
+            if self.opts.array_indexes {
+                out.push_str(&format!("[{i}] = "));
+            }
+            self.nested(out, element, elt, eaddr);
             if reps > self.opts.repeat_threshold {
                 out.push_str(&format!(" <repeats {reps} times>"));
                 i += reps;
