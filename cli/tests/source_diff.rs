@@ -60,6 +60,7 @@ cases! {
     backtrace,
     bad_input,
     break_cond,
+    break_extras,
     break_func,
     cxx_class,
     disassemble_x,

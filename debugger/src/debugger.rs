@@ -356,7 +356,7 @@ impl Debugger {
         }
     }
 
-    fn dispatch(&mut self, line: &str) -> Result<Flow> {
+    pub(crate) fn dispatch(&mut self, line: &str) -> Result<Flow> {
         if line.is_empty() || line.starts_with('#') {
             return Ok(Flow::Go);
         }
@@ -1042,6 +1042,7 @@ impl Debugger {
         }
         match ev {
             Event::Exited { pid, code } => {
+                self.set_convenience_int("_exitcode", i64::from(code));
                 self.exit_status = Some((code & 0xff) << 8);
                 self.ended = Some(if code == 0 {
                     "exited normally".to_string()
@@ -1217,7 +1218,8 @@ impl Debugger {
                 ),
                 (_, false) => format!("Value = {}", self.format(&new, &FormatOptions::default())),
             };
-            if !self.session.count_hit(b.id) {
+            // `watch EXPR if COND`: the value is taken, the stop only when COND holds.
+            if !self.condition_holds(b.id) || !self.session.count_hit(b.id) {
                 continue;
             }
             let head = self.stop_head(

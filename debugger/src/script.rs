@@ -54,6 +54,8 @@ pub(crate) struct ScriptState {
     pub(crate) stop_bp: Option<u32>,
     /// Breakpoint commands are running (a `continue` among them does not run others itself).
     in_bp_commands: bool,
+    /// A `watch` without `if` is being run by [`Debugger::cmd_watch_if`].
+    in_watch: bool,
     /// Nesting of user commands (gdb's `max-user-call-depth`).
     call_depth: usize,
     /// Breakpoints whose commands start with `silent`.
@@ -192,6 +194,29 @@ impl Debugger {
                 Ok(Flow::Go)
             }
             "dprintf" => self.cmd_dprintf(rest),
+            "break" | "b" | "br" | "bre" | "brea" | "tbreak" | "tb" => {
+                let temporary = cmd.starts_with('t');
+                // `-q`/`-qualified`: names are taken as fully qualified (all of C's are).
+                let mut arg = rest;
+                while let Some(r) = ["-qualified", "-q"].iter().find_map(|o| {
+                    arg.strip_prefix(o)
+                        .filter(|r| r.is_empty() || r.starts_with(char::is_whitespace))
+                }) {
+                    arg = r.trim_start();
+                }
+                self.made_breakpoint(|d| d.cmd_break(arg, temporary))
+            }
+            "watch" | "rwatch" | "awatch" if !self.script.in_watch => self.cmd_watch_if(cmd, rest),
+            "rbreak" => self.cmd_rbreak(rest),
+            "up-silently" | "down-silently" => {
+                let dir = if cmd.starts_with("up") { "up" } else { "down" };
+                let (r, got) = crate::output::capture(|| self.dispatch(&format!("{dir} {rest}")));
+                if !got.err.is_empty() {
+                    crate::output::write_err(&got.err);
+                }
+                r
+            }
+            "with" | "w" => self.cmd_with(rest),
             "help" | "h" => self.cmd_help(rest),
             "silent" if self.script.in_bp_commands => Ok(Flow::Go),
             "end" => err("This command cannot be used at the top level."),
@@ -259,6 +284,120 @@ impl Debugger {
         let r = self.run_lines(&lines);
         self.script.call_depth -= 1;
         r
+    }
+
+    /// Run `make`, which may create a breakpoint; a new one's number becomes `$bpnum`.
+    fn made_breakpoint(&mut self, make: impl FnOnce(&mut Self) -> Result<Flow>) -> Result<Flow> {
+        let before = self.session.breakpoints().iter().map(|b| b.id).max();
+        let r = make(self);
+        let after = self.session.breakpoints().iter().map(|b| b.id).max();
+        if let Some(id) = after
+            && after != before
+        {
+            self.set_convenience_int("bpnum", i64::from(id));
+        }
+        r
+    }
+
+    /// Convenience variable `$NAME` set to an `int`.
+    pub(crate) fn set_convenience_int(&mut self, name: &str, v: i64) {
+        let ty = Type::base("int", 4, Encoding::Signed);
+        let bytes = (v as i32).to_le_bytes().to_vec();
+        self.data.convenience.borrow_mut().insert(
+            name.to_string(),
+            Value::new(ty, bytes, cohort_dwarf::value::Lval::None),
+        );
+    }
+
+    /// `watch EXPR if COND` (and `rwatch`, `awatch`): the watchpoint with a condition.
+    fn cmd_watch_if(&mut self, cmd: &str, rest: &str) -> Result<Flow> {
+        let (expr, cond) = match split_if(rest) {
+            Some((e, c)) => (e, Some(c)),
+            None => (rest, None),
+        };
+        let line = format!("{cmd} {expr}");
+        // `dispatch` runs the built-in command: the text no longer has an `if`, and `watch`
+        // without one does not come back here.
+        let r = self.made_breakpoint(|d| d.dispatch_watch(&line));
+        r?;
+        if let Some(c) = cond
+            && let Some(id) = self.session.breakpoints().iter().map(|b| b.id).max()
+        {
+            self.session.set_condition(id, Some(c.to_string()))?;
+        }
+        Ok(Flow::Go)
+    }
+
+    fn dispatch_watch(&mut self, line: &str) -> Result<Flow> {
+        self.script.in_watch = true;
+        let r = self.dispatch(line);
+        self.script.in_watch = false;
+        r
+    }
+
+    /// `with SETTING [VALUE] [-- COMMAND]`: the setting changed for one command.
+    fn cmd_with(&mut self, arg: &str) -> Result<Flow> {
+        let (setting, command) = match arg.split_once(" --") {
+            Some((s, c)) => (s.trim(), c.trim()),
+            None => (arg.trim(), ""),
+        };
+        if setting.is_empty() {
+            return err("Missing arguments.");
+        }
+        let saved = self.save_settings();
+        let r = match self.set_setting(setting) {
+            Some(Ok(())) => self.run_command(command),
+            Some(Err(e)) => Err(e),
+            None => err(format!(
+                "Undefined set command: \"{}\".  Try \"help set\".",
+                setting.split_whitespace().next().unwrap_or("")
+            )),
+        };
+        self.restore_print_options(Some(saved));
+        r
+    }
+
+    /// `rbreak REGEX`: a breakpoint on every function whose name matches, each followed by
+    /// its declaration (functions without debug information: `<function, no debug info>`).
+    fn cmd_rbreak(&mut self, arg: &str) -> Result<Flow> {
+        let pattern = arg.trim();
+        let re = crate::symtab_info::Regex::new(pattern)
+            .map_err(|e| EngineError::Other(format!("Invalid regexp: {e}")))?;
+        let mut found: Vec<(String, String)> = Vec::new();
+        let mut with_debug = HashSet::new();
+        for (d, _) in self.debug_objects() {
+            for g in d.functions_by_file(|n| re.is_match(n)) {
+                for f in g.entries {
+                    with_debug.insert(f.name.clone());
+                    let decl = crate::symtab_info::function_declaration(&d, &f);
+                    found.push((format!("{}:{}", g.file, f.name), decl));
+                }
+            }
+        }
+        let mut nodebug: Vec<(u64, String)> = Vec::new();
+        for o in self.session.symbols().objects() {
+            for s in o.file.symbols() {
+                let name = s.print_name();
+                if s.kind == cohort_engine::symbols::SymKind::Function
+                    && !name.is_empty()
+                    && !with_debug.contains(name)
+                    && re.is_match(name)
+                {
+                    nodebug.push((s.addr.wrapping_add(o.bias), name.to_string()));
+                }
+            }
+        }
+        nodebug.sort();
+        nodebug.dedup();
+        for (spec, decl) in found {
+            self.made_breakpoint(|d| d.cmd_break(&spec, false))?;
+            out(decl);
+        }
+        for (_, name) in nodebug {
+            self.made_breakpoint(|d| d.cmd_break(&format!("'{name}'"), false))?;
+            out(format!("<function, no debug info> {name};"));
+        }
+        Ok(Flow::Go)
     }
 
     /// `help [COMMAND]`: gdb 13's text for the commands cohort has (`help.txt`, one entry a
@@ -538,6 +677,32 @@ impl Debugger {
         }
         Ok(s)
     }
+}
+
+/// `EXPR if COND` split at the ` if ` outside brackets and quotes.
+fn split_if(text: &str) -> Option<(&str, &str)> {
+    let b = text.as_bytes();
+    let mut depth = 0i32;
+    let mut quote: Option<u8> = None;
+    for i in 0..b.len() {
+        match (quote, b[i]) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, c @ (b'"' | b'\'')) => quote = Some(c),
+            (None, b'(' | b'[') => depth += 1,
+            (None, b')' | b']') => depth -= 1,
+            (None, c) if c.is_ascii_whitespace() && depth == 0 => {
+                let rest = &text[i..].trim_start();
+                if let Some(cond) = rest.strip_prefix("if")
+                    && (cond.is_empty() || cond.starts_with(char::is_whitespace))
+                {
+                    return Some((text[..i].trim(), cond.trim()));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `$argc` and `$argN` replaced by the arguments of a user command.

@@ -426,6 +426,15 @@ impl Debugger {
         }
     }
 
+    /// All settings as they are, for [`Self::restore_print_options`].
+    pub(crate) fn save_settings(&self) -> Saved {
+        Saved {
+            settings: self.settings.clone(),
+            elements: self.print_elements,
+            repeats: self.print_repeats,
+        }
+    }
+
     pub(crate) fn restore_print_options(&mut self, saved: Option<Saved>) {
         if let Some(s) = saved {
             self.settings = s.settings;
