@@ -69,6 +69,7 @@ cases! {
     expressions,
     finish_values,
     fork_next,
+    frame_apply,
     history_display,
     info_symbols,
     list_source,

@@ -1654,7 +1654,7 @@ impl Debugger {
     }
 
     /// The Type column of a watchpoint in `info breakpoints`.
-    fn watch_type(&self, id: u32, kind: WatchKind) -> &'static str {
+    pub(crate) fn watch_type(&self, id: u32, kind: WatchKind) -> &'static str {
         match (kind, self.watches.get(&id)) {
             (WatchKind::Write, _) => "hw watchpoint",
             (_, Some(w)) if w.title.contains("read watchpoint") => "read watchpoint",

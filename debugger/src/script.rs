@@ -217,6 +217,18 @@ impl Debugger {
                 r
             }
             "with" | "w" => self.cmd_with(rest),
+            "save" => match split_word(rest) {
+                ("breakpoints", file) => self.cmd_save_breakpoints(file),
+                _ => err(format!(
+                    "Undefined save command: \"{rest}\".  Try \"help save\"."
+                )),
+            },
+            "shell" => self.cmd_shell(rest),
+            c if c.starts_with('!') => self.cmd_shell(&format!("{} {rest}", &c[1..])),
+            "frame" | "f" if rest.starts_with("apply") => {
+                self.cmd_frame_apply(rest.strip_prefix("apply").unwrap_or(rest))
+            }
+            "faas" => self.apply_all_silently(rest),
             "help" | "h" => self.cmd_help(rest),
             "silent" if self.script.in_bp_commands => Ok(Flow::Go),
             "end" => err("This command cannot be used at the top level."),
@@ -333,6 +345,18 @@ impl Debugger {
         let r = self.dispatch(line);
         self.script.in_watch = false;
         r
+    }
+
+    fn apply_all_silently(&mut self, command: &str) -> Result<Flow> {
+        let n = self.frames(usize::MAX).len();
+        if !self.session.is_running() || n == 0 {
+            return err("No stack.");
+        }
+        if command.trim().is_empty() {
+            return err("Please specify a command to apply on all frames");
+        }
+        let levels: Vec<usize> = (0..n).collect();
+        self.apply_to_frames(&levels, command.trim(), false, false, true)
     }
 
     /// `with SETTING [VALUE] [-- COMMAND]`: the setting changed for one command.
@@ -475,21 +499,186 @@ impl Debugger {
         if let Some(args) = self.script.dprintf.get(&id) {
             return vec![format!("        printf {args}")];
         }
-        let Some(lines) = self.script.bp_commands.get(&id) else {
-            return Vec::new();
-        };
-        let mut depth = 0usize;
-        let mut v = Vec::new();
-        for l in lines {
-            if l == "end" || l == "else" {
-                depth = depth.saturating_sub(1);
+        match self.script.bp_commands.get(&id) {
+            Some(lines) => indented(lines, 8),
+            None => Vec::new(),
+        }
+    }
+
+    /// `save breakpoints FILE`: commands that make the breakpoints again (gdb's
+    /// `print_recreate`).
+    fn cmd_save_breakpoints(&mut self, arg: &str) -> Result<Flow> {
+        use cohort_engine::session::{BpKind, BpSpec};
+        let file = arg.trim();
+        if file.is_empty() {
+            return err("Argument required (file name in which to save)");
+        }
+        let bps = self.session.breakpoints().to_vec();
+        if bps.is_empty() {
+            out("Nothing to save.");
+            return Ok(Flow::Go);
+        }
+        let mut text = String::new();
+        for b in &bps {
+            let spec = match &b.spec {
+                BpSpec::Symbol(n) | BpSpec::Location(n) => n.clone(),
+                BpSpec::SymbolExact(n) => format!("*{n}"),
+                BpSpec::Address(a) => format!("*{a:#x}"),
+            };
+            match &b.kind {
+                BpKind::Watch { kind, expr, .. } => {
+                    let cmd = match self.watch_type(b.id, *kind) {
+                        "read watchpoint" => "rwatch",
+                        "acc watchpoint" => "awatch",
+                        _ => "watch",
+                    };
+                    text.push_str(&format!("{cmd} {expr}\n"));
+                }
+                BpKind::Software => match self.script.dprintf.get(&b.id) {
+                    Some(args) => text.push_str(&format!("dprintf {spec},{args}\n")),
+                    None => {
+                        let cmd = if b.temporary { "tbreak" } else { "break" };
+                        text.push_str(&format!("{cmd} {spec}\n"));
+                    }
+                },
             }
-            v.push(format!("{}{l}", " ".repeat(8 + 2 * depth)));
-            if opens_block(l) || l == "else" {
-                depth += 1;
+            if let Some(c) = &b.condition {
+                text.push_str(&format!("  condition $bpnum {c}\n"));
+            }
+            if b.ignore > 0 {
+                text.push_str(&format!("  ignore $bpnum {}\n", b.ignore));
+            }
+            if let Some(lines) = self.script.bp_commands.get(&b.id) {
+                text.push_str("  commands\n");
+                for l in indented(lines, 4) {
+                    text.push_str(&l);
+                    text.push('\n');
+                }
+                text.push_str("  end\n");
+            }
+            if !b.enabled {
+                text.push_str("disable $bpnum\n");
             }
         }
-        v
+        std::fs::write(file, text).map_err(|e| {
+            EngineError::Other(format!("Unable to open file '{file}' for saving ({e})"))
+        })?;
+        if self.from_tty {
+            out(format!("Saved to file '{file}'."));
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `shell COMMAND` / `!COMMAND`: run by `/bin/sh -c`, its output shown.
+    fn cmd_shell(&mut self, arg: &str) -> Result<Flow> {
+        let cmd = if arg.trim().is_empty() {
+            std::env::var("SHELL").unwrap_or_else(|_| "/bin/sh".into())
+        } else {
+            arg.to_string()
+        };
+        let o = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(&cmd)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| EngineError::Other(format!("Cannot execute /bin/sh: {e}")))?;
+        crate::out!("{}", String::from_utf8_lossy(&o.stdout));
+        if !o.stderr.is_empty() {
+            crate::output::write_err(&String::from_utf8_lossy(&o.stderr));
+        }
+        self.set_convenience_int("_shell_exitcode", i64::from(o.status.code().unwrap_or(-1)));
+        Ok(Flow::Go)
+    }
+
+    /// `frame apply [all | COUNT | -COUNT | level LEVEL…] [-q] [-c] [-s] COMMAND` (and `faas`:
+    /// `frame apply all -s`).
+    fn cmd_frame_apply(&mut self, arg: &str) -> Result<Flow> {
+        let frames = self.frames(usize::MAX);
+        if !self.session.is_running() || frames.is_empty() {
+            return err("No stack.");
+        }
+        let n = frames.len();
+        let (which, mut rest) = split_word(arg);
+        let levels: Vec<usize> = match which {
+            "all" => (0..n).collect(),
+            "level" => {
+                let mut v = Vec::new();
+                loop {
+                    let (w, r) = split_word(rest);
+                    let range = match w.split_once('-') {
+                        Some((a, b)) => a.parse::<usize>().ok().zip(b.parse::<usize>().ok()),
+                        None => w.parse::<usize>().ok().map(|a| (a, a)),
+                    };
+                    let Some((a, b)) = range else { break };
+                    v.extend((a..=b).filter(|l| *l < n));
+                    rest = r;
+                }
+                if v.is_empty() {
+                    return err("Missing or invalid LEVEL... argument");
+                }
+                v
+            }
+            w => match w.parse::<i64>() {
+                Ok(k) if k > 0 => (0..n.min(k as usize)).collect(),
+                Ok(k) if k < 0 => (n.saturating_sub(k.unsigned_abs() as usize)..n).collect(),
+                _ if w.is_empty() => return err("Missing COUNT argument."),
+                _ => return err("Invalid COUNT argument."),
+            },
+        };
+        let (mut quiet, mut cont, mut silent) = (false, false, false);
+        loop {
+            let (w, r) = split_word(rest);
+            match w {
+                "-q" => quiet = true,
+                "-c" => cont = true,
+                "-s" => silent = true,
+                _ => break,
+            }
+            rest = r;
+        }
+        if rest.is_empty() {
+            return err("Please specify a command to apply on the selected frames");
+        }
+        self.apply_to_frames(&levels, rest, quiet, cont, silent)
+    }
+
+    fn apply_to_frames(
+        &mut self,
+        levels: &[usize],
+        command: &str,
+        quiet: bool,
+        cont: bool,
+        silent: bool,
+    ) -> Result<Flow> {
+        let saved = self.selected_frame();
+        let mut result = Ok(Flow::Go);
+        for &i in levels {
+            self.select_frame(i);
+            let ((), head) = crate::output::capture(|| self.print_selected_frame());
+            let head = head.out.lines().next().unwrap_or("").to_string();
+            let (r, got) = crate::output::capture(|| self.run_command(command));
+            if silent && (r.is_err() || got.out.is_empty()) {
+                continue;
+            }
+            if !quiet {
+                out(&head);
+            }
+            crate::out!("{}", got.out);
+            if !got.err.is_empty() {
+                crate::output::write_err(&got.err);
+            }
+            if let Err(e) = r {
+                if cont {
+                    // gdb says it on standard output with `-c`.
+                    out(e.to_string());
+                } else {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.select_frame(saved);
+        result
     }
 
     /// `dprintf LOCATION,"FORMAT",ARGS…`: a breakpoint that prints and goes on.
@@ -676,6 +865,31 @@ impl Debugger {
             addr = addr.wrapping_add(1);
         }
         Ok(s)
+    }
+}
+
+/// Command lines as gdb lists them: `indent` spaces, two more a nested block.
+fn indented(lines: &[String], indent: usize) -> Vec<String> {
+    let mut depth = 0usize;
+    let mut v = Vec::new();
+    for l in lines {
+        if l == "end" || l == "else" {
+            depth = depth.saturating_sub(1);
+        }
+        v.push(format!("{}{l}", " ".repeat(indent + 2 * depth)));
+        if opens_block(l) || l == "else" {
+            depth += 1;
+        }
+    }
+    v
+}
+
+/// The first whitespace-separated word of `s` and what follows it.
+fn split_word(s: &str) -> (&str, &str) {
+    let s = s.trim_start();
+    match s.find(char::is_whitespace) {
+        Some(i) => (&s[..i], s[i..].trim_start()),
+        None => (s, ""),
     }
 }
 
