@@ -18,6 +18,8 @@ enum Kind {
     Unlimited,
     /// An integer shown as is (`can-use-hw-watchpoints`).
     Int,
+    /// A count where `unlimited` and -1 mean no limit and 0 is 0 (`print max-depth`).
+    ZUnlimited,
     /// One of the words, shown in quotes.
     Enum(&'static [&'static str]),
 }
@@ -76,7 +78,7 @@ const SETTINGS: &[Setting] = &[
     s(
         "print max-depth",
         "Maximum print depth",
-        Kind::Unlimited,
+        Kind::ZUnlimited,
         "20",
     ),
     s(
@@ -252,6 +254,15 @@ fn parse_value(kind: Kind, v: &str) -> Result<String> {
         Kind::Bool => bool_word(v)
             .map(str::to_string)
             .ok_or_else(|| EngineError::Other("\"on\" or \"off\" expected.".into())),
+        Kind::ZUnlimited => match v {
+            "" => err("Argument required (integer to set it to, or \"unlimited\").".into()),
+            "unlimited" | "-1" => Ok("unlimited".into()),
+            _ => match parse_signed(v) {
+                Some(n) if n >= 0 && n <= i64::from(i32::MAX) => Ok(n.to_string()),
+                Some(_) => err("only -1 is allowed to set as unlimited".into()),
+                None => err(format!("No symbol \"{v}\" in current context.")),
+            },
+        },
         Kind::Unlimited | Kind::Int => {
             if v.is_empty() {
                 return err(if kind == Kind::Int {

@@ -990,6 +990,11 @@ impl Debugger {
             array_indexes: self.settings.on("print array-indexes"),
             stop_at_null: self.settings.on("print null-stop"),
             unionprint: self.settings.on("print union"),
+            symbolprint: self.settings.on("print symbol"),
+            max_depth: self
+                .settings
+                .count("print max-depth")
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             ..opts.clone()
         };
         if opts.language == Language::Fortran {

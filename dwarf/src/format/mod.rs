@@ -85,6 +85,11 @@ pub struct FormatOptions {
     pub array_indexes: bool,
     /// `set print union`: off prints a union inside a structure as `{...}`.
     pub unionprint: bool,
+    /// `set print symbol`: off leaves `<sym>` out of data pointers (code pointers keep it).
+    pub symbolprint: bool,
+    /// `set print max-depth`: aggregates and arrays nested deeper print as `{...}` (None:
+    /// unlimited).
+    pub max_depth: Option<usize>,
 }
 
 impl Default for FormatOptions {
@@ -101,6 +106,8 @@ impl Default for FormatOptions {
             addressprint: true,
             array_indexes: false,
             unionprint: true,
+            symbolprint: true,
+            max_depth: Some(20),
         }
     }
 }
@@ -283,6 +290,18 @@ impl<'a> Printer<'a> {
             return;
         }
         let bytes = if needs_bytes { &bytes[..size] } else { bytes };
+        // gdb's `val_print_check_max_depth`: strings are not elided.
+        if let Some(max) = self.opts.max_depth
+            && self.depth.get() >= max
+            && match &st.kind {
+                TypeKind::Aggregate { .. } => true,
+                TypeKind::Array { element, .. } => !self.textual(element),
+                _ => false,
+            }
+        {
+            out.push_str("{...}");
+            return;
+        }
         match &st.kind {
             TypeKind::Void => out.push_str("void"),
             TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
@@ -465,8 +484,12 @@ impl<'a> Printer<'a> {
     /// A pointer's value without a type prefix.
     fn pointer(&self, out: &mut String, target: &TypeRef, a: u64) {
         let start = out.len();
-        self.pointer_address(out, a);
         let t = target.strip();
+        if self.opts.symbolprint || matches!(t.kind, TypeKind::Function { .. }) {
+            self.pointer_address(out, a);
+        } else if self.opts.addressprint {
+            out.push_str(&format!("{a:#x}"));
+        }
         if matches!(t.kind, TypeKind::Function { .. }) || a == 0 {
             return;
         }
