@@ -116,6 +116,7 @@ cases! {
     values_struct,
     watch_global,
     watch_local,
+    watch_location,
 }
 
 /// Every script in `tests/source` has its test above.

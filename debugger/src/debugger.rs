@@ -679,7 +679,13 @@ impl Debugger {
                 "Argument required (expression to compute).".into(),
             ));
         }
-        let (value, addr, len, scope) = self.watch_location(expr)?;
+        // `watch -location EXPR`: the object EXPR names now, wherever the program goes.
+        let location = self.location_watch_expr(expr)?;
+        let (value, addr, len, scope) = match &location {
+            Some((object, _)) => self.watch_location(object)?,
+            None => self.watch_location(expr)?,
+        };
+        let expr = location.as_ref().map_or(expr, |(_, shown)| shown.as_str());
         if let Some((_, resume)) = scope {
             self.session.set_scope_breakpoint(resume)?;
         }
@@ -1690,6 +1696,7 @@ impl Debugger {
             .iter()
             .map(|b| match &b.kind {
                 BpKind::Software if self.script.dprintf.contains_key(&b.id) => "dprintf",
+                BpKind::Software if self.is_hardware_breakpoint(b.id) => "hw breakpoint",
                 BpKind::Software => "breakpoint",
                 BpKind::Watch { kind, .. } => self.watch_type(b.id, *kind),
             })

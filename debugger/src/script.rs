@@ -54,6 +54,8 @@ pub(crate) struct ScriptState {
     pub(crate) stop_bp: Option<u32>,
     /// Breakpoint commands are running (a `continue` among them does not run others itself).
     in_bp_commands: bool,
+    /// Breakpoints made by `hbreak` (listed as `hw breakpoint`).
+    hardware: HashSet<u32>,
     /// A `watch` without `if` is being run by [`Debugger::cmd_watch_if`].
     in_watch: bool,
     /// Nesting of user commands (gdb's `max-user-call-depth`).
@@ -204,7 +206,30 @@ impl Debugger {
                 }) {
                     arg = r.trim_start();
                 }
-                self.made_breakpoint(|d| d.cmd_break(arg, temporary))
+                // `break if COND`: here, with a condition.
+                match arg
+                    .strip_prefix("if")
+                    .filter(|c| c.starts_with(char::is_whitespace))
+                {
+                    Some(cond) => self.break_here_if(cond.trim(), temporary),
+                    None => self.made_breakpoint(|d| d.cmd_break(arg, temporary)),
+                }
+            }
+            "hbreak" | "thbreak" => {
+                let temporary = cmd.starts_with('t');
+                let title = "Hardware assisted breakpoint";
+                let before = self.session.breakpoints().iter().map(|b| b.id).max();
+                let r = self.made_breakpoint(|d| d.break_titled(rest, title, temporary));
+                let after = self.session.breakpoints().iter().map(|b| b.id).max();
+                if let Some(id) = after
+                    && after != before
+                {
+                    self.script.hardware.insert(id);
+                }
+                r
+            }
+            "show" if rest.starts_with("user") && !rest.starts_with("user-") => {
+                self.cmd_show_user(rest.strip_prefix("user").unwrap_or(""))
             }
             "watch" | "rwatch" | "awatch" if !self.script.in_watch => self.cmd_watch_if(cmd, rest),
             "rbreak" => self.cmd_rbreak(rest),
@@ -357,6 +382,49 @@ impl Debugger {
         }
         let levels: Vec<usize> = (0..n).collect();
         self.apply_to_frames(&levels, command.trim(), false, false, true)
+    }
+
+    /// For `watch -location EXPR` (`-l`): `* (TYPE *) ADDRESS`, the object EXPR is now, and
+    /// the watchpoint's text (`-location EXPR`).
+    pub(crate) fn location_watch_expr(&mut self, arg: &str) -> Result<Option<(String, String)>> {
+        let Some(inner) = ["-location", "-l"].iter().find_map(|o| {
+            arg.strip_prefix(o)
+                .filter(|r| r.starts_with(char::is_whitespace))
+        }) else {
+            return Ok(None);
+        };
+        let v = self.evaluate(inner.trim())?;
+        let Some(addr) = v.address() else {
+            return err("Cannot take address of value not located in memory.");
+        };
+        let ty = cohort_dwarf::format::type_name(&v.ty);
+        Ok(Some((
+            format!("* ({ty} *) {addr:#x}"),
+            format!("-location {}", inner.trim()),
+        )))
+    }
+
+    /// `show user [NAME]`: the definitions of user commands.
+    fn cmd_show_user(&mut self, arg: &str) -> Result<Flow> {
+        let name = arg.trim();
+        let mut names: Vec<String> = if name.is_empty() {
+            self.script.user.keys().cloned().collect()
+        } else if self.script.user.contains_key(name) {
+            vec![name.to_string()]
+        } else {
+            return err(format!("Undefined command: \"{name}\".  Try \"help\"."));
+        };
+        names.sort();
+        for n in names {
+            out(format!("User command \"{n}\":"));
+            if let Some(lines) = self.script.user.get(&n) {
+                for l in indented(lines, 2) {
+                    out(l);
+                }
+            }
+            out("");
+        }
+        Ok(Flow::Go)
     }
 
     /// `with SETTING [VALUE] [-- COMMAND]`: the setting changed for one command.
@@ -537,7 +605,12 @@ impl Debugger {
                 BpKind::Software => match self.script.dprintf.get(&b.id) {
                     Some(args) => text.push_str(&format!("dprintf {spec},{args}\n")),
                     None => {
-                        let cmd = if b.temporary { "tbreak" } else { "break" };
+                        let cmd = match (b.temporary, self.script.hardware.contains(&b.id)) {
+                            (false, false) => "break",
+                            (true, false) => "tbreak",
+                            (false, true) => "hbreak",
+                            (true, true) => "thbreak",
+                        };
                         text.push_str(&format!("{cmd} {spec}\n"));
                     }
                 },
@@ -696,7 +769,7 @@ impl Debugger {
         // The format is checked before the breakpoint is made.
         parse_format(fmt)?;
         let before: HashSet<u32> = self.session.breakpoints().iter().map(|b| b.id).collect();
-        self.break_titled(loc.trim(), "Dprintf")?;
+        self.break_titled(loc.trim(), "Dprintf", false)?;
         let new = self
             .session
             .breakpoints()
@@ -710,9 +783,13 @@ impl Debugger {
     }
 
     /// `break LOCATION` said as `TITLE N at …` (`Dprintf 4 at 0x…: file f.c, line 11.`).
-    fn break_titled(&mut self, loc: &str, title: &str) -> Result<Flow> {
-        let (r, got) = crate::output::capture(|| self.cmd_break(loc, false));
-        let text = match got.out.strip_prefix("Breakpoint ") {
+    fn break_titled(&mut self, loc: &str, title: &str, temporary: bool) -> Result<Flow> {
+        let (r, got) = crate::output::capture(|| self.cmd_break(loc, temporary));
+        let text = match got
+            .out
+            .strip_prefix("Breakpoint ")
+            .or_else(|| got.out.strip_prefix("Temporary breakpoint "))
+        {
             Some(rest) => format!("{title} {rest}"),
             None => got.out,
         };
@@ -721,6 +798,24 @@ impl Debugger {
             crate::output::write_err(&got.err);
         }
         r
+    }
+
+    /// `break if COND` / `tbreak if COND`: at the selected frame's pc.
+    fn break_here_if(&mut self, cond: &str, temporary: bool) -> Result<Flow> {
+        let before = self.session.breakpoints().iter().map(|b| b.id).max();
+        self.made_breakpoint(|d| d.cmd_break("", temporary))?;
+        let after = self.session.breakpoints().iter().map(|b| b.id).max();
+        if let Some(id) = after
+            && after != before
+        {
+            self.session.set_condition(id, Some(cond.to_string()))?;
+        }
+        Ok(Flow::Go)
+    }
+
+    /// Whether breakpoint `id` was made by `hbreak`.
+    pub(crate) fn is_hardware_breakpoint(&self, id: u32) -> bool {
+        self.script.hardware.contains(&id)
     }
 
     /// A hit of dprintf `id`: its text. Returns whether `id` is one.
