@@ -73,6 +73,7 @@ cases! {
     history_display,
     info_symbols,
     list_source,
+    logging,
     o2_avx,
     o2_entry,
     o2_heat2d,

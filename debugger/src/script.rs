@@ -54,6 +54,12 @@ pub(crate) struct ScriptState {
     pub(crate) stop_bp: Option<u32>,
     /// Breakpoint commands are running (a `continue` among them does not run others itself).
     in_bp_commands: bool,
+    /// `set logging …`: file (None: `gdb.txt`), overwrite, redirect, debugredirect, enabled.
+    log_file: Option<String>,
+    log_overwrite: bool,
+    log_redirect: bool,
+    log_debugredirect: bool,
+    log_enabled: bool,
     /// Breakpoints made by `hbreak` (listed as `hw breakpoint`).
     hardware: HashSet<u32>,
     /// A `watch` without `if` is being run by [`Debugger::cmd_watch_if`].
@@ -228,6 +234,8 @@ impl Debugger {
                 }
                 r
             }
+            "set" if split_word(rest).0 == "logging" => self.cmd_set_logging(split_word(rest).1),
+            "show" if split_word(rest).0 == "logging" => self.cmd_show_logging(split_word(rest).1),
             "show" if rest.starts_with("user") && !rest.starts_with("user-") => {
                 self.cmd_show_user(rest.strip_prefix("user").unwrap_or(""))
             }
@@ -423,6 +431,142 @@ impl Debugger {
                 }
             }
             out("");
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `set logging file|overwrite|redirect|debugredirect|enabled …` and the deprecated
+    /// `set logging on|off`.
+    fn cmd_set_logging(&mut self, arg: &str) -> Result<Flow> {
+        let (what, value) = split_word(arg);
+        let flag = |v: &str| match v {
+            "" | "on" | "1" | "yes" | "enable" => Ok(true),
+            "off" | "0" | "no" | "disable" => Ok(false),
+            _ => err("\"on\" or \"off\" expected."),
+        };
+        match what {
+            "file" => {
+                if value.is_empty() {
+                    return err("Argument required (filename to set it to.).");
+                }
+                self.script.log_file = Some(value.to_string());
+            }
+            "overwrite" => self.script.log_overwrite = flag(value)?,
+            "redirect" => self.script.log_redirect = flag(value)?,
+            "debugredirect" => self.script.log_debugredirect = flag(value)?,
+            "enabled" => self.logging(flag(value)?)?,
+            "on" | "off" => {
+                let on = what == "on";
+                out(format!(
+                    "Warning: 'set logging {what}', an alias for the command 'set logging enabled', is deprecated.\nUse 'set logging enabled {what}'.\n"
+                ));
+                if on && !value.is_empty() {
+                    self.script.log_file = Some(value.to_string());
+                }
+                self.logging(on)?;
+            }
+            "" => {
+                return err("\"set logging\" must be followed by the name of a subcommand.");
+            }
+            w => {
+                return err(format!(
+                    "Undefined set logging command: \"{w}\".  Try \"help set logging\"."
+                ));
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    fn logging(&mut self, on: bool) -> Result<()> {
+        if !on {
+            crate::output::set_log(None);
+            self.script.log_enabled = false;
+            return Ok(());
+        }
+        let name = self
+            .script
+            .log_file
+            .clone()
+            .unwrap_or_else(|| "gdb.txt".into());
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(!self.script.log_overwrite)
+            .truncate(self.script.log_overwrite)
+            .open(&name)
+            .map_err(|e| EngineError::Other(format!("{name}: {e}.")))?;
+        if self.from_tty {
+            if self.script.log_redirect {
+                out(format!("Redirecting output to {name}."));
+            } else {
+                out(format!("Copying output to {name}."));
+            }
+            if self.script.log_debugredirect {
+                out(format!("Redirecting debug output to {name}."));
+            } else {
+                out(format!("Copying debug output to {name}."));
+            }
+        }
+        crate::output::set_log(Some((file, self.script.log_redirect)));
+        self.script.log_enabled = true;
+        Ok(())
+    }
+
+    /// `show logging [SETTING]`.
+    fn cmd_show_logging(&mut self, arg: &str) -> Result<Flow> {
+        let s = &self.script;
+        let onoff = |b: bool| if b { "on" } else { "off" };
+        let file = s.log_file.clone().unwrap_or_else(|| "gdb.txt".into());
+        let debugredirect = if s.log_debugredirect {
+            "Debug output will go only to the log file."
+        } else {
+            "Debug output will go to both the screen and the log file."
+        };
+        let enabled = if s.log_enabled {
+            "Logging is enabled."
+        } else {
+            "Logging is disabled."
+        };
+        let file_line = format!("The current logfile is \"{file}\".");
+        let overwrite = if s.log_overwrite {
+            "Logging overwrites the log file."
+        } else {
+            "Logging appends to the log file."
+        };
+        let redirect = if s.log_redirect {
+            "Output will go only to the log file."
+        } else {
+            "Output will go to both the screen and the log file."
+        };
+        let rows = [
+            (
+                "debugredirect",
+                Some(s.log_debugredirect),
+                debugredirect.to_string(),
+            ),
+            ("enabled", Some(s.log_enabled), enabled.to_string()),
+            ("file", None, file_line),
+            ("overwrite", Some(s.log_overwrite), overwrite.to_string()),
+            ("redirect", Some(s.log_redirect), redirect.to_string()),
+        ];
+        match arg.trim() {
+            "" => {
+                for (name, b, text) in rows {
+                    match b {
+                        Some(b) => out(format!("logging {name}:  {}: {text}", onoff(b))),
+                        None => out(format!("logging {name}:  {text}")),
+                    }
+                }
+            }
+            w => match rows.iter().find(|r| r.0 == w) {
+                Some((_, Some(b), text)) => out(format!("{}: {text}", onoff(*b))),
+                Some((_, None, text)) => out(text),
+                None => {
+                    return err(format!(
+                        "Undefined show logging command: \"{w}\".  Try \"help show logging\"."
+                    ));
+                }
+            },
         }
         Ok(Flow::Go)
     }
