@@ -88,6 +88,7 @@ cases! {
     o2_values,
     o2_vector,
     o2_vla,
+    output_radix,
     print_formats,
     print_settings,
     ptype_whatis,

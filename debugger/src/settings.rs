@@ -136,6 +136,12 @@ const SETTINGS: &[Setting] = &[
         "off",
     ),
     s(
+        "output-radix",
+        "Default output radix for printing of values",
+        Kind::Int,
+        "10",
+    ),
+    s(
         "listsize",
         "Number of source lines gdb will list by default",
         Kind::Unlimited,
@@ -326,6 +332,19 @@ impl Debugger {
 
     fn store(&mut self, setting: &'static Setting, v: &str) -> Result<()> {
         let value = parse_value(setting.kind, v)?;
+        if setting.name == "output-radix" {
+            let n: u32 = value.parse().unwrap_or(0);
+            if !matches!(n, 8 | 10 | 16) {
+                return Err(EngineError::Other(format!(
+                    "Unsupported output radix ``decimal {value}''; output radix unchanged."
+                )));
+            }
+            if self.from_tty {
+                out(format!(
+                    "Output radix now set to decimal {n}, hex {n:x}, octal {n:o}."
+                ));
+            }
+        }
         let limit = || match value.parse::<usize>() {
             Ok(n) => n,
             Err(_) => usize::MAX,

@@ -991,6 +991,10 @@ impl Debugger {
             stop_at_null: self.settings.on("print null-stop"),
             unionprint: self.settings.on("print union"),
             symbolprint: self.settings.on("print symbol"),
+            output_radix: self
+                .settings
+                .count("output-radix")
+                .map_or(10, |n| u32::try_from(n).unwrap_or(10)),
             max_depth: self
                 .settings
                 .count("print max-depth")

@@ -90,6 +90,9 @@ pub struct FormatOptions {
     /// `set print max-depth`: aggregates and arrays nested deeper print as `{...}` (None:
     /// unlimited).
     pub max_depth: Option<usize>,
+    /// `set output-radix`: 16 or 8 print integers, characters and booleans as `/x` or `/o`
+    /// would (enums, floats, pointers and strings as usual).
+    pub output_radix: u32,
 }
 
 impl Default for FormatOptions {
@@ -108,6 +111,7 @@ impl Default for FormatOptions {
             unionprint: true,
             symbolprint: true,
             max_depth: Some(20),
+            output_radix: 10,
         }
     }
 }
@@ -391,6 +395,17 @@ impl<'a> Printer<'a> {
         if let Some(f) = self.format() {
             self.scalar(out, f, kind, bytes);
             return;
+        }
+        if self.opts.format.is_none() && matches!(kind, Scalar::Int { .. } | Scalar::Bool) {
+            let f = match self.opts.output_radix {
+                16 => Some('x'),
+                8 => Some('o'),
+                _ => None,
+            };
+            if let Some(f) = f {
+                self.scalar(out, f, kind, bytes);
+                return;
+            }
         }
         match kind {
             Scalar::Bool => match num::to_i128(bytes, false) {
