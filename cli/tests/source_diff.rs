@@ -66,6 +66,7 @@ cases! {
     disassemble_x,
     dlclose_reuse,
     dlopen,
+    examine_history,
     expressions,
     finish_values,
     fork_next,

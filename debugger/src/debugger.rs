@@ -1545,6 +1545,11 @@ impl Debugger {
             out(format!("{label}\t{}", units.join("\t")));
             at += (n * size) as u64;
             left -= n;
+            if left == 0
+                && let Some(last) = buf.len().checked_sub(size).map(|i| buf[i..].to_vec())
+            {
+                self.examined(at - size as u64, last);
+            }
         }
         self.x_next = Some(at);
         Ok(Flow::Go)

@@ -60,6 +60,8 @@ pub(crate) struct ScriptState {
     log_redirect: bool,
     log_debugredirect: bool,
     log_enabled: bool,
+    /// The count of the last `x` command.
+    x_count: usize,
     /// Breakpoints made by `hbreak` (listed as `hw breakpoint`).
     hardware: HashSet<u32>,
     /// A `watch` without `if` is being run by [`Debugger::cmd_watch_if`].
@@ -250,6 +252,21 @@ impl Debugger {
                 r
             }
             "with" | "w" => self.cmd_with(rest),
+            // `x` alone repeats the last count (gdb's `last_count`).
+            "x" if rest.is_empty() && self.script.x_count > 1 => {
+                let n = self.script.x_count;
+                self.cmd_x(&format!("/{n}"))
+            }
+            "x" => {
+                let count: String = rest
+                    .strip_prefix('/')
+                    .unwrap_or("")
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                self.script.x_count = count.parse().unwrap_or(1);
+                self.cmd_x(rest)
+            }
             "save" => match split_word(rest) {
                 ("breakpoints", file) => self.cmd_save_breakpoints(file),
                 _ => err(format!(
@@ -569,6 +586,32 @@ impl Debugger {
             },
         }
         Ok(Flow::Go)
+    }
+
+    /// After `x`: `$_` is the last unit's address (an `intN_t *`), `$__` its contents.
+    pub(crate) fn examined(&mut self, addr: u64, bytes: Vec<u8>) {
+        let size = bytes.len() as u64;
+        let name = match size {
+            1 => "int8_t",
+            2 => "int16_t",
+            4 => "int32_t",
+            _ => "int64_t",
+        };
+        let unit = Type::base(name, size, Encoding::Signed);
+        let ptr = Type::pointer_to(unit.clone(), self.session.arch().ptr_size as u64);
+        let mut conv = self.data.convenience.borrow_mut();
+        conv.insert(
+            "_".into(),
+            Value::new(
+                ptr,
+                addr.to_le_bytes().to_vec(),
+                cohort_dwarf::value::Lval::None,
+            ),
+        );
+        conv.insert(
+            "__".into(),
+            Value::new(unit, bytes, cohort_dwarf::value::Lval::Memory(addr)),
+        );
     }
 
     /// `with SETTING [VALUE] [-- COMMAND]`: the setting changed for one command.
