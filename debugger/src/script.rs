@@ -184,6 +184,22 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
+    /// Whether a block (`define`, `while`, `if`, `commands`, `document`) is being read: the
+    /// next line belongs to it (an interactive session prompts with `>`).
+    pub fn in_block(&self) -> bool {
+        self.script.block.is_some()
+    }
+
+    /// The prompt for the next line of a block: gdb's `>`, after a space a control level
+    /// (`while` and `if` typed at the top are one level in).
+    pub fn block_prompt(&self) -> String {
+        let level = self.script.block.as_ref().map_or(0, |b| match b.kind {
+            BlockKind::While(_) | BlockKind::If(_) => b.depth + 1,
+            _ => b.depth,
+        });
+        format!("{}>", " ".repeat(level))
+    }
+
     /// The commands of the language, before the built-in ones: Some when `cmd` is one.
     pub(crate) fn script_dispatch(&mut self, cmd: &str, rest: &str) -> Option<Result<Flow>> {
         Some(match cmd {
