@@ -72,6 +72,7 @@ cases! {
     fork_next,
     frame_apply,
     history_display,
+    info_program,
     info_symbols,
     list_source,
     logging,

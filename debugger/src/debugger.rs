@@ -226,6 +226,7 @@ impl Debugger {
         if let Some(r) = self.block_line(line) {
             return r;
         }
+        self.note_resume(line.trim());
         let r = self.dispatch(line.trim());
         if crate::data::resumes(line) && self.session.is_running() {
             self.do_displays();
@@ -1096,6 +1097,11 @@ impl Debugger {
                     return Ok(false);
                 }
                 self.script.stop_bp = Some(id);
+                self.note_stop(if temporary {
+                    crate::script::StopReason::Deleted
+                } else {
+                    crate::script::StopReason::Breakpoint(id)
+                });
                 let head =
                     self.stop_head(tid, &format!("hit {what} {num}"), &format!("{what} {num}"));
                 self.invalidate_frames();
@@ -1111,10 +1117,12 @@ impl Debugger {
                 if !self.report_watchpoints(tid, id)? {
                     return Ok(false);
                 }
+                self.note_stop(crate::script::StopReason::Breakpoint(id));
                 self.print_stop_frame();
             }
             Event::Signal { tid, signo, pc } => {
                 let (name, desc) = describe(signo);
+                self.note_stop(crate::script::StopReason::Signal(format!("{name}, {desc}")));
                 let head = self.stop_head(tid, &format!("received signal {name}, {desc}."), "");
                 let head = if head.ends_with('\n') || head.is_empty() {
                     format!("\nProgram received signal {name}, {desc}.")

@@ -19,6 +19,17 @@ fn err<T>(m: impl Into<String>) -> Result<T> {
     Err(EngineError::Other(m.into()))
 }
 
+/// Why the program last stopped, for `info program`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StopReason {
+    Breakpoint(u32),
+    /// A temporary or internal breakpoint (`tbreak`, `finish`, `until LOCATION`).
+    Deleted,
+    Stepped,
+    /// `SIGSEGV, Segmentation fault`.
+    Signal(String),
+}
+
 /// What a block being read is for.
 #[derive(Debug, Clone)]
 enum BlockKind {
@@ -60,6 +71,8 @@ pub(crate) struct ScriptState {
     log_redirect: bool,
     log_debugredirect: bool,
     log_enabled: bool,
+    /// Why the program last stopped.
+    stop_reason: Option<StopReason>,
     /// The count of the last `x` command.
     x_count: usize,
     /// Breakpoints made by `hbreak` (listed as `hw breakpoint`).
@@ -268,6 +281,7 @@ impl Debugger {
                 r
             }
             "with" | "w" => self.cmd_with(rest),
+            "info" | "i" | "inf" if split_word(rest).0 == "program" => self.cmd_info_program(),
             // `x` alone repeats the last count (gdb's `last_count`).
             "x" if rest.is_empty() && self.script.x_count > 1 => {
                 let n = self.script.x_count;
@@ -1013,6 +1027,53 @@ impl Debugger {
         {
             self.session.set_condition(id, Some(cond.to_string()))?;
         }
+        Ok(Flow::Go)
+    }
+
+    pub(crate) fn note_stop(&mut self, why: StopReason) {
+        self.script.stop_reason = Some(why);
+    }
+
+    /// A command that resumes the program: how it stops unless a breakpoint or a signal says
+    /// otherwise.
+    pub(crate) fn note_resume(&mut self, line: &str) {
+        let (cmd, rest) = split_word(line);
+        let cmd = cmd.split('/').next().unwrap_or(cmd);
+        self.script.stop_reason = match cmd {
+            "step" | "s" | "next" | "n" | "stepi" | "si" | "nexti" | "ni" => {
+                Some(StopReason::Stepped)
+            }
+            "until" | "u" if rest.is_empty() => Some(StopReason::Stepped),
+            "run" | "r" | "start" | "starti" | "continue" | "c" | "cont" | "fg" | "until" | "u"
+            | "advance" | "finish" | "fin" => Some(StopReason::Deleted),
+            _ => return,
+        };
+    }
+
+    /// `info program`.
+    fn cmd_info_program(&mut self) -> Result<Flow> {
+        let (Some(tid), Some(pid)) = (self.session.current_thread(), self.session.pid()) else {
+            out("The program being debugged is not being run.");
+            return Ok(Flow::Go);
+        };
+        let pointer = self
+            .session
+            .threads()
+            .into_iter()
+            .find(|t| t.tid == tid)
+            .map_or(0, |t| t.pointer);
+        let pc = self.frame0_pc();
+        out(format!(
+            "\tUsing the running image of child {}.",
+            crate::debugger::thread_target(pointer, tid, Some(pid))
+        ));
+        out(format!("Program stopped at {pc:#x}."));
+        out(match &self.script.stop_reason {
+            Some(StopReason::Breakpoint(id)) => format!("It stopped at breakpoint {id}."),
+            Some(StopReason::Stepped) => "It stopped after being stepped.".into(),
+            Some(StopReason::Signal(s)) => format!("It stopped at signal {s}."),
+            _ => "It stopped at a breakpoint that has since been deleted.".into(),
+        });
         Ok(Flow::Go)
     }
 
