@@ -194,7 +194,13 @@ fn main() -> anyhow::Result<()> {
         let mut line = String::new();
         let mut last = String::new();
         loop {
-            print!("(cohort) ");
+            // Inside a `define`, `while`, `if` or `commands` block gdb prompts with `>`.
+            let prompt = tracer
+                .call(|d| d.in_block().then(|| d.block_prompt()))
+                .ok()
+                .flatten();
+            let block = prompt.is_some();
+            print!("{}", prompt.as_deref().unwrap_or("(cohort) "));
             let _ = std::io::stdout().flush();
             line.clear();
             match stdin.lock().read_line(&mut line) {
@@ -209,8 +215,9 @@ fn main() -> anyhow::Result<()> {
                 Ok(_) => {}
             }
             let mut l = line.trim().to_string();
-            // An empty line repeats the last command, as in gdb.
-            if l.is_empty() {
+            // An empty line repeats the last command, as in gdb (not inside a block).
+            if block {
+            } else if l.is_empty() {
                 l = last.clone();
             } else {
                 last = l.clone();

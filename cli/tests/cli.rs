@@ -176,3 +176,65 @@ fn run_goes_through_the_shell_like_gdb() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Blocks typed at the prompt (standard input, not batch): gdb prompts `>` inside `define`
+/// and `while`, an empty line there is part of the block (not a repeat of the last command),
+/// and the user command runs with its arguments. Compared with gdb, `(gdb)` read as
+/// `(cohort)`.
+#[test]
+fn blocks_typed_at_the_prompt_as_gdb() {
+    let prog = program_nodebug("loop");
+    let input = "define twice\necho twice $arg0\\n\n\nprint $arg0 * 2\nend\ntwice 21\nset $i = 0\nwhile $i < 2\nprint $i\nset $i = $i + 1\nend\nprint 7\n\n";
+    let run = |tool: &str| {
+        let mut child = Command::new(tool)
+            .args(["-nx", "-q"])
+            .arg(&prog)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&o.stdout)
+            .replace("(gdb) ", "(cohort) ")
+            .lines()
+            .filter(|l| !l.starts_with("Reading symbols") && !l.starts_with("(No debugging"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let ours = run(env!("CARGO_BIN_EXE_cohort"));
+    assert_eq!(
+        ours,
+        "(cohort) >>>>(cohort) twice 21\n$1 = 42\n(cohort) (cohort)  > > >$2 = 0\n$3 = 1\n(cohort) $4 = 7\n(cohort) $5 = 7\n(cohort) "
+    );
+    assert_eq!(ours, run("gdb"));
+}
+
+/// `help` is cohort's own text (gdb's is GPL'd, cohort is not): a command's description, the
+/// classes without an argument, gdb's words for an unknown command.
+#[test]
+fn help_describes_commands() {
+    let out = cohort()
+        .args(["-ex", "help tbreak", "-ex", "help tb", "-ex", "help nosuch"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Set a temporary breakpoint: as \"break\", deleted when the program first stops there.\n\
+         Set a temporary breakpoint: as \"break\", deleted when the program first stops there.\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Undefined command: \"nosuch\".  Try \"help\".\n"
+    );
+    let out = cohort().args(["-ex", "help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("Cohort's commands are gdb's."), "{text}");
+}

@@ -108,8 +108,11 @@ fn the_session_secret_is_in_no_file_and_no_command_line() {
 struct Slow {
     child: Child,
     paused: Arc<AtomicBool>,
-    got: Arc<Mutex<(Vec<u8>, Vec<(usize, Instant)>)>>,
+    got: Arc<Mutex<Got>>,
 }
+
+/// The bytes read, and when each read's first byte came (its offset, the time).
+type Got = (Vec<u8>, Vec<(usize, Instant)>);
 
 impl Slow {
     fn start(args: &[&str], prog: &Path, prog_args: &[&str], marker: &str) -> Slow {

@@ -340,6 +340,7 @@ impl Debugger {
             frames,
             sel: self.selected_frame(),
             reg_writes: RefCell::new(Vec::new()),
+            mem_writes: RefCell::new(Vec::new()),
         }
     }
 
@@ -351,23 +352,25 @@ impl Debugger {
             frames,
             sel: idx,
             reg_writes: RefCell::new(Vec::new()),
+            mem_writes: RefCell::new(Vec::new()),
         }
     }
 
     /// Evaluate `text` in the selected frame (with side effects).
     pub(crate) fn evaluate(&mut self, text: &str) -> Result<Value> {
         let fortran = self.language() == Language::Fortran;
-        let (v, writes) = {
+        let (v, writes, mem) = {
             let ctx = self.eval_ctx();
-            if fortran {
-                let v = cohort_fortran::evaluate(text, &ctx).map_err(derr)?;
-                (v, ctx.reg_writes.into_inner())
+            let v = if fortran {
+                cohort_fortran::evaluate(text, &ctx)
             } else {
-                let e = expr::parse_in(text, &ctx).map_err(derr)?;
-                let v = expr::evaluate(&e, &ctx).map_err(derr)?;
-                (v, ctx.reg_writes.into_inner())
-            }
+                expr::parse_in(text, &ctx).and_then(|e| expr::evaluate(&e, &ctx))
+            };
+            (v, ctx.reg_writes.into_inner(), ctx.mem_writes.into_inner())
         };
+        // Watchpoints see a write even when the expression failed after it.
+        self.memory_written(&mem);
+        let v = v.map_err(derr)?;
         self.apply_register_writes(writes)?;
         Ok(v)
     }
@@ -467,6 +470,13 @@ impl Debugger {
     }
 
     fn print_like(&mut self, arg: &str, voidprint: bool) -> Result<Flow> {
+        let (saved, arg) = self.print_options(arg)?;
+        let r = self.print_value(arg, voidprint);
+        self.restore_print_options(saved);
+        r
+    }
+
+    fn print_value(&mut self, arg: &str, voidprint: bool) -> Result<Flow> {
         let (fmt, text) = print_format(arg, "print")?;
         let v = if text.trim().is_empty() {
             self.history_entry(0).map_err(derr)?
@@ -566,6 +576,10 @@ impl Debugger {
 
     /// `show WHAT`: only what cohort knows.
     pub(crate) fn cmd_show(&mut self, arg: &str) -> Result<Flow> {
+        if let Some(r) = self.show_setting(arg) {
+            r?;
+            return Ok(Flow::Go);
+        }
         let (what, rest) = match arg.trim().find(char::is_whitespace) {
             Some(i) => (&arg.trim()[..i], arg.trim()[i..].trim()),
             None => (arg.trim(), ""),
@@ -925,6 +939,8 @@ pub struct EvalCtx<'a> {
     /// Register assignments, applied after evaluation (they need the process mutably).
     /// Register writes an evaluation made: (DWARF register, byte offset, bytes).
     reg_writes: RefCell<Vec<(u16, u64, Vec<u8>)>>,
+    /// Memory an evaluation wrote: (address, length), for the watchpoints' old values.
+    mem_writes: RefCell<Vec<(u64, u64)>>,
 }
 
 impl EvalCtx<'_> {
@@ -1107,6 +1123,7 @@ impl EvalContext for EvalCtx<'_> {
                     .session
                     .process()
                     .ok_or_else(|| DwarfError::user("The program is not being run."))?;
+                self.mem_writes.borrow_mut().push((*a, bytes.len() as u64));
                 p.write_memory_shared(*a, bytes).map_err(Into::into)
             }
             Lval::Bitfield {
@@ -1138,6 +1155,7 @@ impl EvalContext for EvalCtx<'_> {
                 };
                 w = (w & !(mask << shift)) | ((v & mask) << shift);
                 let nb = w.to_le_bytes();
+                self.mem_writes.borrow_mut().push((first, buf.len() as u64));
                 p.write_memory_shared(first, &nb[..buf.len()])
                     .map_err(Into::into)
             }
@@ -1345,9 +1363,10 @@ impl EvalContext for EvalCtx<'_> {
             };
             if let Some(var) = found {
                 if var.kind == scopes::VarKind::Param || var.kind == scopes::VarKind::Local {
-                    // A local of another function: only in a frame of that function.
+                    // A local of another function: in the innermost frame of that function
+                    // from the selected one outwards (gdb's `block_innermost_frame`).
                     let all = self.dbg.frames(usize::MAX);
-                    for (i, f) in all.iter().enumerate() {
+                    for (i, f) in all.iter().enumerate().skip(self.sel) {
                         if let Some((fd, _, s)) = self.dbg.scope_of(f)
                             && Arc::ptr_eq(&fd, &d)
                             && s.innermost().is_some_and(|fs| fs.function.name == scope)

@@ -78,6 +78,10 @@ pub struct Debugger {
     pub(crate) data: crate::data::DataState,
     /// The CUDA layer (see [`crate::cuda`]).
     pub(crate) cuda: crate::cuda::CudaSide,
+    /// gdb settings stored for `show` (see [`crate::settings`]).
+    pub(crate) settings: crate::settings::Settings,
+    /// User-defined commands, breakpoint commands, a block being read (see [`crate::script`]).
+    pub(crate) script: crate::script::ScriptState,
 }
 
 pub(crate) fn out(s: impl AsRef<str>) {
@@ -154,7 +158,7 @@ pub fn read_script(path: &std::path::Path) -> std::result::Result<String, String
     })
 }
 
-fn parse_number(s: &str) -> Option<u64> {
+pub(crate) fn parse_number(s: &str) -> Option<u64> {
     let s = s.trim();
     if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         u64::from_str_radix(h, 16).ok()
@@ -200,6 +204,8 @@ impl Debugger {
             src: Default::default(),
             data: Default::default(),
             cuda: Default::default(),
+            settings: Default::default(),
+            script: Default::default(),
         }
     }
 
@@ -217,9 +223,16 @@ impl Debugger {
     /// Run one command line and return its error instead of printing it: a script stops
     /// at its first failing command, and gdb's `-batch` exit status is that of the last one.
     pub fn run_command(&mut self, line: &str) -> Result<Flow> {
+        if let Some(r) = self.block_line(line) {
+            return r;
+        }
+        self.note_resume(line.trim());
         let r = self.dispatch(line.trim());
         if crate::data::resumes(line) && self.session.is_running() {
             self.do_displays();
+        }
+        if matches!(r, Ok(Flow::Go)) && self.script.stop_bp.is_some() {
+            return self.run_breakpoint_commands();
         }
         r
     }
@@ -235,6 +248,9 @@ impl Debugger {
             Some(false) => "(y or [n])",
         };
         let auto = default.unwrap_or(true);
+        if !self.settings.on("confirm") {
+            return auto;
+        }
         if self.batch || !std::io::stdin().is_terminal() {
             let a = if auto { 'Y' } else { 'N' };
             out(format!(
@@ -341,7 +357,7 @@ impl Debugger {
         }
     }
 
-    fn dispatch(&mut self, line: &str) -> Result<Flow> {
+    pub(crate) fn dispatch(&mut self, line: &str) -> Result<Flow> {
         if line.is_empty() || line.starts_with('#') {
             return Ok(Flow::Go);
         }
@@ -352,6 +368,9 @@ impl Debugger {
         let err = |m: String| Err(EngineError::Other(m));
         if let Some(flow) = self.cuda_dispatch(cmd, rest)? {
             return Ok(flow);
+        }
+        if let Some(r) = self.script_dispatch(cmd, rest) {
+            return r;
         }
         match cmd {
             "break" | "b" | "br" | "brea" => self.cmd_break(rest, false),
@@ -416,10 +435,6 @@ impl Debugger {
             "set" => self.cmd_set(rest),
             "source" => self.cmd_source(rest),
             "quit" | "q" | "exit" => self.cmd_quit(rest),
-            "echo" => {
-                crate::out!("{}", rest.replace("\\n", "\n"));
-                Ok(Flow::Go)
-            }
             _ => err(format!("Undefined command: \"{cmd}\".  Try \"help\".")),
         }
     }
@@ -507,7 +522,7 @@ impl Debugger {
 
     // ------------------------------------------------------------------ breakpoints
 
-    fn cmd_break(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
+    pub(crate) fn cmd_break(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
         if !temporary && let Some(flow) = self.cuda_break(arg)? {
             return Ok(flow);
         }
@@ -665,7 +680,13 @@ impl Debugger {
                 "Argument required (expression to compute).".into(),
             ));
         }
-        let (value, addr, len, scope) = self.watch_location(expr)?;
+        // `watch -location EXPR`: the object EXPR names now, wherever the program goes.
+        let location = self.location_watch_expr(expr)?;
+        let (value, addr, len, scope) = match &location {
+            Some((object, _)) => self.watch_location(object)?,
+            None => self.watch_location(expr)?,
+        };
+        let expr = location.as_ref().map_or(expr, |(_, shown)| shown.as_str());
         if let Some((_, resume)) = scope {
             self.session.set_scope_breakpoint(resume)?;
         }
@@ -688,6 +709,36 @@ impl Debugger {
         );
         out(format!("{title} {}: {expr}", b.id));
         Ok(Flow::Go)
+    }
+
+    /// The user wrote `ranges` of memory (`set var x = 1`): a watchpoint on those bytes takes
+    /// the value written as its old value (gdb's `invalidate_bp_value_on_memory_change`).
+    pub(crate) fn memory_written(&mut self, ranges: &[(u64, u64)]) {
+        if ranges.is_empty() {
+            return;
+        }
+        let watched: Vec<(u32, u64, usize)> = self
+            .session
+            .breakpoints()
+            .iter()
+            .filter_map(|b| match b.kind {
+                BpKind::Watch { addr, len, .. } => Some((b.id, addr, len)),
+                _ => None,
+            })
+            .filter(|&(_, addr, len)| {
+                ranges
+                    .iter()
+                    .any(|&(a, n)| a < addr + len as u64 && addr < a + n)
+            })
+            .collect();
+        for (id, addr, len) in watched {
+            let mut bytes = vec![0u8; len];
+            if self.session.read_memory(addr, &mut bytes).is_ok()
+                && let Some(w) = self.watches.get_mut(&id)
+            {
+                w.value.bytes = bytes;
+            }
+        }
     }
 
     /// Drop the front end's state of watchpoint `id` (and its scope breakpoint).
@@ -998,6 +1049,7 @@ impl Debugger {
         }
         match ev {
             Event::Exited { pid, code } => {
+                self.set_convenience_int("_exitcode", i64::from(code));
                 self.exit_status = Some((code & 0xff) << 8);
                 self.ended = Some(if code == 0 {
                     "exited normally".to_string()
@@ -1041,11 +1093,22 @@ impl Debugger {
                         num = format!("{id}.{}", i + 1);
                     }
                 }
+                if self.dprintf_hit(id) {
+                    return Ok(false);
+                }
+                self.script.stop_bp = Some(id);
+                self.note_stop(if temporary {
+                    crate::script::StopReason::Deleted
+                } else {
+                    crate::script::StopReason::Breakpoint(id)
+                });
                 let head =
                     self.stop_head(tid, &format!("hit {what} {num}"), &format!("{what} {num}"));
                 self.invalidate_frames();
-                out(format!("{head}, {}", self.frame0_line()));
-                self.print_source_line_at(self.frame0_pc());
+                if !self.breakpoint_silent(id) {
+                    out(format!("{head}, {}", self.frame0_line()));
+                    self.print_source_line_at(self.frame0_pc());
+                }
                 if temporary {
                     self.session.delete_breakpoint(id)?;
                 }
@@ -1054,10 +1117,12 @@ impl Debugger {
                 if !self.report_watchpoints(tid, id)? {
                     return Ok(false);
                 }
+                self.note_stop(crate::script::StopReason::Breakpoint(id));
                 self.print_stop_frame();
             }
             Event::Signal { tid, signo, pc } => {
                 let (name, desc) = describe(signo);
+                self.note_stop(crate::script::StopReason::Signal(format!("{name}, {desc}")));
                 let head = self.stop_head(tid, &format!("received signal {name}, {desc}."), "");
                 let head = if head.ends_with('\n') || head.is_empty() {
                     format!("\nProgram received signal {name}, {desc}.")
@@ -1167,7 +1232,8 @@ impl Debugger {
                 ),
                 (_, false) => format!("Value = {}", self.format(&new, &FormatOptions::default())),
             };
-            if !self.session.count_hit(b.id) {
+            // `watch EXPR if COND`: the value is taken, the stop only when COND holds.
+            if !self.condition_holds(b.id) || !self.session.count_hit(b.id) {
                 continue;
             }
             let head = self.stop_head(
@@ -1254,6 +1320,9 @@ impl Debugger {
     fn frame_line(&self, pc: u64) -> String {
         let (name, lib) = self.session.function_at(pc);
         let mut s = format!("0x{pc:016x} in {} ()", name.as_deref().unwrap_or("??"));
+        if !self.settings.on("print address") {
+            s = format!("{} ()", name.as_deref().unwrap_or("??"));
+        }
         if let Some(l) = lib {
             s.push_str(&format!(" from {l}"));
         }
@@ -1484,6 +1553,11 @@ impl Debugger {
             out(format!("{label}\t{}", units.join("\t")));
             at += (n * size) as u64;
             left -= n;
+            if left == 0
+                && let Some(last) = buf.len().checked_sub(size).map(|i| buf[i..].to_vec())
+            {
+                self.examined(at - size as u64, last);
+            }
         }
         self.x_next = Some(at);
         Ok(Flow::Go)
@@ -1599,7 +1673,7 @@ impl Debugger {
     }
 
     /// The Type column of a watchpoint in `info breakpoints`.
-    fn watch_type(&self, id: u32, kind: WatchKind) -> &'static str {
+    pub(crate) fn watch_type(&self, id: u32, kind: WatchKind) -> &'static str {
         match (kind, self.watches.get(&id)) {
             (WatchKind::Write, _) => "hw watchpoint",
             (_, Some(w)) if w.title.contains("read watchpoint") => "read watchpoint",
@@ -1634,6 +1708,8 @@ impl Debugger {
         let types: Vec<&str> = bps
             .iter()
             .map(|b| match &b.kind {
+                BpKind::Software if self.script.dprintf.contains_key(&b.id) => "dprintf",
+                BpKind::Software if self.is_hardware_breakpoint(b.id) => "hw breakpoint",
                 BpKind::Software => "breakpoint",
                 BpKind::Watch { kind, .. } => self.watch_type(b.id, *kind),
             })
@@ -1694,6 +1770,9 @@ impl Debugger {
             }
             if b.ignore > 0 {
                 out(format!("\tignore next {} hits", b.ignore));
+            }
+            for l in self.breakpoint_command_lines(b.id) {
+                out(l);
             }
             for l in locations {
                 out(l);
@@ -2017,6 +2096,10 @@ impl Debugger {
     }
 
     fn cmd_set(&mut self, arg: &str) -> Result<Flow> {
+        if let Some(r) = self.set_setting(arg) {
+            r?;
+            return Ok(Flow::Go);
+        }
         let words: Vec<&str> = arg.split_whitespace().collect();
         match words.as_slice() {
             ["args", rest @ ..] => {

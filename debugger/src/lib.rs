@@ -15,6 +15,8 @@ pub mod launched;
 mod listing;
 mod locations;
 mod registers;
+mod script;
+mod settings;
 mod source;
 mod stack;
 mod stepping;

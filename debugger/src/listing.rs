@@ -7,9 +7,6 @@ use cohort_engine::{EngineError, Result};
 
 use crate::debugger::{Debugger, Flow, out};
 
-/// gdb's `lines_to_list`.
-const LINES: u32 = 10;
-
 /// A position in a source file: full path, display name, line.
 type Pos = (PathBuf, String, u32);
 
@@ -38,11 +35,11 @@ impl Debugger {
         };
         match (sal, end) {
             (Some((file, name, line)), None) => {
-                let first = line.saturating_sub(LINES / 2).max(1);
-                self.list_lines(&file, &name, first, first + LINES)
+                let first = line.saturating_sub(self.lines_to_list() / 2).max(1);
+                self.list_lines(&file, &name, first, first + self.lines_to_list())
             }
             (Some((file, name, line)), Some("")) => {
-                self.list_lines(&file, &name, line, line + LINES)
+                self.list_lines(&file, &name, line, line + self.lines_to_list())
             }
             (Some((file, name, line)), Some(e)) => {
                 let Some((efile, _, eline)) = self.locate_for_list(e, Some((&file, &name)))? else {
@@ -59,7 +56,12 @@ impl Debugger {
                     return Ok(Flow::Go);
                 };
                 let stop = line + 1;
-                self.list_lines(&file, &name, stop.saturating_sub(LINES).max(1), stop)
+                self.list_lines(
+                    &file,
+                    &name,
+                    stop.saturating_sub(self.lines_to_list()).max(1),
+                    stop,
+                )
             }
         }
     }
@@ -70,11 +72,11 @@ impl Debugger {
         if let Some((file, name, line)) = center {
             // First listing since a stop: centre on the stop line.
             let first = if back {
-                line.saturating_sub(LINES).max(1)
+                line.saturating_sub(self.lines_to_list()).max(1)
             } else {
-                line.saturating_sub(LINES / 2).max(1)
+                line.saturating_sub(self.lines_to_list() / 2).max(1)
             };
-            return self.list_lines(&file, &name, first, first + LINES);
+            return self.list_lines(&file, &name, first, first + self.lines_to_list());
         }
         if back {
             let Some((file, name, first)) = self.src.list_first.borrow().clone() else {
@@ -83,18 +85,28 @@ impl Debugger {
             if first <= 1 {
                 return err(format!("Already at the start of {name}."));
             }
-            return self.list_lines(&file, &name, first.saturating_sub(LINES).max(1), first);
+            return self.list_lines(
+                &file,
+                &name,
+                first.saturating_sub(self.lines_to_list()).max(1),
+                first,
+            );
         }
         let last = self.src.list_last.borrow().clone();
         if let Some((file, name, last_line)) = last {
-            return self.list_lines(&file, &name, last_line + 1, last_line + 1 + LINES);
+            return self.list_lines(
+                &file,
+                &name,
+                last_line + 1,
+                last_line + 1 + self.lines_to_list(),
+            );
         }
         // No default yet: gdb selects main, with the current line `lines_to_list - 1` before
         // the line main's breakpoint would be on, and centres the first listing there.
         let (file, name, line) = self.main_position()?;
-        let cur = line.saturating_sub(LINES - 1).max(1);
-        let first = cur.saturating_sub(LINES / 2).max(1);
-        self.list_lines(&file, &name, first, first + LINES)
+        let cur = line.saturating_sub(self.lines_to_list() - 1).max(1);
+        let first = cur.saturating_sub(self.lines_to_list() / 2).max(1);
+        self.list_lines(&file, &name, first, first + self.lines_to_list())
     }
 
     /// The file and line of `main` after its prologue.

@@ -14,6 +14,26 @@ pub struct Captured {
 
 thread_local! {
     static CAPTURE: RefCell<Option<Captured>> = const { RefCell::new(None) };
+    /// `set logging enabled on`: the log file, and whether output goes only there
+    /// (`set logging redirect on`).
+    static LOG: RefCell<Option<(std::fs::File, bool)>> = const { RefCell::new(None) };
+}
+
+/// Start (Some) or stop (None) copying this thread's output to a log file; `redirect`: to the
+/// file only.
+pub fn set_log(log: Option<(std::fs::File, bool)>) {
+    LOG.with(|l| *l.borrow_mut() = log);
+}
+
+/// Copy `s` to the log file, if logging; true when the terminal should not get it.
+fn log(s: &str) -> bool {
+    LOG.with(|l| match &mut *l.borrow_mut() {
+        Some((f, redirect)) => {
+            let _ = f.write_all(s.as_bytes());
+            *redirect
+        }
+        None => false,
+    })
 }
 
 /// Run `f` with everything this thread prints captured instead of written.
@@ -51,6 +71,9 @@ pub fn take() -> Captured {
 
 /// Write to standard output (or the capture), flushed.
 pub fn write_out(s: &str) {
+    if log(s) {
+        return;
+    }
     let done = CAPTURE.with(|c| match &mut *c.borrow_mut() {
         Some(cap) => {
             cap.out.push_str(s);
@@ -68,6 +91,9 @@ pub fn write_out(s: &str) {
 /// Write to standard error (or the capture). Standard output is flushed first, so that the
 /// two interleave on a terminal as they were produced.
 pub fn write_err(s: &str) {
+    if log(s) {
+        return;
+    }
     let done = CAPTURE.with(|c| match &mut *c.borrow_mut() {
         Some(cap) => {
             cap.err.push_str(s);

@@ -1004,6 +1004,20 @@ impl Debugger {
             language: self.language(),
             print_elements: self.print_elements,
             repeat_threshold: self.print_repeats,
+            pretty: self.settings.on("print pretty"),
+            addressprint: self.settings.on("print address"),
+            array_indexes: self.settings.on("print array-indexes"),
+            stop_at_null: self.settings.on("print null-stop"),
+            unionprint: self.settings.on("print union"),
+            symbolprint: self.settings.on("print symbol"),
+            output_radix: self
+                .settings
+                .count("output-radix")
+                .map_or(10, |n| u32::try_from(n).unwrap_or(10)),
+            max_depth: self
+                .settings
+                .count("print max-depth")
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             ..opts.clone()
         };
         if opts.language == Language::Fortran {
@@ -1179,7 +1193,7 @@ impl Debugger {
         // of a statement line (`frame_show_address`: pc != sal.pc || !sal.is_stmt).
         let at_line_start = frame.inline_depth > 0
             || (frame.exact_pc && line.as_ref().is_some_and(|l| l.start == pc && l.is_stmt));
-        if !at_line_start {
+        if !at_line_start && self.settings.on("print address") {
             s.push_str(&format!("0x{pc:016x} in "));
         }
         let (name, lib) = self.frame_function(frame);

@@ -68,7 +68,7 @@ impl Debugger {
     }
 
     /// Print the selected frame the way `frame`/`up`/`down` do: its line and its source.
-    fn print_selected_frame(&self) {
+    pub(crate) fn print_selected_frame(&self) {
         let frames = self.frames(usize::MAX);
         let i = self.selected_frame();
         out(self.describe_frame(&frames, i, true));

@@ -116,6 +116,25 @@ fn die_type(d: &Arc<DebugFile>, unit: usize, off: gimli::UnitOffset) -> Option<D
     off.to_debug_info_offset(&u.header).map(DieRef)
 }
 
+/// A function's declaration as `info functions` and `rbreak` print it (`static int
+/// square(int);`).
+pub(crate) fn function_declaration(
+    d: &Arc<DebugFile>,
+    f: &cohort_dwarf::index::FunctionEntry,
+) -> String {
+    let fortran = cohort_dwarf::scopes::unit_language(d, f.unit) == Language::Fortran;
+    let decl = match die_type(d, f.unit, f.offset) {
+        Some(r) if fortran => crate::fortran_info::function_text(d, r, &f.name),
+        Some(r) => {
+            let ty = cohort_dwarf::dietypes::type_of(d, r);
+            typeprint::declaration(&ty, &f.name, Language::C)
+        }
+        None => f.name.clone(),
+    };
+    let st = if f.external || fortran { "" } else { "static " };
+    format!("{st}{decl};")
+}
+
 impl Debugger {
     /// `info functions|variables|types [-q] [-n] [REGEX]`.
     pub(crate) fn cmd_info_symbols(&mut self, class: SymbolClass, arg: &str) -> Result<Flow> {

@@ -501,6 +501,15 @@ impl ObjectFile {
             .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
     }
 
+    /// How many of `len` bytes at link-time `addr` lie in an allocated section without file
+    /// contents (`.bss`: zeros until the program runs, as gdb reads it), if one holds `addr`.
+    pub fn zero_bytes_at(&self, addr: u64, len: usize) -> Option<usize> {
+        let sec = self.info.sections.iter().find(|s| {
+            s.is_alloc() && !s.is_tls() && s.sh_type == elf::SHT_NOBITS && s.contains(addr)
+        })?;
+        Some((len as u64).min(sec.size - (addr - sec.addr)) as usize)
+    }
+
     /// File bytes of read-only code at link-time `addr`: all `len` of them inside one
     /// executable, non-writable section, or none.
     pub fn code_bytes_at(&self, addr: u64, len: usize) -> Option<&[u8]> {
@@ -1374,7 +1383,16 @@ impl SymbolTable {
                     buf[done..done + b.len()].copy_from_slice(b);
                     done += b.len();
                 }
-                _ => return false,
+                _ => match obj
+                    .file
+                    .zero_bytes_at(a.wrapping_sub(obj.bias), buf.len() - done)
+                {
+                    Some(n) if n > 0 => {
+                        buf[done..done + n].fill(0);
+                        done += n;
+                    }
+                    _ => return false,
+                },
             }
         }
         true

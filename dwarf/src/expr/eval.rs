@@ -11,9 +11,12 @@ use super::lexer::{FloatLit, IntLit};
 use super::parser::{BaseType, BinOp, Declarator, Dollar, Expr, TypeName, UnOp};
 use crate::context::EvalContext;
 use crate::error::{DwarfError, Result};
-use crate::extfloat::{f64_to_f80, f80_to_f64};
+use crate::extfloat::{
+    FloatKind, FloatOp, Quad, arith, from_quad, quad_from_f64, quad_from_int, quad_to_int, to_quad,
+};
 use crate::types::{Bound, Encoding, LazyType, Type, TypeKind, TypeRef};
 use crate::value::{Lval, Value};
+use rustc_apfloat::Float as _;
 
 /// The types gdb gives literals and C keyword types (LP64).
 pub(crate) struct Builtins {
@@ -238,28 +241,21 @@ fn wrap(v: i128, size: u64, signed: bool) -> i128 {
     }
 }
 
-fn float_from(bytes: &[u8], size: u64) -> f64 {
-    match size {
-        4 if bytes.len() >= 4 => {
-            f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f64
-        }
-        8 if bytes.len() >= 8 => f64::from_le_bytes([
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-        ]),
-        _ => f80_to_f64(bytes),
-    }
+/// The arithmetic format of a float type (`_Float128` and x87 `long double` are both 16
+/// bytes: the name tells).
+fn float_kind(ty: &TypeRef) -> FloatKind {
+    let s = ty.strip();
+    FloatKind::of(s.size, s.name.as_deref())
 }
 
-fn float_bytes(v: f64, size: u64) -> Vec<u8> {
-    match size {
-        4 => (v as f32).to_le_bytes().to_vec(),
-        8 => v.to_le_bytes().to_vec(),
-        n => {
-            let mut b = f64_to_f80(v).to_vec();
-            b.resize(n as usize, 0);
-            b
-        }
-    }
+/// The value of a float of type `ty`, exactly.
+fn float_from(bytes: &[u8], ty: &TypeRef) -> Quad {
+    to_quad(bytes, float_kind(ty))
+}
+
+/// `v` rounded to float type `ty`, as its bytes.
+fn float_bytes(v: Quad, ty: &TypeRef) -> Vec<u8> {
+    from_quad(v, float_kind(ty), ty.byte_size() as usize)
 }
 
 /// A short C spelling of a type for error messages (`int`, `struct item`, `char *`).
@@ -352,14 +348,15 @@ impl<'a> Ev<'a> {
         Ok(le_int(&b[..size.min(b.len())], signed))
     }
 
-    fn float_of(&self, v: &mut V) -> Result<f64> {
+    fn float_of(&self, v: &mut V) -> Result<Quad> {
         match classify(&v.ty) {
-            Cls::Float(size) => {
+            Cls::Float(_) => {
+                let ty = v.ty.clone();
                 let b = self.bytes(v)?;
-                Ok(float_from(b, size))
+                Ok(float_from(b, &ty))
             }
-            Cls::Int { signed: false, .. } => Ok(self.int_of(v)? as u128 as f64),
-            _ => Ok(self.int_of(v)? as f64),
+            Cls::Int { signed: false, .. } => Ok(quad_from_int(self.int_of(v)?, true)),
+            _ => Ok(quad_from_int(self.int_of(v)?, false)),
         }
     }
 
@@ -402,12 +399,14 @@ impl<'a> Ev<'a> {
             }
             Expr::Float(v, k) => {
                 let b = builtins();
-                let ty = match k {
-                    FloatLit::Float => &b.float,
-                    FloatLit::Double => &b.double,
-                    FloatLit::LongDouble => &b.ldouble,
+                let (ty, q) = match k {
+                    FloatLit::Float => (&b.float, quad_from_f64(*v)),
+                    FloatLit::Double => (&b.double, quad_from_f64(*v)),
+                    FloatLit::LongDouble(bits) => {
+                        (&b.ldouble, to_quad(&bits.to_le_bytes(), FloatKind::X87))
+                    }
                 };
-                Ok(V::new(ty.clone(), float_bytes(*v, ty.size)))
+                Ok(V::new(ty.clone(), float_bytes(q, ty)))
             }
             Expr::Char(c, wide) => {
                 let b = builtins();
@@ -595,7 +594,7 @@ impl<'a> Ev<'a> {
             Cls::Agg => Err(user(format!(
                 "Structure has no component named operator{op}."
             ))),
-            Cls::Float(_) => Ok(self.float_of(&mut v)? != 0.0),
+            Cls::Float(_) => Ok(!self.float_of(&mut v)?.is_zero()),
             _ => Ok(self.bytes(&mut v)?.iter().any(|&b| b != 0)),
         }
     }
@@ -657,11 +656,15 @@ impl<'a> Ev<'a> {
                         };
                         Ok(self.int_value(&ty, wrap(r, s, true)))
                     }
-                    Cls::Float(size) if op != UnOp::Compl => {
+                    Cls::Float(_) if op != UnOp::Compl => {
                         let f = self.float_of(&mut v)?;
                         // gdb negates as `0 - x`: `-0.0` is 0 and a NaN keeps its sign.
-                        let r = if op == UnOp::Neg { 0.0 - f } else { f };
-                        Ok(V::new(v.ty.clone(), float_bytes(r, size)))
+                        let r = if op == UnOp::Neg {
+                            arith(FloatOp::Sub, Quad::ZERO, f, float_kind(&v.ty))
+                        } else {
+                            f
+                        };
+                        Ok(V::new(v.ty.clone(), float_bytes(r, &v.ty)))
                     }
                     Cls::Agg => Err(user(format!(
                         "Structure has no component named operator{sym}."
@@ -1279,14 +1282,14 @@ impl<'a> Ev<'a> {
                     };
                     return Ok(self.truth_value(r));
                 }
-                let r = match op {
-                    BinOp::Add => x + y,
-                    BinOp::Sub => x - y,
-                    BinOp::Mul => x * y,
-                    _ => x / y,
+                let fop = match op {
+                    BinOp::Add => FloatOp::Add,
+                    BinOp::Sub => FloatOp::Sub,
+                    BinOp::Mul => FloatOp::Mul,
+                    _ => FloatOp::Div,
                 };
-                let size = ty.byte_size();
-                Ok(V::new(ty.strip(), float_bytes(r, size)))
+                let r = arith(fop, x, y, float_kind(&ty));
+                Ok(V::new(ty.strip(), float_bytes(r, &ty)))
             }
             (
                 Cls::Int {
@@ -1410,7 +1413,7 @@ impl<'a> Ev<'a> {
             | (TypeKind::Base(Encoding::Float), Cls::Float(_)) => {
                 let mut v = v;
                 let f = self.float_of(&mut v)?;
-                Ok(V::new(to.clone(), float_bytes(f, ts.size)))
+                Ok(V::new(to.clone(), float_bytes(f, to)))
             }
             (TypeKind::Base(Encoding::Boolean), Cls::Int { .. } | Cls::Ptr(_) | Cls::Float(_)) => {
                 let t = self.truth(v, "")?;
@@ -1432,17 +1435,12 @@ impl<'a> Ev<'a> {
             (TypeKind::Base(_) | TypeKind::Enum { .. }, Cls::Float(_)) => {
                 let mut v = v;
                 let f = self.float_of(&mut v)?;
-                let i = if f < 0.0 {
-                    f as i64 as i128
-                } else {
-                    f as u64 as i128
-                };
-                Ok(self.int_value(to, i))
+                Ok(self.int_value(to, quad_to_int(f)))
             }
             (TypeKind::Pointer(_), Cls::Float(_)) if ts.size == v.ty.byte_size() => {
                 let mut v = v;
                 let f = self.float_of(&mut v)?;
-                Ok(self.int_value(to, f as i64 as i128))
+                Ok(self.int_value(to, quad_to_int(f) as i64 as i128))
             }
             (TypeKind::Aggregate { .. } | TypeKind::Array { .. }, _) => {
                 if same_type(&v.ty, to) {
@@ -1771,7 +1769,7 @@ pub(crate) fn truthy(v: &Value) -> Result<bool> {
     }
     match classify(&v.ty) {
         Cls::Agg => Err(user("Structure has no component named operator!.")),
-        Cls::Float(size) => Ok(float_from(&v.bytes, size) != 0.0),
+        Cls::Float(_) => Ok(!float_from(&v.bytes, &v.ty).is_zero()),
         _ => Ok(v.bytes.iter().any(|&b| b != 0)),
     }
 }
@@ -1787,7 +1785,7 @@ pub(crate) fn as_address(v: &Value) -> Result<u64> {
             .ok_or_else(|| user("Attempt to take address of value not located in memory.")),
         Cls::Int { signed, .. } => Ok(le_int(&v.bytes, signed) as u64),
         Cls::Ptr(_) => Ok(le_int(&v.bytes, false) as u64),
-        Cls::Float(size) => Ok(float_from(&v.bytes, size) as u64),
+        Cls::Float(_) => Ok(quad_to_int(float_from(&v.bytes, &v.ty)) as u64),
         _ => Err(user("Invalid cast.")),
     }
 }

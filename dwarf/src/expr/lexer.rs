@@ -1,6 +1,7 @@
 //! Tokens of gdb's C expression language, with gdb's lexical error wording.
 
 use crate::error::{DwarfError, Result};
+use crate::extfloat::FloatKind;
 
 /// The C type of an integer literal, chosen as gdb chooses it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,7 +19,9 @@ pub enum IntLit {
 pub enum FloatLit {
     Float,
     Double,
-    LongDouble,
+    /// The x87 extended value's bits (the literal rounded to 64 bits of precision, not
+    /// through a `double`).
+    LongDouble(u128),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -308,13 +311,25 @@ fn lex_number(text: &str, start: usize) -> Result<(Tok, usize)> {
         let (body, kind) = if let Some(x) = lower.strip_suffix('f') {
             (x.to_string(), FloatLit::Float)
         } else if let Some(x) = lower.strip_suffix('l') {
-            (x.to_string(), FloatLit::LongDouble)
+            (x.to_string(), FloatLit::LongDouble(0))
         } else {
             (lower.clone(), FloatLit::Double)
         };
         // gdb accepts a dangling exponent (`3e`).
         let body = body.trim_end_matches(['e', '+', '-']).to_string();
         let v: f64 = body.parse().map_err(|_| invalid())?;
+        // Each literal is rounded once, to its own type (`1.1f`, `1.1l`).
+        let (v, kind) = match kind {
+            FloatLit::Float => (body.parse::<f32>().map_or(v, f64::from), kind),
+            FloatLit::LongDouble(_) => {
+                let q = crate::extfloat::parse(&body, FloatKind::X87)
+                    .unwrap_or_else(|| crate::extfloat::quad_from_f64(v));
+                let b = crate::extfloat::from_quad(q, FloatKind::X87, 16);
+                let bits = u128::from_le_bytes(b.try_into().unwrap_or([0; 16]));
+                (v, FloatLit::LongDouble(bits))
+            }
+            FloatLit::Double => (v, kind),
+        };
         return Ok((Tok::Float(v, kind), i));
     }
     // Integer: split off the suffix.

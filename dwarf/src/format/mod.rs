@@ -80,6 +80,22 @@ pub struct FormatOptions {
     pub type_prefix: bool,
     /// The syntax of type names inside values (`(struct point *)` vs `(point *)`).
     pub language: Language,
+    /// `set print pretty`: one member a line, indented two spaces a level.
+    pub pretty: bool,
+    /// `set print address`: pointers and functions show their address (off: `<sym>` only).
+    pub addressprint: bool,
+    /// `set print array-indexes`: each element as `[i] = value`.
+    pub array_indexes: bool,
+    /// `set print union`: off prints a union inside a structure as `{...}`.
+    pub unionprint: bool,
+    /// `set print symbol`: off leaves `<sym>` out of data pointers (code pointers keep it).
+    pub symbolprint: bool,
+    /// `set print max-depth`: aggregates and arrays nested deeper print as `{...}` (None:
+    /// unlimited).
+    pub max_depth: Option<usize>,
+    /// `set output-radix`: 16 or 8 print integers, characters and booleans as `/x` or `/o`
+    /// would (enums, floats, pointers and strings as usual).
+    pub output_radix: u32,
 }
 
 impl Default for FormatOptions {
@@ -92,6 +108,13 @@ impl Default for FormatOptions {
             long_double: FloatFormat::X87Extended,
             type_prefix: true,
             language: Language::C,
+            pretty: false,
+            addressprint: true,
+            array_indexes: false,
+            unionprint: true,
+            symbolprint: true,
+            max_depth: Some(20),
+            output_radix: 10,
         }
     }
 }
@@ -125,6 +148,7 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
         opts,
         vbases: Default::default(),
         in_base: Default::default(),
+        depth: std::cell::Cell::new(0),
     };
     let mut out = String::new();
     let plain = matches!(opts.format, None | Some('s'));
@@ -198,6 +222,7 @@ pub fn summary(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Option<S
         opts,
         vbases: Default::default(),
         in_base: Default::default(),
+        depth: std::cell::Cell::new(0),
     };
     let st = v.ty.strip();
     let (ty, bytes) = match &st.kind {
@@ -234,6 +259,9 @@ struct Printer<'a> {
     vbases: std::cell::RefCell<Vec<String>>,
     /// Printing a base class subobject (the object's virtual bases seen so far stay).
     in_base: std::cell::Cell<bool>,
+    /// How deep in aggregates and arrays the value being printed is (gdb's `recurse`), for
+    /// `set print pretty`'s indentation.
+    depth: std::cell::Cell<usize>,
 }
 
 /// What a base-like scalar is, for formatting.
@@ -278,12 +306,24 @@ impl<'a> Printer<'a> {
     /// `0x… <sym+off>`, as a pointer's value shows it: the name as gdb prints it (`cnt`
     /// for GCC's `cnt.1`).
     fn pointer_address(&self, out: &mut String, addr: u64) {
-        out.push_str(&format!("{addr:#x}"));
+        if self.opts.addressprint {
+            out.push_str(&format!("{addr:#x}"));
+        }
         if let Some(sym) = self.target.symbol_for(addr) {
             let sym = cohort_engine::symbols::symbolized_print_name(&sym);
             let sym = demangle_special(&sym).unwrap_or_else(|| sym.into_owned());
-            out.push_str(&format!(" <{sym}>"));
+            if self.opts.addressprint {
+                out.push(' ');
+            }
+            out.push_str(&format!("<{sym}>"));
         }
+    }
+
+    /// `value` one level deeper (a member or an element).
+    fn nested(&self, out: &mut String, ty: &TypeRef, bytes: &[u8], addr: Option<u64>) {
+        self.depth.set(self.depth.get() + 1);
+        self.value(out, ty, bytes, addr);
+        self.depth.set(self.depth.get() - 1);
     }
 
     fn format(&self) -> Option<char> {
@@ -313,6 +353,18 @@ impl<'a> Printer<'a> {
             return;
         }
         let bytes = if needs_bytes { &bytes[..size] } else { bytes };
+        // gdb's `val_print_check_max_depth`: strings are not elided.
+        if let Some(max) = self.opts.max_depth
+            && self.depth.get() >= max
+            && match &st.kind {
+                TypeKind::Aggregate { .. } => true,
+                TypeKind::Array { element, .. } => !self.textual(element),
+                _ => false,
+            }
+        {
+            out.push_str("{...}");
+            return;
+        }
         match &st.kind {
             TypeKind::Void => out.push_str("void"),
             TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
@@ -403,6 +455,17 @@ impl<'a> Printer<'a> {
         if let Some(f) = self.format() {
             self.scalar(out, f, kind, bytes);
             return;
+        }
+        if self.opts.format.is_none() && matches!(kind, Scalar::Int { .. } | Scalar::Bool) {
+            let f = match self.opts.output_radix {
+                16 => Some('x'),
+                8 => Some('o'),
+                _ => None,
+            };
+            if let Some(f) = f {
+                self.scalar(out, f, kind, bytes);
+                return;
+            }
         }
         match kind {
             Scalar::Bool => match num::to_i128(bytes, false) {
@@ -495,13 +558,20 @@ impl<'a> Printer<'a> {
 
     /// A pointer's value without a type prefix.
     fn pointer(&self, out: &mut String, target: &TypeRef, a: u64) {
-        self.pointer_address(out, a);
+        let start = out.len();
         let t = target.strip();
+        if self.opts.symbolprint || matches!(t.kind, TypeKind::Function { .. }) {
+            self.pointer_address(out, a);
+        } else if self.opts.addressprint {
+            out.push_str(&format!("{a:#x}"));
+        }
         if matches!(t.kind, TypeKind::Function { .. }) || a == 0 {
             return;
         }
         if self.textual(target) {
-            out.push(' ');
+            if out.len() > start {
+                out.push(' ');
+            }
             self.string_at(out, a);
         }
     }
@@ -603,6 +673,19 @@ impl<'a> Printer<'a> {
         let saved = top.then(|| std::mem::take(&mut *self.vbases.borrow_mut()));
         out.push('{');
         let mut first = true;
+        let indent = 2 * self.depth.get();
+        let sep = |out: &mut String, first: &mut bool| {
+            if !*first {
+                out.push(',');
+            }
+            if self.opts.pretty {
+                out.push('\n');
+                out.push_str(&" ".repeat(indent + 2));
+            } else if !*first {
+                out.push(' ');
+            }
+            *first = false;
+        };
         for (i, m) in members.iter().enumerate() {
             let mty = m.ty.get().clone();
             if m.is_static {
@@ -614,10 +697,7 @@ impl<'a> Printer<'a> {
                 ) else {
                     continue;
                 };
-                if !first {
-                    out.push_str(", ");
-                }
-                first = false;
+                sep(out, &mut first);
                 out.push_str("static ");
                 out.push_str(name);
                 out.push_str(" = ");
@@ -642,20 +722,14 @@ impl<'a> Printer<'a> {
                     continue;
                 }
                 self.vbases.borrow_mut().push(name);
-                if !first {
-                    out.push_str(", ");
-                }
-                first = false;
+                sep(out, &mut first);
                 out.push('<');
                 out.push_str(view(&mty).name().unwrap_or(""));
                 out.push_str("> = ");
                 self.virtual_base(out, expr, &mty, addr);
                 continue;
             }
-            if !first {
-                out.push_str(", ");
-            }
-            first = false;
+            sep(out, &mut first);
             let was_base = self.in_base.replace(m.is_base);
             if m.is_base {
                 out.push('<');
@@ -670,15 +744,26 @@ impl<'a> Printer<'a> {
                 Some(bf) => {
                     let b = extract_bits(bytes, bf.bit_offset, bf.bit_size, &mty);
                     match b {
-                        Some(b) => self.value(out, &mty, &b, None),
+                        Some(b) => self.nested(out, &mty, &b, None),
                         None => out.push_str("<unavailable>"),
                     }
+                }
+                None if !self.opts.unionprint
+                    && matches!(
+                        mty.strip().kind,
+                        TypeKind::Aggregate {
+                            kind: AggregateKind::Union,
+                            ..
+                        }
+                    ) =>
+                {
+                    out.push_str("{...}")
                 }
                 None => {
                     let size = usize::try_from(mty.byte_size()).unwrap_or(usize::MAX);
                     let start = usize::try_from(m.offset).unwrap_or(usize::MAX);
                     match bytes.get(start..start.saturating_add(size)) {
-                        Some(b) => self.value(out, &mty, b, maddr),
+                        Some(b) => self.nested(out, &mty, b, maddr),
                         None => out.push_str("<unavailable>"),
                     }
                 }
@@ -687,6 +772,9 @@ impl<'a> Printer<'a> {
         }
         if first {
             out.push_str("<No data fields>");
+        } else if self.opts.pretty {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
         }
         out.push('}');
         if let Some(saved) = saved {
@@ -801,7 +889,10 @@ impl<'a> Printer<'a> {
                 reps += 1;
             }
             let eaddr = addr.map(|a| a.wrapping_add((i * eltlen) as u64));
-            self.value(out, element, elt, eaddr);
+            if self.opts.array_indexes {
+                out.push_str(&format!("[{i}] = "));
+            }
+            self.nested(out, element, elt, eaddr);
             if reps > self.opts.repeat_threshold {
                 out.push_str(&format!(" <repeats {reps} times>"));
                 i += reps;
@@ -870,7 +961,12 @@ fn demangle_special(sym: &str) -> Option<String> {
 
 /// gdb's `generic_val_print_enum_1`.
 fn enum_text(out: &mut String, enumerators: &[(String, i64)], val: i128) {
-    if let Some((name, _)) = enumerators.iter().find(|(_, v)| *v as i128 == val) {
+    // Enumerators are kept as `i64` (gdb's LONGEST): an unsigned 64-bit one matches by its
+    // bits (`K = 0xf000000000000000`).
+    if let Some((name, _)) = enumerators
+        .iter()
+        .find(|(_, v)| *v as i128 == val || *v as u64 as i128 == val)
+    {
         out.push_str(name);
         return;
     }
