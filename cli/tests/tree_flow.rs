@@ -274,25 +274,43 @@ fn a_slow_terminal_blocks_the_ranks_and_bounds_the_agents_memory() {
     std::thread::sleep(Duration::from_millis(500));
     let g = s.got.lock().unwrap();
     let text = String::from_utf8_lossy(&g.0);
-    // Every line of each rank, whole: "[R] " and 99 hex digits.
-    // (The prompt, with no terminal to echo the command, begins the first line.)
-    let whole = |l: &&str, r: u32| {
-        l.trim_start_matches("(cohort) ")
-            .strip_prefix(&format!("[{r}] "))
-            .is_some_and(|d| d.len() == 99 && d.bytes().all(|b| b.is_ascii_hexdigit()))
-    };
-    for r in 0..2 {
-        let n = text.lines().filter(|l| whole(l, r)).count() as u64;
-        assert_eq!(n, mib * 1048576 / 100, "lines of rank {r}");
+    // Every byte of each rank, once and in order: the program's stream of hex digits (its
+    // lines of 99), rebuilt from the lines shown with the rank's prefix. (A line whose halves
+    // reach the front end more than 100 ms apart is shown in two pieces.) The prompt, with no
+    // terminal to echo the command, may begin a line.
+    let mut want = String::new();
+    let mut x: u64 = 88172645463325252;
+    for _ in 0..mib * 1048576 / 100 {
+        for _ in 0..99 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            want.push(char::from(b"0123456789abcdef"[(x & 15) as usize]));
+        }
     }
-    let odd: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.contains("] [") && !l.contains("(cohort)") && !whole(l, 0) && !whole(l, 1))
-        .filter(|l| l.starts_with("[0] ") || l.starts_with("[1] "))
-        .filter(|l| !l.contains("Temporary breakpoint") && !l.contains("running ("))
-        .take(3)
-        .collect();
-    assert!(odd.is_empty(), "cut lines: {odd:?}");
+    for r in 0..2 {
+        let prefix = format!("[{r}] ");
+        let got: String = text
+            .lines()
+            .filter_map(|l| l.trim_start_matches("(cohort) ").strip_prefix(&prefix))
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
+            .collect();
+        assert!(
+            got == want,
+            "rank {r}: {} digits of {}",
+            got.len(),
+            want.len()
+        );
+        let whole = text
+            .lines()
+            .filter_map(|l| l.trim_start_matches("(cohort) ").strip_prefix(&prefix))
+            .filter(|d| d.len() == 99 && d.bytes().all(|b| b.is_ascii_hexdigit()))
+            .count() as u64;
+        assert!(
+            whole * 100 > mib * 1048576 / 100 * 95,
+            "rank {r}: {whole} whole lines"
+        );
+    }
 }
 
 /// Output without a newline is shown as it comes, continued on the same line.
@@ -328,7 +346,7 @@ fn a_rank_writing_300_mib_without_a_newline_costs_the_front_end_no_memory() {
     let prog = cohort_fixtures::program("flood");
     let marker = unique_marker();
     let mut s = Slow::start(
-        &["launch", "-n", "1", "--settle", "60000", "-nx", "--"],
+        &["launch", "-n", "1", "--settle", "600000", "-nx", "--"],
         &prog,
         &["300", "1"],
         &marker,
@@ -338,7 +356,9 @@ fn a_rank_writing_300_mib_without_a_newline_costs_the_front_end_no_memory() {
     let front0 = kib(front, "VmRSS:");
     s.send("continue");
     let mut front_max = 0;
-    let until = Instant::now() + Duration::from_secs(120);
+    // 300 MiB through the tree: about 10 s on an idle 2-core machine, several times that
+    // beside other tests.
+    let until = Instant::now() + Duration::from_secs(400);
     loop {
         front_max = front_max.max(kib(front, "VmRSS:"));
         if find(&s.tail(), b"exited normally").is_some() {
@@ -403,8 +423,15 @@ fn a_hung_agent_holds_nobody_up_and_is_lost_within_5_seconds() {
     kill(Pid::from_raw(agent1), Signal::SIGSTOP).unwrap();
     let stopped = Instant::now();
     s.send("print 2");
-    s.wait_for(|l| l.ends_with("[0-1] $2 = 2"));
-    s.wait_for(|l| l == "[2-3] no answer in time (the command timed out)");
+    // The answer (stdout) and the timeout (stderr) come in either order.
+    let (mut value, mut timed_out) = (false, false);
+    while !(value && timed_out) {
+        let l = s.wait_for(|l| {
+            l.ends_with("[0-1] $2 = 2") || l == "[2-3] no answer in time (the command timed out)"
+        });
+        value |= l.ends_with("$2 = 2");
+        timed_out |= l.starts_with("[2-3] no answer");
+    }
     let answered = stopped.elapsed();
     assert!(
         answered < Duration::from_millis(4000),
