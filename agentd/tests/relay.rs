@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use cohort_agentd::node::{self, Msg, Node};
+mod common;
+
+use cohort_agentd::node::Msg;
 use cohort_wire::{Down, Payload, RankSet, Secret, Stream, Up};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -82,18 +84,7 @@ async fn setup(name: &str, down: Tamper, up: Tamper) -> Setup {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
 
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (up_tx, up_rx) = tokio::sync::mpsc::unbounded_channel();
-    let (root, rx) = Node::new(u32::MAX, "test".into(), Vec::new(), 1, up_tx);
-    let tx = root.sender();
-    node::serve_children(
-        listener,
-        Secret::from_hex(&secret.to_hex()).unwrap(),
-        tx.clone(),
-        root.budget(),
-    );
-    tokio::spawn(root.run(rx));
+    let (addr, tx, up_rx) = common::root(&secret, 1).await;
     let relay_l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let relay_addr = relay_l.local_addr().unwrap();
     tokio::spawn(relay(relay_l, addr, down, up));

@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use cohort_agentd::node::{self, Msg, Node};
+mod common;
+
+use cohort_agentd::node::Msg;
 use cohort_wire::{Down, RankSet, Secret, Up};
 use tokio::io::AsyncWriteExt;
 
@@ -18,18 +20,7 @@ async fn bad_peers_are_dropped_and_the_real_agent_is_served() {
     let _ = std::fs::remove_file(&key);
     secret.write_new_file(&key).unwrap();
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (up_tx, mut up_rx) = tokio::sync::mpsc::unbounded_channel();
-    let (root, rx) = Node::new(u32::MAX, "test".into(), Vec::new(), 1, up_tx);
-    let tx = root.sender();
-    node::serve_children(
-        listener,
-        Secret::from_hex(&secret.to_hex()).unwrap(),
-        tx.clone(),
-        root.budget(),
-    );
-    tokio::spawn(root.run(rx));
+    let (addr, tx, mut up_rx) = common::root(&secret, 1).await;
 
     // Garbage, an oversized length prefix, a wrong secret, and a peer that says nothing.
     let mut g = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -116,18 +107,7 @@ async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Up>) -> Up {
 async fn a_child_speaks_only_for_its_own_ranks() {
     use cohort_wire::{Merged, Payload, Stream};
     let secret = Secret::generate();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (up_tx, mut up_rx) = tokio::sync::mpsc::unbounded_channel();
-    let (root, rx) = Node::new(u32::MAX, "test".into(), Vec::new(), 2, up_tx);
-    let tx = root.sender();
-    node::serve_children(
-        listener,
-        Secret::from_hex(&secret.to_hex()).unwrap(),
-        tx.clone(),
-        root.budget(),
-    );
-    tokio::spawn(root.run(rx));
+    let (addr, _tx, mut up_rx) = common::root(&secret, 2).await;
 
     let join = |agent: u32, ranks: RankSet| {
         let secret = secret.clone();
