@@ -97,6 +97,14 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
 }
 
 fn main() -> anyhow::Result<()> {
+    // Logs only when asked for (`COHORT_LOG=cohort_cuda=trace`, say): the front end's own
+    // output is gdb's, and a log line in it would change it.
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("COHORT_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let mut argv: Vec<String> = std::env::args().skip(1).collect();
     // `cohort cuda ...` is the front end below with `--cuda-library` (cli/src/cuda.rs).
     if argv.first().map(String::as_str) == Some("cuda") {

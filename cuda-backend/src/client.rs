@@ -109,6 +109,8 @@ pub struct CudaApi {
     path: PathBuf,
     table: *const ApiTable,
     version: Version,
+    /// What `cudbgGetAPIVersion` said.
+    driver: Version,
 }
 
 // SAFETY: the table is immutable driver data; the API is callable from any thread (cuda-gdb
@@ -119,6 +121,7 @@ unsafe impl Send for CudaApi {}
 pub const DEFAULT_LIBRARY: &str = "libcuda.so.1";
 
 fn check(call: &'static str, code: u32) -> Result<()> {
+    tracing::trace!(call, result = cudbg::result_name(code), "CUDBG");
     if code == cudbg::SUCCESS {
         Ok(())
     } else {
@@ -160,15 +163,21 @@ impl CudaApi {
             path,
             table: std::ptr::null(),
             version: BUILT,
+            driver: BUILT,
         };
         let driver = api.driver_version()?;
-        if driver.major != BUILT.major {
+        tracing::debug!(library = %api.path.display(), %driver, built = %BUILT, "CUDA debugger API");
+        if driver.major < BUILT.major {
             return Err(CudaError::Version {
                 driver: driver.to_string(),
                 built: BUILT.to_string(),
             });
         }
+        // A driver of a later major version may still serve clients of this one (NVIDIA's
+        // drivers serve older debuggers); `cudbgGetAPI` decides, before anything is written
+        // into the debuggee.
         api.version = driver.min(BUILT);
+        api.driver = driver;
         Ok(api)
     }
 
@@ -233,14 +242,31 @@ impl CudaApi {
         let v = self.version;
         let mut t: *const ApiTable = std::ptr::null();
         // SAFETY: a valid out-pointer.
-        check("cudbgGetAPI", unsafe {
-            f(v.major, v.minor, v.revision, &mut t)
-        })?;
+        let r = unsafe { f(v.major, v.minor, v.revision, &mut t) };
+        if r == cudbg::ERROR_INCOMPATIBLE_API && self.driver.major != v.major {
+            return Err(CudaError::Version {
+                driver: self.driver.to_string(),
+                built: BUILT.to_string(),
+            });
+        }
+        check("cudbgGetAPI", r)?;
         if t.is_null() {
             return Err(CudaError::Handshake("cudbgGetAPI returned no table".into()));
         }
         self.table = t;
         Ok(())
+    }
+}
+
+/// With `COHORT_CUDA_SAVE_IMAGES=DIR`, each ELF image the driver hands over is also written to
+/// `DIR/image-DEV-HANDLE.cubin`, to look at with `readelf`, `cuobjdump` or `nvdisasm`.
+fn save_image(dev: u32, handle: u64, image: &[u8]) {
+    let Some(dir) = std::env::var_os("COHORT_CUDA_SAVE_IMAGES") else {
+        return;
+    };
+    let path = Path::new(&dir).join(format!("image-{dev}-{handle:x}.cubin"));
+    if let Err(e) = std::fs::write(&path, image) {
+        tracing::warn!("cannot save {}: {e}", path.display());
     }
 }
 
@@ -324,6 +350,12 @@ impl Cudbg {
         let session = SESSIONS.fetch_add(1, Ordering::SeqCst);
         let revision = api.version.revision;
         let caps = cudbg::CAP_SUSPEND_EVENTS | cudbg::CAP_NO_CONTEXT_PUSH_POP_EVENTS;
+        // The debugger's half first: a driver that refuses this client is found before
+        // anything is written into the program.
+        api.write_own(cudbg::SYM_APICLIENT_PID, me)?;
+        api.write_own(cudbg::SYM_APICLIENT_REVISION, revision)?;
+        api.write_own(cudbg::SYM_SESSION_ID, session)?;
+        api.get_api()?;
         for (name, value, required) in [
             (cudbg::SYM_APICLIENT_PID, me, true),
             (cudbg::SYM_APICLIENT_REVISION, revision, true),
@@ -343,10 +375,6 @@ impl Cudbg {
                 None => {}
             }
         }
-        api.write_own(cudbg::SYM_APICLIENT_PID, me)?;
-        api.write_own(cudbg::SYM_APICLIENT_REVISION, revision)?;
-        api.write_own(cudbg::SYM_SESSION_ID, session)?;
-        api.get_api()?;
         let mut c = Cudbg {
             api,
             session,
@@ -395,7 +423,9 @@ impl Cudbg {
                     break;
                 }
                 check("getNextEvent", r)?;
-                out.push(Event::decode(&raw));
+                let e = Event::decode(&raw);
+                tracing::debug!(queue = q, event = ?e, "CUDA event");
+                out.push(e);
             }
         }
         Ok(out)
@@ -424,6 +454,7 @@ impl Cudbg {
                 size,
             )
         })?;
+        save_image(dev, handle, &buf);
         Ok(buf)
     }
 

@@ -59,6 +59,7 @@ pub const ELF_IMAGE_RELOCATED: u32 = 1;
 /// `CUDBGResult` values the client tests for.
 pub const SUCCESS: u32 = 0;
 pub const ERROR_NO_EVENT_AVAILABLE: u32 = 0x16;
+pub const ERROR_INCOMPATIBLE_API: u32 = 0x13;
 
 /// `CUDBGResult` names, by value.
 const RESULT_NAMES: [&str; 0x2f] = [

@@ -333,7 +333,8 @@ fn handshake_events_focus_and_variables() {
 #[test]
 fn version_mismatch_and_missing_library() {
     let f = fixture("version");
-    // A driver of another major version is refused before anything is written.
+    // A driver of a later major version that does not serve this client is refused before
+    // anything is written into the program.
     let e = match cohort_cuda::client::CudaApi::load(Some(Path::new("/nonexistent/libcuda.so.1"))) {
         Err(e) => e.to_string(),
         Ok(_) => panic!("loaded a missing library"),
@@ -366,9 +367,23 @@ fn version_child() {
     let Some(lib) = std::env::var_os("COHORT_TEST_DOUBLE") else {
         return;
     };
-    match cohort_cuda::client::CudaApi::load(Some(Path::new(&lib))) {
+    // A later driver is asked for the API this client was built for; this one refuses it,
+    // and nothing is written into the program before that.
+    struct Untouched;
+    impl Debuggee for Untouched {
+        fn pid(&self) -> Option<i32> {
+            Some(1)
+        }
+        fn symbol(&self, _: &str) -> Option<u64> {
+            Some(0x1000)
+        }
+        fn write(&mut self, _: u64, _: &[u8]) -> cohort_cuda::Result<()> {
+            panic!("written into the program before the driver accepted the client")
+        }
+    }
+    match Cudbg::handshake(&mut Untouched, Some(Path::new(&lib))) {
         Err(e) => println!("{e}"),
-        Ok(_) => panic!("a 13.0 driver was accepted"),
+        Ok(_) => panic!("a 13.0 driver that refuses 12.9 clients was accepted"),
     }
 }
 
