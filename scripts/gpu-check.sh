@@ -22,6 +22,7 @@ cd "$(dirname "$0")/.."
 out=target/gpu-check
 rm -rf "$out"
 mkdir -p "$out/images"
+images=$PWD/$out/images
 export PATH="$PATH:/usr/local/cuda/bin"
 
 missing=()
@@ -75,14 +76,14 @@ check() { # FILE WHAT REGEX
 
 # Run scenario NAME: the oracle, then Cohort; on a failure Cohort again with its trace.
 oracle() { # NAME PROGRAM SCRIPT
-    (cd "$out" && timeout 120 cuda-gdb -q -nx -batch -x "../../$3" "./$2") \
+    (cd "$out" && timeout 60 cuda-gdb -q -nx -batch -x "../../$3" "./$2") \
         >"$out/$1.cuda-gdb.txt" 2>&1
     echo "cuda-gdb $1: exit $?"
 }
 cohort_run() { # NAME PROGRAM SCRIPT [ENV...]
     local name=$1 prog=$2 script=$3
     shift 3
-    (cd "$out" && env "$@" timeout 90 "$cohort" cuda -batch -x "../../$script" "./$prog") \
+    (cd "$out" && env COHORT_CUDA_SAVE_IMAGES="$images" "$@" timeout 45 "$cohort" cuda -batch -x "../../$script" "./$prog") \
         >"$out/$name.txt" 2>&1
     echo "cohort $name: exit $?"
 }
@@ -100,8 +101,7 @@ check "$c" "its shared-memory element" '^\$2 = 53$'
 check "$c" "info cuda threads shows threads at line 15" '^\* +\(0,0,0\) +\(0,0,0\) .* bitreverse\.cu +15 $'
 check "$c" "the program's own result" '^PASSED$'
 if [ "$fail" != "$before" ]; then
-    cohort_run cohort-trace bitreverse tests/cuda/bitreverse.gdb \
-        COHORT_LOG=cohort_cuda=trace COHORT_CUDA_SAVE_IMAGES="$PWD/$out/images"
+    cohort_run cohort-trace bitreverse tests/cuda/bitreverse.gdb COHORT_LOG=cohort_cuda=trace
 fi
 
 oracle fault fault tests/cuda/fault.gdb
@@ -118,7 +118,7 @@ if [ "$fail" != "$before" ]; then
 fi
 
 # Two ranks, an agent each, one GPU.
-(cd "$out" && timeout 120 "$cohort" launch -n 2 -batch \
+(cd "$out" && timeout 60 "$cohort" launch -n 2 -batch \
     -ex 'set breakpoint pending on' -ex 'break bitreverse.cu:15' -ex continue \
     -ex 'info cuda devices' -ex 'cuda kernel 0 block (0,0,0) thread (53,0,0)' \
     -ex 'print idx' -ex 'print sdata[idx]' -ex continue -ex delete -ex continue \

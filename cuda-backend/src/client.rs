@@ -82,6 +82,15 @@ pub const BUILT: Version = Version {
     revision: cudbg::API_REVISION,
 };
 
+/// [`cudbg::KNOWN_VERSIONS`] for messages: `12.9.156, 13.0.163`.
+fn known_versions() -> String {
+    cudbg::KNOWN_VERSIONS
+        .iter()
+        .map(|(a, b, c)| format!("{a}.{b}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The debuggee as the handshake needs it: symbols and memory writes. The engine's
 /// [`cohort_engine::session::Session`] implements it.
 pub trait Debuggee {
@@ -170,14 +179,11 @@ impl CudaApi {
         if driver.major < BUILT.major {
             return Err(CudaError::Version {
                 driver: driver.to_string(),
-                built: BUILT.to_string(),
+                built: known_versions(),
             });
         }
-        // A driver of a later major version may still serve clients of this one (NVIDIA's
-        // drivers serve older debuggers); `cudbgGetAPI` decides, before anything is written
-        // into the debuggee.
-        api.version = driver.min(BUILT);
         api.driver = driver;
+        api.version = api.candidates()[0];
         Ok(api)
     }
 
@@ -231,8 +237,63 @@ impl CudaApi {
         Ok(())
     }
 
-    /// `cudbgGetAPI` for [`Self::version`].
+    /// The versions to ask `cudbgGetAPI` for, best first: the latest known layout of the
+    /// driver's major version (no later than the driver's own version), then the other known
+    /// layouts, latest first (a driver may serve older clients; `cudbgGetAPI` decides, before
+    /// anything is written into the debuggee).
+    fn candidates(&self) -> Vec<Version> {
+        let known: Vec<Version> = cudbg::KNOWN_VERSIONS
+            .iter()
+            .rev()
+            .map(|&(major, minor, revision)| Version {
+                major,
+                minor,
+                revision,
+            })
+            .collect();
+        let d = self.driver;
+        let mut out: Vec<Version> = known
+            .iter()
+            .filter(|v| v.major == d.major)
+            .map(|v| (*v).min(d))
+            .take(1)
+            .collect();
+        for v in known {
+            if v < d && !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        if out.is_empty() {
+            out.push(BUILT);
+        }
+        out
+    }
+
+    /// `cudbgGetAPI` for the first of [`Self::candidates`] the driver serves.
     fn get_api(&mut self) -> Result<()> {
+        let mut last = Ok(());
+        for v in self.candidates() {
+            self.version = v;
+            self.write_own(cudbg::SYM_APICLIENT_REVISION, v.revision)?;
+            last = self.get_api_version();
+            match &last {
+                Err(CudaError::Api { code, .. }) if *code == cudbg::ERROR_INCOMPATIBLE_API => {
+                    tracing::debug!(version = %v, "the driver does not serve this API version")
+                }
+                _ => return last,
+            }
+        }
+        if self.driver.major != BUILT.major {
+            return Err(CudaError::Version {
+                driver: self.driver.to_string(),
+                built: known_versions(),
+            });
+        }
+        last
+    }
+
+    /// `cudbgGetAPI` for [`Self::version`].
+    fn get_api_version(&mut self) -> Result<()> {
         type F = unsafe extern "C" fn(u32, u32, u32, *mut *const ApiTable) -> u32;
         // SAFETY: the signature of cudbgGetAPI in cudadebugger.h.
         let f = unsafe { self.lib.get::<F>(b"cudbgGetAPI") }.map_err(|e| CudaError::Library {
@@ -242,14 +303,9 @@ impl CudaApi {
         let v = self.version;
         let mut t: *const ApiTable = std::ptr::null();
         // SAFETY: a valid out-pointer.
-        let r = unsafe { f(v.major, v.minor, v.revision, &mut t) };
-        if r == cudbg::ERROR_INCOMPATIBLE_API && self.driver.major != v.major {
-            return Err(CudaError::Version {
-                driver: self.driver.to_string(),
-                built: BUILT.to_string(),
-            });
-        }
-        check("cudbgGetAPI", r)?;
+        check("cudbgGetAPI", unsafe {
+            f(v.major, v.minor, v.revision, &mut t)
+        })?;
         if t.is_null() {
             return Err(CudaError::Handshake("cudbgGetAPI returned no table".into()));
         }
@@ -348,14 +404,13 @@ impl Cudbg {
         // A new session id for every handshake of this process.
         static SESSIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
         let session = SESSIONS.fetch_add(1, Ordering::SeqCst);
-        let revision = api.version.revision;
         let caps = cudbg::CAP_SUSPEND_EVENTS | cudbg::CAP_NO_CONTEXT_PUSH_POP_EVENTS;
         // The debugger's half first: a driver that refuses this client is found before
         // anything is written into the program.
         api.write_own(cudbg::SYM_APICLIENT_PID, me)?;
-        api.write_own(cudbg::SYM_APICLIENT_REVISION, revision)?;
         api.write_own(cudbg::SYM_SESSION_ID, session)?;
         api.get_api()?;
+        let revision = api.version.revision;
         for (name, value, required) in [
             (cudbg::SYM_APICLIENT_PID, me, true),
             (cudbg::SYM_APICLIENT_REVISION, revision, true),

@@ -13,6 +13,14 @@ pub const API_MAJOR: u32 = 12;
 pub const API_MINOR: u32 = 9;
 pub const API_REVISION: u32 = 156;
 
+/// The API versions whose table Cohort knows, oldest first. In 13.0 (revision 163) every slot
+/// Cohort uses is where 12.9 has it, with the same signature: slot 73 is renamed
+/// `setNotifyNewEventCallback41` and keeps 12.9's callback and callback data, and the new
+/// `setNotifyNewEventCallback` (a second argument, another callback data) is slot 147, which
+/// Cohort does not use. `CUDBGEvent` is the same in both. (From the two headers; see
+/// docs/CUDA.md.)
+pub const KNOWN_VERSIONS: [(u32, u32, u32); 2] = [(12, 9, 156), (13, 0, 163)];
+
 /// Entries in `CUDBGAPI_st` at revision 156 (the last is `readCPUCallStack`).
 pub const TABLE_SLOTS: usize = 146;
 
@@ -142,6 +150,9 @@ pub fn exception_name(code: u32) -> &'static str {
         17 => "Cluster Out-of-range Address",
         18 => "Cluster Block Not Present",
         19 => "Warp Stack Canary",
+        20 => "Warp TMEM Access Check",
+        21 => "Warp TMEM Leak",
+        22 => "Warp Call Requires Newer Driver",
         _ => "Unknown Exception",
     }
 }

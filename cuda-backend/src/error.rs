@@ -15,7 +15,7 @@ pub enum CudaError {
     #[error("cannot load {path}: {reason}")]
     Library { path: String, reason: String },
     #[error(
-        "the CUDA debugger API of the driver is {driver}, Cohort was built for {built}: the major versions differ"
+        "the CUDA debugger API of the driver is {driver} and serves none of the versions Cohort was built for ({built})"
     )]
     Version { driver: String, built: String },
     #[error("{call} failed: {name} ({code:#x})")]

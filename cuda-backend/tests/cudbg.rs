@@ -350,15 +350,75 @@ fn version_mismatch_and_missing_library() {
             "--nocapture",
             "--test-threads=1",
         ])
-        .env("COHORT_CUDBG_DOUBLE_VERSION", "13.0.0")
+        .env("COHORT_CUDBG_DOUBLE_VERSION", "14.0.0")
         .env("COHORT_TEST_DOUBLE", &f.library)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains(
-        "the CUDA debugger API of the driver is 13.0.0, Cohort was built for 12.9.156: the major versions differ"
+        "the CUDA debugger API of the driver is 14.0.0 and serves none of the versions Cohort was built for (12.9.156, 13.0.163)"
     ), "{text}");
+    // An older major version is refused when the library is loaded.
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "version_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("COHORT_CUDBG_DOUBLE_VERSION", "11.8.120")
+        .env("COHORT_TEST_DOUBLE", &f.library)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(
+        "the CUDA debugger API of the driver is 11.8.120 and serves none of the versions Cohort was built for (12.9.156, 13.0.163)"
+    ), "{text}");
+}
+
+#[test]
+fn the_api_version_asked_for() {
+    // The latest layout Cohort knows of the driver's major version, no later than the
+    // driver's: a 13.0 driver is asked for 13.0 (whose slots Cohort uses are 12.9's).
+    let f = fixture("versions");
+    for (driver, asked) in [
+        ("12.9.156", "12.9.156"),
+        ("12.8.140", "12.8.140"),
+        ("13.0.163", "13.0.163"),
+        ("13.0.170", "13.0.163"),
+        ("13.0.150", "13.0.150"),
+        ("13.1.180", "13.0.163"),
+    ] {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "version_asked_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("COHORT_CUDBG_DOUBLE_VERSION", driver)
+            .env("COHORT_TEST_DOUBLE", &f.library)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("asked for {asked}\n")),
+            "{driver}: {text}"
+        );
+    }
+}
+
+/// Run by `the_api_version_asked_for` in a child with the double's version set.
+#[test]
+fn version_asked_child() {
+    let Some(lib) = std::env::var_os("COHORT_TEST_DOUBLE") else {
+        return;
+    };
+    match cohort_cuda::client::CudaApi::load(Some(Path::new(&lib))) {
+        Ok(api) => println!("asked for {}", api.version()),
+        Err(e) => println!("{e}"),
+    }
 }
 
 /// Run by `version_mismatch_and_missing_library` in a child with the double's version set.
@@ -383,7 +443,7 @@ fn version_child() {
     }
     match Cudbg::handshake(&mut Untouched, Some(Path::new(&lib))) {
         Err(e) => println!("{e}"),
-        Ok(_) => panic!("a 13.0 driver that refuses 12.9 clients was accepted"),
+        Ok(_) => panic!("a 14.0 driver that serves no known version was accepted"),
     }
 }
 
