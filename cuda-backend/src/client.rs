@@ -465,8 +465,10 @@ impl Cudbg {
         self.session
     }
 
-    /// Every waiting event: the sync queue, then the async queue.
-    pub fn next_events(&self) -> Result<Vec<Event>> {
+    /// Every waiting event: the sync queue, then the async queue; with each, whether it came
+    /// from the sync queue (the driver holds the program until those are acknowledged,
+    /// whatever their kind: a context's creation too).
+    pub fn next_events(&self) -> Result<Vec<(bool, Event)>> {
         let f = entry!(self, get_next_event);
         let mut out = Vec::new();
         for q in [cudbg::QUEUE_SYNC, cudbg::QUEUE_ASYNC] {
@@ -480,7 +482,7 @@ impl Cudbg {
                 check("getNextEvent", r)?;
                 let e = Event::decode(&raw);
                 tracing::debug!(queue = q, event = ?e, "CUDA event");
-                out.push(e);
+                out.push((q == cudbg::QUEUE_SYNC, e));
             }
         }
         Ok(out)

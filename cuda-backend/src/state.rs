@@ -216,13 +216,12 @@ impl CudaState {
             if events.is_empty() {
                 break;
             }
-            let mut sync = false;
-            for ev in events {
+            let sync = events.iter().any(|(sync, _)| *sync);
+            for (_, ev) in events {
                 match ev {
                     Event::ElfImageLoaded {
                         dev, handle, size, ..
                     } => {
-                        sync = true;
                         let image = self.api.elf_image(dev, handle, size)?;
                         let cubin = Cubin::parse(&image)?;
                         let kernels = cubin
@@ -251,7 +250,6 @@ impl CudaState {
                         block_dim,
                         ..
                     } => {
-                        sync = true;
                         let name = self
                             .module_of(dev, function_entry)
                             .and_then(|m| m.cubin.function_at(function_entry))
@@ -271,7 +269,6 @@ impl CudaState {
                         notes.push(Note::KernelLaunched { id, name });
                     }
                     Event::KernelFinished { dev, grid_id, .. } => {
-                        sync = true;
                         if let Some(i) = self
                             .kernels
                             .iter()

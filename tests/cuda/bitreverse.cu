@@ -48,10 +48,10 @@ int main(void)
     cudaFree(dev);
     int bad = 0;
     for (int i = 0; i < 2 * N; i++) {
-        unsigned int r = 0;
+        unsigned int r = 0; /* the bits of each byte reversed (the kernel's three swaps) */
         for (int b = 0; b < 32; b++)
             if ((unsigned int)i & (1u << b))
-                r |= 1u << (31 - b);
+                r |= 1u << ((b & ~7) | (7 - (b & 7)));
         if (host[i] != r)
             bad++;
     }

@@ -66,7 +66,7 @@ typedef struct { uint32_t x, y, z; } dim3_t;
 #define GLOBAL_BASE 0x7fffce000000ull
 
 /* ------------------------------------------------------------ wire */
-enum { MSG_ELF = 1, MSG_LAUNCH = 2, MSG_ACK = 100, MSG_DONE = 101 };
+enum { MSG_ELF = 1, MSG_LAUNCH = 2, MSG_CTX = 3, MSG_ACK = 100, MSG_DONE = 101 };
 struct msg {
     uint32_t type, len, grid, block, tid;
     char name[64];
@@ -385,14 +385,14 @@ static void *reader(void *arg)
             free(D.elf);
             D.elf = payload;
             D.elf_size = m.len;
-            unsigned char c[36] = { 0 };
+            /* As NVIDIA's driver does: the context's creation first, a sync event that holds
+               the program until it is acknowledged; the ELF image comes after. */
+            unsigned char c[20] = { 0 };
             put32(c, 0);             /* dev */
-            put64(c + 4, 0x1000);    /* context */
-            put64(c + 12, 0x2000);   /* module */
-            put64(c + 20, m.len);    /* size */
-            put64(c + 28, 1);        /* handle */
-            queue_event(0, 0x1, c, sizeof c);
-            D.pending = MSG_ELF;
+            put32(c + 4, m.tid);     /* tid */
+            put64(c + 8, 0x1000);    /* context */
+            queue_event(0, 0x7, c, sizeof c);
+            D.pending = MSG_CTX;
         } else if (m.type == MSG_LAUNCH) {
             memcpy(D.kernel, m.name, sizeof D.kernel);
             D.kernel[sizeof D.kernel - 1] = 0;
@@ -876,7 +876,17 @@ static uint32_t acknowledge_sync_events(void)
     uint32_t r = OK;
     bool queued = false;
     struct msg m = { .type = MSG_ACK };
-    if (D.pending) {
+    if (D.pending == MSG_CTX) {
+        unsigned char c[36] = { 0 };
+        put32(c, 0);             /* dev */
+        put64(c + 4, 0x1000);    /* context */
+        put64(c + 12, 0x2000);   /* module */
+        put64(c + 20, D.elf_size); /* size */
+        put64(c + 28, 1);        /* handle */
+        queue_event(0, 0x1, c, sizeof c);
+        D.pending = MSG_ELF;
+        queued = true;
+    } else if (D.pending) {
         if (write_all(D.fd, &m, sizeof m))
             r = E_COMMUNICATION_FAILURE;
         if (D.pending == MSG_LAUNCH) {
