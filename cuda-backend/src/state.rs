@@ -85,6 +85,8 @@ pub struct CudaState {
     devices: Vec<Device>,
     warps: Vec<Warp>,
     focus: Option<Focus>,
+    /// Breakpoints a module resolved since [`CudaState::take_resolved`]: id and address.
+    resolved: Vec<(u32, u64)>,
 }
 
 /// gdb's table layout: each field padded to its column's width (right- or left-aligned) and
@@ -153,7 +155,21 @@ impl CudaState {
             devices: Vec::new(),
             warps: Vec::new(),
             focus: None,
+            resolved: Vec::new(),
         }
+    }
+
+    /// The breakpoints the driver's modules resolved since the last call (id, address), for
+    /// a front end that also has them on the host.
+    pub fn take_resolved(&mut self) -> Vec<(u32, u64)> {
+        std::mem::take(&mut self.resolved)
+    }
+
+    /// The line of device address `addr` (file as the cubin names it, line).
+    pub fn line_of(&self, addr: u64) -> Option<(String, u32)> {
+        self.modules
+            .iter()
+            .find_map(|m| m.cubin.find_line(addr).map(|(f, l)| (f.to_string(), l)))
     }
 
     pub fn modules(&self) -> &[Module] {
@@ -236,6 +252,7 @@ impl CudaState {
                                     self.api.set_breakpoint(dev, a)?;
                                     bp.locations.push((dev, a));
                                     notes.push(Note::BreakpointResolved { id: bp.id, addr: a });
+                                    self.resolved.push((bp.id, a));
                                 }
                             }
                         }

@@ -81,6 +81,8 @@ pub fn build_double(tag: &str) -> Result<DoubleFixture> {
         s(&debuggee)?,
         s(&src.join("cudbg_debuggee.c"))?,
         "-ldl",
+        // The kernel's host stub, for the double's launch (as nvcc's runtime calls it).
+        "-Wl,--export-dynamic-symbol=__device_stub__bitreverse",
     ])?;
     // Named by its absolute path, so that stops show the source line.
     let cu = std::fs::canonicalize(src.join("bitreverse.cu"))

@@ -39,6 +39,9 @@ pub(crate) struct CudaSide {
     pub(crate) suspended: bool,
     /// Breakpoints that may be in device code: id and location, kept across runs.
     pub(crate) breakpoints: Vec<(u32, String)>,
+    /// Those of them the host has too, at a line after the one asked for (`FILE:LINE`):
+    /// id and the line asked for. A module that has a nearer line takes them over.
+    pub(crate) host_fallbacks: Vec<(u32, u32)>,
 }
 
 fn cerr(e: cohort_cuda::CudaError) -> EngineError {
@@ -81,7 +84,9 @@ impl Debugger {
                 let Some(state) = self.cuda.state.as_mut() else {
                     return Ok(None);
                 };
-                match host::triage(&mut self.session, state, ev.clone()).map_err(cerr)? {
+                let stop = host::triage(&mut self.session, state, ev.clone()).map_err(cerr)?;
+                self.cuda_settle_breakpoints();
+                match stop {
                     HostStop::Absorbed => Ok(Some(false)),
                     HostStop::Host(_) => Ok(None),
                     HostStop::Cuda(notes) => {
@@ -185,6 +190,76 @@ impl Debugger {
             Some((file, line)) => (addr, format!("in {func} at {file}:{line}")),
             None => (addr, format!("in {func}")),
         })
+    }
+
+    /// A `FILE:LINE` breakpoint the host placed: when its line there is not the one asked
+    /// for, a module loaded later may have a nearer one, as gdb chooses among locations.
+    pub(crate) fn cuda_host_fallback(&mut self, id: u32, spec: &str) {
+        let Some((_, line)) = spec.rsplit_once(':') else {
+            return;
+        };
+        let Ok(line) = line.trim().parse::<u32>() else {
+            return;
+        };
+        let host_line = self
+            .session
+            .breakpoints()
+            .iter()
+            .find(|b| b.id == id)
+            .and_then(|b| b.addrs.first().copied())
+            .and_then(|a| self.line_at(a))
+            .map(|l| l.line);
+        if host_line == Some(line) {
+            return;
+        }
+        self.cuda.host_fallbacks.push((id, line));
+        self.cuda_pending(id, spec);
+        self.cuda_settle_breakpoints();
+    }
+
+    /// After modules resolved breakpoints the host also has at a later line: gdb keeps the
+    /// locations at the nearest line, so the device's nearer line takes the breakpoint over
+    /// (its host locations go), an equal one keeps both, a farther one is dropped.
+    fn cuda_settle_breakpoints(&mut self) {
+        let Some(state) = self.cuda.state.as_mut() else {
+            return;
+        };
+        let resolved = state.take_resolved();
+        for (id, addr) in resolved {
+            let Some(&(_, asked)) = self.cuda.host_fallbacks.iter().find(|(b, _)| *b == id)
+            else {
+                continue;
+            };
+            let Some(state) = self.cuda.state.as_ref() else {
+                return;
+            };
+            let Some((_, device_line)) = state.line_of(addr) else {
+                continue;
+            };
+            let host_line = self
+                .session
+                .breakpoints()
+                .iter()
+                .find(|b| b.id == id)
+                .and_then(|b| b.addrs.first().copied())
+                .and_then(|a| self.line_at(a))
+                .map(|l| l.line);
+            let Some(host_line) = host_line else {
+                continue;
+            };
+            let (d, h) = (device_line.abs_diff(asked), host_line.abs_diff(asked));
+            if device_line >= asked && (host_line < asked || d < h) {
+                if let Err(e) = self.session.move_off_host(id) {
+                    crate::errln!("warning: breakpoint {id}: {e}");
+                }
+                self.cuda.host_fallbacks.retain(|(b, _)| *b != id);
+            } else if d > h
+                && let Some(state) = self.cuda.state.as_mut()
+                && let Err(e) = state.delete_breakpoint(id)
+            {
+                crate::errln!("warning: CUDA breakpoint {id}: {e}");
+            }
+        }
     }
 
     /// A breakpoint the host made pending: the device may have it later.

@@ -539,6 +539,18 @@ impl Debugger {
         for id in pending {
             self.cuda_pending(id, arg.trim());
         }
+        // A FILE:LINE the host resolved at a later line (nvcc's host stub of a kernel has the
+        // kernel's last line): device code may have the line itself.
+        let placed: Vec<u32> = self
+            .session
+            .breakpoints()
+            .iter()
+            .filter(|b| !known.contains(&b.id) && !b.addrs.is_empty() && !b.temporary)
+            .map(|b| b.id)
+            .collect();
+        for id in placed {
+            self.cuda_host_fallback(id, arg.trim());
+        }
         Ok(flow)
     }
 

@@ -67,6 +67,9 @@ pub struct Breakpoint {
     inserted: bool,
     /// Hardware slots holding this breakpoint's locations (instead of trap instructions).
     hw: Vec<usize>,
+    /// Its locations are outside the host (GPU code): the host neither resolves nor inserts
+    /// it (see [`Session::move_off_host`]).
+    off_host: bool,
 }
 
 /// Why the program stopped, as a front end reports it.
@@ -745,7 +748,9 @@ impl Session {
     fn reinsert_breakpoints(&mut self) -> Result<()> {
         let mut failed = Vec::new();
         for i in 0..self.breakpoints.len() {
-            if self.breakpoints[i].addrs.is_empty() && self.breakpoints[i].kind == BpKind::Software
+            if self.breakpoints[i].addrs.is_empty()
+                && self.breakpoints[i].kind == BpKind::Software
+                && !self.breakpoints[i].off_host
             {
                 let a = self.resolve_spec(&self.breakpoints[i].spec.clone());
                 if let Some(&first) = a.first() {
@@ -795,6 +800,7 @@ impl Session {
             ignore: 0,
             inserted: false,
             hw: Vec::new(),
+            off_host: false,
         });
         let i = self.breakpoints.len() - 1;
         if let Err(e) = self.insert(i) {
@@ -835,6 +841,7 @@ impl Session {
             ignore: 0,
             inserted: false,
             hw: Vec::new(),
+            off_host: false,
         });
         let i = self.breakpoints.len() - 1;
         if let Err(e) = self.insert(i) {
@@ -872,6 +879,17 @@ impl Session {
         let i = self.index_of(id)?;
         self.uninsert(i)?;
         self.breakpoints.remove(i);
+        Ok(())
+    }
+
+    /// Breakpoint `id` has its locations elsewhere (in GPU code, found better than the
+    /// host's): its host locations are removed, and the host never resolves it again. The
+    /// number, condition and counts stay.
+    pub fn move_off_host(&mut self, id: u32) -> Result<()> {
+        let i = self.index_of(id)?;
+        self.uninsert(i)?;
+        self.breakpoints[i].addrs.clear();
+        self.breakpoints[i].off_host = true;
         Ok(())
     }
 
@@ -1000,6 +1018,7 @@ impl Session {
             if self.breakpoints[i].kind == BpKind::Software
                 && !matches!(self.breakpoints[i].spec, BpSpec::Address(_))
                 && self.breakpoints[i].addrs.is_empty()
+                && !self.breakpoints[i].off_host
             {
                 let a = self.resolve_spec(&self.breakpoints[i].spec.clone());
                 self.breakpoints[i].addrs = a;

@@ -69,3 +69,11 @@ int main(int argc, char **argv)
  * recognises a CUDA program (cuda-backend/src/detect.rs); the GPU code here is the double's,
  * so the section only marks the program. */
 __attribute__((section(".nv_fatbin"), used)) static const unsigned char nv_fatbin[8];
+
+/* nvcc's host stub of a kernel: host code whose line is in the .cu file (the kernel's last
+ * line, bitreverse.cu:20), called by the launch (the double calls it, as the runtime's launch
+ * does). So `break bitreverse.cu:15` first resolves on the host, at line 20, as with nvcc, and
+ * the driver's module then has line 15 itself. */
+uint32_t *stub_data;
+#line 20 "bitreverse.cu"
+void __device_stub__bitreverse(uint32_t *data) { stub_data = data; }
