@@ -775,3 +775,55 @@ fn open_mpi_cuda_ranks_get_an_agent_each() {
         .collect();
     assert_eq!(err, ["[0-1] No source file named bitreverse.cu."]);
 }
+
+/// nvcc gives each kernel a host stub whose line is the kernel's last (found on an H200:
+/// `break bitreverse.cu:15` first resolves on the host at line 20, and cuda-gdb then stops
+/// in the kernel at line 15, never in the stub). The driver's module has line 15 itself, so
+/// the breakpoint moves there: the stub, which runs first, does not stop the program.
+#[test]
+fn a_kernel_line_the_host_stub_also_has() {
+    let f = cohort_cuda::testing::build_double_with_stub("stub").expect("build the double");
+    let o = cohort(
+        &f,
+        &f.library,
+        &[
+            "break bitreverse.cu:15",
+            "info breakpoints",
+            "run",
+            "info breakpoints",
+            "print idx",
+            "delete",
+            "continue",
+        ],
+    );
+    assert!(o.status.success());
+    let (out, err) = text(&o);
+    // The stub's link-time address in the first `info breakpoints`.
+    let out: String = out
+        .lines()
+        .map(|l| match l.split_once("   0x") {
+            Some((head, rest)) if l.contains("__device_stub__") => {
+                format!("{head}   ADDR{}\n", &rest[rest.find(' ').unwrap_or(0)..])
+            }
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    let dir = std::env::current_dir().unwrap();
+    assert_eq!(
+        out,
+        format!(
+            "Breakpoint 1 at ADDR: file {d}/bitreverse.cu, line 20.\n\
+             Num     Type           Disp Enb Address            What\n\
+             1       breakpoint     keep y   ADDR in __device_stub__bitreverse at {d}/bitreverse.cu:20\n\
+             {}\
+             Num     Type           Disp Enb Address            What\n\
+             1       breakpoint     keep y   0x0000000000000510 in bitreverse at bitreverse.cu:15\n\
+             $1 = 0\n\
+             PASSED (SIGURG handled 1 time)\n\
+             [Inferior 1 (process N) exited normally]\n",
+            hit(0, 0),
+            d = dir.display()
+        )
+    );
+    assert_eq!(err, "");
+}

@@ -179,7 +179,7 @@ pub struct Variable {
 pub struct Cubin {
     sections: Vec<CubinSection>,
     functions: Vec<Function>,
-    /// `e_flags & 0xff`: the SM version (90 for sm_90).
+    /// The SM version from `e_flags` (90 for sm_90).
     sm: u32,
     data: Arc<[u8]>,
     dwarf: gimli::Dwarf<Reader>,
@@ -205,7 +205,14 @@ impl Cubin {
                 hdr.e_machine(oe)
             )));
         }
-        let sm = hdr.e_flags(oe) & 0xff;
+        // The SM is the low byte of e_flags up to ELF ABI version 7 (NVRTC 12.9: 0x5a055a),
+        // the second byte from version 8 on (nvcc 13.0 as the driver relocates it: 0xf005a04).
+        let flags = hdr.e_flags(oe);
+        let sm = if hdr.e_ident().abi_version >= 8 {
+            (flags >> 8) & 0xff
+        } else {
+            flags & 0xff
+        };
         let table = hdr.sections(oe, data)?;
         let mut sections = Vec::new();
         for (i, s) in table.iter().enumerate() {

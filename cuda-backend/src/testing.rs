@@ -57,6 +57,16 @@ fn s(p: &Path) -> Result<&str> {
 /// Build everything under `target/cuda-fixtures/TAG` (one folder per caller, so that tests
 /// running at once do not write the same files).
 pub fn build_double(tag: &str) -> Result<DoubleFixture> {
+    build(tag, false)
+}
+
+/// [`build_double`] with a host stub of the kernel in the debuggee, as nvcc makes one: host
+/// code at line 20 of bitreverse.cu (the kernel's last line), called by the launch.
+pub fn build_double_with_stub(tag: &str) -> Result<DoubleFixture> {
+    build(tag, true)
+}
+
+fn build(tag: &str, stub: bool) -> Result<DoubleFixture> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../target/cuda-fixtures")
         .join(tag);
@@ -74,16 +84,16 @@ pub fn build_double(tag: &str) -> Result<DoubleFixture> {
         "-lpthread",
     ])?;
     let debuggee = dir.join("cudbg_debuggee");
-    cc(&[
-        "-g",
-        "-O0",
-        "-o",
-        s(&debuggee)?,
-        s(&src.join("cudbg_debuggee.c"))?,
-        "-ldl",
-        // The kernel's host stub, for the double's launch (as nvcc's runtime calls it).
-        "-Wl,--export-dynamic-symbol=__device_stub__bitreverse",
-    ])?;
+    let debuggee_c = src.join("cudbg_debuggee.c");
+    let mut args = vec!["-g", "-O0", "-o", s(&debuggee)?, s(&debuggee_c)?, "-ldl"];
+    if stub {
+        // The kernel's host stub, exported for the double's launch (nvcc's runtime calls it).
+        args.extend([
+            "-DHOST_STUB",
+            "-Wl,--export-dynamic-symbol=__device_stub__bitreverse",
+        ]);
+    }
+    cc(&args)?;
     // Named by its absolute path, so that stops show the source line.
     let cu = std::fs::canonicalize(src.join("bitreverse.cu"))
         .map_err(|e| CudaError::Handshake(e.to_string()))?;

@@ -226,8 +226,7 @@ impl Debugger {
         };
         let resolved = state.take_resolved();
         for (id, addr) in resolved {
-            let Some(&(_, asked)) = self.cuda.host_fallbacks.iter().find(|(b, _)| *b == id)
-            else {
+            let Some(&(_, asked)) = self.cuda.host_fallbacks.iter().find(|(b, _)| *b == id) else {
                 continue;
             };
             let Some(state) = self.cuda.state.as_ref() else {

@@ -73,7 +73,9 @@ __attribute__((section(".nv_fatbin"), used)) static const unsigned char nv_fatbi
 /* nvcc's host stub of a kernel: host code whose line is in the .cu file (the kernel's last
  * line, bitreverse.cu:20), called by the launch (the double calls it, as the runtime's launch
  * does). So `break bitreverse.cu:15` first resolves on the host, at line 20, as with nvcc, and
- * the driver's module then has line 15 itself. */
+ * the driver's module then has line 15 itself. Built with -DHOST_STUB (testing::build_double_with_stub). */
+#ifdef HOST_STUB
 uint32_t *stub_data;
 #line 20 "bitreverse.cu"
 void __device_stub__bitreverse(uint32_t *data) { stub_data = data; }
+#endif
