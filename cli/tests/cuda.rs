@@ -40,28 +40,27 @@ fn cuda_batch_script_against_the_double() {
          CUDA thread hit Breakpoint 1, bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
          {line15}\
          \x20 Dev PCI Bus/Dev ID              Name Description SM Type SMs Warps/SM Lanes/Warp Max Regs/Lane Active SMs Mask \n\
-         *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255             0x1 \n\
+         *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255            0x01 \n\
          \x20 Kernel Parent Dev Grid Status SMs Mask GridDim BlockDim Invocation                      \n\
-         *      0      -   0    1 Active      0x1 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\
+         *      0      -   0    1 Active     0x01 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\
          \x20 BlockIdx To BlockIdx Count   State \n\
          Kernel 0\n\
          *  (0,0,0)     (0,0,0)     1 running \n\
-         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
+         \x20 BlockIdx ThreadIdx To BlockIdx ThreadIdx Count                 PC      Filename  Line \n\
          Kernel 0\n\
-         *  (0,0,0)   (0,0,0)     (0,0,0)     (63,0,0)    64 0x0000000000000510 bitreverse.cu    15 \n\
+         *  (0,0,0)   (0,0,0)     (0,0,0)  (63,0,0)    64 0x0000000000000510 bitreverse.cu    15 \n\
          [Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (53,0,0), device 0, sm 0, warp 1, lane 21]\n\
          {line15}\
          $1 = 53\n\
          $2 = 4149\n\
          #0  bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
          device 0, sm 0, warp 1, lane 21\n\
-         0x0000000000000520\n\
-         {line15}\
+         0x0000000000000520\t{line15}\
          16\t    v = ((0xf0f0f0f0 & v) >> 4) | ((0x0f0f0f0f & v) << 4);\n\
-         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
+         \x20 BlockIdx ThreadIdx To BlockIdx ThreadIdx Count                 PC      Filename  Line \n\
          Kernel 0\n\
-         \x20  (0,0,0)   (0,0,0)     (0,0,0)     (31,0,0)    32 0x0000000000000510 bitreverse.cu    15 \n\
-         *  (0,0,0)  (32,0,0)     (0,0,0)     (63,0,0)    32 0x0000000000000630 bitreverse.cu    16 \n\
+         \x20  (0,0,0)   (0,0,0)     (0,0,0)  (31,0,0)    32 0x0000000000000510 bitreverse.cu    15 \n\
+         *  (0,0,0)  (32,0,0)     (0,0,0)  (63,0,0)    32 0x0000000000000630 bitreverse.cu    16 \n\
          [Switching focus to CUDA kernel 0, grid 1, block (1,0,0), thread (0,0,0), device 0, sm 1, warp 0, lane 0]\n\
          \n\
          CUDA thread hit Breakpoint 1, bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\

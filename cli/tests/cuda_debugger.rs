@@ -20,7 +20,7 @@ fn hit(block: u32, sm: u32) -> String {
 }
 
 const DEVICES: &str = "  Dev PCI Bus/Dev ID              Name Description SM Type SMs Warps/SM Lanes/Warp Max Regs/Lane Active SMs Mask \n\
-                       *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255             0x1 \n";
+                       *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255            0x01 \n";
 
 /// A session of the launch tests: a pending breakpoint in the kernel, the stop there, the
 /// devices and the ranks' states, then on to the end.
@@ -151,7 +151,7 @@ fn cuda_program_in_the_gdb_command_loop() {
          1       breakpoint     keep y   0x0000000000000510 in bitreverse at bitreverse.cu:15\n\
          {DEVICES}\
          \x20 Kernel Parent Dev Grid Status SMs Mask GridDim BlockDim Invocation                      \n\
-         *      0      -   0    1 Active      0x1 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\
+         *      0      -   0    1 Active     0x01 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\
          #0  bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:15\n\
          $1 = 0\n\
          [Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (53,0,0), device 0, sm 0, warp 1, lane 21]\n\
@@ -163,8 +163,7 @@ fn cuda_program_in_the_gdb_command_loop() {
          idx = 53\n\
          v = <optimized out>\n\
          data = 0x7fffce000000\n\
-         0x0000000000000520\n\
-         {LINE15}\
+         0x0000000000000520\t{LINE15}\
          16\t    v = ((0xf0f0f0f0 & v) >> 4) | ((0x0f0f0f0f & v) << 4);\n\
          {hit1}\
          $4 = 0\n\
@@ -434,15 +433,16 @@ fn device_exception_in_the_gdb_command_loop() {
         out,
         "\n\
          CUDA Exception: Warp Illegal Address\n\
-         The exception was triggered at PC 0x750 (bitreverse.cu:19)\n\
+         The exception was triggered at PC 0x750  bitreverse  (bitreverse.cu:19)\n\
          \n\
-         Thread received signal CUDA_EXCEPTION_14, Warp Illegal Address.\n\
+         Program received signal CUDA_EXCEPTION_14, Warp Illegal Address.\n\
          [Switching focus to CUDA kernel 0, grid 1, block (1,0,0), thread (37,0,0), device 0, sm 1, warp 1, lane 5]\n\
+         bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:19\n\
          19\t    idata[idx] = v;\n\
          $1 = 37\n\
-         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
+         \x20 BlockIdx ThreadIdx To BlockIdx ThreadIdx Count                 PC      Filename  Line \n\
          Kernel 0\n\
-         *  (1,0,0)  (32,0,0)     (1,0,0)     (63,0,0)    32 0x0000000000000750 bitreverse.cu    19 \n\
+         *  (1,0,0)  (32,0,0)     (1,0,0)  (63,0,0)    32 0x0000000000000750 bitreverse.cu    19 \n\
          FAILED (SIGURG handled 1 time)\n\
          [Inferior 1 (process N) exited with code 01]\n"
     );
@@ -538,7 +538,7 @@ fn host_and_device_focus_switch_during_a_device_stop() {
         after,
         "$1 = 1\n\
          \x20 Kernel Parent Dev Grid Status SMs Mask GridDim BlockDim Invocation                      \n\
-         *      0      -   0    1 Active      0x1 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\
+         *      0      -   0    1 Active     0x01 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n\
          [Switching focus to CUDA kernel 0, grid 1, block (0,0,0), thread (5,0,0), device 0, sm 0, warp 0, lane 5]\n\
          15\t    unsigned int v = sdata[idx];\n\
          $2 = 5\n\
@@ -674,9 +674,9 @@ fn device_breakpoints_on_kernels_and_lines() {
          1       breakpoint     keep y   0x00000000000000a0 in bitreverse at bitreverse.cu:11\n\
          Breakpoint 2 at 0x750: file bitreverse.cu, line 19.\n\
          Breakpoint 3 at 0xc40: file bitreverse.cu, line 25.\n\
-         \x20 BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
+         \x20 BlockIdx ThreadIdx To BlockIdx ThreadIdx Count                 PC      Filename  Line \n\
          Kernel 0\n\
-         *  (0,0,0)   (0,0,0)     (0,0,0)     (63,0,0)    64 0x00000000000000a0 bitreverse.cu    11 \n\
+         *  (0,0,0)   (0,0,0)     (0,0,0)  (63,0,0)    64 0x00000000000000a0 bitreverse.cu    11 \n\
          \n\
          CUDA thread hit Breakpoint 2, bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:19\n\
          19\t    idata[idx] = v;\n\

@@ -695,6 +695,17 @@ impl Cudbg {
         })
     }
 
+    /// The PC of the instruction that raised the warp's exception (`readErrorPC`), when the
+    /// driver knows it.
+    pub fn error_pc(&self, dev: u32, sm: u32, wp: u32) -> Result<Option<u64>> {
+        let (mut pc, mut valid) = (0u64, false);
+        // SAFETY: valid out-pointers.
+        check("readErrorPC", unsafe {
+            entry!(self, read_error_pc)(dev, sm, wp, &mut pc, &mut valid)
+        })?;
+        Ok(valid.then_some(pc))
+    }
+
     /// Return addresses of the lane's device call stack, innermost caller first.
     pub fn return_addresses(&self, dev: u32, sm: u32, wp: u32, ln: u32) -> Result<Vec<u64>> {
         let mut depth = 0u32;

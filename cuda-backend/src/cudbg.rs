@@ -339,7 +339,8 @@ pub struct ApiTable {
     pub read_grid_id: Option<unsafe extern "C" fn(u32, u32, u32, *mut u64) -> R>,
     _s88: [usize; 2],
     pub get_device_pci_bus_info: Option<unsafe extern "C" fn(u32, *mut u32, *mut u32) -> R>,
-    _s91: [usize; 3],
+    _s91: [usize; 2],
+    pub read_error_pc: Option<unsafe extern "C" fn(u32, u32, u32, *mut u64, *mut bool) -> R>,
     pub get_next_event: Option<unsafe extern "C" fn(u32, *mut RawEvent) -> R>,
     pub get_elf_image_by_handle: Option<unsafe extern "C" fn(u32, u64, u32, *mut c_void, u64) -> R>,
     _s96: [usize; 5],
@@ -378,6 +379,7 @@ slot!(set_notify_new_event_callback, 73);
 slot!(acknowledge_sync_events, 79);
 slot!(read_grid_id, 87);
 slot!(get_device_pci_bus_info, 90);
+slot!(read_error_pc, 93);
 slot!(get_next_event, 94);
 slot!(get_elf_image_by_handle, 95);
 slot!(read_global_memory, 101);

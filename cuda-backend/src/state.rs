@@ -87,6 +87,8 @@ pub struct CudaState {
     focus: Option<Focus>,
     /// Breakpoints a module resolved since [`CudaState::take_resolved`]: id and address.
     resolved: Vec<(u32, u64)>,
+    /// How a device exception names the host thread that receives it (`Thread 1 "prog"`).
+    host_label: String,
 }
 
 /// gdb's table layout: each field padded to its column's width (right- or left-aligned) and
@@ -128,9 +130,10 @@ fn hex16(v: u64) -> String {
     format!("0x{v:016x}")
 }
 
-/// An SM mask as cuda-gdb's bit sets print: hex, one digit per 4 SMs.
+/// An SM mask as cuda-gdb prints it: hex, two digits per 8 SMs (a byte), the last SM first
+/// (132 SMs: 34 digits, as on an H200).
 fn sm_mask(mask: &[bool]) -> String {
-    let digits = mask.len().div_ceil(4).max(1);
+    let digits = 2 * mask.len().div_ceil(8).max(1);
     let mut s = String::new();
     for d in (0..digits).rev() {
         let mut v = 0;
@@ -156,7 +159,14 @@ impl CudaState {
             warps: Vec::new(),
             focus: None,
             resolved: Vec::new(),
+            host_label: "Program".into(),
         }
+    }
+
+    /// The host thread a device exception is reported to, as gdb names it in `… received
+    /// signal`: `Thread 1 "prog"`, or `Program` in a program with one thread.
+    pub fn set_host_label(&mut self, label: String) {
+        self.host_label = label;
     }
 
     /// The breakpoints the driver's modules resolved since the last call (id, address), for
@@ -405,13 +415,26 @@ impl CudaState {
         if let Some((f, code, pc)) = fault {
             self.fill_invocations();
             self.focus = Some(f);
-            let (file, line) = self.source_of(f.dev, pc);
+            // Where the faulting instruction is (the warp's pc is past it), as cuda-gdb says.
+            let epc = self
+                .api
+                .error_pc(f.dev, f.sm, f.wp)
+                .ok()
+                .flatten()
+                .unwrap_or(pc);
+            let (file, line) = self.source_of(f.dev, epc);
+            let func = self
+                .module_of(f.dev, epc)
+                .and_then(|m| m.cubin.function_at(epc))
+                .map_or_else(|| "??".to_string(), |x| x.name.clone());
             let name = crate::cudbg::exception_name(code);
             out.push_str(&format!(
-                "\nCUDA Exception: {name}\nThe exception was triggered at PC {pc:#x} ({file}:{line})\n\n\
-                 Thread received signal CUDA_EXCEPTION_{code}, {name}.\n[Switching focus to {}]\n",
+                "\nCUDA Exception: {name}\nThe exception was triggered at PC {epc:#x}  {func}  ({file}:{line})\n\n\
+                 {} received signal CUDA_EXCEPTION_{code}, {name}.\n[Switching focus to {}]\n",
+                self.host_label,
                 self.describe_focus()?
             ));
+            out.push_str(&self.frame_line(f, pc)?);
             out.push_str(&self.source_line(f.dev, pc));
             return Ok(out);
         }
@@ -871,7 +894,7 @@ impl CudaState {
             "BlockIdx",
             "ThreadIdx",
             "To BlockIdx",
-            "To ThreadIdx",
+            "ThreadIdx",
             "Count",
             "PC",
             "Filename",
@@ -1132,6 +1155,32 @@ impl CudaState {
 
     /// `backtrace` of the focused thread: its PC, then the return addresses of its device
     /// call stack; the kernel's frame with its launch configuration and arguments.
+    /// gdb's line for a stopped frame: `0x… in ` when the pc is inside a line, the function
+    /// (a kernel with its launch and arguments), `at FILE:LINE`.
+    fn frame_line(&self, f: Focus, pc: u64) -> Result<String> {
+        let w = self.warp_of(f).ok_or_else(no_focus)?;
+        let func = self
+            .module_of(f.dev, pc)
+            .and_then(|m| m.cubin.function_at(pc))
+            .map_or_else(|| "??".to_string(), |x| x.name.clone());
+        let name = match self.kernel_of(w) {
+            Some(k) if k.name == func => format!(
+                "{func}<<<{},{}>>> ({})",
+                k.grid_dim,
+                k.block_dim,
+                self.args_of(k).join(", ")
+            ),
+            _ => format!("{func} ()"),
+        };
+        let (file, line) = self.source_of(f.dev, pc);
+        let at = if self.at_line_start(f.dev, pc) {
+            String::new()
+        } else {
+            format!("{} in ", hex16(pc))
+        };
+        Ok(format!("{at}{name} at {file}:{line}\n"))
+    }
+
     pub fn backtrace(&self) -> Result<String> {
         let f = self.focus.ok_or_else(no_focus)?;
         let mut pcs = vec![self.focus_pc()?];
@@ -1176,7 +1225,22 @@ impl CudaState {
             return self.stopped();
         }
         let pc = self.focus_pc()?;
-        Ok(format!("{}\n{}", hex16(pc), self.source_line(f.dev, pc)))
+        // gdb's `stepi`: the address before the line when the pc is inside it.
+        if self.at_line_start(f.dev, pc) {
+            Ok(self.source_line(f.dev, pc))
+        } else {
+            Ok(format!("{}\t{}", hex16(pc), self.source_line(f.dev, pc)))
+        }
+    }
+
+    /// Whether `pc` begins a row of its module's line table.
+    fn at_line_start(&self, dev: u32, pc: u64) -> bool {
+        self.module_of(dev, pc).is_some_and(|m| {
+            m.cubin
+                .line_rows()
+                .iter()
+                .any(|r| !r.end_sequence && r.addr == pc)
+        })
     }
 
     /// `next`/`step` in device code: step the focused warp until the focused thread is on

@@ -165,12 +165,12 @@ fn handshake_events_focus_and_variables() {
     assert_eq!(
         cuda.info_devices(),
         "  Dev PCI Bus/Dev ID              Name Description SM Type SMs Warps/SM Lanes/Warp Max Regs/Lane Active SMs Mask \n\
-         *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255             0x1 \n"
+         *   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255            0x01 \n"
     );
     assert_eq!(
         cuda.info_kernels(),
         "  Kernel Parent Dev Grid Status SMs Mask GridDim BlockDim Invocation                      \n\
-         *      0      -   0    1 Active      0x1 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n"
+         *      0      -   0    1 Active     0x01 (2,1,1) (64,1,1) bitreverse(data=0x7fffce000000) \n"
     );
     assert_eq!(
         cuda.info_blocks(),
@@ -180,9 +180,9 @@ fn handshake_events_focus_and_variables() {
     );
     assert_eq!(
         cuda.info_threads(),
-        "  BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
+        "  BlockIdx ThreadIdx To BlockIdx ThreadIdx Count                 PC      Filename  Line \n\
          Kernel 0\n\
-         *  (0,0,0)   (0,0,0)     (0,0,0)     (63,0,0)    64 0x0000000000000510 bitreverse.cu    15 \n"
+         *  (0,0,0)   (0,0,0)     (0,0,0)  (63,0,0)    64 0x0000000000000510 bitreverse.cu    15 \n"
     );
 
     // Logical focus: thread 53 is lane 21 of warp 1.
@@ -279,14 +279,14 @@ fn handshake_events_focus_and_variables() {
         .unwrap();
     assert_eq!(
         cuda.step_warp().unwrap(),
-        format!("0x0000000000000520\n{LINE15}")
+        format!("0x0000000000000520\t{LINE15}")
     );
     assert_eq!(
         cuda.info_threads(),
-        "  BlockIdx ThreadIdx To BlockIdx To ThreadIdx Count                 PC      Filename  Line \n\
+        "  BlockIdx ThreadIdx To BlockIdx ThreadIdx Count                 PC      Filename  Line \n\
          Kernel 0\n\
-         \x20  (0,0,0)   (0,0,0)     (0,0,0)     (31,0,0)    32 0x0000000000000510 bitreverse.cu    15 \n\
-         *  (0,0,0)  (32,0,0)     (0,0,0)     (63,0,0)    32 0x0000000000000520 bitreverse.cu    15 \n"
+         \x20  (0,0,0)   (0,0,0)     (0,0,0)  (31,0,0)    32 0x0000000000000510 bitreverse.cu    15 \n\
+         *  (0,0,0)  (32,0,0)     (0,0,0)  (63,0,0)    32 0x0000000000000520 bitreverse.cu    15 \n"
     );
 
     // Continue: block 0 ends, block 1 reaches the breakpoint; the focused thread is gone, so
@@ -318,7 +318,7 @@ fn handshake_events_focus_and_variables() {
     );
     assert_eq!(
         cuda.info_devices().lines().nth(1).unwrap(),
-        "*   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255             0x2 "
+        "*   0        45:00.0 CUDBG test double       GH100   sm_90   4       64         32           255            0x02 "
     );
 
     // Continue to the end of the kernel and of the program (which checks the result).

@@ -80,10 +80,26 @@ impl Debugger {
                 self.cuda_end();
                 Ok(None)
             }
-            Event::Signal { .. } => {
+            Event::Signal { tid, .. } => {
+                // A device exception is reported to this thread, in gdb's words.
+                let label = self
+                    .session
+                    .process()
+                    .filter(|p| p.highest_thread_num() > 1)
+                    .map_or_else(
+                        || "Program".to_string(),
+                        |p| {
+                            format!(
+                                "Thread {} \"{}\"",
+                                p.thread_num(*tid).unwrap_or(1),
+                                p.thread_name(*tid)
+                            )
+                        },
+                    );
                 let Some(state) = self.cuda.state.as_mut() else {
                     return Ok(None);
                 };
+                state.set_host_label(label);
                 let stop = host::triage(&mut self.session, state, ev.clone()).map_err(cerr)?;
                 self.cuda_settle_breakpoints();
                 match stop {

@@ -752,6 +752,25 @@ static uint32_t read_lane_exception(uint32_t dev, uint32_t sm, uint32_t wp, uint
     LOCKED(e ? lane_exception(dev, sm, wp, ln, e) : E_INVALID_ARGS);
 }
 
+/* The faulting instruction of a warp with an exception (readErrorPC). */
+static uint32_t read_error_pc(uint32_t dev, uint32_t sm, uint32_t wp, uint64_t *pc, bool *valid)
+{
+    if (!pc || !valid)
+        return E_INVALID_ARGS;
+    pthread_mutex_lock(&D.mu);
+    uint32_t r = check_warp(dev, sm, wp);
+    if (r == OK) {
+        bool any = false;
+        for (uint32_t ln = 0; ln < NUM_LANES; ln++)
+            if (D.exception[wp][ln])
+                any = true;
+        *valid = any;
+        *pc = any ? D.fault_pc : 0;
+    }
+    pthread_mutex_unlock(&D.mu);
+    return r;
+}
+
 /* No device function calls in the scripted kernel: depth 0, no return addresses. */
 static uint32_t call_depth(uint32_t dev, uint32_t sm, uint32_t wp, uint32_t ln, uint32_t *d)
 {
@@ -1013,6 +1032,7 @@ static void fill_table(void)
     table[79] = (void *)acknowledge_sync_events;
     table[87] = (void *)read_grid_id;
     table[90] = (void *)get_pci;
+    table[93] = (void *)read_error_pc;
     table[94] = (void *)next_event;
     table[95] = (void *)get_elf_image;
     table[101] = (void *)read_global_memory;
