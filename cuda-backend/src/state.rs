@@ -89,6 +89,8 @@ pub struct CudaState {
     resolved: Vec<(u32, u64)>,
     /// How a device exception names the host thread that receives it (`Thread 1 "prog"`).
     host_label: String,
+    /// The devices are stopped by an exception (the program cannot go on: cuda-gdb ends it).
+    faulted: bool,
 }
 
 /// gdb's table layout: each field padded to its column's width (right- or left-aligned) and
@@ -160,6 +162,7 @@ impl CudaState {
             focus: None,
             resolved: Vec::new(),
             host_label: "Program".into(),
+            faulted: false,
         }
     }
 
@@ -167,6 +170,11 @@ impl CudaState {
     /// signal`: `Thread 1 "prog"`, or `Program` in a program with one thread.
     pub fn set_host_label(&mut self, label: String) {
         self.host_label = label;
+    }
+
+    /// Whether the last device stop was an exception.
+    pub fn faulted(&self) -> bool {
+        self.faulted
     }
 
     /// The breakpoints the driver's modules resolved since the last call (id, address), for
@@ -415,6 +423,7 @@ impl CudaState {
         if let Some((f, code, pc)) = fault {
             self.fill_invocations();
             self.focus = Some(f);
+            self.faulted = true;
             // Where the faulting instruction is (the warp's pc is past it), as cuda-gdb says.
             let epc = self
                 .api
@@ -1269,6 +1278,7 @@ impl CudaState {
 
     /// Resume every device.
     pub fn resume(&mut self) -> Result<()> {
+        self.faulted = false;
         for d in 0..self.devices.len().max(1) as u32 {
             self.api.resume_device(d)?;
         }

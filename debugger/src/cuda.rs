@@ -389,11 +389,24 @@ impl Debugger {
         }
     }
 
-    /// A host command that lets the program run resumes the suspended devices first.
+    /// A host command that lets the program run resumes the suspended devices first. After a
+    /// device exception the program cannot go on (its context is lost; resuming the devices
+    /// let it see a kernel that never ran to its end succeed): it is ended with SIGKILL, as
+    /// cuda-gdb ends it, and the command reports that.
     fn cuda_resume_if(&mut self, cmd: &str) -> Result<()> {
         if self.cuda.suspended && crate::data::resumes(cmd) {
             if let Some(state) = self.cuda.state.as_mut() {
-                state.resume().map_err(cerr)?;
+                if state.faulted() {
+                    if let Some(pid) = self.session.pid() {
+                        nix::sys::signal::kill(
+                            nix::unistd::Pid::from_raw(pid),
+                            nix::sys::signal::Signal::SIGKILL,
+                        )
+                        .map_err(|e| EngineError::Other(format!("cannot end the program: {e}")))?;
+                    }
+                } else {
+                    state.resume().map_err(cerr)?;
+                }
             }
             self.cuda.suspended = false;
             self.cuda.device_focus = false;
