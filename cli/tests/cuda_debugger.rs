@@ -416,7 +416,13 @@ fn device_exception_in_the_gdb_command_loop() {
     let f = build_double("debugger-fault").expect("build the double");
     let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
     c.arg("-batch").arg("--cuda-library").arg(&f.library);
-    for x in ["run", "print idx", "info cuda threads", "continue"] {
+    for x in [
+        "run",
+        "print idx",
+        "print idata",
+        "info cuda threads",
+        "continue",
+    ] {
         c.args(["-ex", x]);
     }
     // Thread 37 of block 1 faults at 0x750 (line 19, the store to global memory). Continuing
@@ -441,6 +447,7 @@ fn device_exception_in_the_gdb_command_loop() {
          bitreverse<<<(2,1,1),(64,1,1)>>> (data=0x7fffce000000) at bitreverse.cu:19\n\
          19\t    idata[idx] = v;\n\
          $1 = 37\n\
+         $2 = (unsigned int * @generic) 0x7fffce000100\n\
          \x20 BlockIdx ThreadIdx To BlockIdx ThreadIdx Count                 PC      Filename  Line \n\
          Kernel 0\n\
          *  (1,0,0)  (32,0,0)     (1,0,0)  (63,0,0)    32 0x0000000000000750 bitreverse.cu    19 \n\

@@ -757,7 +757,20 @@ impl Cubin {
         Ok(match e.tag() {
             gimli::DW_TAG_pointer_type => {
                 let (t, _) = inner(self)?;
-                (format!("{t} *"), Some(8))
+                // NVIDIA's pointer types carry the space they point into; cuda-gdb prints it
+                // (`int * @generic`).
+                let class = match e.attr_value(gimli::DW_AT_address_class)? {
+                    Some(gimli::AttributeValue::AddressClass(c)) => Some(c.0),
+                    Some(v) => v.udata_value(),
+                    None => None,
+                };
+                match class {
+                    Some(c) => (
+                        format!("{t} * @{}", AddressClass::from_dwarf(c).name()),
+                        Some(8),
+                    ),
+                    None => (format!("{t} *"), Some(8)),
+                }
             }
             gimli::DW_TAG_const_type => {
                 let (t, s) = inner(self)?;

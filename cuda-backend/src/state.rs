@@ -1130,7 +1130,7 @@ impl CudaState {
         for v in visible {
             let value = match self.variable_bytes(v) {
                 // gdb shows pointers bare here (no `(TYPE *)` as `print` does).
-                Ok(b) if v.type_name.ends_with('*') => format!("0x{:x}", le_u64(&b)),
+                Ok(b) if is_pointer(&v.type_name) => format!("0x{:x}", le_u64(&b)),
                 Ok(b) => format_value(&v.type_name, &b),
                 Err(CudaError::Focus(m)) if m.starts_with('<') => m,
                 Err(e) => format!("<error: {e}>"),
@@ -1155,7 +1155,7 @@ impl CudaState {
             .filter(|v| v.kind == VarKind::Parameter)
             .map(|v| match self.variable_bytes(v) {
                 // Frame lines show pointers bare, as gdb does.
-                Ok(b) if v.type_name.ends_with('*') => format!("{}=0x{:x}", v.name, le_u64(&b)),
+                Ok(b) if is_pointer(&v.type_name) => format!("{}=0x{:x}", v.name, le_u64(&b)),
                 Ok(b) => format!("{}={}", v.name, format_scalar(&v.type_name, &b)),
                 Err(e) => format!("{}=<error: {e}>", v.name),
             })
@@ -1332,8 +1332,13 @@ fn element_type(t: &str) -> Option<String> {
     t.find(" [").map(|i| t[..i].to_string())
 }
 
+/// A pointer type's name: `int *`, or with NVIDIA's address space, `int * @generic`.
+fn is_pointer(t: &str) -> bool {
+    t.ends_with('*') || t.contains(" * @")
+}
+
 fn type_size(t: &str) -> u64 {
-    if t.ends_with('*') {
+    if is_pointer(t) {
         return 8;
     }
     match t.trim_start_matches("const ") {
@@ -1391,7 +1396,7 @@ fn format_integer(t: &str, b: &[u8], f: char) -> String {
 /// A scalar as gdb prints it.
 fn format_scalar(t: &str, b: &[u8]) -> String {
     let t = t.trim_start_matches("const ");
-    if t.ends_with('*') {
+    if is_pointer(t) {
         return format!("({t}) 0x{:x}", le_u64(b) as u64);
     }
     match t {

@@ -261,14 +261,14 @@ fn variables_and_address_classes() {
             (
                 "data",
                 VarKind::Parameter,
-                "unsigned int *",
+                "unsigned int * @generic",
                 Some(AddressClass::Register),
                 &reg("%rd1")
             ),
             (
                 "idata",
                 VarKind::Local,
-                "unsigned int *",
+                "unsigned int * @generic",
                 Some(AddressClass::Register),
                 &reg("%rd4")
             ),
@@ -297,7 +297,7 @@ fn variables_and_address_classes() {
         names,
         ["out", "in", "factor", "n", "window", "i", "sum", "k", "k"]
     );
-    assert_eq!(scale[1].type_name, "const float *");
+    assert_eq!(scale[1].type_name, "const float * @generic");
     assert_eq!(scale[2].location, Location::PtxRegister("%f6".into()));
     // The file-scope __shared__ array.
     let g = c.globals().unwrap();

@@ -56,4 +56,19 @@ fn the_drivers_relocated_fault() {
         c.function_at(0x7ffddb7a1ad0).map(|f| f.name.as_str()),
         Some("fault")
     );
+    // Its pointers point into the generic space, which cuda-gdb prints: `print p` gave
+    // `(int * @generic) 0x7ffdd3e00000`.
+    let vars = c.variables("fault").expect("the kernel's variables");
+    let types: Vec<(&str, &str)> = vars
+        .iter()
+        .map(|v| (v.name.as_str(), v.type_name.as_str()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("out", "int * @generic"),
+            ("idx", "int"),
+            ("p", "int * @generic")
+        ]
+    );
 }
