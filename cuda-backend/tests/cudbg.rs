@@ -203,11 +203,11 @@ fn handshake_events_focus_and_variables() {
     assert_eq!(cuda.print("sdata[53]").unwrap(), "4149");
     assert_eq!(
         cuda.print("data").unwrap(),
-        "(unsigned int *) 0x7fffce000000"
+        "(unsigned int * @generic) 0x7fffce000000"
     );
     assert_eq!(
         cuda.print("idata").unwrap(),
-        "(unsigned int *) 0x7fffce000000"
+        "(unsigned int * @generic) 0x7fffce000000"
     );
     let sdata = cuda.print("sdata").unwrap();
     assert!(sdata.starts_with("{4096, 4097, 4098, "), "{sdata}");
