@@ -308,7 +308,7 @@ fn handshake_events_focus_and_variables() {
     assert_eq!(cuda.print("sdata[idx]").unwrap(), "4160");
     assert_eq!(
         cuda.print("idata").unwrap(),
-        "(unsigned int *) 0x7fffce000100"
+        "(unsigned int * @generic) 0x7fffce000100"
     );
     assert_eq!(
         cuda.info_blocks(),
