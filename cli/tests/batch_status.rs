@@ -61,7 +61,7 @@ fn normalize(text: &str, norm: Norm) -> String {
                 .copied()
                 .filter(|l| l.starts_with("total="))
                 .collect();
-            lines.retain(|l| !(early.contains(l) && !l.ends_with(" detached]")));
+            lines.retain(|l| !early.contains(l) || l.ends_with(" detached]"));
             if let Some(at) = lines.iter().position(|l| l.ends_with(" detached]")) {
                 for (k, l) in early.into_iter().enumerate() {
                     lines.insert(at + 1 + k, l);

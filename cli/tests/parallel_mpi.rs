@@ -25,6 +25,65 @@ fn open_mpi_rank_waiting_in_mpi_recv_completes_when_its_peer_sends() {
     waiting_in_mpi_recv("openmpi", "mpicc.openmpi");
 }
 
+/// A hung job in the program's terms (issue 20): rank 0 waits in `MPI_Recv` deep in the MPI
+/// library's progress engine, rank 1 sleeps in libc; `info ranks` names the MPI call or the
+/// library function the program called, and the program's line, not the innermost frame.
+#[test]
+fn open_mpi_hung_ranks_in_the_programs_terms() {
+    hung_ranks("openmpi", "mpicc.openmpi");
+}
+
+#[test]
+fn mpich_hung_ranks_in_the_programs_terms() {
+    hung_ranks("mpich", "mpicc.mpich");
+}
+
+fn hung_ranks(launcher: &str, mpicc: &str) {
+    let prog = build_mpi("hang", mpicc);
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args([
+            "launch",
+            "-n",
+            "2",
+            "--launcher",
+            launcher,
+            "--settle",
+            "1000",
+            "-batch",
+        ])
+        // `bt 1` waits for the interrupt's stops.
+        .args([
+            "-ex",
+            "continue",
+            "-ex",
+            "interrupt",
+            "-ex",
+            "bt 1",
+            "-ex",
+            "info ranks",
+        ])
+        .arg("--")
+        .arg("./hang")
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let states: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(" called from "))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "[0] waiting in MPI_Recv called from hang.c:12",
+            "[1] stopped in sleep called from hang.c:15"
+        ],
+        "\nstdout:\n{out}\nstderr:\n{err}"
+    );
+}
+
 #[test]
 fn mpich_rank_waiting_in_mpi_recv_completes_when_its_peer_sends() {
     waiting_in_mpi_recv("mpich", "mpicc.mpich");

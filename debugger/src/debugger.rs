@@ -297,6 +297,10 @@ impl Debugger {
             return "stopped".to_string();
         };
         let pc = regs.pc();
+        // Inside a library: the program's line that called it, and the MPI call if any.
+        if let Some(s) = self.user_terms() {
+            return s;
+        }
         // A Fortran main program by its source name, as frame lines show it (not `MAIN__`).
         let func = self
             .main_program_name_at(pc)

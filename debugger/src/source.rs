@@ -1159,6 +1159,54 @@ impl Debugger {
         parts.join(", ")
     }
 
+    /// Where the current thread is in the user's terms, when its innermost frame is not in
+    /// the user's program (a system or MPI library): the MPI call it is inside and the line of
+    /// the program that called it (`waiting in MPI_Allreduce called from timestep.c:116`), or
+    /// the library function the program called (`stopped in read called from cat.c:12`). `None` when
+    /// frame 0 is the program's, or no frame of the program with a line is found.
+    pub(crate) fn user_terms(&self) -> Option<String> {
+        let frames = self.frames(64);
+        let f0 = frames.first()?;
+        if self.in_user_object(f0) {
+            return None;
+        }
+        let mut mpi: Option<(usize, String)> = None;
+        for (i, fr) in frames.iter().enumerate() {
+            if self.in_user_object(fr) {
+                let l = self.frame_src_line(fr)?;
+                return Some(match mpi {
+                    Some((0, m)) => format!("stopped in {m} called from {}:{}", l.name, l.line),
+                    Some((_, m)) => format!("waiting in {m} called from {}:{}", l.name, l.line),
+                    // The library function the program called (`sleep`, not the
+                    // `clock_nanosleep` it runs in).
+                    None => format!(
+                        "stopped in {} called from {}:{}",
+                        frames
+                            .get(i.saturating_sub(1))
+                            .and_then(|f| self.frame_function(f).0)
+                            .as_deref()
+                            .map_or("??", public_name),
+                        l.name,
+                        l.line
+                    ),
+                });
+            }
+            if let Some(m) = self.frame_function(fr).0.as_deref().and_then(mpi_call_name) {
+                mpi = Some((i, m));
+            }
+        }
+        None
+    }
+
+    /// Whether a frame's code is the user's: the program, or a library outside the system's
+    /// folders and the MPI installations.
+    fn in_user_object(&self, frame: &Frame) -> bool {
+        match self.session.function_at(frame.lookup_pc()).1 {
+            None => true,
+            Some(lib) => !is_system_library(&lib),
+        }
+    }
+
     /// The name of the function of a frame (innermost inlined call first), DWARF or ELF.
     fn frame_function(&self, frame: &Frame) -> (Option<String>, Option<String>) {
         if let Some((d, _, s)) = self.scope_of(frame)
@@ -1702,6 +1750,60 @@ impl FrameContext for StaticCtx<'_> {
     fn caller(&self) -> Option<&dyn FrameContext> {
         None
     }
+}
+
+/// A library of the system or of an MPI installation (not the user's code).
+fn is_system_library(path: &str) -> bool {
+    const SYSTEM: [&str; 5] = [
+        "/lib/",
+        "/lib64/",
+        "/usr/lib/",
+        "/usr/lib64/",
+        "/usr/libexec/",
+    ];
+    !path.starts_with('/')
+        || SYSTEM.iter().any(|d| path.starts_with(d))
+        || ["/openmpi", "/mpich", "/intel/", "/nvhpc", "/cray"]
+            .iter()
+            .any(|m| path.contains(m))
+}
+
+/// The MPI call a function of an MPI library stands for: `MPI_Recv` for `MPI_Recv`,
+/// `PMPI_Recv` (the profiling name Open MPI's entry points have), and Fortran's `mpi_recv_` /
+/// `pmpi_recv__` / `mpi_recv_f08`.
+fn mpi_call_name(f: &str) -> Option<String> {
+    let rest = f
+        .strip_prefix("PMPI_")
+        .or_else(|| f.strip_prefix("MPI_"))
+        .or_else(|| f.strip_prefix("pmpi_"))
+        .or_else(|| f.strip_prefix("mpi_"))?;
+    let rest = rest
+        .strip_suffix("_f08")
+        .unwrap_or(rest)
+        .trim_end_matches('_');
+    let mut c = rest.chars();
+    let first = c.next()?;
+    if !first.is_ascii_alphabetic() {
+        return None;
+    }
+    Some(format!(
+        "MPI_{}{}",
+        first.to_ascii_uppercase(),
+        c.as_str().to_ascii_lowercase()
+    ))
+}
+
+/// The public name of a system library's function, as the program calls it: glibc's debug
+/// information names `sleep` `__sleep`, `read` `__libc_read`, `fgets` `_IO_fgets`, and its
+/// internal aliases `__GI___clock_nanosleep`.
+fn public_name(f: &str) -> &str {
+    let f = f.strip_prefix("__GI_").unwrap_or(f);
+    let f = f
+        .strip_prefix("__libc_")
+        .or_else(|| f.strip_prefix("_IO_"))
+        .or_else(|| f.strip_prefix("__"))
+        .unwrap_or(f);
+    if f.is_empty() { "??" } else { f }
 }
 
 #[cfg(test)]
