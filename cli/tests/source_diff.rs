@@ -148,6 +148,7 @@ cases! {
     print_settings,
     ptype_whatis,
     recursion,
+    return_find,
     rt_killed,
     rt_signals,
     scope,

@@ -397,6 +397,8 @@ impl Debugger {
             "until" | "u" => self.cmd_advance(rest, true),
             "advance" => self.cmd_advance(rest, false),
             "finish" | "fin" => self.cmd_finish(),
+            "return" | "ret" | "retu" | "retur" => self.cmd_return(rest),
+            "find" => self.cmd_find(rest),
             "start" => {
                 if self.session.symbols().is_empty() {
                     return err("No symbol table loaded.  Use the \"file\" command.".into());

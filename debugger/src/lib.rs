@@ -11,6 +11,7 @@ mod disassemble;
 mod examine;
 mod format;
 mod fortran_info;
+mod frame_return;
 pub mod launched;
 mod listing;
 mod locations;

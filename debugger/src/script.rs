@@ -1148,7 +1148,7 @@ impl Debugger {
     }
 
     /// gdb's `value_as_long` (a struct: `Value can't be converted to integer.`).
-    fn value_as_long(&mut self, v: Value) -> Result<i128> {
+    pub(crate) fn value_as_long(&mut self, v: Value) -> Result<i128> {
         let st = v.ty.strip();
         if matches!(
             st.kind,
