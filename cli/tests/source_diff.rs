@@ -126,6 +126,7 @@ cases! {
     frame_apply,
     history_display,
     info_program,
+    info_scope,
     info_symbols,
     list_source,
     logging,

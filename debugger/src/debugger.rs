@@ -1617,7 +1617,14 @@ impl Debugger {
             "frame" | "f" => self.cmd_info_frame(),
             "source" => self.cmd_info_source(),
             "symbol" => self.cmd_info_symbol(rest),
-            "address" => self.cmd_info_address(rest),
+            "address" | "addr" => match self.info_address_local(rest.trim()) {
+                Some(l) => {
+                    out(l);
+                    Ok(Flow::Go)
+                }
+                None => self.cmd_info_address(rest),
+            },
+            "scope" => self.cmd_info_scope(rest),
             "line" => self.cmd_info_line(rest),
             "functions" | "fu" => {
                 self.cmd_info_symbols(crate::symtab_info::SymbolClass::Functions, rest)

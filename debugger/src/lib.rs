@@ -16,6 +16,7 @@ pub mod launched;
 mod listing;
 mod locations;
 mod registers;
+mod scope_info;
 mod script;
 mod settings;
 mod source;
