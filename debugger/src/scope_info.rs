@@ -282,7 +282,7 @@ impl Debugger {
         let fb = var.frame_base.as_ref().and_then(expr_bytes);
         let ranges = (|| -> Option<Vec<(u64, u64, Vec<u8>)>> {
             let unit = d.unit(var.unit).ok()?;
-            let mut list = d.dwarf.attr_locations(unit, loc.clone()).ok()??;
+            let mut list = d.dwarf.attr_locations(unit, *loc).ok()??;
             let mut v = Vec::new();
             while let Ok(Some(e)) = list.next() {
                 v.push((
