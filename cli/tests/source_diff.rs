@@ -127,6 +127,7 @@ cases! {
     history_display,
     info_program,
     info_scope,
+    info_scope_o2,
     info_symbols,
     list_source,
     logging,

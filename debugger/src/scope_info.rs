@@ -88,8 +88,15 @@ impl Bytes<'_> {
 }
 
 /// gdb's `disassemble_dwarf_expression`: one line per operation, `  %*lx: NAME OPERANDS`.
-fn disassemble(arch: &ArchInfo, b: &[u8], addr_size: usize, indent: usize, s: &mut String) {
-    let mut r = Bytes { b, at: 0 };
+fn disassemble(
+    arch: &ArchInfo,
+    b: &[u8],
+    start: usize,
+    addr_size: usize,
+    indent: usize,
+    s: &mut String,
+) {
+    let mut r = Bytes { b, at: start };
     while !r.done() {
         let at = r.at;
         let Some(op) = r.u8() else { break };
@@ -140,10 +147,11 @@ fn disassemble(arch: &ArchInfo, b: &[u8], addr_size: usize, indent: usize, s: &m
                 }
                 dw::DW_OP_entry_value | dw::DW_OP_GNU_entry_value => {
                     let n = r.uleb()? as usize;
-                    let inner = r.b.get(r.at..r.at + n)?;
+                    let inner = r.b.get(..r.at + n)?;
+                    let from = r.at;
                     r.at += n;
                     let mut sub = String::from("\n");
-                    disassemble(arch, inner, addr_size, indent + 2, &mut sub);
+                    disassemble(arch, inner, from, addr_size, indent + 2, &mut sub);
                     // gdb goes on without the operation's newline.
                     sub.pop();
                     sub
@@ -213,6 +221,11 @@ fn describe_expr(arch: &ArchInfo, b: &[u8], addr_size: usize, frame_base: Option
                 "a variable at offset {off} from base reg ${}",
                 reg(u64::from(op - dw::DW_OP_breg0.0))
             )
+        } else if (dw::DW_OP_lit0.0..=dw::DW_OP_lit31.0).contains(&op)
+            && b.get(1) == Some(&dw::DW_OP_stack_value.0)
+        {
+            r.at = 2;
+            format!("the constant {}", op - dw::DW_OP_lit0.0)
         } else {
             return None;
         };
@@ -223,7 +236,7 @@ fn describe_expr(arch: &ArchInfo, b: &[u8], addr_size: usize, frame_base: Option
         Some(s) => s,
         None => {
             let mut s = String::from("a complex DWARF expression:\n");
-            disassemble(arch, b, addr_size, 0, &mut s);
+            disassemble(arch, b, 0, addr_size, 0, &mut s);
             s
         }
     }
@@ -277,24 +290,67 @@ impl Debugger {
             let fb = var.frame_base.as_ref().and_then(expr_bytes);
             return Where::Computed(describe_expr(arch, &b, addr_size, fb.as_deref()));
         }
-        // A location list: each range and its location.
+        // A location list: each range and its location, as gdb's `loclist_describe_location`
+        // (a base address entry said as such, empty ranges too).
         let mut s = String::from("multi-location:\n");
         let fb = var.frame_base.as_ref().and_then(expr_bytes);
-        let ranges = (|| -> Option<Vec<(u64, u64, Vec<u8>)>> {
+        let entries = (|| -> Option<Vec<(Option<u64>, u64, u64, Vec<u8>)>> {
+            use gimli::RawLocListEntry as E;
             let unit = d.unit(var.unit).ok()?;
-            let mut list = d.dwarf.attr_locations(unit, *loc).ok()??;
+            let offset = match *loc {
+                AttributeValue::LocationListsRef(o) => o,
+                AttributeValue::SecOffset(o) => gimli::LocationListsOffset(o),
+                AttributeValue::DebugLocListsIndex(i) => d.dwarf.locations_offset(unit, i).ok()?,
+                _ => return None,
+            };
+            let mut list = d.dwarf.raw_locations(unit, offset).ok()?;
+            let mut base = unit.low_pc;
             let mut v = Vec::new();
-            while let Ok(Some(e)) = list.next() {
-                v.push((
-                    e.range.begin,
-                    e.range.end,
-                    e.data.0.to_slice().ok()?.to_vec(),
-                ));
+            let addr = |i| d.dwarf.address(unit, i).ok();
+            while let Ok(Some(raw)) = list.next() {
+                let (lo, hi, data) = match raw {
+                    E::BaseAddress { addr } => {
+                        base = addr;
+                        v.push((Some(base), 0, 0, Vec::new()));
+                        continue;
+                    }
+                    E::BaseAddressx { addr: i } => {
+                        base = addr(i)?;
+                        v.push((Some(base), 0, 0, Vec::new()));
+                        continue;
+                    }
+                    E::AddressOrOffsetPair { begin, end, data }
+                    | E::OffsetPair { begin, end, data } => {
+                        (base.wrapping_add(begin), base.wrapping_add(end), data)
+                    }
+                    E::StartEnd { begin, end, data } => (begin, end, data),
+                    E::StartLength {
+                        begin,
+                        length,
+                        data,
+                    } => (begin, begin.wrapping_add(length), data),
+                    E::StartxEndx { begin, end, data } => (addr(begin)?, addr(end)?, data),
+                    E::StartxLength {
+                        begin,
+                        length,
+                        data,
+                    } => {
+                        let b = addr(begin)?;
+                        (b, b.wrapping_add(length), data)
+                    }
+                    E::DefaultLocation { .. } => continue,
+                };
+                v.push((None, lo, hi, data.0.to_slice().ok()?.to_vec()));
             }
             Some(v)
         })()
         .unwrap_or_default();
-        for (lo, hi, b) in ranges {
+        for (base, lo, hi, b) in entries {
+            if let Some(base) = base {
+                // gdb says the base address as the DWARF has it, not relocated.
+                s.push_str(&format!("  Base address {base:#x}"));
+                continue;
+            }
             s.push_str(&format!(
                 "  Range {:#x}-{:#x}: {}\n",
                 lo.wrapping_add(bias),
