@@ -250,6 +250,9 @@ fn static_address(b: &[u8], addr_size: usize) -> Option<u64> {
     Bytes { b, at: 1 }.fixed(addr_size)
 }
 
+/// One entry of a location list: a base address (Some), or a range and its expression.
+type ListEntry = (Option<u64>, u64, u64, Vec<u8>);
+
 /// How a variable is described (gdb's symbol classes): `Static(address)` for a variable
 /// at a fixed address (LOC_STATIC), `Const(value)`, `OptimizedOut`, or a computed location's
 /// description.
@@ -294,7 +297,7 @@ impl Debugger {
         // (a base address entry said as such, empty ranges too).
         let mut s = String::from("multi-location:\n");
         let fb = var.frame_base.as_ref().and_then(expr_bytes);
-        let entries = (|| -> Option<Vec<(Option<u64>, u64, u64, Vec<u8>)>> {
+        let entries = (|| -> Option<Vec<ListEntry>> {
             use gimli::RawLocListEntry as E;
             let unit = d.unit(var.unit).ok()?;
             let offset = match *loc {
