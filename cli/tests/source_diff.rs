@@ -105,6 +105,7 @@ cases! {
     break_cond,
     break_extras,
     break_func,
+    break_label,
     cxx_class,
     cxx_inherit,
     cxx_lambda,
