@@ -178,6 +178,7 @@ cases! {
     watch_global,
     watch_local,
     watch_location,
+    watch_software,
 }
 
 /// Every script in `tests/source` has its test above.

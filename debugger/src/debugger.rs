@@ -689,10 +689,24 @@ impl Debugger {
             None => self.watch_location(expr)?,
         };
         let expr = location.as_ref().map_or(expr, |(_, shown)| shown.as_str());
+        // gdb's software watchpoints: with `set can-use-hw-watchpoints 0`, and for a value
+        // not in memory (a register).
+        let software = len == 0 || self.settings.count("can-use-hw-watchpoints") == Some(0);
+        if software && kind != WatchKind::Write {
+            return Err(EngineError::Other(
+                "Can't set read/access watchpoint when hardware watchpoints are disabled.".into(),
+            ));
+        }
+        let title = if software { "Watchpoint" } else { title };
         if let Some((_, resume)) = scope {
             self.session.set_scope_breakpoint(resume)?;
         }
-        let b = match self.session.add_watchpoint(addr, len, kind, expr) {
+        let added = if software {
+            self.session.add_software_watchpoint(addr, len, expr)
+        } else {
+            self.session.add_watchpoint(addr, len, kind, expr)
+        };
+        let b = match added {
             Ok(b) => b,
             Err(e) => {
                 if let Some((_, resume)) = scope {
@@ -772,10 +786,15 @@ impl Debugger {
                     .map_err(|_| EngineError::Other(err.to_string()));
             }
         };
-        let Lval::Memory(addr) = v.lval else {
-            return Err(EngineError::Other(format!(
-                "Cannot watch constant value `{expr}'."
-            )));
+        let addr = match v.lval {
+            Lval::Memory(addr) => addr,
+            // A register: watched in software, with no frame.
+            Lval::Register(_) | Lval::RegisterPart { .. } => return Ok((v, 0, 0, None)),
+            _ => {
+                return Err(EngineError::Other(format!(
+                    "Cannot watch constant value `{expr}'."
+                )));
+            }
         };
         let len = v.ty.byte_size() as usize;
         // A watch on the selected frame's locals lasts as long as that frame.
@@ -968,6 +987,9 @@ impl Debugger {
     }
 
     fn resume(&mut self) -> Result<Flow> {
+        if self.has_software_watch() {
+            return self.resume_stepping();
+        }
         loop {
             let ev = self.session.cont();
             self.flush_messages();
@@ -976,6 +998,108 @@ impl Debugger {
                 return Ok(Flow::Go);
             }
         }
+    }
+
+    /// Whether an enabled software watchpoint is set.
+    fn has_software_watch(&self) -> bool {
+        self.session
+            .breakpoints()
+            .iter()
+            .any(|b| b.enabled && matches!(b.kind, BpKind::Watch { software: true, .. }))
+    }
+
+    /// `continue` with software watchpoints: one instruction at a time (the current thread),
+    /// each watched expression compared after each, as gdb does.
+    fn resume_stepping(&mut self) -> Result<Flow> {
+        loop {
+            let ev = self.session.step_instruction();
+            self.flush_messages();
+            match ev? {
+                Event::Step { tid, .. } => {
+                    self.invalidate_frames();
+                    self.select_frame(0);
+                    if let Some(id) = self.check_software_watches(tid)? {
+                        self.note_stop(crate::script::StopReason::Breakpoint(id));
+                        self.print_stop_frame();
+                        return Ok(Flow::Go);
+                    }
+                }
+                other => {
+                    if self.report(other)? {
+                        return Ok(Flow::Go);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The current value of a software watchpoint's expression (None: it cannot be
+    /// evaluated here).
+    fn software_watch_value(&self, expr: &str, addr: u64, len: usize) -> Option<Value> {
+        let ctx = self.eval_ctx();
+        let mut v = cohort_dwarf::expr::parse_in(expr, &ctx)
+            .and_then(|e| cohort_dwarf::expr::evaluate(&e, &ctx))
+            .ok()?;
+        if len > 0 {
+            // The object first watched, wherever the expression points now.
+            let mut bytes = vec![0u8; len];
+            self.session.read_memory(addr, &mut bytes).ok()?;
+            v.bytes = bytes;
+        }
+        Some(v)
+    }
+
+    /// Compare each software watchpoint's value with the last one seen: a change is reported
+    /// as gdb reports a hit (`Watchpoint 2: g`, old and new values). Returns the number of
+    /// the watchpoint that stops the program.
+    fn check_software_watches(&mut self, tid: i32) -> Result<Option<u32>> {
+        let soft: Vec<(u32, String, u64, usize, bool)> = self
+            .session
+            .breakpoints()
+            .iter()
+            .filter_map(|b| match &b.kind {
+                BpKind::Watch {
+                    software: true,
+                    expr,
+                    addr,
+                    len,
+                    ..
+                } => Some((b.id, expr.clone(), *addr, *len, b.enabled)),
+                _ => None,
+            })
+            .collect();
+        let mut stop = None;
+        for (id, expr, addr, len, enabled) in soft {
+            if !enabled {
+                continue;
+            }
+            let Some(new) = self.software_watch_value(&expr, addr, len) else {
+                continue;
+            };
+            let Some(w) = self.watches.get_mut(&id) else {
+                continue;
+            };
+            if w.value.bytes == new.bytes {
+                continue;
+            }
+            let old = std::mem::replace(&mut w.value, new.clone());
+            let title = w.title;
+            if !self.condition_holds(id) || !self.session.count_hit(id) {
+                continue;
+            }
+            let head = self.stop_head(
+                tid,
+                &format!("hit {title} {id}: {expr}"),
+                &format!("{title} {id}: {expr}"),
+            );
+            out(format!(
+                "{head}\n\nOld value = {}\nNew value = {}",
+                self.format(&old, &FormatOptions::default()),
+                self.format(&new, &FormatOptions::default())
+            ));
+            stop.get_or_insert(id);
+        }
+        Ok(stop)
     }
 
     fn cmd_stepi(&mut self, arg: &str) -> Result<Flow> {
@@ -1684,6 +1808,7 @@ impl Debugger {
     /// The Type column of a watchpoint in `info breakpoints`.
     pub(crate) fn watch_type(&self, id: u32, kind: WatchKind) -> &'static str {
         match (kind, self.watches.get(&id)) {
+            (_, Some(w)) if w.title == "Watchpoint" => "watchpoint",
             (WatchKind::Write, _) => "hw watchpoint",
             (_, Some(w)) if w.title.contains("read watchpoint") => "read watchpoint",
             _ => "acc watchpoint",
