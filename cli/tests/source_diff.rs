@@ -106,6 +106,7 @@ cases! {
     break_extras,
     break_func,
     break_label,
+    complete,
     cxx_class,
     cxx_inherit,
     cxx_lambda,

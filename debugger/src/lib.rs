@@ -4,6 +4,7 @@
 
 pub mod output;
 
+mod complete;
 mod cuda;
 mod data;
 pub mod debugger;
