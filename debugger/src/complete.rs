@@ -80,31 +80,40 @@ impl Debugger {
             words.len().saturating_sub(1)
         };
         let first = words.first().copied().unwrap_or("");
+        // The prefix command the word follows (`set print`), aliases of `info` spelled out.
+        let path: Vec<&str> = words[..index]
+            .iter()
+            .enumerate()
+            .map(|(i, w)| match *w {
+                "i" | "inf" if i == 0 => "info",
+                w => w,
+            })
+            .collect();
+        let path = path.join(" ");
+        let symbols = SYMBOL_COMMANDS.contains(&first)
+            || (path.starts_with("info ") && index >= 2)
+            || (first == "set"
+                && matches!(words.get(1), Some(&("var" | "variable")))
+                && index >= 2);
         if index == 0 {
             found.extend(
                 section("top")
                     .filter(|n| n.starts_with(word))
                     .map(String::from),
             );
-        } else if index == 1 && matches!(first, "info" | "i" | "inf" | "set" | "show") {
-            let sec = match first {
-                "set" => "set",
-                "show" => "show",
-                _ => "info",
-            };
+        } else if section(&path).next().is_some() {
             found.extend(
-                section(sec)
+                section(&path)
                     .filter(|n| n.starts_with(word))
                     .map(String::from),
             );
-        } else if matches!(first, "help" | "h") {
+        } else if matches!(first, "help" | "h") && index == 1 {
             found.extend(
                 section("top")
                     .filter(|n| n.starts_with(word))
                     .map(String::from),
             );
-        } else if SYMBOL_COMMANDS.contains(&first) || (matches!(first, "info" | "i") && index >= 2)
-        {
+        } else if symbols {
             // The identifier at the end of the word (`g+h` completes `h`).
             let start = word
                 .rfind(|c: char| !(c.is_alphanumeric() || "_.$@".contains(c)))
