@@ -180,6 +180,7 @@ cases! {
     watch_local,
     watch_location,
     watch_software,
+    watch_software_local,
 }
 
 /// Every script in `tests/source` has its test above.

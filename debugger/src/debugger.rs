@@ -1015,9 +1015,13 @@ impl Debugger {
             let ev = self.session.step_instruction();
             self.flush_messages();
             match ev? {
-                Event::Step { tid, .. } => {
+                Event::Step { tid, pc } => {
                     self.invalidate_frames();
                     self.select_frame(0);
+                    // Back in the caller of a watched frame: its watchpoints end there.
+                    if self.is_scope_breakpoint(pc) && self.watch_scope_ended(pc)? {
+                        return Ok(Flow::Go);
+                    }
                     if let Some(id) = self.check_software_watches(tid)? {
                         self.note_stop(crate::script::StopReason::Breakpoint(id));
                         self.print_stop_frame();
