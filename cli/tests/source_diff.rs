@@ -181,6 +181,7 @@ cases! {
     watch_location,
     watch_software,
     watch_software_local,
+    watch_software_step,
 }
 
 /// Every script in `tests/source` has its test above.

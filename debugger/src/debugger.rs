@@ -54,6 +54,9 @@ pub struct Debugger {
     /// What each watchpoint watches: its title, the value it last saw (gdb reports only
     /// changes for `watch`) and the frame its expression belongs to.
     watches: HashMap<u32, Watch>,
+    /// A software watchpoint's stop was reported in full while running to somewhere: the
+    /// `Event::Step` standing for it is not reported again.
+    soft_reported: bool,
     /// Highest gdb thread number seen: once above 1, stops name their thread.
     many_threads: bool,
     /// Thread last reported to the user.
@@ -196,6 +199,7 @@ impl Debugger {
             x_fmt: ('x', 4),
             x_next: None,
             watches: HashMap::new(),
+            soft_reported: false,
             many_threads: false,
             last_tid: None,
             ended: None,
@@ -1016,15 +1020,7 @@ impl Debugger {
             self.flush_messages();
             match ev? {
                 Event::Step { tid, pc } => {
-                    self.invalidate_frames();
-                    self.select_frame(0);
-                    // Back in the caller of a watched frame: its watchpoints end there.
-                    if self.is_scope_breakpoint(pc) && self.watch_scope_ended(pc)? {
-                        return Ok(Flow::Go);
-                    }
-                    if let Some(id) = self.check_software_watches(tid)? {
-                        self.note_stop(crate::script::StopReason::Breakpoint(id));
-                        self.print_stop_frame();
+                    if self.software_watch_after_step(tid, pc)? {
                         return Ok(Flow::Go);
                     }
                 }
@@ -1033,6 +1029,50 @@ impl Debugger {
                         return Ok(Flow::Go);
                     }
                 }
+            }
+        }
+    }
+
+    /// After one instruction with software watchpoints: a watched frame's caller resumed
+    /// (its watchpoints end) or a watched value changed. Returns whether that was reported
+    /// (the stop's frame included).
+    pub(crate) fn software_watch_after_step(&mut self, tid: i32, pc: u64) -> Result<bool> {
+        if !self.has_software_watch() {
+            return Ok(false);
+        }
+        self.invalidate_frames();
+        self.select_frame(0);
+        // Back in the caller of a watched frame: its watchpoints end there.
+        if self.is_scope_breakpoint(pc) && self.watch_scope_ended(pc)? {
+            return Ok(true);
+        }
+        if let Some(id) = self.check_software_watches(tid)? {
+            self.note_stop(crate::script::StopReason::Breakpoint(id));
+            self.print_stop_frame();
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Run all threads until an event, as `Session::cont`; with software watchpoints, the
+    /// current thread one instruction at a time, an arrival at one of `addrs` being the
+    /// event (`StepBreakpoint`), and a watchpoint's stop reported here.
+    pub(crate) fn cont_watched(&mut self, addrs: &[u64]) -> Result<Event> {
+        if !self.has_software_watch() {
+            return self.session.cont();
+        }
+        loop {
+            match self.session.step_instruction()? {
+                Event::Step { tid, pc } => {
+                    if addrs.contains(&pc) {
+                        return Ok(Event::StepBreakpoint { tid, pc });
+                    }
+                    if self.software_watch_after_step(tid, pc)? {
+                        self.soft_reported = true;
+                        return Ok(Event::Step { tid, pc });
+                    }
+                }
+                other => return Ok(other),
             }
         }
     }
@@ -1274,6 +1314,7 @@ impl Debugger {
             Event::StepBreakpoint { pc, .. } if self.is_scope_breakpoint(pc) => {
                 return self.watch_scope_ended(pc);
             }
+            Event::Step { .. } if std::mem::take(&mut self.soft_reported) => {}
             Event::Step { .. } | Event::StepBreakpoint { .. } => self.print_stop_frame(),
         }
         Ok(true)
