@@ -238,3 +238,34 @@ fn help_describes_commands() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("Cohort's commands are gdb's."), "{text}");
 }
+
+/// `apropos REGEXP` searches cohort's help text (names and descriptions, any case): each
+/// command found with its aliases and the first line of its description, sorted; `-v` gives
+/// the whole description.
+#[test]
+fn apropos_searches_help() {
+    let out = cohort()
+        .args([
+            "-ex",
+            "apropos WATCHPOINT",
+            "-ex",
+            "apropos -v ^tb",
+            "-ex",
+            "apropos",
+            "-ex",
+            "apropos zzzz",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "awatch -- Set an access watchpoint: the program stops when EXPRESSION is read or written.\n\
+         rwatch -- Set a read watchpoint: the program stops when EXPRESSION is read.\n\
+         watch -- Set a watchpoint: watch [-l|-location] EXPRESSION [if CONDITION].\n\
+         tbreak, tb -- Set a temporary breakpoint: as \"break\", deleted when the program first stops there.\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "REGEXP string is empty\n"
+    );
+}

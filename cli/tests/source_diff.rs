@@ -105,6 +105,8 @@ cases! {
     break_cond,
     break_extras,
     break_func,
+    break_label,
+    complete,
     cxx_class,
     cxx_inherit,
     cxx_lambda,
@@ -126,6 +128,8 @@ cases! {
     frame_apply,
     history_display,
     info_program,
+    info_scope,
+    info_scope_o2,
     info_symbols,
     list_source,
     logging,
@@ -148,6 +152,7 @@ cases! {
     print_settings,
     ptype_whatis,
     recursion,
+    return_find,
     rt_killed,
     rt_signals,
     scope,
@@ -174,6 +179,9 @@ cases! {
     watch_global,
     watch_local,
     watch_location,
+    watch_software,
+    watch_software_local,
+    watch_software_step,
 }
 
 /// Every script in `tests/source` has its test above.

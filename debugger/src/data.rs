@@ -385,7 +385,7 @@ impl Debugger {
         Ok(expr::cast(v, &long, &ctx).map_err(derr)?.as_i64())
     }
 
-    fn apply_register_writes(&mut self, writes: Vec<(u16, u64, Vec<u8>)>) -> Result<()> {
+    pub(crate) fn apply_register_writes(&mut self, writes: Vec<(u16, u64, Vec<u8>)>) -> Result<()> {
         if writes.is_empty() {
             return Ok(());
         }

@@ -54,6 +54,9 @@ pub struct Debugger {
     /// What each watchpoint watches: its title, the value it last saw (gdb reports only
     /// changes for `watch`) and the frame its expression belongs to.
     watches: HashMap<u32, Watch>,
+    /// A software watchpoint's stop was reported in full while running to somewhere: the
+    /// `Event::Step` standing for it is not reported again.
+    soft_reported: bool,
     /// Highest gdb thread number seen: once above 1, stops name their thread.
     many_threads: bool,
     /// Thread last reported to the user.
@@ -196,6 +199,7 @@ impl Debugger {
             x_fmt: ('x', 4),
             x_next: None,
             watches: HashMap::new(),
+            soft_reported: false,
             many_threads: false,
             last_tid: None,
             ended: None,
@@ -401,6 +405,8 @@ impl Debugger {
             "until" | "u" => self.cmd_advance(rest, true),
             "advance" => self.cmd_advance(rest, false),
             "finish" | "fin" => self.cmd_finish(),
+            "return" | "ret" | "retu" | "retur" => self.cmd_return(rest),
+            "find" => self.cmd_find(rest),
             "start" => {
                 if self.session.symbols().is_empty() {
                     return err("No symbol table loaded.  Use the \"file\" command.".into());
@@ -703,10 +709,24 @@ impl Debugger {
             None => self.watch_location(expr)?,
         };
         let expr = location.as_ref().map_or(expr, |(_, shown)| shown.as_str());
+        // gdb's software watchpoints: with `set can-use-hw-watchpoints 0`, and for a value
+        // not in memory (a register).
+        let software = len == 0 || self.settings.count("can-use-hw-watchpoints") == Some(0);
+        if software && kind != WatchKind::Write {
+            return Err(EngineError::Other(
+                "Can't set read/access watchpoint when hardware watchpoints are disabled.".into(),
+            ));
+        }
+        let title = if software { "Watchpoint" } else { title };
         if let Some((_, resume)) = scope {
             self.session.set_scope_breakpoint(resume)?;
         }
-        let b = match self.session.add_watchpoint(addr, len, kind, expr) {
+        let added = if software {
+            self.session.add_software_watchpoint(addr, len, expr)
+        } else {
+            self.session.add_watchpoint(addr, len, kind, expr)
+        };
+        let b = match added {
             Ok(b) => b,
             Err(e) => {
                 if let Some((_, resume)) = scope {
@@ -786,10 +806,15 @@ impl Debugger {
                     .map_err(|_| EngineError::Other(err.to_string()));
             }
         };
-        let Lval::Memory(addr) = v.lval else {
-            return Err(EngineError::Other(format!(
-                "Cannot watch constant value `{expr}'."
-            )));
+        let addr = match v.lval {
+            Lval::Memory(addr) => addr,
+            // A register: watched in software, with no frame.
+            Lval::Register(_) | Lval::RegisterPart { .. } => return Ok((v, 0, 0, None)),
+            _ => {
+                return Err(EngineError::Other(format!(
+                    "Cannot watch constant value `{expr}'."
+                )));
+            }
         };
         let len = v.ty.byte_size() as usize;
         // A watch on the selected frame's locals lasts as long as that frame.
@@ -982,6 +1007,9 @@ impl Debugger {
     }
 
     fn resume(&mut self) -> Result<Flow> {
+        if self.has_software_watch() {
+            return self.resume_stepping();
+        }
         loop {
             let ev = self.session.cont();
             self.flush_messages();
@@ -990,6 +1018,148 @@ impl Debugger {
                 return Ok(Flow::Go);
             }
         }
+    }
+
+    /// Whether an enabled software watchpoint is set.
+    fn has_software_watch(&self) -> bool {
+        self.session
+            .breakpoints()
+            .iter()
+            .any(|b| b.enabled && matches!(b.kind, BpKind::Watch { software: true, .. }))
+    }
+
+    /// `continue` with software watchpoints: one instruction at a time (the current thread),
+    /// each watched expression compared after each, as gdb does.
+    fn resume_stepping(&mut self) -> Result<Flow> {
+        loop {
+            let ev = self.session.step_instruction();
+            self.flush_messages();
+            match ev? {
+                Event::Step { tid, pc } => {
+                    if self.software_watch_after_step(tid, pc)? {
+                        return Ok(Flow::Go);
+                    }
+                }
+                other => {
+                    if self.report(other)? {
+                        return Ok(Flow::Go);
+                    }
+                }
+            }
+        }
+    }
+
+    /// After one instruction with software watchpoints: a watched frame's caller resumed
+    /// (its watchpoints end) or a watched value changed. Returns whether that was reported
+    /// (the stop's frame included).
+    pub(crate) fn software_watch_after_step(&mut self, tid: i32, pc: u64) -> Result<bool> {
+        if !self.has_software_watch() {
+            return Ok(false);
+        }
+        self.invalidate_frames();
+        self.select_frame(0);
+        // Back in the caller of a watched frame: its watchpoints end there.
+        if self.is_scope_breakpoint(pc) && self.watch_scope_ended(pc)? {
+            return Ok(true);
+        }
+        if let Some(id) = self.check_software_watches(tid)? {
+            self.note_stop(crate::script::StopReason::Breakpoint(id));
+            self.print_stop_frame();
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Run all threads until an event, as `Session::cont`; with software watchpoints, the
+    /// current thread one instruction at a time, an arrival at one of `addrs` being the
+    /// event (`StepBreakpoint`), and a watchpoint's stop reported here.
+    pub(crate) fn cont_watched(&mut self, addrs: &[u64]) -> Result<Event> {
+        if !self.has_software_watch() {
+            return self.session.cont();
+        }
+        loop {
+            match self.session.step_instruction()? {
+                Event::Step { tid, pc } => {
+                    if addrs.contains(&pc) {
+                        return Ok(Event::StepBreakpoint { tid, pc });
+                    }
+                    if self.software_watch_after_step(tid, pc)? {
+                        self.soft_reported = true;
+                        return Ok(Event::Step { tid, pc });
+                    }
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// The current value of a software watchpoint's expression (None: it cannot be
+    /// evaluated here).
+    fn software_watch_value(&self, expr: &str, addr: u64, len: usize) -> Option<Value> {
+        let ctx = self.eval_ctx();
+        let mut v = cohort_dwarf::expr::parse_in(expr, &ctx)
+            .and_then(|e| cohort_dwarf::expr::evaluate(&e, &ctx))
+            .ok()?;
+        if len > 0 {
+            // The object first watched, wherever the expression points now.
+            let mut bytes = vec![0u8; len];
+            self.session.read_memory(addr, &mut bytes).ok()?;
+            v.bytes = bytes;
+        }
+        Some(v)
+    }
+
+    /// Compare each software watchpoint's value with the last one seen: a change is reported
+    /// as gdb reports a hit (`Watchpoint 2: g`, old and new values). Returns the number of
+    /// the watchpoint that stops the program.
+    fn check_software_watches(&mut self, tid: i32) -> Result<Option<u32>> {
+        let soft: Vec<(u32, String, u64, usize, bool)> = self
+            .session
+            .breakpoints()
+            .iter()
+            .filter_map(|b| match &b.kind {
+                BpKind::Watch {
+                    software: true,
+                    expr,
+                    addr,
+                    len,
+                    ..
+                } => Some((b.id, expr.clone(), *addr, *len, b.enabled)),
+                _ => None,
+            })
+            .collect();
+        let mut stop = None;
+        for (id, expr, addr, len, enabled) in soft {
+            if !enabled {
+                continue;
+            }
+            let Some(new) = self.software_watch_value(&expr, addr, len) else {
+                continue;
+            };
+            let Some(w) = self.watches.get_mut(&id) else {
+                continue;
+            };
+            if w.value.bytes == new.bytes {
+                continue;
+            }
+            let old = std::mem::replace(&mut w.value, new.clone());
+            let title = w.title;
+            if !self.condition_holds(id) || !self.session.count_hit(id) {
+                continue;
+            }
+            let head = self.stop_head(
+                tid,
+                &format!("hit {title} {id}: {expr}"),
+                &format!("{title} {id}: {expr}"),
+            );
+            out(format!(
+                "{head}\n\nOld value = {}\nNew value = {}",
+                self.format(&old, &FormatOptions::default()),
+                self.format(&new, &FormatOptions::default())
+            ));
+            stop.get_or_insert(id);
+        }
+        Ok(stop)
     }
 
     fn cmd_stepi(&mut self, arg: &str) -> Result<Flow> {
@@ -1160,6 +1330,7 @@ impl Debugger {
             Event::StepBreakpoint { pc, .. } if self.is_scope_breakpoint(pc) => {
                 return self.watch_scope_ended(pc);
             }
+            Event::Step { .. } if std::mem::take(&mut self.soft_reported) => {}
             Event::Step { .. } | Event::StepBreakpoint { .. } => self.print_stop_frame(),
         }
         Ok(true)
@@ -1631,7 +1802,14 @@ impl Debugger {
             "frame" | "f" => self.cmd_info_frame(),
             "source" => self.cmd_info_source(),
             "symbol" => self.cmd_info_symbol(rest),
-            "address" => self.cmd_info_address(rest),
+            "address" | "addr" => match self.info_address_local(rest.trim()) {
+                Some(l) => {
+                    out(l);
+                    Ok(Flow::Go)
+                }
+                None => self.cmd_info_address(rest),
+            },
+            "scope" => self.cmd_info_scope(rest),
             "line" => self.cmd_info_line(rest),
             "functions" | "fu" => {
                 self.cmd_info_symbols(crate::symtab_info::SymbolClass::Functions, rest)
@@ -1691,6 +1869,7 @@ impl Debugger {
     /// The Type column of a watchpoint in `info breakpoints`.
     pub(crate) fn watch_type(&self, id: u32, kind: WatchKind) -> &'static str {
         match (kind, self.watches.get(&id)) {
+            (_, Some(w)) if w.title == "Watchpoint" => "watchpoint",
             (WatchKind::Write, _) => "hw watchpoint",
             (_, Some(w)) if w.title.contains("read watchpoint") => "read watchpoint",
             _ => "acc watchpoint",

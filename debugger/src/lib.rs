@@ -4,6 +4,7 @@
 
 pub mod output;
 
+mod complete;
 mod cuda;
 mod data;
 pub mod debugger;
@@ -11,10 +12,12 @@ mod disassemble;
 mod examine;
 mod format;
 mod fortran_info;
+mod frame_return;
 pub mod launched;
 mod listing;
 mod locations;
 mod registers;
+mod scope_info;
 mod script;
 mod settings;
 mod source;

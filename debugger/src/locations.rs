@@ -58,7 +58,8 @@ pub(crate) const NO_SYMBOL_TABLE: &str = "No symbol table is loaded.  Use the \"
 /// Resolve a linespec. `Err` carries gdb's message (`Function "x" not defined.`,
 /// `No source file named f.c.`, `No line 99 in file "f.c".`).
 pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc>, String> {
-    let text = text.trim();
+    let explicit = explicit_to_linespec(text.trim());
+    let text = explicit.as_deref().unwrap_or(text.trim());
     let objs = debug_files(symbols);
     if let Some((file, rest)) = split_file(text)
         && !file.is_empty()
@@ -84,14 +85,16 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
         }
         // FILE:FUNCTION
         let mut out = Vec::new();
-        let mut file_known = false;
-        for (d, bias) in &objs {
-            if d.source_files()
+        let file_known = objs.iter().any(|(d, _)| {
+            d.source_files()
                 .iter()
                 .any(|(n, full)| cohort_dwarf::lines::file_matches(n, full, file))
-            {
-                file_known = true;
-            }
+        });
+        // FUNCTION:LABEL
+        if !file_known && let Some(r) = resolve_label(&objs, file, rest) {
+            return r;
+        }
+        for (d, bias) in &objs {
             for m in d.breakpoint_locations_for_name(rest) {
                 if cohort_dwarf::lines::file_matches(&m.name, &m.file, file) {
                     out.push(loc_of(m, *bias));
@@ -132,6 +135,138 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
         }]);
     }
     Err(format!("Function \"{text}\" not defined."))
+}
+
+/// gdb's explicit location (`-function F -label L`, `-source S -line N`) as a linespec; None
+/// for a linespec.
+pub(crate) fn explicit_to_linespec(text: &str) -> Option<String> {
+    if !text.starts_with('-') {
+        return None;
+    }
+    let (mut source, mut function, mut label, mut line) = (None, None, None, None);
+    let mut words = text.split_whitespace();
+    while let Some(w) = words.next() {
+        let slot = match w {
+            "-source" => &mut source,
+            "-function" => &mut function,
+            "-label" => &mut label,
+            "-line" => &mut line,
+            "-qualified" => continue,
+            _ => return None,
+        };
+        *slot = Some(words.next()?);
+    }
+    let mut out = String::new();
+    if let Some(s) = source {
+        out.push_str(s);
+        out.push(':');
+    }
+    match (function, label, line) {
+        (Some(f), Some(l), _) => out.push_str(&format!("{f}:{l}")),
+        (Some(f), None, _) => out.push_str(f),
+        (None, None, Some(n)) => out.push_str(n),
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// Whether a breakpoint's location text names a label (`scan:again`, `-function scan -label
+/// again`): gdb shows such a breakpoint by its location text.
+pub(crate) fn is_label_spec(symbols: &SymbolTable, text: &str) -> bool {
+    let explicit = explicit_to_linespec(text.trim());
+    let text = explicit.as_deref().unwrap_or(text.trim());
+    let Some((func, label)) = split_file(text) else {
+        return false;
+    };
+    let objs = debug_files(symbols);
+    let file_known = objs.iter().any(|(d, _)| {
+        d.source_files()
+            .iter()
+            .any(|(n, full)| cohort_dwarf::lines::file_matches(n, full, func))
+    });
+    !file_known && matches!(resolve_label(&objs, func, label.trim()), Some(Ok(_)))
+}
+
+/// `FUNCTION:LABEL`: the labels named so in the functions named so; None when no function
+/// has that name.
+fn resolve_label(
+    objs: &[(Arc<DebugFile>, u64)],
+    func: &str,
+    label: &str,
+) -> Option<std::result::Result<Vec<Loc>, String>> {
+    let mut any = false;
+    let mut out = Vec::new();
+    for (d, bias) in objs {
+        for f in d.functions_named(func) {
+            if f.inlined_copy {
+                continue;
+            }
+            any = true;
+            let Ok(tree) = cohort_dwarf::dietypes::read_tree_at(d, f.unit, Some(f.offset), 64)
+            else {
+                continue;
+            };
+            find_labels(d, &tree, label, *bias, &mut out);
+        }
+    }
+    if !any {
+        return None;
+    }
+    if out.is_empty() {
+        return Some(Err(format!(
+            "No label \"{label}\" defined in function \"{func}\"."
+        )));
+    }
+    Some(Ok(out))
+}
+
+/// The `DW_TAG_label`s named `name` under `die` (its lexical blocks included, not nested
+/// functions or inlined calls).
+fn find_labels(
+    d: &DebugFile,
+    die: &cohort_dwarf::dietypes::Die,
+    name: &str,
+    bias: u64,
+    out: &mut Vec<Loc>,
+) {
+    use gimli::{AttributeValue, constants as dw};
+    for c in &die.children {
+        match c.tag {
+            dw::DW_TAG_label => {
+                let Ok(unit) = d.unit(c.unit) else { continue };
+                let named = c
+                    .attr(dw::DW_AT_name)
+                    .and_then(|v| d.dwarf.attr_string(unit, *v).ok())
+                    .is_some_and(|n| n.slice() == name.as_bytes());
+                let addr = match c.attr(dw::DW_AT_low_pc) {
+                    Some(AttributeValue::Addr(a)) => Some(*a),
+                    Some(AttributeValue::DebugAddrIndex(i)) => d.dwarf.address(unit, *i).ok(),
+                    _ => None,
+                };
+                if !named {
+                    continue;
+                }
+                let Some(addr) = addr else { continue };
+                let line = match c.attr(dw::DW_AT_decl_line) {
+                    Some(v) => v.udata_value().unwrap_or(0) as u32,
+                    None => 0,
+                };
+                let file = c
+                    .attr(dw::DW_AT_decl_file)
+                    .and_then(|v| match v {
+                        AttributeValue::FileIndex(i) => Some(*i),
+                        v => v.udata_value(),
+                    })
+                    .and_then(|i| cohort_dwarf::scopes::file_name(d, c.unit, i));
+                out.push(Loc {
+                    addr: addr.wrapping_add(bias),
+                    file: file.filter(|_| line != 0).map(|f| (f, line)),
+                });
+            }
+            dw::DW_TAG_lexical_block => find_labels(d, c, name, bias, out),
+            _ => {}
+        }
+    }
 }
 
 /// The resolver the session calls when symbols change (library loads, program start).
@@ -191,13 +326,35 @@ impl Debugger {
         if spec.is_empty() || spec.starts_with('*') {
             return Ok(None);
         }
-        let text = self.qualify_linespec(spec);
+        let mut text = self.qualify_linespec(spec);
+        // `-label L` alone: a label of the selected frame's function.
+        if spec.starts_with('-')
+            && spec.contains("-label")
+            && !spec.contains("-function")
+            && let Some(func) = self.selected_function_name()
+        {
+            text = format!("-function {func} {spec}");
+        }
         let what = if temporary {
             "Temporary breakpoint"
         } else {
             "Breakpoint"
         };
-        match resolve(self.session.symbols(), &text) {
+        let mut found = resolve(self.session.symbols(), &text);
+        // `break LABEL`: a label of the selected frame's function.
+        if found.is_err()
+            && spec.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && let Some(func) = self.selected_function_name()
+        {
+            let t = format!("{func}:{spec}");
+            if let Ok(locs) = resolve(self.session.symbols(), &t)
+                && is_label_spec(self.session.symbols(), &t)
+            {
+                text = t;
+                found = Ok(locs);
+            }
+        }
+        match found {
             Ok(locs) => {
                 if let Some(c) = &cond {
                     // gdb checks the condition parses in the location's scope first.
@@ -392,7 +549,22 @@ impl Debugger {
     /// For a location of the breakpoint set at `spec`, gdb keeps the line it was resolved to
     /// (`break t.c:33` is at line 33 even where the line table names another line last at
     /// that address, as an -O2 loop's back edge does).
+    /// The name of the selected frame's function, when the program runs.
+    fn selected_function_name(&self) -> Option<String> {
+        if !self.session.is_running() {
+            return None;
+        }
+        let frames = self.frames(self.selected_frame() + 1);
+        let f = frames.get(self.selected_frame())?;
+        self.frame_function_name(f).0
+    }
+
     pub(crate) fn breakpoint_what(&self, spec: &BpSpec, addr: u64) -> String {
+        if let BpSpec::Location(text) = spec
+            && is_label_spec(self.session.symbols(), text)
+        {
+            return text.clone();
+        }
         let resolved = match spec {
             BpSpec::Location(text) | BpSpec::Symbol(text) => resolve(self.session.symbols(), text)
                 .ok()

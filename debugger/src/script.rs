@@ -15,6 +15,14 @@ use crate::debugger::{Debugger, Flow, out};
 /// gdb 13's `help` texts of the commands cohort has.
 const HELP: &str = include_str!("help.txt");
 
+/// The entries of the help text: the names (`break|b|br`) and the description of each.
+pub(crate) fn help_entries() -> impl Iterator<Item = (&'static str, &'static str)> {
+    HELP.split("\n@@ ").filter_map(|entry| {
+        let entry = entry.strip_prefix("@@ ").unwrap_or(entry);
+        entry.split_once('\n')
+    })
+}
+
 fn err<T>(m: impl Into<String>) -> Result<T> {
     Err(EngineError::Other(m.into()))
 }
@@ -310,6 +318,8 @@ impl Debugger {
             }
             "faas" => self.apply_all_silently(rest),
             "help" | "h" => self.cmd_help(rest),
+            "apropos" => self.cmd_apropos(rest),
+            "complete" => self.cmd_complete(rest),
             "silent" if self.script.in_bp_commands => Ok(Flow::Go),
             "end" => err("This command cannot be used at the top level."),
             _ => match self.script.user.get(cmd).cloned() {
@@ -1148,7 +1158,7 @@ impl Debugger {
     }
 
     /// gdb's `value_as_long` (a struct: `Value can't be converted to integer.`).
-    fn value_as_long(&mut self, v: Value) -> Result<i128> {
+    pub(crate) fn value_as_long(&mut self, v: Value) -> Result<i128> {
         let st = v.ty.strip();
         if matches!(
             st.kind,

@@ -333,7 +333,7 @@ impl Debugger {
             .map(|c| c.pc())
     }
 
-    fn frame_function_name(
+    pub(crate) fn frame_function_name(
         &self,
         frame: &cohort_unwind::Frame,
     ) -> (Option<String>, Option<String>) {

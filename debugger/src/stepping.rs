@@ -348,6 +348,7 @@ impl Debugger {
                 let ev = self.session.step_instruction();
                 self.flush_messages();
                 match ev? {
+                    Event::Step { tid, pc } if self.software_watch_after_step(tid, pc)? => Ok(None),
                     Event::Step { pc, .. } | Event::StepBreakpoint { pc, .. } => Ok(Some(pc)),
                     other => {
                         if self.report(other)? {
@@ -681,7 +682,7 @@ impl Debugger {
             self.session.set_step_breakpoint(a)?;
         }
         let result = loop {
-            let ev = self.session.cont();
+            let ev = self.cont_watched(addrs);
             self.flush_messages();
             let ev = match ev {
                 Ok(e) => e,

@@ -368,6 +368,10 @@ impl Debugger {
             Some((a, _)) => out(format!(
                 "Symbol \"{name}\" is at {a:#x} in a file compiled without debugging."
             )),
+            // gdb names a PLT entry by its function.
+            None if let Some(a) = self.session.symbols().lookup(&format!("{name}@plt")) => out(
+                format!("Symbol \"{name}\" is at {a:#x} in a file compiled without debugging."),
+            ),
             None => {
                 return Err(EngineError::Other(format!(
                     "No symbol \"{name}\" in current context."
@@ -391,7 +395,10 @@ impl Debugger {
         } else if let Some(x) = a.strip_prefix('*') {
             Some(self.address_of_expr(x.trim())?)
         } else if let Some((file, line)) = self.file_line_spec(a) {
-            self.first_address_of_line(&file, line)
+            match self.first_address_of_line(&file, line) {
+                Some(pc) if line > 0 => Some(pc),
+                _ => return self.info_line_without_code(&file, line),
+            }
         } else {
             let mut found = None;
             for (d, bias) in self.debug_objects() {
@@ -399,6 +406,11 @@ impl Debugger {
                     found = f.entry_pc().map(|p| p.wrapping_add(bias));
                     break;
                 }
+            }
+            if found.is_none() {
+                // A function known only to the ELF symbols (of a library with its own line
+                // information, found through the symbol).
+                found = self.session.symbols().lookup(a);
             }
             if found.is_none() {
                 return Err(EngineError::Other(format!("Function \"{a}\" not defined.")));
@@ -419,6 +431,7 @@ impl Debugger {
                     l.line, l.name
                 ));
             }
+            _ if pc == 0 => out("No line number information available."),
             _ => out(format!(
                 "No line number information available for address {}",
                 self.address_with_symbol(pc)
@@ -438,6 +451,38 @@ impl Debugger {
                 .find(|(name, full)| cohort_dwarf::lines::file_matches(name, full, f))
                 .map(|(_, full)| (full, line))
         })
+    }
+
+    /// `info line FILE:LINE` for a line with no code: gdb takes the next line that has some
+    /// (`Line 20 of "f.c" is at address … but contains no code.`), or says the line is past
+    /// the file's.
+    fn info_line_without_code(&mut self, file: &std::path::Path, line: u32) -> Result<Flow> {
+        let mut name = None;
+        let mut next: Option<u32> = None;
+        for (d, _) in self.debug_objects() {
+            for ui in 0..d.units.len() {
+                let Ok(lines) = d.unit_lines(ui) else {
+                    continue;
+                };
+                for s in lines.subfiles.iter().filter(|s| s.full == file) {
+                    name.get_or_insert_with(|| s.name.to_string());
+                    for r in s.rows.iter().filter(|r| r.line > line) {
+                        next = Some(next.map_or(r.line, |n| n.min(r.line)));
+                    }
+                }
+            }
+        }
+        let name = name.unwrap_or_else(|| file.display().to_string());
+        match next.and_then(|n| self.first_address_of_line(file, n)) {
+            Some(pc) if line > 0 => out(format!(
+                "Line {line} of \"{name}\" is at address {} but contains no code.",
+                self.address_with_symbol(pc)
+            )),
+            _ => out(format!(
+                "Line number {line} is out of range for \"{name}\"."
+            )),
+        }
+        Ok(Flow::Go)
     }
 
     /// The lowest address of a line-table row for `line` of `file` (gdb's `find_line_pc`).

@@ -44,6 +44,9 @@ pub enum BpKind {
         kind: WatchKind,
         slot: Option<usize>,
         expr: String,
+        /// gdb's software watchpoint: no hardware slot; the front end single-steps and
+        /// compares the expression's value after each instruction.
+        software: bool,
     },
 }
 
@@ -700,6 +703,7 @@ impl Session {
                 }
                 b.inserted = !b.addrs.is_empty();
             }
+            BpKind::Watch { software: true, .. } => b.inserted = true,
             BpKind::Watch {
                 addr,
                 len,
@@ -819,6 +823,29 @@ impl Session {
         kind: WatchKind,
         expr: &str,
     ) -> Result<Breakpoint> {
+        self.add_watch(addr, len, kind, expr, false)
+    }
+
+    /// A software watchpoint on `expr` (gdb's `Watchpoint N`): numbered and listed as the
+    /// others, no hardware slot; `addr`/`len` are the bytes it watches, if in memory (0, 0
+    /// for a register).
+    pub fn add_software_watchpoint(
+        &mut self,
+        addr: u64,
+        len: usize,
+        expr: &str,
+    ) -> Result<Breakpoint> {
+        self.add_watch(addr, len, WatchKind::Write, expr, true)
+    }
+
+    fn add_watch(
+        &mut self,
+        addr: u64,
+        len: usize,
+        kind: WatchKind,
+        expr: &str,
+        software: bool,
+    ) -> Result<Breakpoint> {
         if self.process.is_none() {
             return Err(EngineError::NotRunning);
         }
@@ -832,6 +859,7 @@ impl Session {
                 kind,
                 slot: None,
                 expr: expr.to_string(),
+                software,
             },
             addrs: vec![addr],
             enabled: true,

@@ -1,0 +1,198 @@
+//! `complete TEXT` (gdb's list of the completions of a command line) and `apropos REGEXP`
+//! (the commands whose name or description in cohort's help text matches).
+
+use std::collections::BTreeSet;
+
+use cohort_engine::{EngineError, Result};
+
+use crate::debugger::{Debugger, Flow, out};
+
+/// gdb 13's command names: the first word of a line, and the word after `info`, `set` and
+/// `show` (`[top]`, `[info]`, `[set]`, `[show]` sections).
+const NAMES: &str = include_str!("complete_names.txt");
+
+/// gdb's `max-completions` default.
+const MAX_COMPLETIONS: usize = 200;
+
+/// Commands whose argument is an expression or a location: their last word completes as a
+/// symbol.
+const SYMBOL_COMMANDS: &[&str] = &[
+    "print",
+    "p",
+    "inspect",
+    "output",
+    "call",
+    "ptype",
+    "whatis",
+    "x",
+    "display",
+    "break",
+    "b",
+    "br",
+    "bre",
+    "brea",
+    "tbreak",
+    "tb",
+    "hbreak",
+    "thbreak",
+    "list",
+    "l",
+    "until",
+    "u",
+    "advance",
+    "watch",
+    "rwatch",
+    "awatch",
+    "dprintf",
+    "print-object",
+    "po",
+];
+
+/// The names of one section of [`NAMES`].
+fn section(name: &str) -> impl Iterator<Item = &'static str> {
+    let head = format!("[{name}]");
+    NAMES
+        .lines()
+        .skip_while(move |l| *l != head)
+        .skip(1)
+        .take_while(|l| !l.starts_with('['))
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+impl Debugger {
+    /// `complete TEXT`: each completion of TEXT, as the whole line, sorted.
+    pub(crate) fn cmd_complete(&mut self, arg: &str) -> Result<Flow> {
+        // gdb keeps the text as typed, leading blanks aside.
+        let text = arg.trim_start();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let ends_blank = text.ends_with(char::is_whitespace);
+        let mut found: BTreeSet<String> = BTreeSet::new();
+        // The word being completed and the text before it.
+        let (before, word) = if ends_blank || text.is_empty() {
+            (text, "")
+        } else {
+            let i = text.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+            (&text[..i], &text[i..])
+        };
+        let index = if ends_blank {
+            words.len()
+        } else {
+            words.len().saturating_sub(1)
+        };
+        let first = words.first().copied().unwrap_or("");
+        // The prefix command the word follows (`set print`), aliases of `info` spelled out.
+        let path: Vec<&str> = words[..index]
+            .iter()
+            .enumerate()
+            .map(|(i, w)| match *w {
+                "i" | "inf" if i == 0 => "info",
+                w => w,
+            })
+            .collect();
+        let path = path.join(" ");
+        let symbols = SYMBOL_COMMANDS.contains(&first)
+            || (path.starts_with("info ") && index >= 2)
+            || (first == "set"
+                && matches!(words.get(1), Some(&("var" | "variable")))
+                && index >= 2);
+        if index == 0 {
+            found.extend(
+                section("top")
+                    .filter(|n| n.starts_with(word))
+                    .map(String::from),
+            );
+        } else if section(&path).next().is_some() {
+            found.extend(
+                section(&path)
+                    .filter(|n| n.starts_with(word))
+                    .map(String::from),
+            );
+        } else if matches!(first, "help" | "h") && index == 1 {
+            found.extend(
+                section("top")
+                    .filter(|n| n.starts_with(word))
+                    .map(String::from),
+            );
+        } else if symbols {
+            // The identifier at the end of the word (`g+h` completes `h`).
+            let start = word
+                .rfind(|c: char| !(c.is_alphanumeric() || "_.$@".contains(c)))
+                .map_or(0, |i| i + 1);
+            let (lead, ident) = word.split_at(start);
+            for n in self.symbol_names() {
+                if n.starts_with(ident) {
+                    found.insert(format!("{lead}{n}"));
+                }
+            }
+        }
+        let truncated = found.len() > MAX_COMPLETIONS;
+        for c in found.iter().take(MAX_COMPLETIONS) {
+            out(format!("{before}{c}"));
+        }
+        if truncated {
+            out(format!(
+                "{text} *** List may be truncated, max-completions reached. ***"
+            ));
+        }
+        Ok(Flow::Go)
+    }
+
+    /// Names a symbol completion offers: ELF symbols of every loaded object, and the
+    /// functions, variables and types of the debug information.
+    fn symbol_names(&self) -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        for o in self.session.symbols().objects() {
+            for s in o.file.symbols() {
+                if !s.name.is_empty() {
+                    names.insert(s.name.clone());
+                }
+            }
+        }
+        for (d, _) in self.debug_objects() {
+            names.extend(d.all_functions().iter().map(|f| f.name.clone()));
+            names.extend(d.all_variables().iter().map(|v| v.name.clone()));
+            names.extend(d.all_types().iter().map(|t| t.name.clone()));
+        }
+        names
+    }
+
+    /// `apropos [-v] REGEXP`: the commands whose names or descriptions match, each as
+    /// `NAME, ALIAS… -- first line of its description`.
+    pub(crate) fn cmd_apropos(&mut self, arg: &str) -> Result<Flow> {
+        let mut pattern = arg.trim();
+        let mut verbose = false;
+        if let Some(r) = pattern
+            .strip_prefix("-v")
+            .filter(|r| r.is_empty() || r.starts_with(char::is_whitespace))
+        {
+            verbose = true;
+            pattern = r.trim_start();
+        }
+        if pattern.is_empty() {
+            return Err(EngineError::Other("REGEXP string is empty".into()));
+        }
+        let re = crate::symtab_info::Regex::new_case_insensitive(pattern)
+            .map_err(|e| EngineError::Other(format!("Error in regular expression: {e}")))?;
+        let mut hits: Vec<(String, String)> = Vec::new();
+        for (names, body) in crate::script::help_entries() {
+            if names.is_empty() {
+                continue;
+            }
+            let all: Vec<&str> = names.split('|').collect();
+            if !all.iter().any(|n| re.is_match(n)) && !re.is_match(body) {
+                continue;
+            }
+            let shown = if verbose {
+                body.trim_end().to_string()
+            } else {
+                body.lines().next().unwrap_or("").to_string()
+            };
+            hits.push((all.join(", "), shown));
+        }
+        hits.sort();
+        for (names, doc) in hits {
+            out(format!("{names} -- {doc}"));
+        }
+        Ok(Flow::Go)
+    }
+}

@@ -1,0 +1,18 @@
+/* Software watchpoints: `set can-use-hw-watchpoints 0`, and `watch $REG`. */
+int g;
+int h;
+
+void bump(int k)
+{
+  g += k;
+  h = g * 2;
+}
+
+int main(void)
+{
+  int i;
+  for (i = 0; i < 3; i++)
+    bump(i + 1);
+  g = 100;
+  return 0;
+}

@@ -1,0 +1,18 @@
+/* Software watchpoints checked while stepping: next, finish, until, advance. */
+int g;
+int h;
+
+void bump(int k)
+{
+  g += k;
+  h = g * 2;
+}
+
+int main(void)
+{
+  int i;
+  for (i = 0; i < 3; i++)
+    bump(i + 1);
+  g = 100;
+  return 0;
+}
