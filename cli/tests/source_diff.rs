@@ -109,6 +109,7 @@ cases! {
     cxx_inherit,
     cxx_lambda,
     cxx_names,
+    cxx_overload,
     cxx_refs,
     cxx_refs_o2,
     cxx_smart_ptr,

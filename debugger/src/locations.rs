@@ -32,6 +32,18 @@ fn debug_files(symbols: &SymbolTable) -> Vec<(Arc<DebugFile>, u64)> {
         .collect()
 }
 
+/// `break NAME` in one object: a C++ name with a parameter list (`f(double)`, `A::f(int)
+/// const`) names the overloads whose signature it is; a plain name, every function so named.
+fn locations_for_name(d: &Arc<DebugFile>, name: &str) -> Vec<LineMatch> {
+    let name = name.trim();
+    let name = name
+        .strip_prefix('\'')
+        .and_then(|n| n.strip_suffix('\''))
+        .unwrap_or(name);
+    cohort_dwarf::cxxname::locations_for_signature(d, name)
+        .unwrap_or_else(|| d.breakpoint_locations_for_name(name))
+}
+
 fn loc_of(m: LineMatch, bias: u64) -> Loc {
     Loc {
         addr: m.address.wrapping_add(bias),
@@ -92,7 +104,7 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
             {
                 file_known = true;
             }
-            for m in d.breakpoint_locations_for_name(rest) {
+            for m in locations_for_name(d, rest) {
                 if cohort_dwarf::lines::file_matches(&m.name, &m.file, file) {
                     out.push(loc_of(m, *bias));
                 }
@@ -110,7 +122,7 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
     let mut out = Vec::new();
     for (d, bias) in &objs {
         out.extend(
-            d.breakpoint_locations_for_name(text)
+            locations_for_name(d, text)
                 .into_iter()
                 .map(|m| loc_of(m, *bias)),
         );
@@ -406,14 +418,17 @@ impl Debugger {
             _ => None,
         };
         if let Some((name, line)) = line {
-            let f = self
-                .debug_for(addr)
-                .and_then(|(d, bias)| {
-                    cohort_dwarf::scopes::scope_at(&d, addr.wrapping_sub(bias))
-                        .ok()
-                        .flatten()
-                })
-                .and_then(|s| s.innermost().map(|f| f.function.name.clone()));
+            let f = self.debug_for(addr).and_then(|(d, bias)| {
+                let s = cohort_dwarf::scopes::scope_at(&d, addr.wrapping_sub(bias))
+                    .ok()
+                    .flatten()?;
+                let f = &s.innermost()?.function;
+                // A C++ function is named with its parameters (`f(double)`).
+                Some(
+                    cohort_dwarf::cxxname::physname(&d, f.die, &f.name)
+                        .unwrap_or_else(|| f.name.clone()),
+                )
+            });
             return match f {
                 Some(f) => format!("in {f} at {name}:{line}"),
                 None => format!("at {name}:{line}"),

@@ -123,7 +123,7 @@ macro_rules! session_target {
             }
 
             fn symbol_for(&self, addr: u64) -> Option<String> {
-                self.dbg.session.symbolize(addr)
+                self.dbg.value_symbol(addr)
             }
 
             fn static_member(&self, qualified: &str) -> Option<cohort_dwarf::value::Value> {
@@ -389,6 +389,34 @@ impl MemoryRead for NoMem {
 }
 
 impl Debugger {
+    /// `addr` as gdb names it in a value (`<cfun(int)>`, `<f(double)+4>`): a C++ function
+    /// with debug information by its name with parameters, anything else by its ELF symbol.
+    pub(crate) fn value_symbol(&self, addr: u64) -> Option<String> {
+        let sym = self.session.symbolize(addr)?;
+        let cxx = || -> Option<String> {
+            let (name, off) = match sym.rsplit_once('+') {
+                Some((n, o)) => (n, o.parse::<u64>().ok()?),
+                None => (sym.as_str(), 0),
+            };
+            let (d, bias) = self.debug_for(addr)?;
+            let f = d.function_containing(addr.wrapping_sub(bias))?;
+            if f.entry_pc()?.wrapping_add(bias) != addr.wrapping_sub(off)
+                || (name != f.name && Some(name) != f.linkage_name.as_deref())
+            {
+                return None;
+            }
+            let u = d.unit(f.unit).ok()?;
+            let die = cohort_dwarf::types::DieRef(f.offset.to_debug_info_offset(&u.header)?);
+            let full = cohort_dwarf::cxxname::physname(&d, die, &f.name)?;
+            Some(if off == 0 {
+                full
+            } else {
+                format!("{full}+{off}")
+            })
+        };
+        cxx().or(Some(sym))
+    }
+
     /// The DWARF of the object containing run-time `pc`, with that object's bias.
     pub(crate) fn debug_for(&self, pc: u64) -> Option<(Arc<DebugFile>, u64)> {
         let obj = self.session.symbols().object_containing(pc)?;
@@ -1582,7 +1610,7 @@ impl cohort_dwarf::context::Target for Ctx<'_> {
     }
 
     fn symbol_for(&self, addr: u64) -> Option<String> {
-        self.dbg.session.symbolize(addr)
+        self.dbg.value_symbol(addr)
     }
 }
 
