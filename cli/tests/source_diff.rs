@@ -115,6 +115,7 @@ cases! {
     cxx_smart_ptr,
     cxx_stl,
     cxx_stl_hash,
+    cxx_stl_more,
     cxx_stl_seq,
     cxx_stl_tree,
     disassemble_x,

@@ -414,7 +414,19 @@ impl Debugger {
                 format!("{full}+{off}")
             })
         };
-        cxx().or(Some(sym))
+        // A C++ variable's mangled symbol, demangled (`<g>` for `_ZL1g`).
+        let variable = || -> Option<String> {
+            let (name, off) = match sym.rsplit_once('+') {
+                Some((n, o)) => (n, Some(o)),
+                None => (sym.as_str(), None),
+            };
+            let plain = cohort_dwarf::cxxname::demangle_variable(name)?;
+            Some(match off {
+                Some(o) => format!("{plain}+{o}"),
+                None => plain,
+            })
+        };
+        cxx().or_else(variable).or(Some(sym))
     }
 
     /// The DWARF of the object containing run-time `pc`, with that object's bias.

@@ -49,7 +49,7 @@ mod float;
 mod num;
 mod stl;
 pub use stl::has_printer;
-pub(crate) use stl::{smart_pointer, vector_parts};
+pub(crate) use stl::{bit_vector, smart_pointer, vector_parts};
 pub mod text;
 mod typeprint;
 
