@@ -110,6 +110,7 @@ cases! {
     cxx_lambda,
     cxx_names,
     cxx_overload,
+    cxx_print_object,
     cxx_refs,
     cxx_refs_o2,
     cxx_smart_ptr,

@@ -495,10 +495,14 @@ impl Debugger {
             Some(f) => FormatOptions::with_format(f),
             None => FormatOptions::default(),
         };
+        let (v, prefix) = match fmt {
+            None => self.dynamic_value(v),
+            Some(_) => (v, None),
+        };
         let s = self.format(&v, &opts);
         // gdb records every printed value, void ones too.
         let n = self.record_history(v);
-        out(format!("${n} = {s}"));
+        out(format!("${n} = {}{s}", prefix.unwrap_or_default()));
         Ok(Flow::Go)
     }
 
@@ -623,6 +627,92 @@ impl Debugger {
     }
 
     /// `ptype[/o] EXPR|TYPE` and `whatis EXPR|TYPE`.
+    /// The most-derived class of the polymorphic object at `addr` (`set print object on`),
+    /// from its vtable pointer's symbol (`vtable for Circle+16`), and the address of the
+    /// whole object (the vtable's offset to top); `None` for an object without a vtable.
+    fn dynamic_class(&self, addr: u64) -> Option<(TypeRef, u64)> {
+        let ptr = self.session.arch().ptr_size as usize;
+        let word = |a: u64| -> Option<u64> {
+            let mut b = [0u8; 8];
+            self.session.read_memory(a, &mut b[..ptr.min(8)]).ok()?;
+            Some(u64::from_le_bytes(b))
+        };
+        let vptr = word(addr)?;
+        let class = cohort_dwarf::format::vtable_class(&self.session.symbolize(vptr)?)?;
+        let top = word(vptr.wrapping_sub(2 * ptr as u64))? as i64;
+        let ty = ["", "struct ", "class "].iter().find_map(|k| {
+            self.debug_objects()
+                .iter()
+                .find_map(|(d, _)| dietypes::lookup_type(d, &format!("{k}{class}")))
+        })?;
+        Some((ty, addr.wrapping_add(top as u64)))
+    }
+
+    /// `v` as `set print object on` shows it: a pointer or reference to a polymorphic class
+    /// retyped to the object's dynamic class and moved to the whole object; a polymorphic
+    /// object as its dynamic class, with the `(Circle) ` gdb puts before it.
+    fn dynamic_value(&self, v: Value) -> (Value, Option<String>) {
+        if !self.settings.on("print object")
+            || self.language() != Language::Cplus
+            || v.optimized_out
+        {
+            return (v, None);
+        }
+        let ptr = self.session.arch().ptr_size;
+        let st = v.ty.strip();
+        let is_class = |t: &TypeRef| matches!(t.strip().kind, TypeKind::Aggregate { .. });
+        match &st.kind {
+            TypeKind::Pointer(t) | TypeKind::Reference(t) | TypeKind::RvalueReference(t)
+                if is_class(t.get()) =>
+            {
+                let a = v.as_u64();
+                if a == 0 {
+                    return (v, None);
+                }
+                let Some((dy, full)) = self.dynamic_class(a) else {
+                    return (v, None);
+                };
+                let ty = match &st.kind {
+                    TypeKind::Pointer(_) => Type::new(
+                        None,
+                        ptr as u64,
+                        TypeKind::Pointer(cohort_dwarf::types::LazyType::ready(dy)),
+                    ),
+                    TypeKind::Reference(_) => Type::new(
+                        None,
+                        ptr as u64,
+                        TypeKind::Reference(cohort_dwarf::types::LazyType::ready(dy)),
+                    ),
+                    _ => Type::new(
+                        None,
+                        ptr as u64,
+                        TypeKind::RvalueReference(cohort_dwarf::types::LazyType::ready(dy)),
+                    ),
+                };
+                let bytes = full.to_le_bytes()[..(ptr as usize).min(8)].to_vec();
+                (Value::new(ty, bytes, Lval::None), None)
+            }
+            TypeKind::Aggregate { .. } => {
+                let Some(a) = v.address() else {
+                    return (v, None);
+                };
+                let Some((dy, full)) = self.dynamic_class(a) else {
+                    return (v, None);
+                };
+                let name = type_name_in(&dy, Language::Cplus);
+                let mut bytes = vec![0u8; dy.byte_size() as usize];
+                if self.session.read_memory(full, &mut bytes).is_err() {
+                    return (v, None);
+                }
+                (
+                    Value::new(dy, bytes, Lval::Memory(full)),
+                    Some(format!("({name}) ")),
+                )
+            }
+            _ => (v, None),
+        }
+    }
+
     pub(crate) fn cmd_ptype(&mut self, arg: &str, expand: bool) -> Result<Flow> {
         let (_, text) = split_format(arg);
         let text = text.trim();
@@ -645,6 +735,7 @@ impl Debugger {
             return Ok(Flow::Go);
         }
         let ctx = self.eval_ctx();
+        let mut real = None;
         let ty = if let Some(t) = expr::parse_type(text, &ctx) {
             if expand {
                 t
@@ -659,7 +750,23 @@ impl Debugger {
             }
         } else {
             let e = expr::parse_in(text, &ctx).map_err(derr)?;
-            expr::evaluate_type(&e, &ctx).map_err(derr)?
+            let ty = expr::evaluate_type(&e, &ctx).map_err(derr)?;
+            // `set print object on`: a pointer or reference to a polymorphic class names
+            // the object's dynamic type first (`/* real type = Circle * */`).
+            if self.settings.on("print object")
+                && self.language() == Language::Cplus
+                && matches!(
+                    ty.strip().kind,
+                    TypeKind::Pointer(_) | TypeKind::Reference(_) | TypeKind::RvalueReference(_)
+                )
+                && let Ok(v) = expr::evaluate(&e, &ctx)
+            {
+                let (dv, _) = self.dynamic_value(v);
+                if !Arc::ptr_eq(&dv.ty, &ty) && !Arc::ptr_eq(&dv.ty, &ty.strip()) {
+                    real = Some(type_name_in(&dv.ty, Language::Cplus));
+                }
+            }
+            ty
         };
         let lang = self.language();
         let s = if lang == Language::Fortran {
@@ -673,7 +780,10 @@ impl Debugger {
         } else {
             type_name_in(&ty, lang)
         };
-        out(format!("type = {s}"));
+        match real {
+            Some(r) => out(format!("type = /* real type = {r} */\n{s}")),
+            None => out(format!("type = {s}")),
+        }
         Ok(Flow::Go)
     }
 
@@ -1402,6 +1512,13 @@ impl EvalContext for EvalCtx<'_> {
             }
         }
         Ok(None)
+    }
+
+    fn dynamic_object(&self, addr: u64) -> Option<(TypeRef, u64)> {
+        if !self.dbg.settings.on("print object") {
+            return None;
+        }
+        self.dbg.dynamic_class(addr)
     }
 
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {

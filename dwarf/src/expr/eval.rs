@@ -922,7 +922,13 @@ impl<'a> Ev<'a> {
         }
         let v = match classify(&v.ty) {
             Cls::Ptr(target) if matches!(target.strip().kind, TypeKind::Aggregate { .. }) => {
-                self.deref(v)?
+                // `set print object on`: the member of the object's dynamic class.
+                let mut p = v;
+                let a = self.int_of(&mut p)? as u64;
+                match self.ctx.dynamic_object(a) {
+                    Some((dy, full)) if a != 0 => V::lazy_at(dy, full),
+                    _ => self.deref(p)?,
+                }
             }
             Cls::Agg => v,
             _ => {
@@ -954,6 +960,10 @@ impl<'a> Ev<'a> {
                 None => self.component(&v, offset, mty),
                 Some(bf) => self.bitfield(&v, bf.bit_offset, bf.bit_size, mty),
             },
+            // gdb's words for a class with member functions.
+            None if ty.cxx.as_ref().is_some_and(|c| !c.methods.is_empty()) => {
+                Err(user(format!("There is no member or method named {name}.")))
+            }
             None => Err(user(format!("There is no member named {name}."))),
         }
     }
