@@ -631,7 +631,7 @@ impl Debugger {
     /// from its vtable pointer's symbol (`vtable for Circle+16`), and the address of the
     /// whole object (the vtable's offset to top); `None` for an object without a vtable.
     fn dynamic_class(&self, addr: u64) -> Option<(TypeRef, u64)> {
-        let ptr = self.session.arch().ptr_size as usize;
+        let ptr = self.session.arch().ptr_size;
         let word = |a: u64| -> Option<u64> {
             let mut b = [0u8; 8];
             self.session.read_memory(a, &mut b[..ptr.min(8)]).ok()?;
@@ -689,7 +689,7 @@ impl Debugger {
                         TypeKind::RvalueReference(cohort_dwarf::types::LazyType::ready(dy)),
                     ),
                 };
-                let bytes = full.to_le_bytes()[..(ptr as usize).min(8)].to_vec();
+                let bytes = full.to_le_bytes()[..ptr.min(8)].to_vec();
                 (Value::new(ty, bytes, Lval::None), None)
             }
             TypeKind::Aggregate { .. } => {
