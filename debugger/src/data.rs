@@ -713,6 +713,60 @@ impl Debugger {
         }
     }
 
+    /// `info vtbl EXPR`: the virtual function table of each dynamic subobject of the object
+    /// (through a pointer or reference), as gdb's `gnuv3_print_vtable`: subobjects by address,
+    /// each with the slots up to the highest one its classes declare.
+    pub(crate) fn cmd_info_vtbl(&mut self, arg: &str) -> Result<Flow> {
+        const NONE: &str = "This object does not have a virtual function table";
+        let v = self.evaluate(arg)?;
+        let st = v.ty.strip();
+        let (ty, addr) = match &st.kind {
+            TypeKind::Pointer(t) | TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
+                (t.get().strip(), Some(v.as_u64()))
+            }
+            _ => (st.clone(), v.address()),
+        };
+        let (Some(addr), true) = (addr, is_dynamic_class(&ty)) else {
+            out(NONE);
+            return Ok(Flow::Go);
+        };
+        let mut subs: Vec<(u64, TypeRef, i64)> = Vec::new();
+        vtable_subobjects(&ty, addr, &mut subs);
+        subs.sort_by_key(|s| s.0);
+        let ptr = self.session.arch().ptr_size;
+        let word = |a: u64| -> Result<u64> {
+            let mut b = [0u8; 8];
+            self.session.read_memory(a, &mut b[..ptr.min(8)])?;
+            Ok(u64::from_le_bytes(b))
+        };
+        let mut count = 0;
+        for (a, t, max) in &subs {
+            if *max < 0 {
+                continue;
+            }
+            if count > 0 {
+                out("");
+            }
+            count += 1;
+            let vt = word(*a)?;
+            out(format!(
+                "vtable for '{}' @ {vt:#x} (subobject @ {a:#x}):",
+                type_name_in(t, Language::Cplus)
+            ));
+            for i in 0..=*max as u64 {
+                let f = word(vt.wrapping_add(i * ptr as u64))?;
+                match self.value_symbol(f) {
+                    Some(sym) => out(format!("[{i}]: {f:#x} <{sym}>")),
+                    None => out(format!("[{i}]: {f:#x}")),
+                }
+            }
+        }
+        if count == 0 {
+            out(NONE);
+        }
+        Ok(Flow::Go)
+    }
+
     pub(crate) fn cmd_ptype(&mut self, arg: &str, expand: bool) -> Result<Flow> {
         let (_, text) = split_format(arg);
         let text = text.trim();
@@ -1604,4 +1658,59 @@ fn fortran_type_named(ctx: &dyn EvalContext, name: &str) -> Option<TypeRef> {
             ctx.lookup_type(&format!("struct {n}"))
                 .or_else(|| ctx.lookup_type(n))
         })
+}
+
+/// gdb's `gnuv3_dynamic_class`: a class with a vtable pointer (virtual functions or virtual
+/// bases, its own or a base's).
+fn is_dynamic_class(ty: &TypeRef) -> bool {
+    let st = ty.strip();
+    let TypeKind::Aggregate { members, .. } = &st.kind else {
+        return false;
+    };
+    if let Some(c) = st.cxx.as_deref()
+        && (!c.virtual_bases.is_empty() || c.methods.iter().any(|m| m.vtable_slot.is_some()))
+    {
+        return true;
+    }
+    members.iter().any(|m| {
+        (!m.is_static && m.name.as_deref().is_some_and(|n| n.starts_with("_vptr")))
+            || (m.is_base && is_dynamic_class(m.ty.get()))
+    })
+}
+
+/// gdb's `compute_vtable_size`: each dynamic subobject of the object of class `ty` at `addr`
+/// (the first class seen at an address names it) with the highest vtable slot of the
+/// classes there (-1: none). Virtual bases are not followed.
+fn vtable_subobjects(ty: &TypeRef, addr: u64, out: &mut Vec<(u64, TypeRef, i64)>) {
+    let st = ty.strip();
+    if !is_dynamic_class(&st) {
+        return;
+    }
+    let i = match out.iter().position(|s| s.0 == addr) {
+        Some(i) => i,
+        None => {
+            out.push((addr, st.clone(), -1));
+            out.len() - 1
+        }
+    };
+    if let Some(c) = st.cxx.as_deref() {
+        for m in &c.methods {
+            if let Some(slot) = m.vtable_slot {
+                out[i].2 = out[i].2.max(slot as i64);
+            }
+        }
+    }
+    let TypeKind::Aggregate { members, .. } = &st.kind else {
+        return;
+    };
+    let virtual_bases: Vec<usize> = st
+        .cxx
+        .as_deref()
+        .map(|c| c.virtual_bases.iter().map(|v| v.0).collect())
+        .unwrap_or_default();
+    for (k, m) in members.iter().enumerate() {
+        if m.is_base && !virtual_bases.contains(&k) {
+            vtable_subobjects(m.ty.get(), addr.wrapping_add(m.offset), out);
+        }
+    }
 }

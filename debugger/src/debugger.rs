@@ -1615,6 +1615,7 @@ impl Debugger {
             "frame" | "f" => self.cmd_info_frame(),
             "source" => self.cmd_info_source(),
             "symbol" => self.cmd_info_symbol(rest),
+            "vtbl" => self.cmd_info_vtbl(rest),
             "address" => self.cmd_info_address(rest),
             "line" => self.cmd_info_line(rest),
             "functions" | "fu" => {

@@ -915,6 +915,18 @@ impl FileTypes {
             // gdb's dwarf2_add_member_fn: virtual when the vtable slot is given (GCC gives
             // none for a virtual destructor, which gdb then shows without `virtual`).
             is_virtual: c.has(dw::DW_AT_vtable_elem_location),
+            vtable_slot: match c.attr(dw::DW_AT_vtable_elem_location) {
+                // `DW_OP_constu N`.
+                Some(AttributeValue::Exprloc(e)) => {
+                    let mut r = e.0;
+                    match gimli::Reader::read_u8(&mut r) {
+                        Ok(0x10) => gimli::Reader::read_uleb128(&mut r).ok(),
+                        _ => None,
+                    }
+                }
+                Some(v) => v.udata_value(),
+                None => None,
+            },
             artificial: c.flag(dw::DW_AT_artificial),
             access: access(c, default_access),
         })
