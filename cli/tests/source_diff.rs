@@ -105,6 +105,7 @@ cases! {
     break_cond,
     break_extras,
     break_func,
+    cxx_catch,
     cxx_class,
     cxx_inherit,
     cxx_lambda,

@@ -71,6 +71,30 @@ pub(crate) const NO_SYMBOL_TABLE: &str = "No symbol table is loaded.  Use the \"
 /// `No source file named f.c.`, `No line 99 in file "f.c".`).
 pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc>, String> {
     let text = text.trim();
+    // `-probe-stap PROVIDER:NAME`: SystemTap probes (libstdc++'s `libstdcxx:throw`, where
+    // `catch throw` stops).
+    if let Some(p) = text.strip_prefix("-probe-stap ") {
+        let (provider, name) = p.trim().split_once(':').unwrap_or(("", p.trim()));
+        let locs: Vec<Loc> = symbols
+            .objects()
+            .flat_map(|o| {
+                o.file
+                    .stap_probes(provider, name)
+                    .into_iter()
+                    .map(|a| Loc {
+                        addr: a.wrapping_add(o.bias),
+                        file: None,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if locs.is_empty() {
+            return Err(format!(
+                "No probe matching objfile=`', provider=`{provider}', name=`{name}'"
+            ));
+        }
+        return Ok(locs);
+    }
     let objs = debug_files(symbols);
     if let Some((file, rest)) = split_file(text)
         && !file.is_empty()
