@@ -120,6 +120,7 @@ cases! {
     cxx_stl_more,
     cxx_stl_seq,
     cxx_stl_tree,
+    cxx_whatis,
     disassemble_x,
     dlclose_reuse,
     dlopen,

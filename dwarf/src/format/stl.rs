@@ -6,7 +6,7 @@
 //! `"hello"`); `print/r` skips them. A type whose layout is not the one expected (another
 //! library version, libc++) is printed raw.
 
-use super::{Language, Printer, text};
+use super::{Printer, text};
 use crate::types::{TypeKind, TypeRef};
 
 /// A printer: writes the value and returns `true`, or `false` when the layout is not
@@ -711,7 +711,7 @@ fn unique_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summar
         return false;
     };
     out.push_str("std::unique_ptr<");
-    out.push_str(&super::type_name_in(&targ, p.opts.language));
+    out.push_str(&super::typeprint::raw_type_name(&targ));
     out.push('>');
     pointer_child(p, out, &pty, bytes, off)
 }
@@ -748,7 +748,7 @@ fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summar
     };
     out.push_str(template_name(ty));
     out.push('<');
-    out.push_str(&super::type_name_in(&targ, p.opts.language));
+    out.push_str(&super::typeprint::raw_type_name(&targ));
     out.push_str(&format!("> ({state})"));
     pointer_child(p, out, &pty, bytes, off)
 }
@@ -798,40 +798,9 @@ fn template_name(ty: &TypeRef) -> &str {
     name.split('<').next().unwrap_or(name)
 }
 
-/// A type's name as libstdc++'s type printers show it: `std::string`, and the sequences
-/// without their default allocator (`std::vector<int>`, `std::list<std::string>`).
+/// A type's name as libstdc++'s type printers show it (`std::string`, `std::vector<int>`).
 fn recognized_name(ty: &TypeRef) -> String {
-    const STRING: &str =
-        "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >";
-    let full = super::type_name_in(ty, Language::Cplus);
-    if full == STRING {
-        return "std::string".into();
-    }
-    let st = ty.strip();
-    if let (Some(name), TypeKind::Aggregate { .. }) = (st.name.as_deref(), &st.kind) {
-        for (prefix, shown) in [
-            ("std::vector<", "std::vector"),
-            ("std::__cxx11::list<", "std::list"),
-            ("std::deque<", "std::deque"),
-        ] {
-            if name.starts_with(prefix)
-                && let (Some(elem), Some(alloc)) = (template_arg(&st, 0), template_arg(&st, 1))
-                && alloc.strip().name.as_deref().map(squeezed)
-                    == Some(squeezed(&format!(
-                        "std::allocator<{}>",
-                        super::type_name_in(&elem, Language::Cplus)
-                    )))
-            {
-                return format!("{shown}<{}>", recognized_name(&elem));
-            }
-        }
-    }
-    full.replace(STRING, "std::string")
-}
-
-/// A type name without blanks (`a<b<c> >` and `a<b<c>>` compare equal).
-fn squeezed(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
+    super::typeprint::recognize(&ty.strip()).unwrap_or_else(|| super::typeprint::raw_type_name(ty))
 }
 
 /// libstdc++'s `StdVectorPrinter` for `std::vector<bool>`: `std::vector<bool> of length 10,
@@ -1023,7 +992,7 @@ fn atomic(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: b
     out.push_str(&format!(
         "{}<{}> = {{ ",
         template_name(ty),
-        super::type_name_in(&targ, Language::Cplus)
+        super::typeprint::raw_type_name(&targ)
     ));
     p.value(out, &vty, vb, None);
     out.push_str(" }");
