@@ -78,17 +78,13 @@ pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<S
             }
             continue;
         }
-        // The mangled name has the parameter types without their top-level qualifiers and
-        // without typedefs; a function without one (main, extern "C") keeps its typedefs.
+        // gdb demangles the linkage name: parameter types without their top-level
+        // qualifiers and without typedefs. A function without one (main, extern "C", GCC's
+        // static functions) is named from the DWARF, typedefs kept (`std::string`,
+        // `size_t`).
         list.push(demangled_type(&top_unqualified(&ty), linkage));
     }
-    let mut name = format!("{qualified}({}){quals}", list.join(", "));
-    // gdb's canonical spelling of the standard string class.
-    name = name.replace(
-        "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
-        "std::string",
-    );
-    Some(name)
+    Some(format!("{qualified}({}){quals}", list.join(", ")))
 }
 
 /// `break FUNCTION(PARAMS)`: the locations of the functions whose gdb name

@@ -29,6 +29,10 @@ static double use(const std::vector<double> &b, const char *s, std::string t, un
     return b[0] + n + s[0] + t.size() + fp(1);
 }
 
+typedef int myint;
+static int h(size_t n, myint m, const std::string &s) { return n + m + s.size(); }
+int ext(const std::string &s) { return s.size(); }
+
 int main(int argc, char **argv)
 {
     A a{3};
@@ -38,5 +42,6 @@ int main(int argc, char **argv)
     r += ns::g(2) + twice<int>(3) + (int)twice<double>(1.5);
     std::vector<double> v{1.0};
     d += use(v, "x", "y", 2, cfun);
+    r += h(1, 2, "ab") + ext("abc");
     return r + (int)d > 0 ? 0 : argc;
 }
