@@ -495,10 +495,14 @@ impl Debugger {
             Some(f) => FormatOptions::with_format(f),
             None => FormatOptions::default(),
         };
+        let (v, prefix) = match fmt {
+            None => self.dynamic_value(v),
+            Some(_) => (v, None),
+        };
         let s = self.format(&v, &opts);
         // gdb records every printed value, void ones too.
         let n = self.record_history(v);
-        out(format!("${n} = {s}"));
+        out(format!("${n} = {}{s}", prefix.unwrap_or_default()));
         Ok(Flow::Go)
     }
 
@@ -623,6 +627,146 @@ impl Debugger {
     }
 
     /// `ptype[/o] EXPR|TYPE` and `whatis EXPR|TYPE`.
+    /// The most-derived class of the polymorphic object at `addr` (`set print object on`),
+    /// from its vtable pointer's symbol (`vtable for Circle+16`), and the address of the
+    /// whole object (the vtable's offset to top); `None` for an object without a vtable.
+    fn dynamic_class(&self, addr: u64) -> Option<(TypeRef, u64)> {
+        let ptr = self.session.arch().ptr_size;
+        let word = |a: u64| -> Option<u64> {
+            let mut b = [0u8; 8];
+            self.session.read_memory(a, &mut b[..ptr.min(8)]).ok()?;
+            Some(u64::from_le_bytes(b))
+        };
+        let vptr = word(addr)?;
+        let class = cohort_dwarf::format::vtable_class(&self.session.symbolize(vptr)?)?;
+        let top = word(vptr.wrapping_sub(2 * ptr as u64))? as i64;
+        let ty = ["", "struct ", "class "].iter().find_map(|k| {
+            self.debug_objects()
+                .iter()
+                .find_map(|(d, _)| dietypes::lookup_type(d, &format!("{k}{class}")))
+        })?;
+        Some((ty, addr.wrapping_add(top as u64)))
+    }
+
+    /// `v` as `set print object on` shows it: a pointer or reference to a polymorphic class
+    /// retyped to the object's dynamic class and moved to the whole object; a polymorphic
+    /// object as its dynamic class, with the `(Circle) ` gdb puts before it.
+    fn dynamic_value(&self, v: Value) -> (Value, Option<String>) {
+        if !self.settings.on("print object")
+            || self.language() != Language::Cplus
+            || v.optimized_out
+        {
+            return (v, None);
+        }
+        let ptr = self.session.arch().ptr_size;
+        let st = v.ty.strip();
+        let is_class = |t: &TypeRef| matches!(t.strip().kind, TypeKind::Aggregate { .. });
+        match &st.kind {
+            TypeKind::Pointer(t) | TypeKind::Reference(t) | TypeKind::RvalueReference(t)
+                if is_class(t.get()) =>
+            {
+                let a = v.as_u64();
+                if a == 0 {
+                    return (v, None);
+                }
+                let Some((dy, full)) = self.dynamic_class(a) else {
+                    return (v, None);
+                };
+                let ty = match &st.kind {
+                    TypeKind::Pointer(_) => Type::new(
+                        None,
+                        ptr as u64,
+                        TypeKind::Pointer(cohort_dwarf::types::LazyType::ready(dy)),
+                    ),
+                    TypeKind::Reference(_) => Type::new(
+                        None,
+                        ptr as u64,
+                        TypeKind::Reference(cohort_dwarf::types::LazyType::ready(dy)),
+                    ),
+                    _ => Type::new(
+                        None,
+                        ptr as u64,
+                        TypeKind::RvalueReference(cohort_dwarf::types::LazyType::ready(dy)),
+                    ),
+                };
+                let bytes = full.to_le_bytes()[..ptr.min(8)].to_vec();
+                (Value::new(ty, bytes, Lval::None), None)
+            }
+            TypeKind::Aggregate { .. } => {
+                let Some(a) = v.address() else {
+                    return (v, None);
+                };
+                let Some((dy, full)) = self.dynamic_class(a) else {
+                    return (v, None);
+                };
+                let name = type_name_in(&dy, Language::Cplus);
+                let mut bytes = vec![0u8; dy.byte_size() as usize];
+                if self.session.read_memory(full, &mut bytes).is_err() {
+                    return (v, None);
+                }
+                (
+                    Value::new(dy, bytes, Lval::Memory(full)),
+                    Some(format!("({name}) ")),
+                )
+            }
+            _ => (v, None),
+        }
+    }
+
+    /// `info vtbl EXPR`: the virtual function table of each dynamic subobject of the object
+    /// (through a pointer or reference), as gdb's `gnuv3_print_vtable`: subobjects by address,
+    /// each with the slots up to the highest one its classes declare.
+    pub(crate) fn cmd_info_vtbl(&mut self, arg: &str) -> Result<Flow> {
+        const NONE: &str = "This object does not have a virtual function table";
+        let v = self.evaluate(arg)?;
+        let st = v.ty.strip();
+        let (ty, addr) = match &st.kind {
+            TypeKind::Pointer(t) | TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
+                (t.get().strip(), Some(v.as_u64()))
+            }
+            _ => (st.clone(), v.address()),
+        };
+        let (Some(addr), true) = (addr, is_dynamic_class(&ty)) else {
+            out(NONE);
+            return Ok(Flow::Go);
+        };
+        let mut subs: Vec<(u64, TypeRef, i64)> = Vec::new();
+        vtable_subobjects(&ty, addr, &mut subs);
+        subs.sort_by_key(|s| s.0);
+        let ptr = self.session.arch().ptr_size;
+        let word = |a: u64| -> Result<u64> {
+            let mut b = [0u8; 8];
+            self.session.read_memory(a, &mut b[..ptr.min(8)])?;
+            Ok(u64::from_le_bytes(b))
+        };
+        let mut count = 0;
+        for (a, t, max) in &subs {
+            if *max < 0 {
+                continue;
+            }
+            if count > 0 {
+                out("");
+            }
+            count += 1;
+            let vt = word(*a)?;
+            out(format!(
+                "vtable for '{}' @ {vt:#x} (subobject @ {a:#x}):",
+                type_name_in(t, Language::Cplus)
+            ));
+            for i in 0..=*max as u64 {
+                let f = word(vt.wrapping_add(i * ptr as u64))?;
+                match self.value_symbol(f) {
+                    Some(sym) => out(format!("[{i}]: {f:#x} <{sym}>")),
+                    None => out(format!("[{i}]: {f:#x}")),
+                }
+            }
+        }
+        if count == 0 {
+            out(NONE);
+        }
+        Ok(Flow::Go)
+    }
+
     pub(crate) fn cmd_ptype(&mut self, arg: &str, expand: bool) -> Result<Flow> {
         let (_, text) = split_format(arg);
         let text = text.trim();
@@ -645,6 +789,7 @@ impl Debugger {
             return Ok(Flow::Go);
         }
         let ctx = self.eval_ctx();
+        let mut real = None;
         let ty = if let Some(t) = expr::parse_type(text, &ctx) {
             if expand {
                 t
@@ -659,7 +804,23 @@ impl Debugger {
             }
         } else {
             let e = expr::parse_in(text, &ctx).map_err(derr)?;
-            expr::evaluate_type(&e, &ctx).map_err(derr)?
+            let ty = expr::evaluate_type(&e, &ctx).map_err(derr)?;
+            // `set print object on`: a pointer or reference to a polymorphic class names
+            // the object's dynamic type first (`/* real type = Circle * */`).
+            if self.settings.on("print object")
+                && self.language() == Language::Cplus
+                && matches!(
+                    ty.strip().kind,
+                    TypeKind::Pointer(_) | TypeKind::Reference(_) | TypeKind::RvalueReference(_)
+                )
+                && let Ok(v) = expr::evaluate(&e, &ctx)
+            {
+                let (dv, _) = self.dynamic_value(v);
+                if !Arc::ptr_eq(&dv.ty, &ty) && !Arc::ptr_eq(&dv.ty, &ty.strip()) {
+                    real = Some(type_name_in(&dv.ty, Language::Cplus));
+                }
+            }
+            ty
         };
         let lang = self.language();
         let s = if lang == Language::Fortran {
@@ -673,7 +834,10 @@ impl Debugger {
         } else {
             type_name_in(&ty, lang)
         };
-        out(format!("type = {s}"));
+        match real {
+            Some(r) => out(format!("type = /* real type = {r} */\n{s}")),
+            None => out(format!("type = {s}")),
+        }
         Ok(Flow::Go)
     }
 
@@ -1404,6 +1568,13 @@ impl EvalContext for EvalCtx<'_> {
         Ok(None)
     }
 
+    fn dynamic_object(&self, addr: u64) -> Option<(TypeRef, u64)> {
+        if !self.dbg.settings.on("print object") {
+            return None;
+        }
+        self.dbg.dynamic_class(addr)
+    }
+
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {
         let found = self.lookup_type_c(name);
         if found.is_some()
@@ -1487,4 +1658,59 @@ fn fortran_type_named(ctx: &dyn EvalContext, name: &str) -> Option<TypeRef> {
             ctx.lookup_type(&format!("struct {n}"))
                 .or_else(|| ctx.lookup_type(n))
         })
+}
+
+/// gdb's `gnuv3_dynamic_class`: a class with a vtable pointer (virtual functions or virtual
+/// bases, its own or a base's).
+fn is_dynamic_class(ty: &TypeRef) -> bool {
+    let st = ty.strip();
+    let TypeKind::Aggregate { members, .. } = &st.kind else {
+        return false;
+    };
+    if let Some(c) = st.cxx.as_deref()
+        && (!c.virtual_bases.is_empty() || c.methods.iter().any(|m| m.vtable_slot.is_some()))
+    {
+        return true;
+    }
+    members.iter().any(|m| {
+        (!m.is_static && m.name.as_deref().is_some_and(|n| n.starts_with("_vptr")))
+            || (m.is_base && is_dynamic_class(m.ty.get()))
+    })
+}
+
+/// gdb's `compute_vtable_size`: each dynamic subobject of the object of class `ty` at `addr`
+/// (the first class seen at an address names it) with the highest vtable slot of the
+/// classes there (-1: none). Virtual bases are not followed.
+fn vtable_subobjects(ty: &TypeRef, addr: u64, out: &mut Vec<(u64, TypeRef, i64)>) {
+    let st = ty.strip();
+    if !is_dynamic_class(&st) {
+        return;
+    }
+    let i = match out.iter().position(|s| s.0 == addr) {
+        Some(i) => i,
+        None => {
+            out.push((addr, st.clone(), -1));
+            out.len() - 1
+        }
+    };
+    if let Some(c) = st.cxx.as_deref() {
+        for m in &c.methods {
+            if let Some(slot) = m.vtable_slot {
+                out[i].2 = out[i].2.max(slot as i64);
+            }
+        }
+    }
+    let TypeKind::Aggregate { members, .. } = &st.kind else {
+        return;
+    };
+    let virtual_bases: Vec<usize> = st
+        .cxx
+        .as_deref()
+        .map(|c| c.virtual_bases.iter().map(|v| v.0).collect())
+        .unwrap_or_default();
+    for (k, m) in members.iter().enumerate() {
+        if m.is_base && !virtual_bases.contains(&k) {
+            vtable_subobjects(m.ty.get(), addr.wrapping_add(m.offset), out);
+        }
+    }
 }

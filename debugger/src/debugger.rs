@@ -383,6 +383,8 @@ impl Debugger {
         match cmd {
             "break" | "b" | "br" | "brea" => self.cmd_break(rest, false),
             "tbreak" | "tb" => self.cmd_break(rest, true),
+            "catch" => self.cmd_catch(rest, false),
+            "tcatch" => self.cmd_catch(rest, true),
             "delete" | "d" if rest.starts_with("display") => self.cmd_undisplay(&rest[7..]),
             "delete" | "d" => self.cmd_delete(rest),
             "disable" | "dis" | "disa" => self.cmd_enable(rest, false),
@@ -1282,6 +1284,28 @@ impl Debugger {
                 if self.dprintf_hit(id) {
                     return Ok(false);
                 }
+                if let Some(kind) = self.script.catchpoints.get(&id).copied() {
+                    // `Catchpoint 1 (exception thrown), 0x… in __cxa_throw () from …`.
+                    self.script.stop_bp = Some(id);
+                    self.note_stop(crate::script::StopReason::Breakpoint(id));
+                    let what = format!(
+                        "{} {id} (exception {})",
+                        if temporary {
+                            "Temporary catchpoint"
+                        } else {
+                            "Catchpoint"
+                        },
+                        catch_event(kind)
+                    );
+                    let head = self.stop_head(tid, &format!("hit {what}"), &what);
+                    self.invalidate_frames();
+                    out(format!("{head}, {}", self.frame0_line()));
+                    self.print_source_line_at(self.frame0_pc());
+                    if temporary {
+                        self.session.delete_breakpoint(id)?;
+                    }
+                    return Ok(true);
+                }
                 self.script.stop_bp = Some(id);
                 self.note_stop(if temporary {
                     crate::script::StopReason::Deleted
@@ -1810,6 +1834,7 @@ impl Debugger {
                 None => self.cmd_info_address(rest),
             },
             "scope" => self.cmd_info_scope(rest),
+            "vtbl" => self.cmd_info_vtbl(rest),
             "line" => self.cmd_info_line(rest),
             "functions" | "fu" => {
                 self.cmd_info_symbols(crate::symtab_info::SymbolClass::Functions, rest)
@@ -1896,7 +1921,11 @@ impl Debugger {
         // gdb sizes the address column for 64-bit addresses only when some breakpoint has one
         // (a hardware watchpoint has one it does not print).
         let wide = bps.iter().any(|b| match b.kind {
-            BpKind::Software => !b.addrs.is_empty() || self.cuda_breakpoint_at(b.id).is_some(),
+            BpKind::Software => {
+                !b.addrs.is_empty()
+                    || self.cuda_breakpoint_at(b.id).is_some()
+                    || self.script.catchpoints.contains_key(&b.id)
+            }
             BpKind::Watch { .. } => true,
         });
         let aw = if wide { 18 } else { 10 };
@@ -1904,6 +1933,7 @@ impl Debugger {
             .iter()
             .map(|b| match &b.kind {
                 BpKind::Software if self.script.dprintf.contains_key(&b.id) => "dprintf",
+                BpKind::Software if self.script.catchpoints.contains_key(&b.id) => "catchpoint",
                 BpKind::Software if self.is_hardware_breakpoint(b.id) => "hw breakpoint",
                 BpKind::Software => "breakpoint",
                 BpKind::Watch { kind, .. } => self.watch_type(b.id, *kind),
@@ -1920,7 +1950,14 @@ impl Debugger {
             let disp = if b.temporary { "del " } else { "keep" };
             let enb = if b.enabled { "y" } else { "n" };
             let mut locations = Vec::new();
+            let catch = self.script.catchpoints.get(&b.id).copied();
             match &b.kind {
+                BpKind::Software if let Some(kind) = catch => {
+                    out(format!(
+                        "{:<7} {ty:<tw$} {disp} {enb}   {:<aw$} exception {kind}",
+                        b.id, ""
+                    ));
+                }
                 BpKind::Software => {
                     let mut addrs = b.addrs.clone();
                     addrs.sort_unstable();
@@ -1961,7 +1998,12 @@ impl Debugger {
             }
             if b.hits > 0 {
                 let times = if b.hits == 1 { "time" } else { "times" };
-                out(format!("\tbreakpoint already hit {} {times}", b.hits));
+                let what = if catch.is_some() {
+                    "catchpoint"
+                } else {
+                    "breakpoint"
+                };
+                out(format!("\t{what} already hit {} {times}", b.hits));
             }
             if b.ignore > 0 {
                 out(format!("\tignore next {} hits", b.ignore));
@@ -2435,5 +2477,51 @@ pub(crate) fn thread_target(pointer: u64, tid: i32, pid: Option<i32>) -> String 
         }
     } else {
         format!("Thread {pointer:#x} (LWP {tid})")
+    }
+}
+
+/// gdb's words for the event of a `catch throw|catch|rethrow` stop.
+fn catch_event(kind: &str) -> &'static str {
+    match kind {
+        "catch" => "caught",
+        "rethrow" => "rethrown",
+        _ => "thrown",
+    }
+}
+
+impl Debugger {
+    /// `catch throw|catch|rethrow` (`tcatch`: deleted when hit): a catchpoint at libstdc++'s
+    /// SystemTap probe for the event (`libstdcxx:throw`), resolved when the library loads.
+    fn cmd_catch(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
+        let (what, _regex) = match arg.trim().split_once(char::is_whitespace) {
+            Some((w, r)) => (w, r.trim()),
+            None => (arg.trim(), ""),
+        };
+        let kind = match what {
+            "throw" => "throw",
+            "catch" => "catch",
+            "rethrow" => "rethrow",
+            "" => {
+                return Err(EngineError::Other("List of catch subcommands:".into()));
+            }
+            other => {
+                return Err(EngineError::Other(format!(
+                    "Undefined catch command: \"{other}\".  Try \"help catch\"."
+                )));
+            }
+        };
+        let b = self.session.add_breakpoint(
+            BpSpec::Location(format!("-probe-stap libstdcxx:{kind}")),
+            temporary,
+        )?;
+        self.script.catchpoints.insert(b.id, kind);
+        // gdb's words, with its two blanks after a temporary one.
+        let head = if temporary {
+            "Temporary catchpoint "
+        } else {
+            "Catchpoint"
+        };
+        out(format!("{head} {} ({kind})", b.id));
+        Ok(Flow::Go)
     }
 }

@@ -32,6 +32,18 @@ fn debug_files(symbols: &SymbolTable) -> Vec<(Arc<DebugFile>, u64)> {
         .collect()
 }
 
+/// `break NAME` in one object: a C++ name with a parameter list (`f(double)`, `A::f(int)
+/// const`) names the overloads whose signature it is; a plain name, every function so named.
+fn locations_for_name(d: &Arc<DebugFile>, name: &str) -> Vec<LineMatch> {
+    let name = name.trim();
+    let name = name
+        .strip_prefix('\'')
+        .and_then(|n| n.strip_suffix('\''))
+        .unwrap_or(name);
+    cohort_dwarf::cxxname::locations_for_signature(d, name)
+        .unwrap_or_else(|| d.breakpoint_locations_for_name(name))
+}
+
 fn loc_of(m: LineMatch, bias: u64) -> Loc {
     Loc {
         addr: m.address.wrapping_add(bias),
@@ -60,6 +72,30 @@ pub(crate) const NO_SYMBOL_TABLE: &str = "No symbol table is loaded.  Use the \"
 pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc>, String> {
     let explicit = explicit_to_linespec(text.trim());
     let text = explicit.as_deref().unwrap_or(text.trim());
+    // `-probe-stap PROVIDER:NAME`: SystemTap probes (libstdc++'s `libstdcxx:throw`, where
+    // `catch throw` stops).
+    if let Some(p) = text.strip_prefix("-probe-stap ") {
+        let (provider, name) = p.trim().split_once(':').unwrap_or(("", p.trim()));
+        let locs: Vec<Loc> = symbols
+            .objects()
+            .flat_map(|o| {
+                o.file
+                    .stap_probes(provider, name)
+                    .into_iter()
+                    .map(|a| Loc {
+                        addr: a.wrapping_add(o.bias),
+                        file: None,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if locs.is_empty() {
+            return Err(format!(
+                "No probe matching objfile=`', provider=`{provider}', name=`{name}'"
+            ));
+        }
+        return Ok(locs);
+    }
     let objs = debug_files(symbols);
     if let Some((file, rest)) = split_file(text)
         && !file.is_empty()
@@ -95,7 +131,7 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
             return r;
         }
         for (d, bias) in &objs {
-            for m in d.breakpoint_locations_for_name(rest) {
+            for m in locations_for_name(d, rest) {
                 if cohort_dwarf::lines::file_matches(&m.name, &m.file, file) {
                     out.push(loc_of(m, *bias));
                 }
@@ -113,7 +149,7 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
     let mut out = Vec::new();
     for (d, bias) in &objs {
         out.extend(
-            d.breakpoint_locations_for_name(text)
+            locations_for_name(d, text)
                 .into_iter()
                 .map(|m| loc_of(m, *bias)),
         );
@@ -578,14 +614,17 @@ impl Debugger {
             _ => None,
         };
         if let Some((name, line)) = line {
-            let f = self
-                .debug_for(addr)
-                .and_then(|(d, bias)| {
-                    cohort_dwarf::scopes::scope_at(&d, addr.wrapping_sub(bias))
-                        .ok()
-                        .flatten()
-                })
-                .and_then(|s| s.innermost().map(|f| f.function.name.clone()));
+            let f = self.debug_for(addr).and_then(|(d, bias)| {
+                let s = cohort_dwarf::scopes::scope_at(&d, addr.wrapping_sub(bias))
+                    .ok()
+                    .flatten()?;
+                let f = &s.innermost()?.function;
+                // A C++ function is named with its parameters (`f(double)`).
+                Some(
+                    cohort_dwarf::cxxname::physname(&d, f.die, &f.name)
+                        .unwrap_or_else(|| f.name.clone()),
+                )
+            });
             return match f {
                 Some(f) => format!("in {f} at {name}:{line}"),
                 None => format!("at {name}:{line}"),

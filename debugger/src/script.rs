@@ -67,6 +67,8 @@ pub(crate) struct ScriptState {
     bp_commands: HashMap<u32, Vec<String>>,
     /// Breakpoints made by `dprintf`, with their `printf` arguments.
     pub(crate) dprintf: HashMap<u32, String>,
+    /// Catchpoints made by `catch throw|catch|rethrow`: which event.
+    pub(crate) catchpoints: HashMap<u32, &'static str>,
     /// The block being read.
     block: Option<Block>,
     /// The breakpoint whose stop was reported last, its commands not run yet.

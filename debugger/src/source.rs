@@ -123,7 +123,7 @@ macro_rules! session_target {
             }
 
             fn symbol_for(&self, addr: u64) -> Option<String> {
-                self.dbg.session.symbolize(addr)
+                self.dbg.value_symbol(addr)
             }
 
             fn static_member(&self, qualified: &str) -> Option<cohort_dwarf::value::Value> {
@@ -389,6 +389,97 @@ impl MemoryRead for NoMem {
 }
 
 impl Debugger {
+    /// `addr` as gdb names it in a value (`<cfun(int)>`, `<f(double)+4>`): a C++ function
+    /// with debug information by its name with parameters, anything else by its ELF symbol.
+    pub(crate) fn value_symbol(&self, addr: u64) -> Option<String> {
+        let sym = self.session.symbolize(addr)?;
+        let cxx = || -> Option<String> {
+            let (name, off) = match sym.rsplit_once('+') {
+                Some((n, o)) => (n, o.parse::<u64>().ok()?),
+                None => (sym.as_str(), 0),
+            };
+            let (d, bias) = self.debug_for(addr)?;
+            let f = d.function_containing(addr.wrapping_sub(bias))?;
+            // The function whose entry the ELF symbol is (whichever alias names it, as a
+            // complete and a base object destructor share their code).
+            let _ = name;
+            if f.entry_pc()?.wrapping_add(bias) != addr.wrapping_sub(off) {
+                return None;
+            }
+            let u = d.unit(f.unit).ok()?;
+            let die = cohort_dwarf::types::DieRef(f.offset.to_debug_info_offset(&u.header)?);
+            let full = cohort_dwarf::cxxname::physname(&d, die, &f.name)?;
+            Some(if off == 0 {
+                full
+            } else {
+                format!("{full}+{off}")
+            })
+        };
+        // A C++ variable's mangled symbol, demangled (`<g>` for `_ZL1g`).
+        let variable = || -> Option<String> {
+            let (name, off) = match sym.rsplit_once('+') {
+                Some((n, o)) => (n, Some(o)),
+                None => (sym.as_str(), None),
+            };
+            let plain = cohort_dwarf::cxxname::demangle_variable(name)?;
+            Some(match off {
+                Some(o) => format!("{plain}+{o}"),
+                None => plain,
+            })
+        };
+        cxx()
+            .or_else(variable)
+            .or_else(|| self.thunk_name(&sym))
+            .or(Some(sym))
+    }
+
+    /// A C++ thunk's symbol as gdb's demangler names it (`_ZThn16_N5MultiD1Ev` →
+    /// `non-virtual thunk to Multi::~Multi()`): the function it adjusts `this` for, by its
+    /// linkage name in the debug information.
+    fn thunk_name(&self, sym: &str) -> Option<String> {
+        let (name, off) = match sym.rsplit_once('+') {
+            Some((n, o)) => (n, Some(o)),
+            None => (sym, None),
+        };
+        let rest = name.strip_prefix("_ZT")?;
+        // A call offset: `h N _` (non-virtual) or `v N _ N _` (virtual).
+        let number = |r: &str| -> Option<usize> {
+            let r2 = r.strip_prefix('n').unwrap_or(r);
+            let d = r2.bytes().take_while(u8::is_ascii_digit).count();
+            (d > 0 && r2.as_bytes().get(d) == Some(&b'_')).then(|| r.len() - r2.len() + d + 1)
+        };
+        let (what, encoding) = match rest.as_bytes().first()? {
+            b'h' => (
+                "non-virtual thunk to ",
+                rest.get(1 + number(&rest[1..])?..)?,
+            ),
+            b'v' => {
+                let a = 1 + number(&rest[1..])?;
+                let b = a + number(rest.get(a..)?)?;
+                ("virtual thunk to ", rest.get(b..)?)
+            }
+            _ => return None,
+        };
+        let linkage = format!("_Z{encoding}");
+        // A complete object's constructor or destructor is described as the base object's.
+        let candidates = [
+            linkage.clone(),
+            linkage.replace("D1E", "D2E").replace("C1E", "C2E"),
+        ];
+        let target = self.debug_objects().iter().find_map(|(d, _)| {
+            candidates.iter().find_map(|l| {
+                let f = d.functions_named(l).into_iter().next()?;
+                let u = d.unit(f.unit).ok()?;
+                let die = cohort_dwarf::types::DieRef(f.offset.to_debug_info_offset(&u.header)?);
+                cohort_dwarf::cxxname::physname(d, die, &f.name)
+            })
+        })?;
+        Some(match off {
+            Some(o) => format!("{what}{target}+{o}"),
+            None => format!("{what}{target}"),
+        })
+    }
+
     /// The DWARF of the object containing run-time `pc`, with that object's bias.
     pub(crate) fn debug_for(&self, pc: u64) -> Option<(Arc<DebugFile>, u64)> {
         let obj = self.session.symbols().object_containing(pc)?;
@@ -1630,7 +1721,7 @@ impl cohort_dwarf::context::Target for Ctx<'_> {
     }
 
     fn symbol_for(&self, addr: u64) -> Option<String> {
-        self.dbg.session.symbolize(addr)
+        self.dbg.value_symbol(addr)
     }
 }
 

@@ -77,6 +77,12 @@ pub trait EvalContext: Target {
     /// Set a convenience variable.
     fn set_convenience(&self, name: &str, value: Value);
 
+    /// With `set print object on`, the most-derived class of the polymorphic object at `addr`
+    /// and the address of the whole object (`p->member` looks there); `None` otherwise.
+    fn dynamic_object(&self, _addr: u64) -> Option<(TypeRef, u64)> {
+        None
+    }
+
     /// `ty` with its variable-length array bounds computed at the selected frame (gdb's
     /// `resolve_dynamic_type`, done when a pointer to a VLA is dereferenced). By default
     /// `ty` as it is.

@@ -889,6 +889,8 @@ impl FileTypes {
                         d = die.reference(file, dw::DW_AT_type);
                     }
                 }
+                // gdb leaves out artificial parameters (a destructor's `__in_chrg`).
+                dw::DW_TAG_formal_parameter if p.flag(dw::DW_AT_artificial) => {}
                 dw::DW_TAG_formal_parameter => {
                     params.push(self.lazy(p.reference(file, dw::DW_AT_type)));
                 }
@@ -910,7 +912,21 @@ impl FileTypes {
             is_const,
             is_volatile,
             is_static,
-            is_virtual: c.udata(dw::DW_AT_virtuality).is_some_and(|v| v != 0),
+            // gdb's dwarf2_add_member_fn: virtual when the vtable slot is given (GCC gives
+            // none for a virtual destructor, which gdb then shows without `virtual`).
+            is_virtual: c.has(dw::DW_AT_vtable_elem_location),
+            vtable_slot: match c.attr(dw::DW_AT_vtable_elem_location) {
+                // `DW_OP_constu N`.
+                Some(AttributeValue::Exprloc(e)) => {
+                    let mut r = e.0;
+                    match gimli::Reader::read_u8(&mut r) {
+                        Ok(0x10) => gimli::Reader::read_uleb128(&mut r).ok(),
+                        _ => None,
+                    }
+                }
+                Some(v) => v.udata_value(),
+                None => None,
+            },
             artificial: c.flag(dw::DW_AT_artificial),
             access: access(c, default_access),
         })

@@ -329,6 +329,21 @@ impl DebugFile {
             {
                 ix.function_names.entry(l.clone()).or_default().push(i);
             }
+            // `break twice` finds `twice<int>` and `twice<double>`, as gdb 13 does.
+            if let Some(plain) = without_template_args(&f.name) {
+                ix.function_names
+                    .entry(plain.to_string())
+                    .or_default()
+                    .push(i);
+                if let Some(base) = unqualified(plain)
+                    && base != plain
+                {
+                    ix.function_names
+                        .entry(base.to_string())
+                        .or_default()
+                        .push(i);
+                }
+            }
             for r in &f.ranges {
                 ix.by_address.push((r.0, r.1, i));
             }
@@ -935,6 +950,28 @@ fn promote_pending(
     }
 }
 
+/// A function template's name without its final template arguments (`twice<int>` →
+/// `twice`); `None` for other names and operators.
+pub fn without_template_args(name: &str) -> Option<&str> {
+    if !name.ends_with('>') || unqualified(name).unwrap_or(name).starts_with("operator") {
+        return None;
+    }
+    let mut depth = 0i32;
+    for (i, c) in name.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' => {
+                depth -= 1;
+                if depth == 0 {
+                    return name.get(..i).filter(|n| !n.is_empty());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The last component of a C++ qualified name (`add` of `Counter::add`), `None` when the name
 /// has no scope. `::` inside template arguments or a parameter list does not count.
 pub fn unqualified(name: &str) -> Option<&str> {
@@ -988,7 +1025,18 @@ fn group<T: Clone>(items: impl Iterator<Item = (String, (bool, String), T)>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::unqualified;
+    use super::{unqualified, without_template_args};
+
+    #[test]
+    fn template_names() {
+        assert_eq!(without_template_args("twice<int>"), Some("twice"));
+        assert_eq!(
+            without_template_args("ns::f<std::pair<int, int> >"),
+            Some("ns::f")
+        );
+        assert_eq!(without_template_args("A::operator>"), None);
+        assert_eq!(without_template_args("main"), None);
+    }
 
     #[test]
     fn unqualified_names() {

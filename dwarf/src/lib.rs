@@ -10,6 +10,7 @@
 //!   symbols), as traits so that the same code serves a process, a core or a test double.
 
 pub mod context;
+pub mod cxxname;
 pub mod dietypes;
 pub mod error;
 pub mod expr;

@@ -457,6 +457,8 @@ pub struct Method {
     pub is_volatile: bool,
     pub is_static: bool,
     pub is_virtual: bool,
+    /// The method's slot in the class's vtable (`DW_AT_vtable_elem_location`).
+    pub vtable_slot: Option<u64>,
     /// Declared by the compiler (an implicit constructor…): not shown.
     pub artificial: bool,
     pub access: Access,

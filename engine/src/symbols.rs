@@ -457,6 +457,65 @@ impl ObjectFile {
         &self.info.sections
     }
 
+    /// The link-time addresses of the SystemTap probes `provider:name` (the
+    /// `.note.stapsdt` notes: pc, base, semaphore, then the provider and name), each moved
+    /// by where `.stapsdt.base` really is (prelink). 64-bit little-endian objects only.
+    pub fn stap_probes(&self, provider: &str, name: &str) -> Vec<u64> {
+        let mut out = Vec::new();
+        if !self.is_64() {
+            return out;
+        }
+        let base_sec = self
+            .sections()
+            .iter()
+            .find(|s| s.name == ".stapsdt.base")
+            .map(|s| s.addr);
+        let Some(sec) = self.sections().iter().find(|s| s.name == ".note.stapsdt") else {
+            return out;
+        };
+        let data = self.data();
+        let (Ok(start), Ok(size)) = (usize::try_from(sec.offset), usize::try_from(sec.size)) else {
+            return out;
+        };
+        let Some(notes) = data.get(start..start.saturating_add(size)) else {
+            return out;
+        };
+        let u32_at = |b: &[u8], i: usize| -> Option<usize> {
+            Some(u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?) as usize)
+        };
+        let u64_at = |b: &[u8], i: usize| -> Option<u64> {
+            Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
+        };
+        let mut i = 0;
+        while let (Some(namesz), Some(descsz), Some(ntype)) =
+            (u32_at(notes, i), u32_at(notes, i + 4), u32_at(notes, i + 8))
+        {
+            let name_at = i + 12;
+            let desc_at = name_at + namesz.next_multiple_of(4);
+            let next = desc_at + descsz.next_multiple_of(4);
+            if ntype == 3
+                && notes.get(name_at..name_at + namesz) == Some(b"stapsdt\0")
+                && let (Some(desc), Some(pc), Some(base)) = (
+                    notes.get(desc_at..desc_at + descsz),
+                    u64_at(notes, desc_at),
+                    u64_at(notes, desc_at + 8),
+                )
+            {
+                let mut strs = desc.get(24..).unwrap_or(&[]).split(|&b| b == 0);
+                if strs.next() == Some(provider.as_bytes()) && strs.next() == Some(name.as_bytes())
+                {
+                    let adjust = base_sec.map_or(0, |b| b.wrapping_sub(base));
+                    out.push(pc.wrapping_add(adjust));
+                }
+            }
+            if next <= i {
+                break;
+            }
+            i = next;
+        }
+        out
+    }
+
     /// The `PT_LOAD` segments.
     pub fn segments(&self) -> &[Segment] {
         &self.info.segments

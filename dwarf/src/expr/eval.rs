@@ -841,6 +841,35 @@ impl<'a> Ev<'a> {
                 start.wrapping_add(n.wrapping_mul(esize) as u64),
             ));
         }
+        // libstdc++'s xmethods for `std::vector<bool>` (a bit as a `bool`) and `std::array`.
+        if matches!(classify(&a.ty), Cls::Agg) {
+            let ty = a.ty.strip();
+            let name = ty.name.as_deref().unwrap_or("");
+            if name.starts_with("std::vector<bool,") && crate::format::has_printer(&ty) {
+                let bytes = self.bytes(&mut a)?;
+                if let Some(bv) = crate::format::bit_vector(&ty, bytes, self.ptr_size()) {
+                    let mut i = i;
+                    let n = self.int_of(&mut i)? as u64;
+                    let (addr, size, shift) = bv.locate(n);
+                    let mut b = [0u8; 8];
+                    self.ctx.read_memory(addr, &mut b[..size as usize])?;
+                    return Ok(self.truth_value(u64::from_le_bytes(b) >> shift & 1 == 1));
+                }
+            }
+            if name.starts_with("std::array<")
+                && let TypeKind::Aggregate { members, .. } = &ty.kind
+                && let Some(m) = members
+                    .iter()
+                    .find(|m| !m.is_static && m.name.as_deref() == Some("_M_elems"))
+                && let TypeKind::Array { element, .. } = &m.ty.get().strip().kind
+            {
+                let mut i = i;
+                let n = self.int_of(&mut i)? as i64;
+                let esize = element.byte_size() as i64;
+                let off = (m.offset as i64).wrapping_add(n.wrapping_mul(esize));
+                return self.component(&a, off, element.clone());
+            }
+        }
         // A C++ class: gdb looks for a user-defined operator[] (which needs a call).
         if matches!(classify(&a.ty), Cls::Agg)
             && self.ctx.language() == crate::format::Language::Cplus
@@ -893,7 +922,13 @@ impl<'a> Ev<'a> {
         }
         let v = match classify(&v.ty) {
             Cls::Ptr(target) if matches!(target.strip().kind, TypeKind::Aggregate { .. }) => {
-                self.deref(v)?
+                // `set print object on`: the member of the object's dynamic class.
+                let mut p = v;
+                let a = self.int_of(&mut p)? as u64;
+                match self.ctx.dynamic_object(a) {
+                    Some((dy, full)) if a != 0 => V::lazy_at(dy, full),
+                    _ => self.deref(p)?,
+                }
             }
             Cls::Agg => v,
             _ => {
@@ -925,6 +960,10 @@ impl<'a> Ev<'a> {
                 None => self.component(&v, offset, mty),
                 Some(bf) => self.bitfield(&v, bf.bit_offset, bf.bit_size, mty),
             },
+            // gdb's words for a class with member functions.
+            None if ty.cxx.as_ref().is_some_and(|c| !c.methods.is_empty()) => {
+                Err(user(format!("There is no member or method named {name}.")))
+            }
             None => Err(user(format!("There is no member named {name}."))),
         }
     }

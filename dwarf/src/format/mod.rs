@@ -49,7 +49,7 @@ mod float;
 mod num;
 mod stl;
 pub use stl::has_printer;
-pub(crate) use stl::{smart_pointer, vector_parts};
+pub(crate) use stl::{bit_vector, smart_pointer, vector_parts};
 pub mod text;
 mod typeprint;
 
@@ -913,6 +913,13 @@ impl<'a> Printer<'a> {
 /// is `vtable for Diamond+24`, `_ZTT`: `VTT for`, `_ZTI`: `typeinfo for`, `_ZTS`: `typeinfo
 /// name for`), for a class named by plain or nested source names (`N4geom5ShapeE`); `None`
 /// for anything else.
+/// The class whose vtable symbol `sym` (`_ZTV6Circle+16`) is: `Circle`.
+pub fn vtable_class(sym: &str) -> Option<String> {
+    let d = demangle_special(sym)?;
+    let class = d.strip_prefix("vtable for ")?;
+    Some(class.split('+').next().unwrap_or(class).to_string())
+}
+
 fn demangle_special(sym: &str) -> Option<String> {
     let (name, off) = match sym.rsplit_once('+') {
         Some((n, o)) => (n, Some(o)),

@@ -16,10 +16,13 @@ type PrintFn = fn(&Printer, &mut String, &TypeRef, &[u8], bool) -> bool;
 
 /// The printers, by the start of the class's qualified name.
 const PRINTERS: &[(&str, PrintFn)] = &[
+    ("std::vector<bool,", vector_bool),
     ("std::vector<", vector),
     ("std::__cxx11::basic_string<char,", string),
     ("std::map<", map),
+    ("std::multimap<", map),
     ("std::set<", set),
+    ("std::multiset<", set),
     ("std::__cxx11::list<", list),
     ("std::pair<", pair),
     ("std::unordered_map<", unordered),
@@ -29,6 +32,9 @@ const PRINTERS: &[(&str, PrintFn)] = &[
     ("std::tuple<", tuple),
     ("std::unique_ptr<", unique_ptr),
     ("std::shared_ptr<", shared_ptr),
+    ("std::weak_ptr<", shared_ptr),
+    ("std::variant<", variant),
+    ("std::atomic<", atomic),
 ];
 
 /// The printer for class type `ty` (typedefs and qualifiers stripped), if any.
@@ -38,10 +44,6 @@ fn printer_for(ty: &TypeRef) -> Option<PrintFn> {
         return None;
     }
     let name = st.name.as_deref()?;
-    // `std::vector<bool>` is a bit vector with a printer of its own (not here yet).
-    if name.starts_with("std::vector<bool,") {
-        return None;
-    }
     PRINTERS
         .iter()
         .find(|(prefix, _)| name.starts_with(prefix))
@@ -160,7 +162,7 @@ fn vector(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bo
         out.push_str(" = {...}");
         return true;
     }
-    out.push_str(" = {");
+    let mut kids = Kids::new(p, true);
     // gdb's `print_children`: at most `print elements` children; "..." when the limit is
     // reached (even with nothing after it), no `<repeats>`.
     let limit = p.opts.print_elements as u64;
@@ -170,26 +172,86 @@ fn vector(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bo
     let mut all = vec![0u8; (n * esize).min(super::MAX_VALUE_SIZE * 16) as usize];
     let batch = all.len() as u64 == n * esize && p.target.read_memory(start, &mut all).is_ok();
     for i in 0..n {
-        if i > 0 {
-            out.push_str(", ");
-        }
+        kids.next(out);
         let a = start.wrapping_add(i * esize);
         if batch {
             let b = &all[(i * esize) as usize..((i + 1) * esize) as usize];
-            p.value(out, &elem, b, Some(a));
+            kids.value(out, &elem, b, Some(a));
             continue;
         }
-        let mut buf = vec![0u8; esize as usize];
-        match p.target.read_memory(a, &mut buf) {
-            Ok(()) => p.value(out, &elem, &buf, Some(a)),
+        kids.value_at(out, &elem, a);
+    }
+    kids.end(out, len >= limit);
+    true
+}
+
+/// gdb's `print_children`: the children of a printer, after its `to_string`. With `set print
+/// pretty`, one child a line, indented two spaces deeper than the value, except for a printer
+/// with the `array` hint (vectors, deques: `set print array`, off, decides those); a map's
+/// key and value share a line.
+struct Kids<'a, 'b> {
+    p: &'a Printer<'b>,
+    n: usize,
+    lines: bool,
+}
+
+impl<'a, 'b> Kids<'a, 'b> {
+    fn new(p: &'a Printer<'b>, array: bool) -> Self {
+        Kids {
+            p,
+            n: 0,
+            lines: p.opts.pretty && !array,
+        }
+    }
+
+    fn indent(&self, out: &mut String, extra: usize) {
+        out.push('\n');
+        out.push_str(&" ".repeat(extra + 2 * self.p.depth.get()));
+    }
+
+    /// Before the next child (or key of a map).
+    fn next(&mut self, out: &mut String) {
+        if self.n == 0 {
+            out.push_str(" = {");
+        } else {
+            out.push_str(if self.lines { "," } else { ", " });
+        }
+        if self.lines {
+            self.indent(out, 2);
+        }
+        self.n += 1;
+    }
+
+    /// A child's value, one level deeper.
+    fn value(&self, out: &mut String, ty: &TypeRef, bytes: &[u8], addr: Option<u64>) {
+        self.p.nested(out, ty, bytes, addr);
+    }
+
+    /// A child's value read from the program at `addr`.
+    fn value_at(&self, out: &mut String, ty: &TypeRef, addr: u64) {
+        let mut buf = vec![0u8; ty.byte_size().min(super::MAX_VALUE_SIZE) as usize];
+        match self.p.target.read_memory(addr, &mut buf) {
+            Ok(()) => self.value(out, ty, &buf, Some(addr)),
             Err(e) => out.push_str(&format!("<error: {e}>")),
         }
     }
-    if len >= limit {
-        out.push_str("...");
+
+    /// After the children: `...` when `print elements` stopped them.
+    fn end(self, out: &mut String, more: bool) {
+        if self.n == 0 {
+            return;
+        }
+        if more {
+            if self.lines {
+                self.indent(out, 2);
+            }
+            out.push_str("...");
+        }
+        if self.lines {
+            self.indent(out, 0);
+        }
+        out.push('}');
     }
-    out.push('}');
-    true
 }
 
 /// The alignment of a type, as the C ABI lays it out.
@@ -222,15 +284,6 @@ fn read_word(p: &Printer, addr: u64) -> Option<u64> {
     let mut b = [0u8; 8];
     p.target.read_memory(addr, &mut b[..n]).ok()?;
     Some(u64::from_le_bytes(b))
-}
-
-/// Read and print the value of type `ty` at `addr`.
-fn value_at(p: &Printer, out: &mut String, ty: &TypeRef, addr: u64) {
-    let mut buf = vec![0u8; ty.byte_size().min(super::MAX_VALUE_SIZE) as usize];
-    match p.target.read_memory(addr, &mut buf) {
-        Ok(()) => p.value(out, ty, &buf, Some(addr)),
-        Err(e) => out.push_str(&format!("<error: {e}>")),
-    }
 }
 
 /// The first `max` nodes, in order, of a libstdc++ red-black tree (`_M_t` of a map or a
@@ -271,15 +324,6 @@ fn rb_tree(p: &Printer, ty: &TypeRef, bytes: &[u8], max: u64) -> Option<(u64, Ve
     Some((count, out))
 }
 
-/// The children of a printer, `{[k] = v, ...}` (gdb's `print_children`): `entries` shown,
-/// `...` when `print elements` children were printed.
-fn children(p: &Printer, out: &mut String, shown: u64, children_per_entry: u64, total: u64) {
-    if total * children_per_entry >= p.opts.print_elements as u64 && shown > 0 {
-        out.push_str("...");
-    }
-    out.push('}');
-}
-
 /// libstdc++'s `StdMapPrinter`: `std::map with 2 elements = {[1] = 2.5, [3] = 4.5}`.
 fn map(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
     let (Some(kty), Some(vty)) = (template_arg(ty, 0), template_arg(ty, 1)) else {
@@ -291,7 +335,11 @@ fn map(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
     let Some((count, nodes)) = rb_tree(p, ty, bytes, max) else {
         return false;
     };
-    out.push_str(&format!("std::map with {}", num_elements(count)));
+    out.push_str(&format!(
+        "{} with {}",
+        template_name(ty),
+        num_elements(count)
+    ));
     if count == 0 {
         return true;
     }
@@ -300,18 +348,16 @@ fn map(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
         return true;
     }
     let voff = kty.byte_size().next_multiple_of(align_of(&vty));
-    out.push_str(" = {");
-    for (i, n) in nodes.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
+    let mut kids = Kids::new(p, false);
+    for n in &nodes {
+        kids.next(out);
         let at = n + 4 * ptr;
         out.push('[');
-        value_at(p, out, &kty, at);
+        kids.value_at(out, &kty, at);
         out.push_str("] = ");
-        value_at(p, out, &vty, at + voff);
+        kids.value_at(out, &vty, at + voff);
     }
-    children(p, out, nodes.len() as u64, 2, count);
+    kids.end(out, count * 2 >= p.opts.print_elements as u64);
     true
 }
 
@@ -324,7 +370,11 @@ fn set(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
     let Some((count, nodes)) = rb_tree(p, ty, bytes, p.opts.print_elements as u64) else {
         return false;
     };
-    out.push_str(&format!("std::set with {}", num_elements(count)));
+    out.push_str(&format!(
+        "{} with {}",
+        template_name(ty),
+        num_elements(count)
+    ));
     if count == 0 {
         return true;
     }
@@ -332,15 +382,13 @@ fn set(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
         out.push_str(" = {...}");
         return true;
     }
-    out.push_str(" = {");
+    let mut kids = Kids::new(p, false);
     for (i, n) in nodes.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
+        kids.next(out);
         out.push_str(&format!("[{i}] = "));
-        value_at(p, out, &kty, n + 4 * ptr);
+        kids.value_at(out, &kty, n + 4 * ptr);
     }
-    children(p, out, nodes.len() as u64, 1, count);
+    kids.end(out, count >= p.opts.print_elements as u64);
     true
 }
 
@@ -372,21 +420,19 @@ fn list(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool
         out.push_str(" = {...}");
         return true;
     }
-    out.push_str(" = {");
+    let mut kids = Kids::new(p, false);
     let voff = (2 * ptr).next_multiple_of(align_of(&ety));
     let shown = count.min(p.opts.print_elements as u64);
     for i in 0..shown {
-        if i > 0 {
-            out.push_str(", ");
-        }
+        kids.next(out);
         out.push_str(&format!("[{i}] = "));
-        value_at(p, out, &ety, node + voff);
+        kids.value_at(out, &ety, node + voff);
         match read_word(p, node) {
             Some(next) => node = next,
             None => break,
         }
     }
-    children(p, out, shown, 1, count);
+    kids.end(out, count >= p.opts.print_elements as u64);
     true
 }
 
@@ -435,7 +481,7 @@ fn unordered(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary:
         out.push_str(" = {...}");
         return true;
     }
-    out.push_str(" = {");
+    let mut kids = Kids::new(p, false);
     let per = if is_map { 2 } else { 1 };
     let max = (p.opts.print_elements as u64).div_ceil(per);
     let elem_align = match &vty {
@@ -448,25 +494,18 @@ fn unordered(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary:
         if node == 0 {
             break;
         }
-        if i > 0 {
-            out.push_str(", ");
-        }
+        kids.next(out);
         let at = node + at0;
         match &vty {
             Some(v) => {
                 out.push('[');
-                value_at(p, out, &kty, at);
+                kids.value_at(out, &kty, at);
                 out.push_str("] = ");
-                value_at(
-                    p,
-                    out,
-                    v,
-                    at + kty.byte_size().next_multiple_of(align_of(v)),
-                );
+                kids.value_at(out, v, at + kty.byte_size().next_multiple_of(align_of(v)));
             }
             None => {
                 out.push_str(&format!("[{i}] = "));
-                value_at(p, out, &kty, at);
+                kids.value_at(out, &kty, at);
             }
         }
         match read_word(p, node) {
@@ -474,7 +513,7 @@ fn unordered(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary:
             None => break,
         }
     }
-    children(p, out, shown, per, count);
+    kids.end(out, count * per >= p.opts.print_elements as u64);
     true
 }
 
@@ -503,9 +542,11 @@ fn optional(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: 
     let Some(vb) = bytes.get(start..start + v_ty.byte_size() as usize) else {
         return false;
     };
-    out.push_str(" = {[contained value] = ");
-    p.value(out, &v_ty, vb, None);
-    out.push('}');
+    let mut kids = Kids::new(p, false);
+    kids.next(out);
+    out.push_str("[contained value] = ");
+    kids.value(out, &v_ty, vb, None);
+    kids.end(out, false);
     true
 }
 
@@ -546,15 +587,13 @@ fn deque(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: boo
         out.push_str(" = {...}");
         return true;
     }
-    out.push_str(" = {");
+    let mut kids = Kids::new(p, true);
     let (mut cur, mut end, mut node) = (s_cur, s_last, s_node);
     let limit = p.opts.print_elements as u64;
     let mut i = 0u64;
     while cur != f_cur && i < limit {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        value_at(p, out, &ety, cur);
+        kids.next(out);
+        kids.value_at(out, &ety, cur);
         i += 1;
         cur = cur.wrapping_add(esize);
         if cur == end {
@@ -568,10 +607,7 @@ fn deque(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: boo
             }
         }
     }
-    if i == limit {
-        out.push_str("...");
-    }
-    out.push('}');
+    kids.end(out, i == limit);
     true
 }
 
@@ -602,7 +638,7 @@ fn tuple(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: boo
         return true;
     }
     let mut n = 0;
-    let mut first = true;
+    let mut kids = Kids::new(p, false);
     while let Some((off, t)) = head.take() {
         let (impl_off, impl_ty) = match bases(&t).as_slice() {
             [one] => one.clone(),
@@ -613,8 +649,7 @@ fn tuple(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: boo
             _ => return false,
         };
         n += 1;
-        out.push_str(if first { " = {" } else { ", " });
-        first = false;
+        kids.next(out);
         out.push_str(&format!("[{n}] = "));
         let (voff, vty) = match field(&impl_ty, "_M_head_impl") {
             Some((o, vt)) => (off + impl_off + o, vt),
@@ -622,13 +657,11 @@ fn tuple(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: boo
         };
         let start = voff as usize;
         match bytes.get(start..start + vty.byte_size() as usize) {
-            Some(b) => p.value(out, &vty, b, None),
+            Some(b) => kids.value(out, &vty, b, None),
             None => return false,
         }
     }
-    if !first {
-        out.push('}');
-    }
+    kids.end(out, false);
     true
 }
 
@@ -664,9 +697,11 @@ fn pointer_child(p: &Printer, out: &mut String, pty: &TypeRef, bytes: &[u8], off
     let Some(b) = bytes.get(start..start + pty.byte_size() as usize) else {
         return false;
     };
-    out.push_str(" = {get() = ");
-    p.value(out, pty, b, None);
-    out.push('}');
+    let mut kids = Kids::new(p, false);
+    kids.next(out);
+    out.push_str("get() = ");
+    kids.value(out, pty, b, None);
+    kids.end(out, false);
     true
 }
 
@@ -676,17 +711,17 @@ fn unique_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summar
         return false;
     };
     out.push_str("std::unique_ptr<");
-    out.push_str(&super::type_name_in(&targ, p.opts.language));
+    out.push_str(&super::typeprint::raw_type_name(&targ));
     out.push('>');
     pointer_child(p, out, &pty, bytes, off)
 }
 
 /// libstdc++'s `SharedPointerPrinter`: `std::shared_ptr<int> (use count 1, weak count 0) =
-/// {get() = 0x…}`, `(empty)` without a control block.
+/// {get() = 0x…}`, `(empty)` without a control block; the same for `std::weak_ptr`.
 fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: bool) -> bool {
     let ptr = p.target.ptr_size();
     let (Some((off, pty)), Some(targ), Some((pi_off, _))) = (
-        smart_pointer(ty),
+        field(ty, "_M_ptr"),
         template_arg(ty, 0),
         path(ty, &["_M_refcount", "_M_pi"]),
     ) else {
@@ -711,34 +746,256 @@ fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summar
             format!("use count {uses}, weak count {}", weak - 1)
         }
     };
-    out.push_str("std::shared_ptr<");
-    out.push_str(&super::type_name_in(&targ, p.opts.language));
+    out.push_str(template_name(ty));
+    out.push('<');
+    out.push_str(&super::typeprint::raw_type_name(&targ));
     out.push_str(&format!("> ({state})"));
     pointer_child(p, out, &pty, bytes, off)
 }
 
-/// libstdc++'s `StdPairPrinter`: the two members, without the empty `__pair_base`.
+/// A `std::pair` as gdb shows it: its two members, without the empty `__pair_base`.
 fn pair(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
-    let (Some((f_off, f_ty)), Some((s_off, s_ty))) = (field(ty, "first"), field(ty, "second"))
-    else {
+    let TypeKind::Aggregate { kind, members, .. } = &ty.kind else {
         return false;
     };
     if summary {
         out.push_str("{...}");
         return true;
     }
-    let part = |off: u64, t: &TypeRef| -> Option<&[u8]> {
-        let start = usize::try_from(off).ok()?;
-        bytes.get(start..start + usize::try_from(t.byte_size()).ok()?)
-    };
-    let (Some(fb), Some(sb)) = (part(f_off, &f_ty), part(s_off, &s_ty)) else {
+    let members: Vec<_> = members
+        .iter()
+        .filter(|m| !m.is_base)
+        .map(|m| crate::types::Member {
+            name: m.name.clone(),
+            ty: crate::types::LazyType::ready(m.ty.get().clone()),
+            offset: m.offset,
+            bitfield: m.bitfield,
+            is_static: m.is_static,
+            is_base: false,
+        })
+        .collect();
+    if members.len() != 2 {
+        return false;
+    }
+    // The same class less its base, unnamed (no printer), printed as any class (`set print
+    // pretty` included).
+    let shown = crate::types::Type::new(
+        None,
+        ty.size,
+        TypeKind::Aggregate {
+            kind: *kind,
+            members,
+            declaration: false,
+        },
+    );
+    p.value(out, &shown, bytes, None);
+    true
+}
+
+/// The class template's name (`std::multimap` of `std::multimap<int, int, …>`).
+fn template_name(ty: &TypeRef) -> &str {
+    let name = ty.name.as_deref().unwrap_or("");
+    name.split('<').next().unwrap_or(name)
+}
+
+/// A type's name as libstdc++'s type printers show it (`std::string`, `std::vector<int>`).
+fn recognized_name(ty: &TypeRef) -> String {
+    super::typeprint::recognize(&ty.strip()).unwrap_or_else(|| super::typeprint::raw_type_name(ty))
+}
+
+/// libstdc++'s `StdVectorPrinter` for `std::vector<bool>`: `std::vector<bool> of length 10,
+/// capacity 64 = {true, false, …}`, the bits in words of `unsigned long`.
+fn vector_bool(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let Some(parts) = vector_bool_parts(p, ty, bytes) else {
         return false;
     };
-    out.push_str("{first = ");
-    p.value(out, &f_ty, fb, None);
-    out.push_str(", second = ");
-    p.value(out, &s_ty, sb, None);
-    out.push('}');
+    let len = parts.len();
+    let cap = parts.eos.wrapping_sub(parts.start) / parts.word * 8 * parts.word;
+    out.push_str(&format!(
+        "std::vector<bool> of length {len}, capacity {cap}"
+    ));
+    if len == 0 {
+        return true;
+    }
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
+    let mut kids = Kids::new(p, true);
+    let limit = p.opts.print_elements as u64;
+    let n = len.min(limit);
+    for i in 0..n {
+        kids.next(out);
+        match parts.bit(p, i) {
+            Some(b) => out.push_str(if b { "true" } else { "false" }),
+            None => out.push_str("<error: Cannot access memory>"),
+        }
+    }
+    kids.end(out, len >= limit);
+    true
+}
+
+/// The storage of a `std::vector<bool>`: words of `word` bytes from `start` (bit offset
+/// `start_off`), the last bit before `finish`/`finish_off`, capacity up to `eos`.
+pub(crate) struct BitVector {
+    start: u64,
+    start_off: u64,
+    finish: u64,
+    finish_off: u64,
+    eos: u64,
+    word: u64,
+}
+
+impl BitVector {
+    pub fn len(&self) -> u64 {
+        let bits = 8 * self.word;
+        (self.finish.wrapping_sub(self.start) / self.word * bits + self.finish_off)
+            .wrapping_sub(self.start_off)
+    }
+
+    /// Where bit `i` is: the address of its word and the word's size, and its place in it.
+    pub fn locate(&self, i: u64) -> (u64, u64, u64) {
+        let bits = 8 * self.word;
+        let n = self.start_off.wrapping_add(i);
+        (
+            self.start.wrapping_add(n / bits * self.word),
+            self.word.min(8),
+            n % bits,
+        )
+    }
+
+    /// Bit `i`, read from the program.
+    fn bit(&self, p: &Printer, i: u64) -> Option<bool> {
+        let (addr, size, shift) = self.locate(i);
+        let mut b = [0u8; 8];
+        p.target.read_memory(addr, &mut b[..size as usize]).ok()?;
+        Some(u64::from_le_bytes(b) >> shift & 1 == 1)
+    }
+}
+
+fn vector_bool_parts(p: &Printer, ty: &TypeRef, bytes: &[u8]) -> Option<BitVector> {
+    bit_vector(ty, bytes, p.target.ptr_size())
+}
+
+/// libstdc++'s `_Bvector_impl`: `_M_start`/`_M_finish` are bit iterators (`_M_p`,
+/// `_M_offset`), `_M_end_of_storage` a word pointer.
+pub(crate) fn bit_vector(ty: &TypeRef, bytes: &[u8], ptr: u64) -> Option<BitVector> {
+    if !ty.strip().name.as_deref()?.starts_with("std::vector<bool,") {
+        return None;
+    }
+    let it = |which: &str| -> Option<(u64, u64, u64)> {
+        let (p_off, p_ty) = path(ty, &["_M_impl", which, "_M_p"])?;
+        let (o_off, o_ty) = path(ty, &["_M_impl", which, "_M_offset"])?;
+        let word = p_ty.pointee()?.byte_size();
+        Some((
+            self::word(bytes, p_off, ptr)?,
+            self::word(bytes, o_off, o_ty.byte_size())?,
+            word,
+        ))
+    };
+    let (start, start_off, word) = it("_M_start")?;
+    let (finish, finish_off, _) = it("_M_finish")?;
+    let (e_off, _) = path(ty, &["_M_impl", "_M_end_of_storage"])?;
+    let eos = self::word(bytes, e_off, ptr)?;
+    if word == 0 || finish < start || eos < start {
+        return None;
+    }
+    Some(BitVector {
+        start,
+        start_off,
+        finish,
+        finish_off,
+        eos,
+        word,
+    })
+}
+
+/// libstdc++'s `StdVariantPrinter`: `std::variant<int, double, std::string> [index 1] =
+/// {2.5}`; a contained value with children of its own (a container) as `… [index 0]
+/// containing std::vector of length 2, capacity 2 = {1, 2}`.
+fn variant(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
+    let (Some((u_off, u_ty)), Some((i_off, i_ty))) = (field(ty, "_M_u"), field(ty, "_M_index"))
+    else {
+        return false;
+    };
+    let Some(index) = word(bytes, i_off, i_ty.byte_size()) else {
+        return false;
+    };
+    // `_Variadic_union`: `_M_first` (an `_Uninitialized<T>`) and `_M_rest`, one level per
+    // alternative.
+    let mut alternatives = Vec::new();
+    let (mut off, mut un) = (u_off, u_ty);
+    while let Some((f_off, f_ty)) = field(&un, "_M_first") {
+        let Some(t) = template_arg(&f_ty, 0) else {
+            return false;
+        };
+        let storage = field(&f_ty, "_M_storage").map(|(o, _)| o).unwrap_or(0);
+        alternatives.push((off + f_off + storage, t));
+        let Some((r_off, r_ty)) = field(&un, "_M_rest") else {
+            break;
+        };
+        off += r_off;
+        un = r_ty;
+    }
+    let names: Vec<String> = alternatives
+        .iter()
+        .map(|(_, t)| recognized_name(t))
+        .collect();
+    out.push_str(&format!("{}<{}>", template_name(ty), names.join(", ")));
+    let Some((v_off, v_ty)) = alternatives.get(index as usize) else {
+        out.push_str(" [no contained value]");
+        return true;
+    };
+    let start = *v_off as usize;
+    let Some(vb) = bytes.get(start..start + v_ty.byte_size() as usize) else {
+        return false;
+    };
+    // The contained value's own printer, when it has children, makes the rest.
+    let st = v_ty.strip();
+    let own = printer_for(&st).filter(|f| {
+        !std::ptr::fn_addr_eq(*f, string as PrintFn) && !std::ptr::fn_addr_eq(*f, pair as PrintFn)
+    });
+    if let Some(f) = own {
+        let mut inner = String::new();
+        if f(p, &mut inner, &st, vb, summary) {
+            out.push_str(&format!(" [index {index}] containing {inner}"));
+            return true;
+        }
+    }
+    out.push_str(&format!(" [index {index}]"));
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
+    let mut kids = Kids::new(p, true);
+    kids.next(out);
+    kids.value(out, v_ty, vb, None);
+    kids.end(out, false);
+    true
+}
+
+/// libstdc++'s `StdAtomicPrinter`: `std::atomic<int> = { 7 }`.
+fn atomic(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: bool) -> bool {
+    let value = field(ty, "_M_i")
+        .or_else(|| field(ty, "_M_fp"))
+        .or_else(|| path(ty, &["_M_b", "_M_p"]))
+        .or_else(|| path(ty, &["_M_base", "_M_i"]));
+    let Some((off, vty)) = value else {
+        return false;
+    };
+    // The template argument as gdb names it (`Pt *`), else the stored value's type.
+    let targ = template_arg(ty, 0).unwrap_or_else(|| vty.clone());
+    let start = off as usize;
+    let Some(vb) = bytes.get(start..start + vty.byte_size() as usize) else {
+        return false;
+    };
+    out.push_str(&format!(
+        "{}<{}> = {{ ",
+        template_name(ty),
+        super::typeprint::raw_type_name(&targ)
+    ));
+    p.value(out, &vty, vb, None);
+    out.push_str(" }");
     true
 }
 

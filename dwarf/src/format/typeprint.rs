@@ -173,6 +173,19 @@ fn keyword(kind: AggregateKind) -> &'static str {
 }
 
 fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language) {
+    // libstdc++'s type printers name a class (not a typedef of it) shortly, even for ptype.
+    if lang == Language::Cplus && !RAW_NAMES.with(|r| r.get()) {
+        let t = if show > 0 {
+            tv.check_typedef()
+        } else {
+            tv.clone()
+        };
+        if let Some(r) = recognize(&t.t) {
+            modifiers(out, t.q, false, true, lang);
+            out.push_str(&r);
+            return;
+        }
+    }
     if show <= 0
         && let Some(name) = tv.name()
     {
@@ -661,4 +674,139 @@ pub fn declaration(ty: &TypeRef, name: &str, lang: Language) -> String {
     let mut s = String::new();
     print_type(&mut s, &view(ty), name, 0, 0, lang);
     s
+}
+
+thread_local! {
+    /// Type printers off: names as gdb's `str(gdb.Type)` gives them to Python printers.
+    static RAW_NAMES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A C++ type's name without libstdc++'s type printers (what a Python printer's
+/// `str(type)` gives: `std::vector<int, std::allocator<int> >`).
+pub fn raw_type_name(ty: &TypeRef) -> String {
+    let was = RAW_NAMES.with(|r| r.replace(true));
+    let s = type_name_in(ty, Language::Cplus);
+    RAW_NAMES.with(|r| r.set(was));
+    s
+}
+
+/// The default template arguments libstdc++'s type printers leave out (`{0}` is the first
+/// argument's name), by class template.
+const DEFAULT_ARGS: &[(&str, &[(usize, &str)])] = &[
+    ("std::unique_ptr", &[(1, "std::default_delete<{0}>")]),
+    ("std::deque", &[(1, "std::allocator<{0}>")]),
+    ("std::forward_list", &[(1, "std::allocator<{0}>")]),
+    ("std::list", &[(1, "std::allocator<{0}>")]),
+    ("std::__cxx11::list", &[(1, "std::allocator<{0}>")]),
+    ("std::vector", &[(1, "std::allocator<{0}>")]),
+    (
+        "std::map",
+        &[
+            (2, "std::less<{0}>"),
+            (3, "std::allocator<std::pair<{0} const, {1}>>"),
+        ],
+    ),
+    (
+        "std::multimap",
+        &[
+            (2, "std::less<{0}>"),
+            (3, "std::allocator<std::pair<{0} const, {1}>>"),
+        ],
+    ),
+    (
+        "std::set",
+        &[(1, "std::less<{0}>"), (2, "std::allocator<{0}>")],
+    ),
+    (
+        "std::multiset",
+        &[(1, "std::less<{0}>"), (2, "std::allocator<{0}>")],
+    ),
+    (
+        "std::unordered_map",
+        &[
+            (2, "std::hash<{0}>"),
+            (3, "std::equal_to<{0}>"),
+            (4, "std::allocator<std::pair<{0} const, {1}>>"),
+        ],
+    ),
+    (
+        "std::unordered_multimap",
+        &[
+            (2, "std::hash<{0}>"),
+            (3, "std::equal_to<{0}>"),
+            (4, "std::allocator<std::pair<{0} const, {1}>>"),
+        ],
+    ),
+    (
+        "std::unordered_set",
+        &[
+            (1, "std::hash<{0}>"),
+            (2, "std::equal_to<{0}>"),
+            (3, "std::allocator<{0}>"),
+        ],
+    ),
+    (
+        "std::unordered_multiset",
+        &[
+            (1, "std::hash<{0}>"),
+            (2, "std::equal_to<{0}>"),
+            (3, "std::allocator<{0}>"),
+        ],
+    ),
+];
+
+/// A type name without blanks, for comparing `a<b<c> >` with `a<b<c>>`.
+fn squeezed(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// libstdc++'s type printers (`TemplateTypePrinter`, `add_one_type_printer` for strings):
+/// `std::string` for the `char` string class, `std::vector<int>` for a container whose
+/// trailing template arguments are the defaults (the arguments themselves recognized in
+/// turn); `None` for any other type.
+pub fn recognize(ty: &TypeRef) -> Option<String> {
+    let TypeKind::Aggregate { .. } = &ty.kind else {
+        return None;
+    };
+    let name = ty.name.as_deref()?;
+    if name == "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
+        || name == "std::basic_string<char, std::char_traits<char>, std::allocator<char> >"
+    {
+        return Some("std::string".into());
+    }
+    let template = name.get(..name.find('<')?)?;
+    let (_, defaults) = DEFAULT_ARGS.iter().find(|(n, _)| *n == template)?;
+    let args = &ty.cxx.as_deref()?.template_args;
+    let names: Vec<String> = args.iter().map(|(_, t)| raw_type_name(t.get())).collect();
+    let mut shown = Vec::new();
+    let mut defaulted = false;
+    for (i, (_, t)) in args.iter().enumerate() {
+        match defaults.iter().find(|(k, _)| *k == i) {
+            Some((_, d)) => {
+                let mut want = d.to_string();
+                for (k, n) in names.iter().enumerate() {
+                    want = want.replace(&format!("{{{k}}}"), n);
+                }
+                if squeezed(&names[i]) != squeezed(&want) {
+                    return None;
+                }
+                defaulted = true;
+            }
+            None if defaulted => return None,
+            None => shown.push(recognized_subtype(t.get())),
+        }
+    }
+    let shown_name = template.replace("std::__cxx11::", "std::");
+    Some(format!("{shown_name}<{}>", shown.join(", ")))
+}
+
+/// A template argument as the type printers show it: pointers and references to recognized
+/// types recognized, anything else by its name.
+fn recognized_subtype(ty: &TypeRef) -> String {
+    match &ty.kind {
+        TypeKind::Pointer(t) => format!("{}*", recognized_subtype(t.get())),
+        TypeKind::Reference(t) => format!("{}&", recognized_subtype(t.get())),
+        TypeKind::RvalueReference(t) => format!("{}&&", recognized_subtype(t.get())),
+        _ => recognize(ty).unwrap_or_else(|| type_name_in(ty, Language::Cplus)),
+    }
 }

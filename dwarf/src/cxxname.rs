@@ -1,0 +1,334 @@
+//! C++ function names with their parameter lists, as gdb 13 names a function's symbol
+//! (`f(double)`, `A::f(int) const`, `twice<int>(int)`, `main(int, char**)`): the demangler's
+//! spelling of the parameter types (`char const*`, `std::vector<double, std::allocator<double>
+//! > const&`, `int (*)(int)`), without the return type. gdb shows these in `info breakpoints`
+//! and matches `break f(double)` against them.
+
+use std::sync::Arc;
+
+use gimli::constants as dw;
+
+use crate::dietypes::{self, Die};
+use crate::loader::DebugFile;
+use crate::types::{DieRef, TypeKind, TypeRef};
+
+/// gdb's name of the C++ function at DIE `die` (a subprogram, or an inlined copy) whose
+/// qualified name is `qualified`: `qualified(PARAMS)[ const]`. `None` when the unit is not
+/// C++ or the DIE cannot be read.
+pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<String> {
+    let tree = dietypes::read_tree(file, die, 1).ok()?;
+    if !dietypes::is_cplus_unit(file, tree.unit) {
+        return None;
+    }
+    // The parameters are on the concrete DIE; an inlined copy or a concrete out-of-line copy
+    // may list none of its own (then the abstract DIE's are the ones).
+    let mut params: Vec<Die> = tree
+        .children
+        .iter()
+        .filter(|c| {
+            c.tag == dw::DW_TAG_formal_parameter || c.tag == dw::DW_TAG_unspecified_parameters
+        })
+        .map(|c| dietypes::with_origin(file, c))
+        .collect();
+    let linkage = dietypes::with_origin(file, &tree).has(dw::DW_AT_linkage_name)
+        || dietypes::with_origin(file, &tree).has(dw::DW_AT_MIPS_linkage_name);
+    if params.is_empty()
+        && let Some(o) = tree
+            .reference(file, dw::DW_AT_abstract_origin)
+            .or_else(|| tree.reference(file, dw::DW_AT_specification))
+        && let Ok(t) = dietypes::read_tree(file, o, 1)
+    {
+        params = t
+            .children
+            .iter()
+            .filter(|c| {
+                c.tag == dw::DW_TAG_formal_parameter || c.tag == dw::DW_TAG_unspecified_parameters
+            })
+            .map(|c| dietypes::with_origin(file, c))
+            .collect();
+    }
+    let mut list = Vec::new();
+    let mut quals = String::new();
+    for p in &params {
+        if p.tag == dw::DW_TAG_unspecified_parameters {
+            list.push("...".to_string());
+            continue;
+        }
+        let ty = match p.reference(file, dw::DW_AT_type) {
+            Some(r) => dietypes::type_of(file, r),
+            None => continue,
+        };
+        if p.flag(dw::DW_AT_artificial) {
+            // `this`: the method's qualifiers are its pointee's.
+            if let Some(t) = ty.strip_typedefs().pointee() {
+                let mut t = t;
+                loop {
+                    match &t.kind {
+                        TypeKind::Const(n) => {
+                            quals.push_str(" const");
+                            t = n.get().clone();
+                        }
+                        TypeKind::Volatile(n) => {
+                            quals.push_str(" volatile");
+                            t = n.get().clone();
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            continue;
+        }
+        // gdb demangles the linkage name: parameter types without their top-level
+        // qualifiers and without typedefs. A function without one (main, extern "C", GCC's
+        // static functions) is named from the DWARF, typedefs kept (`std::string`,
+        // `size_t`).
+        list.push(demangled_type(&top_unqualified(&ty), linkage));
+    }
+    Some(format!("{qualified}({}){quals}", list.join(", ")))
+}
+
+/// `break FUNCTION(PARAMS)`: the locations of the functions whose gdb name
+/// ([`physname`]) is `spec` (blanks aside); `None` when `spec` has no parameter list. A
+/// return type before the name is ignored (`'int twice<int>(int)'`).
+pub fn locations_for_signature(
+    file: &Arc<DebugFile>,
+    spec: &str,
+) -> Option<Vec<crate::lines::LineMatch>> {
+    let open = top_level_paren(spec)?;
+    let base = spec.get(..open)?.trim();
+    let mut funcs = file.functions_named(base);
+    let mut wanted = squeeze(spec);
+    if funcs.is_empty()
+        && let Some(sp) = last_top_level_space(base)
+    {
+        let name = base.get(sp + 1..)?.trim();
+        funcs = file.functions_named(name);
+        wanted = squeeze(&format!("{name}{}", spec.get(open..)?));
+    }
+    let mut out: Vec<_> = funcs
+        .iter()
+        .filter(|f| {
+            let Ok(u) = file.unit(f.unit) else {
+                return false;
+            };
+            let Some(r) = f.offset.to_debug_info_offset(&u.header) else {
+                return false;
+            };
+            // `break set(int)` finds `A::set(int)`, as gdb's wild matching does.
+            physname(file, DieRef(r), &f.name).is_some_and(|n| {
+                let n = squeeze(&n);
+                n == wanted || n.ends_with(&format!("::{wanted}"))
+            })
+        })
+        .filter_map(|f| file.breakpoint_location_for_function(f))
+        .collect();
+    out.sort_by_key(|m| m.address);
+    out.dedup_by_key(|m| m.address);
+    Some(out)
+}
+
+/// Where the parameter list of `spec` opens: the first `(` outside template arguments, not
+/// part of an `operator()` name.
+fn top_level_paren(spec: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    let b = spec.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if depth == 0 && spec.get(i..).is_some_and(|r| r.starts_with("operator()")) {
+            i += "operator()".len();
+            continue;
+        }
+        match b[i] {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b'(' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn last_top_level_space(s: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut last = None;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ' ' if depth == 0 => last = Some(i),
+            _ => {}
+        }
+    }
+    last
+}
+
+/// The demangled name of a variable's symbol (`_ZL1g` → `g`, `_ZN4phys5countE` →
+/// `phys::count`); `None` for anything else (functions have parameters: see [`physname`]).
+pub fn demangle_variable(sym: &str) -> Option<String> {
+    let rest = sym.strip_prefix("_Z")?;
+    let rest = rest.strip_prefix('L').unwrap_or(rest);
+    let mut parts = Vec::new();
+    let (nested, mut rest) = match rest.strip_prefix('N') {
+        Some(r) => (true, r.strip_prefix('L').unwrap_or(r)),
+        None => (false, rest),
+    };
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            break;
+        }
+        let n: usize = rest.get(..digits)?.parse().ok()?;
+        let name = rest.get(digits..digits + n)?;
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return None;
+        }
+        parts.push(name);
+        rest = rest.get(digits + n..)?;
+        if !nested {
+            break;
+        }
+    }
+    let done = if nested { rest == "E" } else { rest.is_empty() };
+    (done && !parts.is_empty()).then(|| parts.join("::"))
+}
+
+fn top_unqualified(ty: &TypeRef) -> TypeRef {
+    let mut t = ty.clone();
+    loop {
+        match &t.kind {
+            TypeKind::Const(n) | TypeKind::Volatile(n) => t = n.get().clone(),
+            _ => return t,
+        }
+    }
+}
+
+/// A type as the demangler spells it: qualifiers after what they qualify, `*` and `&` without
+/// a space (`char const*`, `double const&`, `int (*)(int)`).
+pub fn demangled_type(ty: &TypeRef, strip_typedefs: bool) -> String {
+    let (head, tail) = parts(ty, strip_typedefs);
+    format!("{head}{tail}")
+}
+
+/// The type split around where a declarator goes (`int (*`, `)(int)`).
+fn parts(ty: &TypeRef, strip_typedefs: bool) -> (String, String) {
+    match &ty.kind {
+        TypeKind::Typedef(t) if strip_typedefs => parts(t.get(), strip_typedefs),
+        TypeKind::Pointer(t) => declarator(t.get(), "*", strip_typedefs),
+        TypeKind::Reference(t) => declarator(t.get(), "&", strip_typedefs),
+        TypeKind::RvalueReference(t) => declarator(t.get(), "&&", strip_typedefs),
+        TypeKind::Const(t) => {
+            let (h, tl) = parts(t.get(), strip_typedefs);
+            (format!("{h} const"), tl)
+        }
+        TypeKind::Volatile(t) => {
+            let (h, tl) = parts(t.get(), strip_typedefs);
+            (format!("{h} volatile"), tl)
+        }
+        TypeKind::Restrict(t) => {
+            let (h, tl) = parts(t.get(), strip_typedefs);
+            (format!("{h} restrict"), tl)
+        }
+        TypeKind::Function {
+            ret,
+            params,
+            varargs,
+            ..
+        } => {
+            let r = ret
+                .as_ref()
+                .map(|r| demangled_type(r.get(), strip_typedefs))
+                .unwrap_or_else(|| "void".into());
+            let mut ps: Vec<String> = params
+                .iter()
+                .map(|p| demangled_type(&top_unqualified(p.get()), strip_typedefs))
+                .collect();
+            if *varargs {
+                ps.push("...".into());
+            }
+            (format!("{r} "), format!("({})", ps.join(", ")))
+        }
+        TypeKind::Array { element, bound } => {
+            let n = match bound {
+                crate::types::Bound::Count(n) => n.to_string(),
+                _ => String::new(),
+            };
+            let (h, tl) = parts(element, strip_typedefs);
+            (format!("{h} "), format!("[{n}]{tl}"))
+        }
+        TypeKind::Void => ("void".into(), String::new()),
+        _ => (ty.name.clone().unwrap_or_default(), String::new()),
+    }
+}
+
+/// `T*` / `T&`, or `R (*)(P)` / `T (&) [N]` where the pointee needs parentheses.
+fn declarator(target: &TypeRef, op: &str, strip_typedefs: bool) -> (String, String) {
+    let (h, tl) = parts(target, strip_typedefs);
+    if tl.is_empty() {
+        (format!("{h}{op}"), String::new())
+    } else if let Some(rest) = h.strip_suffix(' ') {
+        (format!("{rest} ({op}"), format!("){tl}"))
+    } else {
+        (format!("{h}({op}"), format!("){tl}"))
+    }
+}
+
+/// A name with blanks only where C++ needs them (between two identifier characters), for
+/// comparing `f(int,int)` with `f(int, int)` as gdb's `strncmp_iw` does.
+pub fn squeeze(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending_space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if pending_space
+            && let Some(p) = out.chars().last()
+            && (p.is_alphanumeric() || p == '_')
+            && (c.is_alphanumeric() || c == '_')
+        {
+            out.push(' ');
+        }
+        pending_space = false;
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{demangle_variable, squeeze, top_level_paren};
+
+    #[test]
+    fn variable_symbols() {
+        assert_eq!(demangle_variable("_ZL1g").as_deref(), Some("g"));
+        assert_eq!(
+            demangle_variable("_ZN4phys5countE").as_deref(),
+            Some("phys::count")
+        );
+        assert_eq!(demangle_variable("_ZNL2ns1xE").as_deref(), Some("ns::x"));
+        assert_eq!(demangle_variable("_Z1fd"), None);
+        assert_eq!(demangle_variable("_ZN1A1fEi"), None);
+        assert_eq!(demangle_variable("main"), None);
+    }
+
+    #[test]
+    fn parameter_lists() {
+        assert_eq!(top_level_paren("f(double)"), Some(1));
+        assert_eq!(top_level_paren("A::f"), None);
+        assert_eq!(top_level_paren("t<int(*)(int)>(int)"), Some(14));
+        assert_eq!(top_level_paren("L::operator()(int) const"), Some(13));
+    }
+
+    #[test]
+    fn squeeze_keeps_needed_blanks() {
+        assert_eq!(squeeze("f(int,int)"), "f(int,int)");
+        assert_eq!(squeeze("f(int, int)"), "f(int,int)");
+        assert_eq!(
+            squeeze("A::f(unsigned  long) const"),
+            "A::f(unsigned long)const"
+        );
+        assert_eq!(squeeze("f(char const *)"), "f(char const*)");
+    }
+}
