@@ -933,9 +933,9 @@ impl Front {
                 }
                 return true;
             }
-            "stacks" => {
+            "stacks" | "pstack" => {
                 // Parallel stacks: every rank's stack merged into one tree, outermost frame
-                // first, each node with the ranks below it.
+                // first, each node with the ranks below it (`pstack`, as the tool is called).
                 let a = self.ask(set, ":stacks").await;
                 let tree = a
                     .stacks
