@@ -20,6 +20,30 @@ fn build_mpi(name: &str, mpicc: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// `cohort launch -n N --launcher LAUNCHER EXTRA -batch -ex CMD... -- ./PROG` in the
+/// program's folder.
+fn launch_batch(
+    prog: &Path,
+    launcher: &str,
+    n: u32,
+    extra: &[&str],
+    cmds: &[&str],
+) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.args(["launch", "-n", &n.to_string(), "--launcher", launcher])
+        .args(extra)
+        .arg("-batch");
+    for x in cmds {
+        c.args(["-ex", x]);
+    }
+    c.arg("--")
+        .arg(Path::new(".").join(prog.file_name().unwrap()))
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn open_mpi_rank_waiting_in_mpi_recv_completes_when_its_peer_sends() {
     waiting_in_mpi_recv("openmpi", "mpicc.openmpi");
@@ -40,34 +64,14 @@ fn mpich_hung_ranks_in_the_programs_terms() {
 
 fn hung_ranks(launcher: &str, mpicc: &str) {
     let prog = build_mpi("hang", mpicc);
-    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
-        .args([
-            "launch",
-            "-n",
-            "2",
-            "--launcher",
-            launcher,
-            "--settle",
-            "1000",
-            "-batch",
-        ])
-        // `bt 1` waits for the interrupt's stops.
-        .args([
-            "-ex",
-            "continue",
-            "-ex",
-            "interrupt",
-            "-ex",
-            "bt 1",
-            "-ex",
-            "info ranks",
-        ])
-        .arg("--")
-        .arg("./hang")
-        .current_dir(prog.parent().unwrap())
-        .env("OMPI_MCA_btl", "self,vader")
-        .output()
-        .unwrap();
+    // `bt 1` waits for the interrupt's stops.
+    let o = launch_batch(
+        &prog,
+        launcher,
+        2,
+        &["--settle", "1000"],
+        &["continue", "interrupt", "bt 1", "info ranks"],
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     let states: Vec<&str> = out
@@ -91,17 +95,22 @@ fn mpich_rank_waiting_in_mpi_recv_completes_when_its_peer_sends() {
 
 fn waiting_in_mpi_recv(launcher: &str, mpicc: &str) {
     let prog = build_mpi("pingwait", mpicc);
-    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
-        .args(["launch", "-n", "2", "--launcher", launcher, "-batch"])
-        .args(["-ex", "break pingwait.c:11", "-ex", "continue"])
-        .args(["-ex", "next", "-ex", "next", "-ex", "info ranks"])
-        .args(["-ex", "next", "-ex", "print value", "-ex", "continue"])
-        .arg("--")
-        .arg("./pingwait")
-        .current_dir(prog.parent().unwrap())
-        .env("OMPI_MCA_btl", "self,vader")
-        .output()
-        .unwrap();
+    let o = launch_batch(
+        &prog,
+        launcher,
+        2,
+        &[],
+        &[
+            "break pingwait.c:11",
+            "continue",
+            "next",
+            "next",
+            "info ranks",
+            "next",
+            "print value",
+            "continue",
+        ],
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     // From the first stop on (attaching prints pids and addresses that change run to run).
@@ -172,18 +181,23 @@ fn ranges_named(text: &str) -> String {
 #[test]
 fn open_mpi_ranks_with_randomised_addresses_give_one_answer() {
     let prog = build_mpi("addrs", "mpicc.openmpi");
-    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
-        .args(["launch", "-n", "4", "--launcher", "openmpi", "-batch"])
-        .args(["-ex", "set disable-randomization off"])
-        .args(["-ex", "break leaf", "-ex", "continue", "-ex", "bt"])
-        .args(["-ex", "info frame", "-ex", "print c", "-ex", "print *c"])
-        .args(["-ex", "print/x c", "-ex", "continue"])
-        .arg("--")
-        .arg("./addrs")
-        .current_dir(prog.parent().unwrap())
-        .env("OMPI_MCA_btl", "self,vader")
-        .output()
-        .unwrap();
+    let o = launch_batch(
+        &prog,
+        "openmpi",
+        4,
+        &[],
+        &[
+            "set disable-randomization off",
+            "break leaf",
+            "continue",
+            "bt",
+            "info frame",
+            "print c",
+            "print *c",
+            "print/x c",
+            "continue",
+        ],
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     let from = out

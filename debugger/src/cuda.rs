@@ -217,15 +217,7 @@ impl Debugger {
         let Ok(line) = line.trim().parse::<u32>() else {
             return;
         };
-        let host_line = self
-            .session
-            .breakpoints()
-            .iter()
-            .find(|b| b.id == id)
-            .and_then(|b| b.addrs.first().copied())
-            .and_then(|a| self.line_at(a))
-            .map(|l| l.line);
-        if host_line == Some(line) {
+        if self.host_line_of(id) == Some(line) {
             return;
         }
         self.cuda.host_fallbacks.push((id, line));
@@ -237,29 +229,20 @@ impl Debugger {
     /// locations at the nearest line, so the device's nearer line takes the breakpoint over
     /// (its host locations go), an equal one keeps both, a farther one is dropped.
     fn cuda_settle_breakpoints(&mut self) {
-        let Some(state) = self.cuda.state.as_mut() else {
-            return;
+        let resolved: Vec<(u32, u32)> = match self.cuda.state.as_mut() {
+            Some(state) => {
+                let r = state.take_resolved();
+                r.into_iter()
+                    .filter_map(|(id, addr)| Some((id, state.line_of(addr)?.1)))
+                    .collect()
+            }
+            None => return,
         };
-        let resolved = state.take_resolved();
-        for (id, addr) in resolved {
+        for (id, device_line) in resolved {
             let Some(&(_, asked)) = self.cuda.host_fallbacks.iter().find(|(b, _)| *b == id) else {
                 continue;
             };
-            let Some(state) = self.cuda.state.as_ref() else {
-                return;
-            };
-            let Some((_, device_line)) = state.line_of(addr) else {
-                continue;
-            };
-            let host_line = self
-                .session
-                .breakpoints()
-                .iter()
-                .find(|b| b.id == id)
-                .and_then(|b| b.addrs.first().copied())
-                .and_then(|a| self.line_at(a))
-                .map(|l| l.line);
-            let Some(host_line) = host_line else {
+            let Some(host_line) = self.host_line_of(id) else {
                 continue;
             };
             let (d, h) = (device_line.abs_diff(asked), host_line.abs_diff(asked));
@@ -275,6 +258,12 @@ impl Debugger {
                 crate::errln!("warning: CUDA breakpoint {id}: {e}");
             }
         }
+    }
+
+    /// The source line of breakpoint `id`'s first host location.
+    fn host_line_of(&self, id: u32) -> Option<u32> {
+        let b = self.session.breakpoints().iter().find(|b| b.id == id)?;
+        self.line_at(*b.addrs.first()?).map(|l| l.line)
     }
 
     /// A breakpoint the host made pending: the device may have it later.
