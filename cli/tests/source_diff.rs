@@ -16,7 +16,11 @@ const LIMIT: Duration = Duration::from_secs(300);
 const GDB_XSTATE_BUG: &str = "Couldn't write extended state status";
 
 fn run(tool: &str, case: &SourceCase) -> (String, String) {
-    run_debugger(tool, &case.program, &case.args, &case.commands, &[], LIMIT)
+    let mut commands = case.commands.clone();
+    if tool == "gdb" {
+        commands.splice(0..0, case.gdb_prelude.iter().cloned());
+    }
+    run_debugger(tool, &case.program, &case.args, &commands, &[], LIMIT)
 }
 
 fn check(name: &str) {
@@ -106,6 +110,7 @@ cases! {
     break_extras,
     break_func,
     break_label,
+    calls,
     complete,
     cxx_catch,
     cxx_class,

@@ -341,6 +341,7 @@ impl Debugger {
             sel: self.selected_frame(),
             reg_writes: RefCell::new(Vec::new()),
             mem_writes: RefCell::new(Vec::new()),
+            call_low: std::cell::Cell::new(None),
         }
     }
 
@@ -353,6 +354,7 @@ impl Debugger {
             sel: idx,
             reg_writes: RefCell::new(Vec::new()),
             mem_writes: RefCell::new(Vec::new()),
+            call_low: std::cell::Cell::new(None),
         }
     }
 
@@ -370,6 +372,14 @@ impl Debugger {
         };
         // Watchpoints see a write even when the expression failed after it.
         self.memory_written(&mem);
+        // A function called by the expression may have ended the program: say so first.
+        if self
+            .session
+            .process()
+            .is_some_and(|p| p.call_ended_pending())
+        {
+            self.notice_gone();
+        }
         let v = v.map_err(derr)?;
         self.apply_register_writes(writes)?;
         Ok(v)
@@ -1105,6 +1115,9 @@ pub struct EvalCtx<'a> {
     reg_writes: RefCell<Vec<(u16, u64, Vec<u8>)>>,
     /// Memory an evaluation wrote: (address, length), for the watchpoints' old values.
     mem_writes: RefCell<Vec<(u64, u64)>>,
+    /// The lowest address below the stack pointer that data for a function call of this
+    /// evaluation occupies (see `crate::infcall`).
+    call_low: std::cell::Cell<Option<u64>>,
 }
 
 impl EvalCtx<'_> {
@@ -1245,6 +1258,17 @@ impl<'a> EvalCtx<'a> {
 }
 
 impl EvalContext for EvalCtx<'_> {
+    fn call_function(
+        &self,
+        call: &cohort_dwarf::context::FunctionCall,
+    ) -> cohort_dwarf::Result<Vec<u8>> {
+        crate::infcall::call(self.dbg, &self.call_low, call)
+    }
+
+    fn push_for_call(&self, bytes: &[u8]) -> cohort_dwarf::Result<u64> {
+        crate::infcall::push(self.dbg, &self.call_low, bytes)
+    }
+
     fn language(&self) -> Language {
         if let Some(l) = self.dbg.language_override() {
             return l;

@@ -13,6 +13,7 @@ mod examine;
 mod format;
 mod fortran_info;
 mod frame_return;
+mod infcall;
 pub mod launched;
 mod listing;
 mod locations;

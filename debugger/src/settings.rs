@@ -186,6 +186,12 @@ const SETTINGS: &[Setting] = &[
         "replay",
     ),
     s(
+        "unwindonsignal",
+        "Unwinding of stack if a signal is received while in a call dummy",
+        Kind::Bool,
+        "on",
+    ),
+    s(
         "follow-fork-mode",
         "Debugger response to a program call of fork or vfork",
         Kind::Enum(&["parent", "child"]),
@@ -332,6 +338,14 @@ impl Debugger {
 
     fn store(&mut self, setting: &'static Setting, v: &str) -> Result<()> {
         let value = parse_value(setting.kind, v)?;
+        if setting.name == "unwindonsignal" && value == "off" {
+            // See `crate::infcall`: a called function's frame is never kept.
+            return Err(EngineError::Other(
+                "cohort always restores the context after a signal in a called function; \
+                 unwindonsignal stays on."
+                    .into(),
+            ));
+        }
         if setting.name == "output-radix" {
             let n: u32 = value.parse().unwrap_or(0);
             if !matches!(n, 8 | 10 | 16) {

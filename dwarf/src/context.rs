@@ -98,9 +98,113 @@ pub trait EvalContext: Target {
         Ok((ty.clone(), object))
     }
 
+    /// Call a function of the program (gdb's inferior call) and return the bytes of its
+    /// return value (empty for `void`). The arguments are already converted to what the
+    /// function takes.
+    fn call_function(&self, _call: &FunctionCall) -> Result<Vec<u8>> {
+        Err(crate::error::DwarfError::user(
+            "You can't do that without a process to debug.",
+        ))
+    }
+
+    /// Put `bytes` in the program's memory for the duration of an evaluation that calls a
+    /// function (a string passed as `const char *`): their address.
+    fn push_for_call(&self, _bytes: &[u8]) -> Result<u64> {
+        Err(crate::error::DwarfError::user(
+            "Attempt to take address of value not located in memory.",
+        ))
+    }
+
     /// The language expressions are evaluated in (the selected frame's): in C++,
     /// comparisons and logical operators give a `bool`. By default C.
     fn language(&self) -> crate::format::Language {
         crate::format::Language::C
     }
+}
+
+/// A call of a function of the program, as [`EvalContext::call_function`] gets it.
+#[derive(Debug, Clone)]
+pub struct FunctionCall {
+    /// The function's name, for messages (`(crash) will be abandoned`).
+    pub name: String,
+    pub address: u64,
+    /// Each argument: its type and bytes (`this` first for a member function).
+    pub args: Vec<(TypeRef, Vec<u8>)>,
+    pub ret: TypeRef,
+}
+
+/// One scalar of a value, as a calling convention sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbiScalar {
+    Int,
+    Float,
+    /// x87 `long double`.
+    X87,
+}
+
+/// The scalars `ty` is made of, (offset, size, kind) in offset order, for a calling
+/// convention's classification; `None` when the value can only be passed in memory
+/// (a bitfield, an array of unknown length, an unsupported type).
+pub fn abi_scalars(ty: &TypeRef) -> Option<Vec<(u64, u64, AbiScalar)>> {
+    let mut out = Vec::new();
+    scalars_into(ty, 0, &mut out, 0)?;
+    out.sort_by_key(|p| p.0);
+    Some(out)
+}
+
+fn scalars_into(
+    ty: &TypeRef,
+    base: u64,
+    out: &mut Vec<(u64, u64, AbiScalar)>,
+    depth: usize,
+) -> Option<()> {
+    use crate::types::{Bound, Encoding, TypeKind};
+    if depth > 32 {
+        return None;
+    }
+    let s = ty.strip();
+    match &s.kind {
+        TypeKind::Base(Encoding::Float) if s.size == 16 => out.push((base, 16, AbiScalar::X87)),
+        TypeKind::Base(Encoding::Float) => out.push((base, s.size, AbiScalar::Float)),
+        TypeKind::Base(Encoding::ComplexFloat) => {
+            let half = s.size / 2;
+            let k = if half == 16 {
+                AbiScalar::X87
+            } else {
+                AbiScalar::Float
+            };
+            out.push((base, half, k));
+            out.push((base + half, half, k));
+        }
+        TypeKind::Base(_)
+        | TypeKind::Enum { .. }
+        | TypeKind::Pointer(_)
+        | TypeKind::Reference(_)
+        | TypeKind::RvalueReference(_) => out.push((base, s.byte_size(), AbiScalar::Int)),
+        TypeKind::Array {
+            element,
+            bound: Bound::Count(n),
+        } => {
+            let es = element.byte_size();
+            for i in 0..*n {
+                scalars_into(element, base + i * es, out, depth + 1)?;
+            }
+        }
+        TypeKind::Aggregate { members, .. } => {
+            for m in members {
+                if m.is_static {
+                    continue;
+                }
+                if m.bitfield.is_some() {
+                    // A bitfield's storage unit is an integer.
+                    let size = m.ty.get().byte_size();
+                    out.push((base + m.offset, size.max(1), AbiScalar::Int));
+                    continue;
+                }
+                scalars_into(m.ty.get(), base + m.offset, out, depth + 1)?;
+            }
+        }
+        _ => return None,
+    }
+    Some(())
 }

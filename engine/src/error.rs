@@ -57,6 +57,12 @@ pub enum EngineError {
     #[error("the sandbox could not restore thread {0} exactly")]
     SandboxRestore(i32),
     #[error("{0}")]
+    Call(&'static str),
+    #[error(
+        "The thread is stopped inside a system call; calling a function now would make the kernel restart that call with the function's registers."
+    )]
+    CallInSyscall,
+    #[error("{0}")]
     Other(String),
 }
 

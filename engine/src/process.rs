@@ -25,7 +25,9 @@ use crate::regs::Registers;
 use crate::signals::{SignalTable, Signo};
 use crate::sigwait::{self, WaitStatus, waitpid};
 
+mod infcall;
 mod sandbox;
+pub use infcall::{CallRequest, CallRun, CallStop};
 pub use sandbox::{SandboxRequest, SandboxRun};
 
 /// What made a thread stop, as the engine sees it.
@@ -243,6 +245,9 @@ pub struct Process {
     /// Counts what may change the program's state (waits for stops, writes): see
     /// [`Process::epoch`].
     epoch: std::cell::Cell<u64>,
+    /// The end of the process, when it came during a function call from the debugger
+    /// (reported by the next [`Process::poll_gone`]).
+    call_ended: std::cell::Cell<Option<WaitStatus>>,
 }
 
 /// See [`Process::on_notice`].
@@ -355,6 +360,7 @@ impl Process {
             exe,
             on_notice: None,
             epoch: std::cell::Cell::new(0),
+            call_ended: std::cell::Cell::new(None),
         }
     }
 
@@ -1723,6 +1729,9 @@ impl Process {
     pub fn poll_gone(&mut self) -> Result<Option<Stop>> {
         if self.gone {
             return Ok(None);
+        }
+        if let Some(st) = self.call_ended.take() {
+            return self.handle_status(st, true);
         }
         loop {
             let flags = wait_flags() | WaitPidFlag::WNOHANG;

@@ -100,6 +100,8 @@ pub struct SourceCase {
     pub args: Vec<String>,
     /// gdb commands, one per non-empty, non-comment line of the script.
     pub commands: Vec<String>,
+    /// Commands gdb alone runs first (the `#gdb-sse-tdesc` header).
+    pub gdb_prelude: Vec<String>,
 }
 
 /// Reads `tests/source/NAME.cmds` and builds its program (once per test run).
@@ -108,7 +110,10 @@ pub struct SourceCase {
 /// - `#args: a b c` — program arguments (split on whitespace);
 /// - `#cflags: -g -O2` — compiler flags, replacing the default `-g -O0`;
 /// - `#strip: OPTIONS` — the program is a copy stripped with `strip OPTIONS` (no options:
-///   `strip --strip-debug`).
+///   `strip --strip-debug`);
+/// - `#gdb-sse-tdesc` — gdb (the oracle) runs with the target description
+///   `gdb-tdesc/amd64-sse.xml`, so that it can write registers (call functions) on CPUs
+///   whose XSAVE area gdb 13 cannot write.
 ///
 /// Sources: `NAME.c` (or `NAME.cc`, compiled with `g++`), an optional second unit `NAME_b.c`,
 /// an optional unit without debug information `NAME_nodebug.c` (compiled `-g0 -O0`) and an
@@ -125,8 +130,14 @@ pub fn source_case(name: &str) -> SourceCase {
     let mut cflags: Vec<String> = vec!["-g".into(), "-O0".into()];
     let mut strip: Option<Vec<String>> = None;
     let mut commands = Vec::new();
+    let mut gdb_prelude = Vec::new();
     for line in script.lines() {
-        if let Some(rest) = line.strip_prefix("#args:") {
+        if line.trim_end() == "#gdb-sse-tdesc" {
+            gdb_prelude.push(format!(
+                "set tdesc filename {}",
+                dir.join("gdb-tdesc/amd64-sse.xml").display()
+            ));
+        } else if let Some(rest) = line.strip_prefix("#args:") {
             args = rest.split_whitespace().map(String::from).collect();
         } else if let Some(rest) = line.strip_prefix("#cflags:") {
             cflags = rest.split_whitespace().map(String::from).collect();
@@ -226,6 +237,7 @@ pub fn source_case(name: &str) -> SourceCase {
         program,
         args,
         commands,
+        gdb_prelude,
     }
 }
 

@@ -470,7 +470,10 @@ impl<'a> Ev<'a> {
             Expr::Call(f, args) => self.call(f, args),
             Expr::Cast(t, x) => {
                 let ty = self.resolve(t)?;
-                let v = self.eval(x)?;
+                let v = match &**x {
+                    Expr::Call(f, args) => self.call_as(f, args, Some(&ty))?,
+                    _ => self.eval(x)?,
+                };
                 let v = if is_reference(&ty) {
                     v
                 } else {
@@ -1162,6 +1165,14 @@ impl<'a> Ev<'a> {
     }
 
     fn call(&self, f: &Expr, args: &[Expr]) -> Result<V> {
+        self.call_as(f, args, None)
+    }
+
+    /// A function call; `cast` is the type a cast around the call gives (gdb's way of
+    /// calling a function whose return type is unknown: `(int) strlen("x")`).
+    fn call_as(&self, f: &Expr, args: &[Expr], cast: Option<&TypeRef>) -> Result<V> {
+        // A member function: the object goes first, as `this`.
+        let mut method: Option<(V, V)> = None;
         if let Expr::Member(x, m, arrow) = f {
             let mut obj = self.coerce_ref(self.eval(x)?)?;
             if *arrow {
@@ -1175,8 +1186,11 @@ impl<'a> Ev<'a> {
                     _ => {}
                 }
             }
-            if let Some(v) = self.vector_method(obj, m, args)? {
+            if let Some(v) = self.vector_method(obj.clone(), m, args)? {
                 return Ok(v);
+            }
+            if let Some(fv) = self.method_of(&obj, m)? {
+                method = Some((obj, fv));
             }
         }
         // `(item_t)(x)` parsed without knowing `item_t`: a cast after all.
@@ -1187,7 +1201,10 @@ impl<'a> Ev<'a> {
             let v = self.eval(arg)?;
             return self.cast(v, &ty);
         }
-        let fv = self.eval(f)?;
+        let (obj, fv) = match method {
+            Some((o, f)) => (Some(o), f),
+            None => (None, self.eval(f)?),
+        };
         let fty = match classify(&fv.ty) {
             Cls::Func => fv.ty.strip(),
             Cls::Ptr(t) if matches!(t.strip().kind, TypeKind::Function { .. }) => t.strip(),
@@ -1197,15 +1214,177 @@ impl<'a> Ev<'a> {
                 ));
             }
         };
-        if self.side {
-            return Err(user("You can't do that without a process to debug."));
-        }
-        let ret = match &fty.kind {
-            TypeKind::Function { ret: Some(r), .. } => r.get().clone(),
-            _ => builtins().void.clone(),
+        let TypeKind::Function {
+            ret,
+            params,
+            varargs,
+            prototyped,
+        } = &fty.kind
+        else {
+            return Err(user("Invalid data type for function to be called."));
         };
-        let size = ret.byte_size() as usize;
-        Ok(V::new(ret, vec![0; size]))
+        let name = function_name(f, &fv, self.ctx);
+        let mut ret = match ret {
+            Some(r) => r.get().clone(),
+            None => builtins().void.clone(),
+        };
+        if ret.name.as_deref() == Some("<unknown return type>") {
+            match cast {
+                Some(t) => ret = t.clone(),
+                None => {
+                    return Err(user(format!(
+                        "'{name}' has unknown return type; cast the call to its declared \
+                         return type"
+                    )));
+                }
+            }
+        }
+        if !self.side {
+            let size = ret.byte_size() as usize;
+            return Ok(V::new(ret, vec![0; size]));
+        }
+        let address = match classify(&fv.ty) {
+            Cls::Ptr(_) => {
+                let mut p = fv.clone();
+                self.int_of(&mut p)? as u64
+            }
+            _ => fv
+                .address()
+                .ok_or_else(|| user("Invalid data type for function to be called."))?,
+        };
+        let params: Vec<TypeRef> = params.iter().map(|p| p.get().clone()).collect();
+        let mut values = Vec::with_capacity(args.len() + 1);
+        if let Some(o) = &obj {
+            values.push(o.clone());
+        }
+        for a in args {
+            values.push(self.eval(a)?);
+        }
+        if values.len() < params.len() {
+            return Err(user("Too few arguments in function call."));
+        }
+        let mut call_args = Vec::with_capacity(values.len());
+        for (i, v) in values.into_iter().enumerate() {
+            let (ty, bytes) = match params.get(i) {
+                // `this`: the object's address.
+                Some(p) if i == 0 && obj.is_some() => {
+                    let a = self.address_for_call(v)?;
+                    (
+                        p.clone(),
+                        a.to_le_bytes()[..p.byte_size().min(8) as usize].to_vec(),
+                    )
+                }
+                Some(p) if *prototyped || !*varargs => self.argument(v, p)?,
+                _ => self.promoted(v)?,
+            };
+            call_args.push((ty, bytes));
+        }
+        let call = crate::context::FunctionCall {
+            name,
+            address,
+            args: call_args,
+            ret: ret.clone(),
+        };
+        let bytes = self.ctx.call_function(&call)?;
+        Ok(V::new(ret, bytes))
+    }
+
+    /// The member function `name` of the class of `obj` (through the vtable when it is
+    /// virtual, as C++ calls it); `None` when the class has none of that name.
+    fn method_of(&self, obj: &V, name: &str) -> Result<Option<V>> {
+        let st = obj.ty.strip();
+        let Some(cxx) = &st.cxx else {
+            return Ok(None);
+        };
+        let Some(m) = cxx.methods.iter().find(|m| m.name == name) else {
+            return Ok(None);
+        };
+        let Some(class) = st.name.clone() else {
+            return Ok(None);
+        };
+        let Some(fv) = self.ctx.lookup_variable(&format!("{class}::{name}"))? else {
+            return Ok(None);
+        };
+        let fv = V::from_value(fv);
+        if m.is_virtual
+            && let (Some(slot), Some(a)) = (m.vtable_slot, obj.address())
+            && self.side
+        {
+            let w = self.ptr_size();
+            let mut word = vec![0u8; w as usize];
+            self.ctx.read_memory(a, &mut word)?;
+            let vtable = le_int(&word, false) as u64;
+            self.ctx
+                .read_memory(vtable.wrapping_add(slot * w), &mut word)?;
+            let target = le_int(&word, false) as u64;
+            let mut v = fv.clone();
+            v.lval = Lval::Memory(target);
+            return Ok(Some(v));
+        }
+        Ok(Some(fv))
+    }
+
+    /// The address of `v` for a call (`this`, a reference parameter): a value not in memory
+    /// is copied to the program's memory first.
+    fn address_for_call(&self, mut v: V) -> Result<u64> {
+        if let Some(a) = v.address() {
+            return Ok(a);
+        }
+        let bytes = self.bytes(&mut v)?.to_vec();
+        self.ctx.push_for_call(&bytes)
+    }
+
+    /// An argument converted to the parameter type `p` (gdb's `value_arg_coerce`).
+    fn argument(&self, v: V, p: &TypeRef) -> Result<(TypeRef, Vec<u8>)> {
+        if is_reference(p) {
+            let v = self.coerce_ref(v)?;
+            let a = self.address_for_call(v)?;
+            return Ok((
+                p.clone(),
+                a.to_le_bytes()[..p.byte_size().min(8) as usize].to_vec(),
+            ));
+        }
+        let v = self.coerce_ref(v)?;
+        let v = self.decay_for_call(v)?;
+        let mut c = if matches!(classify(p), Cls::Agg) && matches!(classify(&v.ty), Cls::Agg) {
+            v
+        } else {
+            self.cast(v, p)?
+        };
+        let bytes = self.bytes(&mut c)?.to_vec();
+        Ok((p.clone(), bytes))
+    }
+
+    /// An argument without a parameter type (a variadic or unprototyped function): C's
+    /// default promotions.
+    fn promoted(&self, v: V) -> Result<(TypeRef, Vec<u8>)> {
+        let v = self.coerce_ref(v)?;
+        let mut v = self.decay_for_call(v)?;
+        let b = builtins();
+        let to = match classify(&v.ty) {
+            Cls::Float(4) => Some(b.double.clone()),
+            Cls::Int { size, .. } if size < 4 => Some(b.int.clone()),
+            _ => None,
+        };
+        if let Some(t) = to {
+            v = self.cast(v, &t)?;
+        }
+        let ty = v.ty.clone();
+        let bytes = self.bytes(&mut v)?.to_vec();
+        Ok((ty, bytes))
+    }
+
+    /// Arrays become pointers to their first element (copied to the program's memory when
+    /// they are not there, as a string literal); functions become pointers to them.
+    fn decay_for_call(&self, mut v: V) -> Result<V> {
+        if let Cls::Array(elem) = classify(&v.ty)
+            && v.address().is_none()
+        {
+            let bytes = self.bytes(&mut v)?.to_vec();
+            let a = self.ctx.push_for_call(&bytes)?;
+            return Ok(self.pointer(elem, a));
+        }
+        self.decay(v)
     }
 
     /// gdb's `coerce_ref`: a C++ reference stands for the object it refers to.
@@ -1826,5 +2005,18 @@ pub(crate) fn as_address(v: &Value) -> Result<u64> {
         Cls::Ptr(_) => Ok(le_int(&v.bytes, false) as u64),
         Cls::Float(_) => Ok(quad_to_int(float_from(&v.bytes, &v.ty)) as u64),
         _ => Err(user("Invalid cast.")),
+    }
+}
+
+/// The name of a called function, for messages.
+fn function_name(f: &Expr, fv: &V, ctx: &dyn EvalContext) -> String {
+    match f {
+        Expr::Name(n) => n.clone(),
+        Expr::Scoped(s, n) => format!("{s}::{n}"),
+        Expr::Member(_, m, _) => m.clone(),
+        _ => fv
+            .address()
+            .and_then(|a| ctx.symbol_for(a))
+            .unwrap_or_else(|| "at 0x?".into()),
     }
 }

@@ -269,6 +269,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     sub_registers: SUB_REGISTERS,
     skip_prologue,
     sandbox: None,
+    call: None,
 };
 
 /// Unwinding facts (AAPCS64 §6.1.1; Linux `struct rt_sigframe` = siginfo (128 bytes) then

@@ -127,6 +127,9 @@ pub struct ArchInfo {
     /// effects the disassembler's operands do not show; `None`: no sandbox on this
     /// architecture.
     pub sandbox: Option<&'static SandboxRules>,
+    /// The C calling convention, for functions called from the debugger; `None`: such calls
+    /// are refused on this architecture.
+    pub call: Option<&'static CallConv>,
 }
 
 /// Instruction facts for running a few instructions of a thread in a sandbox and rolling
@@ -215,4 +218,69 @@ impl ArchInfo {
             DisasmKind::Aarch64 => &aarch64::UNWIND,
         }
     }
+}
+
+/// What one scalar piece of a value is, as a calling convention classifies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scalar {
+    /// Integers, pointers, enums, `bool`, `char`.
+    Int,
+    /// `float` or `double` (and the halves of `_Complex`).
+    Float,
+    /// x87 80-bit `long double` (its 16 bytes).
+    X87,
+}
+
+/// A value passed to or returned from a function called in the program, as the calling
+/// convention sees it: its bytes and the scalars they are made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AbiValue {
+    pub bytes: Vec<u8>,
+    pub align: u64,
+    /// The scalars of the value: (offset, size, kind), in offset order.
+    pub pieces: Vec<(u64, u64, Scalar)>,
+    /// Always passed in memory: a C++ class that is not trivially copyable, a value the
+    /// pieces cannot describe (an unaligned member).
+    pub memory: bool,
+}
+
+/// Where a calling convention puts one value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// In registers: (register index, offset in the value, bytes).
+    Regs(Vec<(usize, u64, u64)>),
+    /// In the argument area on the stack.
+    Stack,
+    /// Returned through memory the caller provides (its address in a register).
+    Indirect,
+    /// Nothing (a `void` return).
+    Nothing,
+}
+
+/// Where every argument and the return value of one call go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallLayout {
+    pub args: Vec<Place>,
+    pub ret: Place,
+    /// Registers set for the call's own sake: (register index, value) — x86-64's `al`, the
+    /// number of vector registers a variadic callee may read.
+    pub extra: Vec<(usize, u64)>,
+}
+
+/// A calling convention, as a table of facts and one classification function.
+#[derive(Debug)]
+pub struct CallConv {
+    /// Lay out a call: the arguments, and the return value (`None`: `void`).
+    pub layout: fn(args: &[AbiValue], ret: Option<&AbiValue>) -> CallLayout,
+    /// Register that holds the address of the caller's buffer for an [`Place::Indirect`]
+    /// return; it is also where the callee returns that address (x86-64: `rdi` in, `rax`
+    /// out; aarch64: `x8`).
+    pub indirect_in: usize,
+    /// The stack pointer's alignment at the call.
+    pub stack_align: u64,
+    /// Slot size of a stack argument.
+    pub stack_slot: u64,
+    /// Register that receives the return address (aarch64's `x30`); `None`: the call
+    /// pushes it on the stack (x86-64).
+    pub link_register: Option<usize>,
 }

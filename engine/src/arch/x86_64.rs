@@ -1,6 +1,9 @@
 //! x86-64 (AMD64) architecture table.
 
-use super::{ArchInfo, DisasmKind, RegDesc, RegKind, SandboxRules, WatchKind};
+use super::{
+    AbiValue, ArchInfo, CallLayout, DisasmKind, Place, RegDesc, RegKind, SandboxRules, Scalar,
+    WatchKind,
+};
 
 const EFLAGS: &[(u32, &str)] = &[
     (0, "CF"),
@@ -238,7 +241,140 @@ pub static ARCH: ArchInfo = ArchInfo {
     sub_registers: SUB_REGISTERS,
     skip_prologue,
     sandbox: Some(&SANDBOX),
+    call: Some(&CALL),
 };
+
+/// The System V AMD64 calling convention (psABI §3.2.3).
+pub static CALL: super::CallConv = super::CallConv {
+    layout: call_layout,
+    indirect_in: idx::RDI,
+    stack_align: 16,
+    stack_slot: 8,
+    link_register: None,
+};
+
+/// Class of one eightbyte (psABI §3.2.3).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Class {
+    Integer,
+    Sse,
+    X87,
+}
+
+/// The classes of a value's eightbytes, or `None` when it goes in memory.
+fn classify(v: &AbiValue) -> Option<Vec<Class>> {
+    let size = v.bytes.len() as u64;
+    if v.memory || size == 0 || size > 16 {
+        return None;
+    }
+    let mut classes: Vec<Option<Class>> = vec![None; size.div_ceil(8) as usize];
+    for &(off, len, kind) in &v.pieces {
+        if len == 0 || off + len > size {
+            return None;
+        }
+        if kind == Scalar::X87 {
+            // Only a lone `long double` (its 16 bytes) is returned in st0.
+            if off != 0 || v.pieces.len() != 1 {
+                return None;
+            }
+            return Some(vec![Class::X87]);
+        }
+        // An unaligned scalar puts the whole value in memory.
+        if off % len.min(8) != 0 || (off / 8) != (off + len - 1) / 8 {
+            return None;
+        }
+        let c = &mut classes[(off / 8) as usize];
+        *c = match (kind, *c) {
+            (Scalar::Int, _) | (_, Some(Class::Integer)) => Some(Class::Integer),
+            _ => Some(Class::Sse),
+        };
+    }
+    // Padding-only eightbytes (a struct with an empty tail) count as SSE, as gcc does.
+    Some(
+        classes
+            .into_iter()
+            .map(|c| c.unwrap_or(Class::Sse))
+            .collect(),
+    )
+}
+
+const INT_ARGS: [usize; 6] = [idx::RDI, idx::RSI, idx::RDX, idx::RCX, idx::R8, idx::R9];
+
+fn call_layout(args: &[AbiValue], ret: Option<&AbiValue>) -> CallLayout {
+    let mut next_int = 0usize;
+    let mut next_sse = 0usize;
+    let ret_place = match ret {
+        None => Place::Nothing,
+        Some(r) => match classify(r) {
+            None => {
+                next_int = 1; // the buffer's address goes in rdi
+                Place::Indirect
+            }
+            Some(cs) if cs == [Class::X87] => Place::Regs(vec![(idx::ST0, 0, 10)]),
+            Some(cs) => {
+                let (mut i, mut x) = (0, 0);
+                let size = r.bytes.len() as u64;
+                let regs = cs
+                    .iter()
+                    .enumerate()
+                    .map(|(k, c)| {
+                        let off = 8 * k as u64;
+                        let reg = match c {
+                            Class::Integer => {
+                                i += 1;
+                                [idx::RAX, idx::RDX][i - 1]
+                            }
+                            _ => {
+                                x += 1;
+                                idx::XMM0 + x - 1
+                            }
+                        };
+                        (reg, off, (size - off).min(8))
+                    })
+                    .collect();
+                Place::Regs(regs)
+            }
+        },
+    };
+    let mut places = Vec::with_capacity(args.len());
+    for a in args {
+        let size = a.bytes.len() as u64;
+        let place = match classify(a) {
+            Some(cs) if !cs.contains(&Class::X87) => {
+                let ints = cs.iter().filter(|c| **c == Class::Integer).count();
+                let sses = cs.len() - ints;
+                if next_int + ints <= INT_ARGS.len() && next_sse + sses <= 8 {
+                    let regs = cs
+                        .iter()
+                        .enumerate()
+                        .map(|(k, c)| {
+                            let off = 8 * k as u64;
+                            let reg = if *c == Class::Integer {
+                                next_int += 1;
+                                INT_ARGS[next_int - 1]
+                            } else {
+                                next_sse += 1;
+                                idx::XMM0 + next_sse - 1
+                            };
+                            (reg, off, (size - off).min(8))
+                        })
+                        .collect();
+                    Place::Regs(regs)
+                } else {
+                    Place::Stack
+                }
+            }
+            _ => Place::Stack,
+        };
+        places.push(place);
+    }
+    CallLayout {
+        args: places,
+        ret: ret_place,
+        // `al`: an upper bound of the vector registers used, for a variadic callee.
+        extra: vec![(idx::RAX, next_sse as u64)],
+    }
+}
 
 /// Unwinding facts (SysV psABI §3.2.1 and 3.6; Linux `struct rt_sigframe`).
 pub static UNWIND: super::UnwindInfo = super::UnwindInfo {

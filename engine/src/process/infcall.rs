@@ -1,0 +1,311 @@
+//! Calling a function of the program from the debugger (gdb's "inferior calls").
+//!
+//! The stopped thread's whole register state is saved; the arguments go where the
+//! architecture's calling convention ([`crate::arch::CallConv`]) says, below the red zone of
+//! the thread's stack; the return address is a trap at an address the caller chooses (gdb
+//! uses the program's entry point); and the thread alone runs until it comes back there,
+//! traps elsewhere, or gets a signal. The return value is read, then the registers are put
+//! back exactly. Only the calling thread runs: the others stay stopped, so a call that waits
+//! for another thread (a lock it holds) does not return.
+//!
+//! A thread stopped inside a system call is never used: the kernel would restart the call
+//! (`read`, a futex wait) when the thread resumes, with the called function's registers.
+
+use nix::sys::ptrace;
+use nix::unistd::Pid;
+
+use super::{Process, TState, wait_flags};
+use crate::arch::{AbiValue, Place};
+use crate::error::{EngineError, Result};
+use crate::native;
+use crate::regs::Registers;
+use crate::signals::Signo;
+use crate::sigwait::WaitStatus;
+
+/// A call to make in [`Process::call_function`].
+#[derive(Debug, Clone)]
+pub struct CallRequest {
+    /// Address of the function.
+    pub func: u64,
+    pub args: Vec<AbiValue>,
+    /// The return value's shape (its bytes are not used); `None` for `void`.
+    pub ret: Option<AbiValue>,
+    /// Where the function returns to: a trap is placed there for the call.
+    pub return_addr: u64,
+    /// The lowest address the caller already uses below the stack pointer (data it wrote for
+    /// the call, such as a string argument); the call's frame goes below it.
+    pub stack_top: Option<u64>,
+}
+
+/// How a call ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallStop {
+    /// The function returned: the bytes of its return value (empty for `void`).
+    Returned(Vec<u8>),
+    /// A signal stopped the thread inside the function.
+    Signal(Signo),
+    /// A breakpoint of the user's at this address stopped the thread inside the function.
+    Breakpoint(u64),
+    /// The process exited with this code during the call.
+    Exited(i32),
+    /// The process was killed by this signal during the call.
+    Killed(Signo),
+}
+
+/// A call made: how it ended, and what [`Process::call_restore`] needs to put the thread
+/// back.
+pub struct CallRun {
+    pub stop: CallStop,
+    tid: Pid,
+    saved: native::SavedState,
+    /// The trap written at the return address: (address, the bytes it replaced).
+    trap: Option<(u64, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for CallRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallRun")
+            .field("stop", &self.stop)
+            .field("tid", &self.tid)
+            .finish_non_exhaustive()
+    }
+}
+
+fn align_down(x: u64, a: u64) -> u64 {
+    x & !(a.max(1) - 1)
+}
+
+fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+/// Little-endian integer of up to 16 bytes.
+fn le(bytes: &[u8]) -> u128 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0u128, |acc, &b| (acc << 8) | b as u128)
+}
+
+impl Process {
+    /// Call `req.func` in thread `tid` and run the thread until the call ends. The thread is
+    /// left where it stopped (inside the function unless it returned) so that the stop can be
+    /// shown; [`Process::call_restore`] puts it back as it was before the call.
+    pub fn call_function(&self, tid: i32, req: &CallRequest) -> Result<CallRun> {
+        let conv = self.arch.call.ok_or(EngineError::Call(
+            "calling functions is not supported on this architecture",
+        ))?;
+        let t = self.thread(tid)?;
+        if self.gone || t.state != TState::Stopped || t.pending.is_some() {
+            return Err(EngineError::Call("the thread is not stopped"));
+        }
+        let pid = t.tid;
+        let saved = native::save_state(pid)?;
+        if saved.in_system_call() {
+            return Err(EngineError::CallInSyscall);
+        }
+        let layout = (conv.layout)(&req.args, req.ret.as_ref());
+        let mut regs: Registers = native::read_all(pid)?;
+        let mut sp = regs.sp().wrapping_sub(self.arch.red_zone);
+        if let Some(top) = req.stack_top {
+            sp = sp.min(top);
+        }
+        // The buffer for a value returned in memory.
+        let mut buffer = None;
+        if let (Place::Indirect, Some(r)) = (&layout.ret, &req.ret) {
+            sp = align_down(sp - r.bytes.len() as u64, r.align.max(16));
+            buffer = Some(sp);
+        }
+        // The stack arguments, in order, each in slots of its alignment.
+        let mut area = 0u64;
+        let mut offsets = Vec::new();
+        for (a, place) in req.args.iter().zip(&layout.args) {
+            if *place == Place::Stack {
+                area = align_up(area, a.align.max(conv.stack_slot));
+                offsets.push((area, a));
+                area += align_up(a.bytes.len() as u64, conv.stack_slot);
+            }
+        }
+        sp = align_down(sp - area, conv.stack_align);
+        for (off, a) in offsets {
+            self.mem.write(sp + off, &a.bytes)?;
+        }
+        for (a, place) in req.args.iter().zip(&layout.args) {
+            if let Place::Regs(rs) = place {
+                for &(reg, off, n) in rs {
+                    let end = (off + n) as usize;
+                    let v = a.bytes.get(off as usize..end).map(le).unwrap_or(0);
+                    regs.set(reg, v);
+                }
+            }
+        }
+        for &(reg, v) in &layout.extra {
+            regs.set(reg, v as u128);
+        }
+        if let Some(b) = buffer {
+            regs.set(conv.indirect_in, b as u128);
+        }
+        match conv.link_register {
+            Some(lr) => regs.set(lr, req.return_addr as u128),
+            None => {
+                let w = self.arch.ptr_size as u64;
+                sp -= w;
+                self.mem
+                    .write(sp, &req.return_addr.to_le_bytes()[..w as usize])?;
+            }
+        }
+        regs.set(self.arch.sp, sp as u128);
+        regs.set(self.arch.pc, req.func as u128);
+        // The trap the function returns to (unless a breakpoint is there already).
+        let bp = self.arch.breakpoint_insn;
+        let trap = if self.sites.contains_key(&req.return_addr) {
+            None
+        } else {
+            let mut orig = vec![0u8; bp.len()];
+            self.mem.read(req.return_addr, &mut orig)?;
+            self.mem.write(req.return_addr, bp)?;
+            Some((req.return_addr, orig))
+        };
+        let mut run = CallRun {
+            stop: CallStop::Returned(Vec::new()),
+            tid: pid,
+            saved,
+            trap,
+        };
+        t.forget_registers();
+        self.bump_epoch();
+        let started = native::write_gp(pid, None, &regs).and_then(|_| native::write_fp(pid, &regs));
+        if let Err(e) = started {
+            let _ = self.call_restore(run);
+            return Err(e);
+        }
+        let expected_sp = sp + if conv.link_register.is_none() { 8 } else { 0 };
+        run.stop = match self.call_wait(pid, req.return_addr, expected_sp) {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = self.call_restore(run);
+                return Err(e);
+            }
+        };
+        if let CallStop::Returned(bytes) = &mut run.stop {
+            let ret = self.call_return_value(pid, &layout.ret, req.ret.as_ref(), buffer);
+            match ret {
+                Ok(b) => *bytes = b,
+                Err(e) => {
+                    let _ = self.call_restore(run);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(run)
+    }
+
+    /// Run `pid` until the call returns to `ret_addr` with the stack pointer at `sp`, or
+    /// stops for another reason.
+    fn call_wait(&self, pid: Pid, ret_addr: u64, sp: u64) -> Result<CallStop> {
+        let perr = |op| {
+            move |err| EngineError::Ptrace {
+                op,
+                tid: pid.as_raw(),
+                err,
+            }
+        };
+        ptrace::cont(pid, None).map_err(perr("PTRACE_CONT"))?;
+        loop {
+            let st = match crate::mux::wait_process(self.pid, pid, wait_flags()) {
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(e) => return Err(perr("waitpid")(e)),
+                Ok(st) => st,
+            };
+            match st {
+                WaitStatus::Stopped(_, sig) if sig == Signo::SIGTRAP => {
+                    let regs = native::read_gp(pid)?;
+                    let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
+                    if at == ret_addr && regs.sp() == sp {
+                        return Ok(CallStop::Returned(Vec::new()));
+                    }
+                    if self.sites.contains_key(&at) {
+                        // Put the pc on the breakpoint, as a stop there shows it.
+                        let mut r = Registers::new(self.arch);
+                        r.set(self.arch.pc, at as u128);
+                        native::write_gp(pid, None, &r)?;
+                        return Ok(CallStop::Breakpoint(at));
+                    }
+                    return Ok(CallStop::Signal(sig));
+                }
+                WaitStatus::Stopped(_, sig) => return Ok(CallStop::Signal(sig)),
+                WaitStatus::Exited(_, code) => {
+                    self.call_ended.set(Some(st));
+                    return Ok(CallStop::Exited(code));
+                }
+                WaitStatus::Signaled(_, sig, _) => {
+                    self.call_ended.set(Some(st));
+                    return Ok(CallStop::Killed(sig));
+                }
+                // An event of the function's own (a thread it made, an exec): let it go on.
+                WaitStatus::PtraceEvent(..) | WaitStatus::PtraceSyscall(_) => {
+                    ptrace::cont(pid, None).map_err(perr("PTRACE_CONT"))?;
+                }
+                WaitStatus::Continued(_) | WaitStatus::StillAlive => {}
+            }
+        }
+    }
+
+    /// The return value's bytes after the call returned.
+    fn call_return_value(
+        &self,
+        pid: Pid,
+        place: &Place,
+        ret: Option<&AbiValue>,
+        buffer: Option<u64>,
+    ) -> Result<Vec<u8>> {
+        let Some(ret) = ret else {
+            return Ok(Vec::new());
+        };
+        let mut out = vec![0u8; ret.bytes.len()];
+        match place {
+            Place::Regs(rs) => {
+                let regs = native::read_all(pid)?;
+                for &(reg, off, n) in rs {
+                    let v = regs.get(reg).unwrap_or(0).to_le_bytes();
+                    let end = ((off + n) as usize).min(out.len());
+                    let take = end.saturating_sub(off as usize);
+                    out[off as usize..end].copy_from_slice(&v[..take]);
+                }
+            }
+            Place::Indirect => {
+                if let Some(b) = buffer {
+                    self.mem.read(b, &mut out)?;
+                }
+            }
+            Place::Stack | Place::Nothing => {}
+        }
+        Ok(out)
+    }
+
+    /// Whether a function call ended the process (the next [`Process::poll_gone`] reports
+    /// it).
+    pub fn call_ended_pending(&self) -> bool {
+        let st = self.call_ended.get();
+        st.is_some()
+    }
+
+    /// Put the thread of a call back as it was before it, and take the return trap away.
+    pub fn call_restore(&self, run: CallRun) -> Result<()> {
+        let mut result = Ok(());
+        if let Some((a, orig)) = &run.trap
+            && let Err(e) = self.mem.write(*a, orig)
+        {
+            result = Err(e);
+        }
+        if matches!(run.stop, CallStop::Exited(_) | CallStop::Killed(_)) {
+            return result;
+        }
+        if let Ok(t) = self.thread(run.tid.as_raw()) {
+            t.forget_registers();
+        }
+        self.bump_epoch();
+        native::restore_state(run.tid, &run.saved)?;
+        result
+    }
+}
