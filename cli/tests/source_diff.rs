@@ -112,6 +112,7 @@ cases! {
     break_label,
     calls,
     complete,
+    cxx_calls,
     cxx_catch,
     cxx_class,
     cxx_inherit,

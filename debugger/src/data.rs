@@ -1269,6 +1269,22 @@ impl EvalContext for EvalCtx<'_> {
         crate::infcall::push(self.dbg, &self.call_low, bytes)
     }
 
+    fn code_symbol(&self, linkage: &str) -> Option<u64> {
+        let (o, s) = self.dbg.session.symbols().lookup_symbol(linkage)?;
+        (s.kind == cohort_engine::symbols::SymKind::Function).then(|| s.addr.wrapping_add(o.bias))
+    }
+
+    fn lookup_functions(&self, name: &str) -> cohort_dwarf::Result<Vec<Value>> {
+        let mut out = qualified_functions(self.dbg, name);
+        if out.is_empty()
+            && let Some(v) = self.lookup_variable(name)?
+            && matches!(v.ty.strip().kind, TypeKind::Function { .. })
+        {
+            out.push(v);
+        }
+        Ok(out)
+    }
+
     fn language(&self) -> Language {
         if let Some(l) = self.dbg.language_override() {
             return l;
@@ -1478,6 +1494,12 @@ impl EvalContext for EvalCtx<'_> {
                 return Ok(Some(function_value(d, &f, *bias)));
             }
         }
+        // A C++ function by its qualified name (`geom::twice`): the last overload, as gdb.
+        if name.contains("::")
+            && let Some(v) = qualified_functions(self.dbg, name).pop()
+        {
+            return Ok(Some(v));
+        }
         // A symbol known only to the ELF symbol table: gdb's minimal symbols, a function of
         // unknown return type, or data of unknown type (usable through a cast).
         if let Some((o, sym)) = self.dbg.session.symbols().lookup_symbol(name) {
@@ -1641,6 +1663,32 @@ impl EvalContext for EvalCtx<'_> {
 }
 
 /// A function as a value: `{int (int)} 0x… <square>`.
+/// Every function with code called `name` (qualified, as C++ scopes name it: `ns::C::f`),
+/// in every object with debug information: the overloads of a C++ name.
+fn qualified_functions(dbg: &Debugger, name: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (d, bias) in dbg.debug_objects() {
+        for f in d.functions_named(name) {
+            if f.inlined_copy {
+                continue;
+            }
+            let (Some(pc), Ok(unit)) = (f.entry_pc(), d.unit(f.unit)) else {
+                continue;
+            };
+            let Some(off) = f.offset.to_debug_info_offset(&unit.header) else {
+                continue;
+            };
+            let ty = dietypes::type_of(&d, cohort_dwarf::types::DieRef(off));
+            out.push(Value::new(
+                ty,
+                Vec::new(),
+                Lval::Memory(pc.wrapping_add(bias)),
+            ));
+        }
+    }
+    out
+}
+
 fn function_value(d: &Arc<DebugFile>, f: &Function, bias: u64) -> Value {
     let ty = dietypes::type_of(d, f.die);
     Value::new(ty, Vec::new(), Lval::Memory(f.low_pc.wrapping_add(bias)))

@@ -107,6 +107,17 @@ pub trait EvalContext: Target {
         ))
     }
 
+    /// The address of the code symbol `linkage` (a mangled name) in any loaded object.
+    fn code_symbol(&self, _linkage: &str) -> Option<u64> {
+        None
+    }
+
+    /// Every function called `name` (a C++ name may have overloads), as values of function
+    /// type at their addresses; empty when there is none.
+    fn lookup_functions(&self, name: &str) -> Result<Vec<Value>> {
+        Ok(self.lookup_variable(name)?.into_iter().collect())
+    }
+
     /// Put `bytes` in the program's memory for the duration of an evaluation that calls a
     /// function (a string passed as `const char *`): their address.
     fn push_for_call(&self, _bytes: &[u8]) -> Result<u64> {

@@ -929,6 +929,7 @@ impl FileTypes {
             },
             artificial: c.flag(dw::DW_AT_artificial),
             access: access(c, default_access),
+            linkage_name: c.string(file, dw::DW_AT_linkage_name),
         })
     }
 

@@ -459,6 +459,9 @@ pub struct Method {
     pub is_virtual: bool,
     /// The method's slot in the class's vtable (`DW_AT_vtable_elem_location`).
     pub vtable_slot: Option<u64>,
+    /// `DW_AT_linkage_name`: the symbol of its code (which may be in another object, as
+    /// libstdc++'s `std::string` members are).
+    pub linkage_name: Option<String>,
     /// Declared by the compiler (an implicit constructor…): not shown.
     pub artificial: bool,
     pub access: Access,

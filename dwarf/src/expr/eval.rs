@@ -1171,8 +1171,7 @@ impl<'a> Ev<'a> {
     /// A function call; `cast` is the type a cast around the call gives (gdb's way of
     /// calling a function whose return type is unknown: `(int) strlen("x")`).
     fn call_as(&self, f: &Expr, args: &[Expr], cast: Option<&TypeRef>) -> Result<V> {
-        // A member function: the object goes first, as `this`.
-        let mut method: Option<(V, V)> = None;
+        let mut callees = Vec::new();
         if let Expr::Member(x, m, arrow) = f {
             let mut obj = self.coerce_ref(self.eval(x)?)?;
             if *arrow {
@@ -1189,9 +1188,7 @@ impl<'a> Ev<'a> {
             if let Some(v) = self.vector_method(obj.clone(), m, args)? {
                 return Ok(v);
             }
-            if let Some(fv) = self.method_of(&obj, m)? {
-                method = Some((obj, fv));
-            }
+            callees = self.method_candidates(&obj, m)?;
         }
         // `(item_t)(x)` parsed without knowing `item_t`: a cast after all.
         if let (Expr::Name(n), [arg]) = (f, args)
@@ -1201,9 +1198,90 @@ impl<'a> Ev<'a> {
             let v = self.eval(arg)?;
             return self.cast(v, &ty);
         }
-        let (obj, fv) = match method {
-            Some((o, f)) => (Some(o), f),
-            None => (None, self.eval(f)?),
+        // Overloads of a named function.
+        let named = match f {
+            Expr::Name(n) => Some(n.clone()),
+            Expr::Scoped(sc, n) if !sc.contains('.') => Some(format!("{sc}::{n}")),
+            _ => None,
+        };
+        if callees.is_empty()
+            && let Some(n) = &named
+            && self
+                .ctx
+                .lookup_variable(n)
+                .ok()
+                .flatten()
+                .is_none_or(|v| matches!(v.ty.strip().kind, TypeKind::Function { .. }))
+        {
+            let fns = self.ctx.lookup_functions(n)?;
+            if fns.len() > 1 {
+                callees = fns
+                    .into_iter()
+                    .map(|v| Callee {
+                        f: V::from_value(v),
+                        this: None,
+                        name: n.clone(),
+                        inlined: false,
+                    })
+                    .collect();
+            }
+        }
+        // `Class::method(...)`: a static member function (or one declared without code).
+        if callees.is_empty()
+            && let Expr::Scoped(sc, n) = f
+            && !sc.contains('.')
+            && let Some(t) = self.ctx.lookup_type(sc)
+        {
+            self.methods_into(&t, None, 0, n, &mut callees, 0)?;
+            if callees.iter().all(|c| c.inlined) && !callees.is_empty() && self.side {
+                return Err(user("Cannot evaluate function -- may be inlined"));
+            }
+            if callees.iter().any(|c| c.this.is_some()) {
+                callees.clear();
+            }
+        }
+        if callees.is_empty() {
+            let fv = self.eval(f)?;
+            let name = function_name(f, &fv, self.ctx);
+            callees.push(Callee {
+                f: fv,
+                this: None,
+                name,
+                inlined: false,
+            });
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(self.eval(a)?);
+        }
+        self.call_values(callees, values, cast)
+    }
+
+    /// Call the best of `callees` (overload resolution) with `values`.
+    fn call_values(
+        &self,
+        callees: Vec<Callee>,
+        values: Vec<V>,
+        cast: Option<&TypeRef>,
+    ) -> Result<V> {
+        let callee = if callees.len() == 1 {
+            callees.into_iter().next()
+        } else {
+            let mut ranked: Vec<(u32, Callee)> = callees
+                .into_iter()
+                .filter_map(|c| Some((self.rank(&c.f.ty, &values)?, c)))
+                .collect();
+            ranked.sort_by_key(|r| r.0);
+            ranked.into_iter().next().map(|r| r.1)
+        };
+        let Some(Callee {
+            f: fv,
+            this,
+            name,
+            inlined,
+        }) = callee
+        else {
+            return Err(user("Cannot resolve function to any overloaded instance"));
         };
         let fty = match classify(&fv.ty) {
             Cls::Func => fv.ty.strip(),
@@ -1223,7 +1301,6 @@ impl<'a> Ev<'a> {
         else {
             return Err(user("Invalid data type for function to be called."));
         };
-        let name = function_name(f, &fv, self.ctx);
         let mut ret = match ret {
             Some(r) => r.get().clone(),
             None => builtins().void.clone(),
@@ -1243,6 +1320,9 @@ impl<'a> Ev<'a> {
             let size = ret.byte_size() as usize;
             return Ok(V::new(ret, vec![0; size]));
         }
+        if inlined {
+            return Err(user("Cannot evaluate function -- may be inlined"));
+        }
         let address = match classify(&fv.ty) {
             Cls::Ptr(_) => {
                 let mut p = fv.clone();
@@ -1253,31 +1333,20 @@ impl<'a> Ev<'a> {
                 .ok_or_else(|| user("Invalid data type for function to be called."))?,
         };
         let params: Vec<TypeRef> = params.iter().map(|p| p.get().clone()).collect();
-        let mut values = Vec::with_capacity(args.len() + 1);
-        if let Some(o) = &obj {
-            values.push(o.clone());
-        }
-        for a in args {
-            values.push(self.eval(a)?);
-        }
         if values.len() < params.len() {
             return Err(user("Too few arguments in function call."));
         }
-        let mut call_args = Vec::with_capacity(values.len());
+        let mut call_args = Vec::with_capacity(values.len() + 1);
+        if let Some(mut t) = this {
+            let ty = t.ty.clone();
+            let bytes = self.bytes(&mut t)?.to_vec();
+            call_args.push((ty, bytes));
+        }
         for (i, v) in values.into_iter().enumerate() {
-            let (ty, bytes) = match params.get(i) {
-                // `this`: the object's address.
-                Some(p) if i == 0 && obj.is_some() => {
-                    let a = self.address_for_call(v)?;
-                    (
-                        p.clone(),
-                        a.to_le_bytes()[..p.byte_size().min(8) as usize].to_vec(),
-                    )
-                }
+            call_args.push(match params.get(i) {
                 Some(p) if *prototyped || !*varargs => self.argument(v, p)?,
                 _ => self.promoted(v)?,
-            };
-            call_args.push((ty, bytes));
+            });
         }
         let call = crate::context::FunctionCall {
             name,
@@ -1289,39 +1358,181 @@ impl<'a> Ev<'a> {
         Ok(V::new(ret, bytes))
     }
 
-    /// The member function `name` of the class of `obj` (through the vtable when it is
-    /// virtual, as C++ calls it); `None` when the class has none of that name.
-    fn method_of(&self, obj: &V, name: &str) -> Result<Option<V>> {
-        let st = obj.ty.strip();
-        let Some(cxx) = &st.cxx else {
-            return Ok(None);
+    /// How well `values` fit the parameters of function type `fty` (lower is better);
+    /// `None` when they cannot be passed to it.
+    fn rank(&self, fty: &TypeRef, values: &[V]) -> Option<u32> {
+        let st = match classify(fty) {
+            Cls::Ptr(t) => t.strip(),
+            _ => fty.strip(),
         };
-        let Some(m) = cxx.methods.iter().find(|m| m.name == name) else {
-            return Ok(None);
+        let TypeKind::Function {
+            params, varargs, ..
+        } = &st.kind
+        else {
+            return None;
         };
-        let Some(class) = st.name.clone() else {
-            return Ok(None);
-        };
-        let Some(fv) = self.ctx.lookup_variable(&format!("{class}::{name}"))? else {
-            return Ok(None);
-        };
-        let fv = V::from_value(fv);
-        if m.is_virtual
-            && let (Some(slot), Some(a)) = (m.vtable_slot, obj.address())
-            && self.side
-        {
-            let w = self.ptr_size();
-            let mut word = vec![0u8; w as usize];
-            self.ctx.read_memory(a, &mut word)?;
-            let vtable = le_int(&word, false) as u64;
-            self.ctx
-                .read_memory(vtable.wrapping_add(slot * w), &mut word)?;
-            let target = le_int(&word, false) as u64;
-            let mut v = fv.clone();
-            v.lval = Lval::Memory(target);
-            return Ok(Some(v));
+        if values.len() < params.len() || (values.len() > params.len() && !varargs) {
+            return None;
         }
-        Ok(Some(fv))
+        let mut score = 0;
+        for (p, v) in params.iter().zip(values) {
+            let p = p.get();
+            let p = match &p.strip().kind {
+                TypeKind::Reference(t) | TypeKind::RvalueReference(t) => t.get().clone(),
+                _ => p.clone(),
+            };
+            let a = match &v.ty.strip().kind {
+                TypeKind::Reference(t) | TypeKind::RvalueReference(t) => t.get().clone(),
+                _ => v.ty.clone(),
+            };
+            score += if same_type(&p, &a) {
+                0
+            } else {
+                match (classify(&p), classify(&a)) {
+                    (Cls::Int { .. }, Cls::Int { .. }) | (Cls::Float(_), Cls::Float(_)) => 1,
+                    (Cls::Int { .. } | Cls::Float(_), Cls::Int { .. } | Cls::Float(_)) => 2,
+                    (Cls::Ptr(_), Cls::Ptr(_) | Cls::Array(_)) => 2,
+                    (Cls::Agg, Cls::Agg) if self.class_cast_offset(&a, &p, None).is_some() => 3,
+                    _ => return None,
+                }
+            };
+        }
+        Some(score)
+    }
+
+    /// The member functions called `name` of the class of `obj` and of its base classes
+    /// (the first class that has any hides its bases'), each with `this` for it.
+    fn method_candidates(&self, obj: &V, name: &str) -> Result<Vec<Callee>> {
+        let mut out = Vec::new();
+        let mut addr = obj.address();
+        // An object the program does not hold (a value a call returned) is copied to its
+        // memory, for `this`.
+        if addr.is_none() && self.side && matches!(classify(&obj.ty), Cls::Agg) {
+            addr = Some(self.address_for_call(obj.clone())?);
+        }
+        self.methods_into(&obj.ty, addr, 0, name, &mut out, 0)?;
+        Ok(out)
+    }
+
+    fn methods_into(
+        &self,
+        ty: &TypeRef,
+        obj: Option<u64>,
+        offset: u64,
+        name: &str,
+        out: &mut Vec<Callee>,
+        depth: usize,
+    ) -> Result<()> {
+        let st = ty.strip();
+        if depth > 16 {
+            return Ok(());
+        }
+        let TypeKind::Aggregate { members, .. } = &st.kind else {
+            return Ok(());
+        };
+        if let Some(cxx) = &st.cxx {
+            for m in cxx.methods.iter().filter(|m| m.name == name) {
+                let this = if m.is_static {
+                    None
+                } else {
+                    let pty = Type::pointer_to(st.clone(), self.ptr_size());
+                    let a = match obj {
+                        Some(a) => a.wrapping_add(offset),
+                        None => 0,
+                    };
+                    Some(self.int_value(&pty, a as i128))
+                };
+                let fty = Type::new(
+                    None,
+                    1,
+                    TypeKind::Function {
+                        ret: m.ret.as_ref().map(|t| LazyType::ready(t.get().clone())),
+                        params: m
+                            .params
+                            .iter()
+                            .map(|t| LazyType::ready(t.get().clone()))
+                            .collect(),
+                        varargs: m.varargs,
+                        prototyped: true,
+                    },
+                );
+                let mut address = m
+                    .linkage_name
+                    .as_deref()
+                    .and_then(|l| self.ctx.code_symbol(l));
+                // A virtual function: the object's own, through its vtable.
+                if m.is_virtual
+                    && self.side
+                    && let (Some(slot), Some(a)) = (m.vtable_slot, obj)
+                {
+                    let w = self.ptr_size();
+                    let mut word = vec![0u8; w as usize];
+                    self.ctx.read_memory(a.wrapping_add(offset), &mut word)?;
+                    let vtable = le_int(&word, false) as u64;
+                    self.ctx
+                        .read_memory(vtable.wrapping_add(slot * w), &mut word)?;
+                    address = Some(le_int(&word, false) as u64);
+                }
+                let mut f = V::new(fty, Vec::new());
+                if let Some(a) = address {
+                    f.lval = Lval::Memory(a);
+                }
+                out.push(Callee {
+                    f,
+                    this,
+                    name: name.to_string(),
+                    inlined: address.is_none(),
+                });
+            }
+            if !out.is_empty() {
+                return Ok(());
+            }
+        }
+        for (i, m) in members.iter().enumerate() {
+            if !m.is_base {
+                continue;
+            }
+            // A virtual base is found through the vtable; cohort does not call into one.
+            if st.cxx.as_ref().is_some_and(|c| c.virtual_base(i).is_some()) {
+                continue;
+            }
+            self.methods_into(m.ty.get(), obj, offset + m.offset, name, out, depth + 1)?;
+            if !out.is_empty() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// A C++ operator on class values (`a + b`, `a == b`): the class's member `operatorOP`,
+    /// else a function `operatorOP` of two arguments.
+    fn user_operator(&self, op: &str, a: V, b: V) -> Result<V> {
+        let fname = format!("operator{op}");
+        let mut callees = Vec::new();
+        if matches!(classify(&a.ty), Cls::Agg) {
+            callees = self.method_candidates(&a, &fname)?;
+            // An operator with no code of its own is not found, as in gdb.
+            callees.retain(|c| !c.inlined);
+        }
+        if !callees.is_empty() {
+            return self.call_values(callees, vec![b], None);
+        }
+        let pair = [a.clone(), b.clone()];
+        for v in self.ctx.lookup_functions(&fname)? {
+            let f = V::from_value(v);
+            if self.rank(&f.ty, &pair).is_some() {
+                callees.push(Callee {
+                    f,
+                    this: None,
+                    name: fname.clone(),
+                    inlined: false,
+                });
+            }
+        }
+        if callees.is_empty() {
+            return Err(user(format!("Could not find {fname}.")));
+        }
+        self.call_values(callees, vec![a, b], None)
     }
 
     /// The address of `v` for a call (`this`, a reference parameter): a value not in memory
@@ -1405,6 +1616,11 @@ impl<'a> Ev<'a> {
     pub fn binop(&self, op: BinOp, a: V, b: V) -> Result<V> {
         let (a, b) = (self.coerce_ref(a)?, self.coerce_ref(b)?);
         let (ca, cb) = (classify(&a.ty), classify(&b.ty));
+        if (matches!(ca, Cls::Agg) || matches!(cb, Cls::Agg))
+            && self.ctx.language() == crate::format::Language::Cplus
+        {
+            return self.user_operator(op.symbol(), a, b);
+        }
         if matches!(ca, Cls::Agg) || matches!(cb, Cls::Agg) {
             return Err(user(format!(
                 "Structure has no component named operator{}.",
@@ -2006,6 +2222,18 @@ pub(crate) fn as_address(v: &Value) -> Result<u64> {
         Cls::Float(_) => Ok(quad_to_int(float_from(&v.bytes, &v.ty)) as u64),
         _ => Err(user("Invalid cast.")),
     }
+}
+
+/// A function that a call may go to.
+pub(crate) struct Callee {
+    /// The function (of function or pointer-to-function type; its address in `lval`).
+    f: V,
+    /// For a member function: `this`, a pointer to the object.
+    this: Option<V>,
+    /// For messages.
+    name: String,
+    /// Declared but without code of its own (inlined everywhere).
+    inlined: bool,
 }
 
 /// The name of a called function, for messages.
