@@ -5,9 +5,7 @@
 //! (`-ex`, `-batch`) are not something clap parses (see docs/HANDWRITTEN.md).
 
 mod cuda;
-mod parallel;
 mod report;
-mod stdin;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -29,7 +27,7 @@ struct Options {
     cuda_library: Option<PathBuf>,
 }
 
-use parallel::Cmd;
+use cohort_session::parallel::{self, Cmd};
 
 const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] [--args] PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [--cuda-library PATH] -p PID";
 

@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use cohort_wire::RankSet;
 use serde::Serialize;
 
-use crate::parallel::{self, LaunchOpts, Launcher};
+use cohort_session::parallel::{self, LaunchOpts, Launcher};
 
 #[derive(Debug)]
 pub struct OfflineOpts {

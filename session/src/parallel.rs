@@ -1054,7 +1054,7 @@ impl Front {
 }
 
 /// Spawned agents and the session's files, cleaned up on drop.
-pub(crate) struct Agents {
+pub struct Agents {
     children: Vec<Child>,
     /// A launcher started after the agents (MPICH's mpiexec), waited for at the end.
     launcher: Option<Child>,
@@ -1064,7 +1064,7 @@ impl Agents {
     /// End a launcher started after the agents (MPICH's `mpiexec`) and what it started, at
     /// once and quietly: hydra reports every rank that ends before `MPI_Finalize` as a failure
     /// of the job, in a banner.
-    pub(crate) fn kill_launcher(&mut self) {
+    pub fn kill_launcher(&mut self) {
         if let Some(l) = &mut self.launcher
             && matches!(l.try_wait(), Ok(None))
         {
@@ -1074,7 +1074,7 @@ impl Agents {
 
     /// Wait (without blocking the runtime, whose tasks still carry the shutdown to the agents)
     /// until the agents and the launcher have ended, or `limit` has passed.
-    pub(crate) async fn wait(&mut self, limit: Duration) {
+    pub async fn wait(&mut self, limit: Duration) {
         let until = Instant::now() + limit;
         loop {
             let mut running = false;
@@ -1546,7 +1546,7 @@ fn slurm_job_of(pid: i32) -> Option<String> {
     })
 }
 
-pub(crate) fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
+pub fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
     let found = if p.components().count() > 1 || p.exists() {
         Some(p.to_path_buf())
     } else {
@@ -1565,7 +1565,7 @@ pub(crate) fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
 
 /// Start the local launcher's agents and the root node; wait until the whole tree has
 /// registered.
-pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Result<(Front, Agents)> {
+pub async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Result<(Front, Agents)> {
     let per_agent: Vec<Vec<String>> = blocks(o.n, o.agents)
         .into_iter()
         .map(|(lo, hi)| vec!["--ranks".to_string(), format!("{lo}-{hi}")])
@@ -1575,7 +1575,7 @@ pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Resul
 
 /// Start one agent per entry of `per_agent` (its acquisition arguments: `--ranks A-B` or
 /// `--attach R=PID,…`), be the root of their tree, and wait until it has formed.
-pub(crate) async fn start_agents(
+pub async fn start_agents(
     o: &LaunchOpts,
     program: &Path,
     per_agent: Vec<Vec<String>>,
