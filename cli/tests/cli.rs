@@ -269,3 +269,103 @@ fn apropos_searches_help() {
         "REGEXP string is empty\n"
     );
 }
+
+/// Functions called from the debugger (issue 17) where gdb is not the oracle: a thread
+/// stopped inside a system call is not used for a call (the kernel would restart the call
+/// with the function's registers), and a breakpoint inside a called function ends the call
+/// with the program put back as it was (gdb would leave the called function's frame). The
+/// program runs on to its end with the values the calls made.
+#[test]
+fn calls_refused_in_a_system_call_and_unwound_at_a_breakpoint() {
+    let prog = std::fs::canonicalize(program("sleeper")).unwrap();
+    let mut child = Command::new(&prog).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let pid = child.id().to_string();
+    let o = cohort()
+        .args([
+            "-ex",
+            "print step(1)",
+            "-ex",
+            "break step",
+            "-ex",
+            "continue",
+            "-ex",
+            "print acc",
+            "-ex",
+            "print $pc",
+            "-ex",
+            "print step(5)",
+            "-ex",
+            "print acc",
+            "-ex",
+            "info breakpoints",
+            "-ex",
+            "delete",
+            "-ex",
+            "print step(5)",
+            "-ex",
+            "print acc",
+            "-ex",
+            "print $pc",
+            "-ex",
+            "detach",
+            "-p",
+            &pid,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    // (After the attach line's source line, which names libc's file.)
+    assert!(
+        err.lines().any(|l| l
+            == "The thread is stopped inside a system call; calling a function now would \
+                make the kernel restart that call with the function's registers."),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "The program being debugged stopped while in a function called from GDB.\n\
+             GDB has restored the context to what it was before the call.\n\
+             Evaluation of the expression containing the function\n\
+             (step) will be abandoned.\n"
+        ),
+        "{err}"
+    );
+    // acc before the call, after the abandoned call (unchanged), after the call that ran.
+    let value = |n: usize| {
+        let head = format!("${n} = ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(head.as_str()))
+            .unwrap_or_else(|| panic!("no ${n}: {text}"))
+            .to_string()
+    };
+    let acc: Vec<i64> = [1, 3, 5]
+        .iter()
+        .map(|&n| value(n).parse().unwrap())
+        .collect();
+    assert_eq!(acc[1], acc[0], "the abandoned call changed acc: {text}");
+    assert_eq!(acc[2], acc[0] + 5, "{text}");
+    assert_eq!(value(4), "void");
+    assert_eq!(value(6), value(2), "the pc moved: {text}");
+    let hit = text
+        .lines()
+        .position(|l| l.starts_with("Breakpoint 1.1, step (i=5) at "))
+        .unwrap_or_else(|| panic!("no stop at the breakpoint inside the call: {text}"));
+    assert!(
+        text.lines()
+            .nth(hit + 1)
+            .is_some_and(|l| l.starts_with("11\t")),
+        "{text}"
+    );
+    // The breakpoint inside the call was not counted as a hit of the program's.
+    assert!(text.contains("\tbreakpoint already hit 1 time\n"), "{text}");
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{rest}");
+    // step(i) adds 0..99 once each; the call added 5.
+    assert_eq!(rest, "acc=4955 usr1=0\n");
+}

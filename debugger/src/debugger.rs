@@ -1270,17 +1270,7 @@ impl Debugger {
                 } else {
                     "Breakpoint"
                 };
-                // A breakpoint with several locations names the one hit (`1.2`).
-                let mut num = id.to_string();
-                if let Some(b) = self.session.breakpoints().iter().find(|b| b.id == id)
-                    && b.addrs.len() > 1
-                {
-                    let mut addrs = b.addrs.clone();
-                    addrs.sort_unstable();
-                    if let Some(i) = addrs.iter().position(|a| *a == pc) {
-                        num = format!("{id}.{}", i + 1);
-                    }
-                }
+                let num = self.breakpoint_label(id, pc);
                 if self.dprintf_hit(id) {
                     return Ok(false);
                 }
@@ -1481,6 +1471,21 @@ impl Debugger {
 
     fn condition_holds(&mut self, id: u32) -> bool {
         self.condition_holds_now(id)
+    }
+
+    /// A breakpoint's number in a stop report: a breakpoint with several locations names
+    /// the one hit at `pc` (`1.2`).
+    pub(crate) fn breakpoint_label(&self, id: u32, pc: u64) -> String {
+        if let Some(b) = self.session.breakpoints().iter().find(|b| b.id == id)
+            && b.addrs.len() > 1
+        {
+            let mut addrs = b.addrs.clone();
+            addrs.sort_unstable();
+            if let Some(i) = addrs.iter().position(|a| *a == pc) {
+                return format!("{id}.{}", i + 1);
+            }
+        }
+        id.to_string()
     }
 
     /// The first line of a stop report: `\nBreakpoint 1` or, in a threaded program,

@@ -158,7 +158,7 @@ pub(crate) fn call(
             let ids = dbg.session.breakpoints_at(pc);
             let num = ids
                 .iter()
-                .map(|i| i.to_string())
+                .map(|&i| dbg.breakpoint_label(i, pc))
                 .collect::<Vec<_>>()
                 .join(", ");
             out(format!("\nBreakpoint {num}, {}", dbg.frame0_line()));

@@ -224,12 +224,24 @@ impl Process {
                     if at == ret_addr && regs.sp() == sp {
                         return Ok(CallStop::Returned(Vec::new()));
                     }
-                    if self.sites.contains_key(&at) {
+                    if let Some(site) = self.sites.get(&at) {
                         // Put the pc on the breakpoint, as a stop there shows it.
                         let mut r = Registers::new(self.arch);
                         r.set(self.arch.pc, at as u128);
                         native::write_gp(pid, None, &r)?;
-                        return Ok(CallStop::Breakpoint(at));
+                        if site.user > 0 {
+                            return Ok(CallStop::Breakpoint(at));
+                        }
+                        // The debugger's own breakpoint (a library load hook): run the
+                        // instruction under it and go on.
+                        self.mem.write(at, &site.orig)?;
+                        let stepped = self.call_step(pid);
+                        self.mem.write(at, self.arch.breakpoint_insn)?;
+                        if let Some(stop) = stepped? {
+                            return Ok(stop);
+                        }
+                        ptrace::cont(pid, None).map_err(perr("PTRACE_CONT"))?;
+                        continue;
                     }
                     return Ok(CallStop::Signal(sig));
                 }
@@ -247,6 +259,38 @@ impl Process {
                     ptrace::cont(pid, None).map_err(perr("PTRACE_CONT"))?;
                 }
                 WaitStatus::Continued(_) | WaitStatus::StillAlive => {}
+            }
+        }
+    }
+
+    /// One instruction of the called function; `Some` when the call ended there.
+    fn call_step(&self, pid: Pid) -> Result<Option<CallStop>> {
+        ptrace::step(pid, None).map_err(|err| EngineError::Ptrace {
+            op: "PTRACE_SINGLESTEP",
+            tid: pid.as_raw(),
+            err,
+        })?;
+        loop {
+            match crate::mux::wait_process(self.pid, pid, wait_flags()) {
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(err) => {
+                    return Err(EngineError::Ptrace {
+                        op: "waitpid",
+                        tid: pid.as_raw(),
+                        err,
+                    });
+                }
+                Ok(WaitStatus::Stopped(_, sig)) if sig == Signo::SIGTRAP => return Ok(None),
+                Ok(WaitStatus::Stopped(_, sig)) => return Ok(Some(CallStop::Signal(sig))),
+                Ok(st @ WaitStatus::Exited(_, code)) => {
+                    self.call_ended.set(Some(st));
+                    return Ok(Some(CallStop::Exited(code)));
+                }
+                Ok(st @ WaitStatus::Signaled(_, sig, _)) => {
+                    self.call_ended.set(Some(st));
+                    return Ok(Some(CallStop::Killed(sig)));
+                }
+                Ok(_) => continue,
             }
         }
     }
