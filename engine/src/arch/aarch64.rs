@@ -7,7 +7,9 @@
 //! `org.gnu.gdb.aarch64.fpu` features (x0..x30, sp, pc, cpsr, v0..v31, fpsr, fpcr); DWARF
 //! numbers follow "DWARF for the Arm 64-bit Architecture" (AADWARF64).
 
-use super::{ArchInfo, DisasmKind, RegDesc, RegKind, WatchKind};
+use super::{
+    AbiValue, ArchInfo, CallLayout, DisasmKind, Place, RegDesc, RegKind, Scalar, WatchKind,
+};
 use crate::error::Result;
 use crate::memory::MemoryRead;
 
@@ -269,8 +271,110 @@ pub static ARCH: ArchInfo = ArchInfo {
     sub_registers: SUB_REGISTERS,
     skip_prologue,
     sandbox: None,
-    call: None,
+    call: Some(&CALL),
 };
+
+/// The AAPCS64 procedure call standard (§6.8), for C: integers and small composites in
+/// x0–x7, floating point and homogeneous floating-point aggregates in v0–v7, composites over
+/// 16 bytes by reference to a copy, a return in memory through x8.
+pub static CALL: super::CallConv = super::CallConv {
+    layout: call_layout,
+    indirect_in: idx::X8,
+    stack_align: 16,
+    stack_slot: 8,
+    link_register: Some(idx::X30),
+};
+
+/// The members of a homogeneous floating-point aggregate (1 to 4 floats of one size): their
+/// size; `None` otherwise.
+fn hfa(v: &AbiValue) -> Option<u64> {
+    let first = v.pieces.first()?;
+    let n = v.pieces.len();
+    let all = v
+        .pieces
+        .iter()
+        .all(|p| p.2 != Scalar::Int && p.1 == first.1);
+    (all && (1..=4).contains(&n) && first.1 * n as u64 == v.bytes.len() as u64).then_some(first.1)
+}
+
+fn call_layout(args: &[AbiValue], ret: Option<&AbiValue>) -> CallLayout {
+    const GP: usize = 8;
+    const FP: usize = 8;
+    let ret_place = match ret {
+        None => Place::Nothing,
+        Some(r) => {
+            let size = r.bytes.len() as u64;
+            match hfa(r) {
+                Some(m) if !r.memory => Place::Regs(
+                    (0..size / m)
+                        .map(|k| (idx::V0 + k as usize, k * m, m))
+                        .collect(),
+                ),
+                _ if r.memory || size > 16 => Place::Indirect,
+                _ => Place::Regs(
+                    (0..size.div_ceil(8))
+                        .map(|k| (idx::X0 + k as usize, 8 * k, (size - 8 * k).min(8)))
+                        .collect(),
+                ),
+            }
+        }
+    };
+    let (mut ngrn, mut nsrn) = (0usize, 0usize);
+    let mut places = Vec::with_capacity(args.len());
+    for a in args {
+        let size = a.bytes.len() as u64;
+        let place = if let Some(m) = hfa(a).filter(|_| !a.memory) {
+            let n = (size / m) as usize;
+            if nsrn + n <= FP {
+                let regs = (0..n)
+                    .map(|k| (idx::V0 + nsrn + k, k as u64 * m, m))
+                    .collect();
+                nsrn += n;
+                Place::Regs(regs)
+            } else {
+                nsrn = FP;
+                Place::Stack
+            }
+        } else if a.memory || size > 16 {
+            // A pointer to a copy, passed as an integer argument.
+            let inner = if ngrn < GP {
+                ngrn += 1;
+                Place::Regs(vec![(idx::X0 + ngrn - 1, 0, 8)])
+            } else {
+                Place::Stack
+            };
+            Place::ByReference(Box::new(inner))
+        } else {
+            let n = size.div_ceil(8) as usize;
+            // A 16-byte aligned value starts at an even register.
+            if a.align == 16 {
+                ngrn += ngrn % 2;
+            }
+            if ngrn + n <= GP {
+                let regs = (0..n)
+                    .map(|k| {
+                        (
+                            idx::X0 + ngrn + k,
+                            8 * k as u64,
+                            (size - 8 * k as u64).min(8),
+                        )
+                    })
+                    .collect();
+                ngrn += n;
+                Place::Regs(regs)
+            } else {
+                ngrn = GP;
+                Place::Stack
+            }
+        };
+        places.push(place);
+    }
+    CallLayout {
+        args: places,
+        ret: ret_place,
+        extra: Vec::new(),
+    }
+}
 
 /// Unwinding facts (AAPCS64 §6.1.1; Linux `struct rt_sigframe` = siginfo (128 bytes) then
 /// ucontext, whose uc_mcontext is at 176 and starts with fault_address).
@@ -664,6 +768,98 @@ pub fn decode_hwdebug(buf: &[u8]) -> Option<(DbgInfo, Vec<(u64, u32)>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn int(n: u64) -> AbiValue {
+        AbiValue {
+            bytes: vec![0; n as usize],
+            align: n,
+            pieces: vec![(0, n, Scalar::Int)],
+            memory: false,
+        }
+    }
+
+    fn float(n: u64) -> AbiValue {
+        AbiValue {
+            bytes: vec![0; n as usize],
+            align: n,
+            pieces: vec![(0, n, Scalar::Float)],
+            memory: false,
+        }
+    }
+
+    fn record(pieces: &[(u64, u64, Scalar)], size: u64) -> AbiValue {
+        AbiValue {
+            bytes: vec![0; size as usize],
+            align: pieces.iter().map(|p| p.1).max().unwrap_or(1),
+            pieces: pieces.to_vec(),
+            memory: false,
+        }
+    }
+
+    #[test]
+    fn call_layout_follows_aapcs64() {
+        use super::{Place, Scalar};
+        let l = call_layout(&[int(4), float(8), int(8)], Some(&float(8)));
+        assert_eq!(l.args[0], Place::Regs(vec![(idx::X0, 0, 4)]));
+        assert_eq!(l.args[1], Place::Regs(vec![(idx::V0, 0, 8)]));
+        assert_eq!(l.args[2], Place::Regs(vec![(idx::X1, 0, 8)]));
+        assert_eq!(l.ret, Place::Regs(vec![(idx::V0, 0, 8)]));
+        // A homogeneous aggregate of three doubles: v0-v2, and returned there.
+        let hfa3 = record(
+            &[
+                (0, 8, Scalar::Float),
+                (8, 8, Scalar::Float),
+                (16, 8, Scalar::Float),
+            ],
+            24,
+        );
+        let l = call_layout(&[hfa3.clone(), float(8)], Some(&hfa3));
+        assert_eq!(
+            l.args[0],
+            Place::Regs(vec![
+                (idx::V0, 0, 8),
+                (idx::V0 + 1, 8, 8),
+                (idx::V0 + 2, 16, 8)
+            ])
+        );
+        assert_eq!(l.args[1], Place::Regs(vec![(idx::V0 + 3, 0, 8)]));
+        assert_eq!(
+            l.ret,
+            Place::Regs(vec![
+                (idx::V0, 0, 8),
+                (idx::V0 + 1, 8, 8),
+                (idx::V0 + 2, 16, 8)
+            ])
+        );
+        // Over 16 bytes and not homogeneous: a pointer to a copy; returned through x8.
+        let big = record(
+            &[
+                (0, 8, Scalar::Int),
+                (8, 8, Scalar::Float),
+                (16, 8, Scalar::Int),
+            ],
+            24,
+        );
+        let l = call_layout(&[big.clone(), int(8)], Some(&big));
+        assert_eq!(
+            l.args[0],
+            Place::ByReference(Box::new(Place::Regs(vec![(idx::X0, 0, 8)])))
+        );
+        assert_eq!(l.args[1], Place::Regs(vec![(idx::X1, 0, 8)]));
+        assert_eq!(l.ret, Place::Indirect);
+        // A 16-byte composite in two registers; a ninth integer on the stack.
+        let pair = record(&[(0, 8, Scalar::Int), (8, 8, Scalar::Int)], 16);
+        let mut args = vec![pair];
+        args.extend((0..7).map(|_| int(8)));
+        let l = call_layout(&args, None);
+        assert_eq!(
+            l.args[0],
+            Place::Regs(vec![(idx::X0, 0, 8), (idx::X1, 8, 8)])
+        );
+        assert_eq!(l.args[6], Place::Regs(vec![(idx::X7, 0, 8)]));
+        assert_eq!(l.args[7], Place::Stack);
+        assert_eq!(l.ret, Place::Nothing);
+    }
     use crate::error::EngineError;
 
     #[test]

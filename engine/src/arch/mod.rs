@@ -255,6 +255,9 @@ pub enum Place {
     Indirect,
     /// Nothing (a `void` return).
     Nothing,
+    /// Copied to memory by the caller; the copy's address is passed as a pointer argument
+    /// would be, where the inner place says (AAPCS64's composites over 16 bytes).
+    ByReference(Box<Place>),
 }
 
 /// Where every argument and the return value of one call go.

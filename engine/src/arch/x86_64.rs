@@ -526,6 +526,95 @@ pub static SANDBOX: SandboxRules = SandboxRules {
 mod tests {
     use super::*;
 
+    fn int(n: u64) -> AbiValue {
+        AbiValue {
+            bytes: vec![0; n as usize],
+            align: n,
+            pieces: vec![(0, n, Scalar::Int)],
+            memory: false,
+        }
+    }
+
+    fn float(n: u64) -> AbiValue {
+        AbiValue {
+            bytes: vec![0; n as usize],
+            align: n,
+            pieces: vec![(0, n, Scalar::Float)],
+            memory: false,
+        }
+    }
+
+    fn record(pieces: &[(u64, u64, Scalar)], size: u64) -> AbiValue {
+        AbiValue {
+            bytes: vec![0; size as usize],
+            align: pieces.iter().map(|p| p.1).max().unwrap_or(1),
+            pieces: pieces.to_vec(),
+            memory: false,
+        }
+    }
+
+    #[test]
+    fn call_layout_follows_the_system_v_classification() {
+        use super::{Place, Scalar};
+        // int add(int, int)
+        let l = call_layout(&[int(4), int(4)], Some(&int(4)));
+        assert_eq!(l.args[0], Place::Regs(vec![(idx::RDI, 0, 4)]));
+        assert_eq!(l.args[1], Place::Regs(vec![(idx::RSI, 0, 4)]));
+        assert_eq!(l.ret, Place::Regs(vec![(idx::RAX, 0, 4)]));
+        assert_eq!(l.extra, vec![(idx::RAX, 0)]);
+        // struct { int i; float f; }: one INTEGER eightbyte; struct { double a; long b; }:
+        // SSE then INTEGER; struct { double x, y; } in two vector registers.
+        let mixed = record(&[(0, 4, Scalar::Int), (4, 4, Scalar::Float)], 8);
+        let two = record(&[(0, 8, Scalar::Float), (8, 8, Scalar::Int)], 16);
+        let dd = record(&[(0, 8, Scalar::Float), (8, 8, Scalar::Float)], 16);
+        let l = call_layout(&[mixed.clone(), two.clone(), dd.clone()], Some(&two));
+        assert_eq!(l.args[0], Place::Regs(vec![(idx::RDI, 0, 8)]));
+        assert_eq!(
+            l.args[1],
+            Place::Regs(vec![(idx::XMM0, 0, 8), (idx::RSI, 8, 8)])
+        );
+        assert_eq!(
+            l.args[2],
+            Place::Regs(vec![(idx::XMM0 + 1, 0, 8), (idx::XMM0 + 2, 8, 8)])
+        );
+        assert_eq!(
+            l.ret,
+            Place::Regs(vec![(idx::XMM0, 0, 8), (idx::RAX, 8, 8)])
+        );
+        assert_eq!(l.extra, vec![(idx::RAX, 3)]);
+        // Over 16 bytes: on the stack, and returned through a buffer whose address takes
+        // rdi; a seventh integer goes on the stack.
+        let big = record(
+            &[
+                (0, 8, Scalar::Int),
+                (8, 8, Scalar::Int),
+                (16, 8, Scalar::Int),
+            ],
+            24,
+        );
+        let args: Vec<AbiValue> = std::iter::once(big.clone())
+            .chain((0..7).map(|_| int(8)))
+            .collect();
+        let l = call_layout(&args, Some(&big));
+        assert_eq!(l.ret, Place::Indirect);
+        assert_eq!(l.args[0], Place::Stack);
+        assert_eq!(l.args[1], Place::Regs(vec![(idx::RSI, 0, 8)]));
+        assert_eq!(l.args[5], Place::Regs(vec![(idx::R9, 0, 8)]));
+        assert_eq!(l.args[6], Place::Stack);
+        // long double: in memory as an argument, in st0 as a result.
+        let ld = record(&[(0, 16, Scalar::X87)], 16);
+        let l = call_layout(std::slice::from_ref(&ld), Some(&ld));
+        assert_eq!(l.args[0], Place::Stack);
+        assert_eq!(l.ret, Place::Regs(vec![(idx::ST0, 0, 10)]));
+        // An unaligned member puts the whole value in memory.
+        let packed = record(&[(0, 1, Scalar::Int), (1, 4, Scalar::Int)], 5);
+        assert_eq!(call_layout(&[packed], None).args[0], Place::Stack);
+        assert_eq!(
+            call_layout(&[float(4)], None).args[0],
+            Place::Regs(vec![(idx::XMM0, 0, 4)])
+        );
+    }
+
     #[test]
     fn dwarf_numbers_follow_psabi() {
         let a = &ARCH;

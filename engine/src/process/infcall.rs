@@ -116,10 +116,30 @@ impl Process {
             sp = align_down(sp - r.bytes.len() as u64, r.align.max(16));
             buffer = Some(sp);
         }
+        // Copies of the arguments passed by reference; then their addresses are the
+        // arguments.
+        let mut args: Vec<(AbiValue, Place)> = Vec::with_capacity(req.args.len());
+        for (a, place) in req.args.iter().zip(&layout.args) {
+            match place {
+                Place::ByReference(inner) => {
+                    sp = align_down(sp - a.bytes.len() as u64, a.align.max(16));
+                    self.mem.write(sp, &a.bytes)?;
+                    let w = self.arch.ptr_size;
+                    let ptr = AbiValue {
+                        bytes: sp.to_le_bytes()[..w].to_vec(),
+                        align: w as u64,
+                        pieces: vec![(0, w as u64, crate::arch::Scalar::Int)],
+                        memory: false,
+                    };
+                    args.push((ptr, (**inner).clone()));
+                }
+                p => args.push((a.clone(), p.clone())),
+            }
+        }
         // The stack arguments, in order, each in slots of its alignment.
         let mut area = 0u64;
         let mut offsets = Vec::new();
-        for (a, place) in req.args.iter().zip(&layout.args) {
+        for (a, place) in &args {
             if *place == Place::Stack {
                 area = align_up(area, a.align.max(conv.stack_slot));
                 offsets.push((area, a));
@@ -130,7 +150,7 @@ impl Process {
         for (off, a) in offsets {
             self.mem.write(sp + off, &a.bytes)?;
         }
-        for (a, place) in req.args.iter().zip(&layout.args) {
+        for (a, place) in &args {
             if let Place::Regs(rs) = place {
                 for &(reg, off, n) in rs {
                     let end = (off + n) as usize;
@@ -322,7 +342,7 @@ impl Process {
                     self.mem.read(b, &mut out)?;
                 }
             }
-            Place::Stack | Place::Nothing => {}
+            Place::Stack | Place::Nothing | Place::ByReference(_) => {}
         }
         Ok(out)
     }
