@@ -111,6 +111,7 @@ cases! {
     break_func,
     break_label,
     calls,
+    catch_events,
     complete,
     cxx_calls,
     cxx_catch,

@@ -1320,6 +1320,70 @@ impl Debugger {
                 self.note_stop(crate::script::StopReason::Breakpoint(id));
                 self.print_stop_frame();
             }
+            Event::Forked {
+                tid,
+                id,
+                child,
+                vfork,
+                ..
+            } => {
+                self.script.forked.insert(id, child);
+                self.session.count_hit(id);
+                self.script.stop_bp = Some(id);
+                self.note_stop(crate::script::StopReason::Breakpoint(id));
+                let temporary = self
+                    .session
+                    .breakpoints()
+                    .iter()
+                    .any(|b| b.id == id && b.temporary);
+                let what = format!(
+                    "{} {id} ({}forked process {child})",
+                    if temporary {
+                        "Temporary catchpoint"
+                    } else {
+                        "Catchpoint"
+                    },
+                    if vfork { "v" } else { "" }
+                );
+                let head = self.stop_head(tid, &format!("hit {what}"), &what);
+                self.invalidate_frames();
+                out(format!("{head}, {}", self.frame0_line()));
+                self.print_source_line_at(self.frame0_pc());
+                if self
+                    .session
+                    .breakpoints()
+                    .iter()
+                    .any(|b| b.id == id && b.temporary)
+                {
+                    self.session.delete_breakpoint(id)?;
+                }
+            }
+            Event::Signal { tid, signo, .. }
+                if !self.session.signal_catchpoints(signo).is_empty() =>
+            {
+                let ids = self.session.signal_catchpoints(signo);
+                for &id in &ids {
+                    self.session.count_hit(id);
+                }
+                let id = ids[0];
+                let (name, _) = describe(signo);
+                self.note_stop(crate::script::StopReason::Breakpoint(id));
+                let what = format!("Catchpoint {id} (signal {name})");
+                let head = self.stop_head(tid, &format!("hit {what}"), &what);
+                self.invalidate_frames();
+                out(format!("{head}, {}", self.frame0_line()));
+                self.print_source_line_at(self.frame0_pc());
+                for id in ids {
+                    if self
+                        .session
+                        .breakpoints()
+                        .iter()
+                        .any(|b| b.id == id && b.temporary)
+                    {
+                        self.session.delete_breakpoint(id)?;
+                    }
+                }
+            }
             Event::Signal { tid, signo, pc } => {
                 let (name, desc) = describe(signo);
                 self.note_stop(crate::script::StopReason::Signal(format!("{name}, {desc}")));
@@ -1932,6 +1996,7 @@ impl Debugger {
                     || self.script.catchpoints.contains_key(&b.id)
             }
             BpKind::Watch { .. } => true,
+            BpKind::Catch(_) => false,
         });
         let aw = if wide { 18 } else { 10 };
         let types: Vec<&str> = bps
@@ -1942,6 +2007,7 @@ impl Debugger {
                 BpKind::Software if self.is_hardware_breakpoint(b.id) => "hw breakpoint",
                 BpKind::Software => "breakpoint",
                 BpKind::Watch { kind, .. } => self.watch_type(b.id, *kind),
+                BpKind::Catch(_) => "catchpoint",
             })
             .collect();
         let tw = types.iter().map(|t| t.len()).max().unwrap_or(14).max(14);
@@ -1997,13 +2063,40 @@ impl Debugger {
                         b.id, ""
                     ));
                 }
+                BpKind::Catch(c) => {
+                    use cohort_engine::session::Catch;
+                    let what = match c {
+                        Catch::Fork | Catch::Vfork => {
+                            let w = crate::script::catch_words(c);
+                            match self.script.forked.get(&b.id) {
+                                Some(child) => format!("{w}, process {child} "),
+                                None => w,
+                            }
+                        }
+                        Catch::Signal(set) if set.is_empty() => {
+                            "signal \"<standard signals>\" ".to_string()
+                        }
+                        Catch::Signal(set) => format!(
+                            "signal{} \"{}\" ",
+                            if set.len() > 1 { "s" } else { "" },
+                            set.iter()
+                                .map(|&n| describe(n).0)
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                    };
+                    out(format!(
+                        "{:<7} {ty:<tw$} {disp} {enb}   {:<aw$} {what}",
+                        b.id, ""
+                    ));
+                }
             }
             if let Some(c) = &b.condition {
                 out(format!("\tstop only if {c}"));
             }
             if b.hits > 0 {
                 let times = if b.hits == 1 { "time" } else { "times" };
-                let what = if catch.is_some() {
+                let what = if catch.is_some() || matches!(b.kind, BpKind::Catch(_)) {
                     "catchpoint"
                 } else {
                     "breakpoint"
@@ -2495,6 +2588,44 @@ fn catch_event(kind: &str) -> &'static str {
 }
 
 impl Debugger {
+    /// `catch fork`, `catch vfork`, `catch signal [SIG...|all]`; `None` for other kinds.
+    fn location_less_catch(
+        &self,
+        what: &str,
+        rest: &str,
+    ) -> Result<Option<cohort_engine::session::Catch>> {
+        use cohort_engine::session::Catch;
+        Ok(Some(match what {
+            "fork" => Catch::Fork,
+            "vfork" => Catch::Vfork,
+            "signal" => {
+                let mut set = Vec::new();
+                for w in rest.split_whitespace() {
+                    if w == "all" {
+                        set.extend(
+                            self.session
+                                .signals
+                                .rows()
+                                .filter_map(|(s, _)| s.linux)
+                                .filter(|&n| n > 0),
+                        );
+                        continue;
+                    }
+                    let rows = self.session.signals.select(w).map_err(EngineError::Other)?;
+                    for i in rows {
+                        if let Some((s, _)) = self.session.signals.rows().nth(i)
+                            && let Some(n) = s.linux
+                        {
+                            set.push(n);
+                        }
+                    }
+                }
+                Catch::Signal(set)
+            }
+            _ => return Ok(None),
+        }))
+    }
+
     /// `catch throw|catch|rethrow` (`tcatch`: deleted when hit): a catchpoint at libstdc++'s
     /// SystemTap probe for the event (`libstdcxx:throw`), resolved when the library loads.
     fn cmd_catch(&mut self, arg: &str, temporary: bool) -> Result<Flow> {
@@ -2502,6 +2633,21 @@ impl Debugger {
             Some((w, r)) => (w, r.trim()),
             None => (arg.trim(), ""),
         };
+        if let Some(c) = self.location_less_catch(what, _regex)? {
+            let b = self.session.add_catchpoint(c.clone(), temporary);
+            let shown = match &c {
+                cohort_engine::session::Catch::Signal(set) if set.is_empty() => {
+                    "standard signals".to_string()
+                }
+                cohort_engine::session::Catch::Signal(set) if set.len() > 1 => {
+                    crate::script::catch_words(&c).replacen("signal", "signals", 1)
+                }
+                _ => crate::script::catch_words(&c),
+            };
+            // gdb 13 says `Catchpoint` for `tcatch` of these too.
+            out(format!("Catchpoint {} ({shown})", b.id));
+            return Ok(Flow::Go);
+        }
         let kind = match what {
             "throw" => "throw",
             "catch" => "catch",

@@ -69,6 +69,8 @@ pub(crate) struct ScriptState {
     pub(crate) dprintf: HashMap<u32, String>,
     /// Catchpoints made by `catch throw|catch|rethrow`: which event.
     pub(crate) catchpoints: HashMap<u32, &'static str>,
+    /// The child of the last fork each fork catchpoint caught (`info breakpoints` shows it).
+    pub(crate) forked: HashMap<u32, i32>,
     /// The block being read.
     block: Option<Block>,
     /// The breakpoint whose stop was reported last, its commands not run yet.
@@ -831,6 +833,7 @@ impl Debugger {
                     };
                     text.push_str(&format!("{cmd} {expr}\n"));
                 }
+                BpKind::Catch(c) => text.push_str(&format!("catch {}\n", catch_words(c))),
                 BpKind::Software => match self.script.dprintf.get(&b.id) {
                     Some(args) => text.push_str(&format!("dprintf {spec},{args}\n")),
                     None => {
@@ -1764,5 +1767,22 @@ mod tests {
             substitute_args("print $arg0 * $arg1 + $argc", &["3".into(), "x".into()]),
             "print 3 * x + 2"
         );
+    }
+}
+
+/// A location-less catchpoint as `catch` takes it (`fork`, `signal SIGUSR1 SIGUSR2`).
+pub(crate) fn catch_words(c: &cohort_engine::session::Catch) -> String {
+    use cohort_engine::session::Catch;
+    match c {
+        Catch::Fork => "fork".into(),
+        Catch::Vfork => "vfork".into(),
+        Catch::Signal(set) if set.is_empty() => "signal".into(),
+        Catch::Signal(set) => format!(
+            "signal {}",
+            set.iter()
+                .map(|&n| cohort_engine::signals::describe(n).0)
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
     }
 }

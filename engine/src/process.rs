@@ -45,6 +45,9 @@ pub enum StopKind {
     Exited(i32),
     /// The process was killed by this signal.
     Killed(i32),
+    /// The thread forked (or vforked) `child`, and a `catch fork` asked to stop there. The
+    /// child is held until the process next resumes, then let go.
+    Forked { child: i32, vfork: bool },
 }
 
 /// A stop of one thread of the process.
@@ -248,6 +251,15 @@ pub struct Process {
     /// The end of the process, when it came during a function call from the debugger
     /// (reported by the next [`Process::poll_gone`]).
     call_ended: std::cell::Cell<Option<WaitStatus>>,
+    /// Stop at forks and vforks (gdb's `catch fork`, `catch vfork`).
+    pub catch_fork: bool,
+    pub catch_vfork: bool,
+    /// A fork child held at a caught fork: let go when the process resumes.
+    held_fork: Option<(i32, bool)>,
+    /// Signals that stop the program whatever `handle` says (gdb's `catch signal`), and
+    /// whether every signal but SIGTRAP and SIGINT does.
+    pub caught_signals: Vec<i32>,
+    pub catch_all_signals: bool,
 }
 
 /// See [`Process::on_notice`].
@@ -361,6 +373,11 @@ impl Process {
             on_notice: None,
             epoch: std::cell::Cell::new(0),
             call_ended: std::cell::Cell::new(None),
+            catch_fork: false,
+            catch_vfork: false,
+            held_fork: None,
+            caught_signals: Vec::new(),
+            catch_all_signals: false,
         }
     }
 
@@ -1013,6 +1030,14 @@ impl Process {
         self.notice(Notice::ForkDetached { pid: child, vfork });
     }
 
+    /// Let go of a fork child held at a caught fork (before the process resumes, detaches
+    /// or is killed), as gdb's `detach-on-fork` does then.
+    fn release_held_fork(&mut self) {
+        if let Some((child, vfork)) = self.held_fork.take() {
+            self.let_fork_child_go(child, vfork);
+        }
+    }
+
     /// After a vfork child has exec'd or exited: the traps go back in.
     fn restore_lifted_sites(&mut self) {
         if !std::mem::replace(&mut self.lifted, false) {
@@ -1310,10 +1335,24 @@ impl Process {
             return Ok(None);
         }
         if ev == Event::PTRACE_EVENT_FORK as i32 || ev == Event::PTRACE_EVENT_VFORK as i32 {
+            let vfork = ev == Event::PTRACE_EVENT_VFORK as i32;
             match ptrace::getevent(Pid::from_raw(tid)) {
-                Ok(child) => {
-                    self.let_fork_child_go(child as i32, ev == Event::PTRACE_EVENT_VFORK as i32)
+                Ok(child) if (vfork && self.catch_vfork) || (!vfork && self.catch_fork) => {
+                    // Caught: the child waits (stopped, traced) until the process resumes.
+                    self.release_held_fork();
+                    self.held_fork = Some((child as i32, vfork));
+                    if let Some(t) = self.threads.get_mut(&tid) {
+                        t.state = TState::Stopped;
+                    }
+                    return Ok(Some(Stop {
+                        tid,
+                        kind: StopKind::Forked {
+                            child: child as i32,
+                            vfork,
+                        },
+                    }));
                 }
+                Ok(child) => self.let_fork_child_go(child as i32, vfork),
                 Err(e) => tracing::warn!(tid, "fork event: PTRACE_GETEVENTMSG: {e}"),
             }
         } else if ev == Event::PTRACE_EVENT_VFORK_DONE as i32 {
@@ -1428,7 +1467,9 @@ impl Process {
             return Ok(None);
         };
         t.deliver = Some(sig);
-        if d.stop {
+        let caught = self.caught_signals.contains(&sig.raw())
+            || (self.catch_all_signals && sig != Signo::SIGTRAP && sig.raw() != libc::SIGINT);
+        if d.stop || caught {
             return Ok(Some(Stop {
                 tid,
                 kind: StopKind::Signal(sig.raw()),
@@ -1596,6 +1637,7 @@ impl Process {
         if self.gone {
             return Err(EngineError::NotRunning);
         }
+        self.release_held_fork();
         if let Some(s) = self.take_pending(None) {
             return Ok(s);
         }
@@ -1647,6 +1689,7 @@ impl Process {
         if self.gone {
             return Err(EngineError::NotRunning);
         }
+        self.release_held_fork();
         if let Some(s) = self.take_pending(Some(tid)) {
             return Ok(s);
         }
@@ -1764,6 +1807,7 @@ impl Process {
         if self.gone {
             return Ok(());
         }
+        self.release_held_fork();
         let _ = signal::kill(self.pid, Signal::SIGKILL);
         loop {
             match crate::mux::wait_process(self.pid, Pid::from_raw(-1), wait_flags()) {
@@ -1791,6 +1835,7 @@ impl Process {
         if self.gone {
             return Ok(());
         }
+        self.release_held_fork();
         let addrs: Vec<u64> = self.sites.keys().copied().collect();
         for a in addrs {
             self.remove_site(a)?;

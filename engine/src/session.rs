@@ -48,6 +48,18 @@ pub enum BpKind {
         /// compares the expression's value after each instruction.
         software: bool,
     },
+    /// A catchpoint with no location (gdb's `catch fork`, `catch signal`).
+    Catch(Catch),
+}
+
+/// What a location-less catchpoint catches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Catch {
+    Fork,
+    Vfork,
+    /// These signals (empty: every signal but SIGTRAP and SIGINT, as gdb's plain
+    /// `catch signal`), when the program stops for one.
+    Signal(Vec<i32>),
 }
 
 /// A user breakpoint or watchpoint, numbered as gdb numbers them.
@@ -78,6 +90,14 @@ pub struct Breakpoint {
 /// Why the program stopped, as a front end reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
+    /// A caught fork or vfork (catchpoint `id`); the child is let go at the next resume.
+    Forked {
+        tid: i32,
+        id: u32,
+        child: i32,
+        vfork: bool,
+        pc: u64,
+    },
     Breakpoint {
         tid: i32,
         id: u32,
@@ -425,6 +445,7 @@ impl Session {
         p.on_notice = self.notice_hook.as_ref().map(|f| f());
         self.process = Some(p);
         self.forget_breakpoint_places();
+        self.sync_catches();
         self.after_start()
     }
 
@@ -456,6 +477,7 @@ impl Session {
         }
         self.process = Some(p);
         self.forget_breakpoint_places();
+        self.sync_catches();
         self.after_start()
     }
 
@@ -703,7 +725,7 @@ impl Session {
                 }
                 b.inserted = !b.addrs.is_empty();
             }
-            BpKind::Watch { software: true, .. } => b.inserted = true,
+            BpKind::Watch { software: true, .. } | BpKind::Catch(_) => b.inserted = true,
             BpKind::Watch {
                 addr,
                 len,
@@ -744,8 +766,71 @@ impl Session {
                     p.remove_watchpoint(s)?;
                 }
             }
+            BpKind::Catch(_) => {}
         }
         Ok(())
+    }
+
+    /// Tell the process which events the enabled catchpoints catch.
+    fn sync_catches(&mut self) {
+        let on = |c: &Catch| {
+            self.breakpoints
+                .iter()
+                .any(|b| b.enabled && b.kind == BpKind::Catch(c.clone()))
+        };
+        let (fork, vfork) = (on(&Catch::Fork), on(&Catch::Vfork));
+        let mut signals = Vec::new();
+        let mut all = false;
+        for b in self.breakpoints.iter().filter(|b| b.enabled) {
+            if let BpKind::Catch(Catch::Signal(set)) = &b.kind {
+                all |= set.is_empty();
+                signals.extend(set.iter().copied());
+            }
+        }
+        if let Some(p) = self.process.as_mut() {
+            p.catch_fork = fork;
+            p.catch_vfork = vfork;
+            p.caught_signals = signals;
+            p.catch_all_signals = all;
+        }
+    }
+
+    /// A catchpoint (`catch fork`, `catch vfork`, `catch signal`), numbered as breakpoints.
+    pub fn add_catchpoint(&mut self, what: Catch, temporary: bool) -> Breakpoint {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.breakpoints.push(Breakpoint {
+            id,
+            spec: BpSpec::Location(String::new()),
+            kind: BpKind::Catch(what),
+            addrs: Vec::new(),
+            enabled: true,
+            temporary,
+            hits: 0,
+            condition: None,
+            ignore: 0,
+            inserted: true,
+            hw: Vec::new(),
+            off_host: false,
+        });
+        self.sync_catches();
+        self.breakpoints[self.breakpoints.len() - 1].clone()
+    }
+
+    /// The enabled catchpoints that catch signal `signo`, in number order.
+    pub fn signal_catchpoints(&self, signo: i32) -> Vec<u32> {
+        self.breakpoints
+            .iter()
+            .filter(|b| match &b.kind {
+                BpKind::Catch(Catch::Signal(set)) => {
+                    b.enabled
+                        && (set.contains(&signo)
+                            || (set.is_empty() && signo != libc::SIGTRAP && signo != libc::SIGINT))
+                }
+                _ => false,
+            })
+            .map(|b| b.id)
+            .collect()
     }
 
     /// Resolve pending breakpoints and insert every enabled one.
@@ -907,6 +992,7 @@ impl Session {
         let i = self.index_of(id)?;
         self.uninsert(i)?;
         self.breakpoints.remove(i);
+        self.sync_catches();
         Ok(())
     }
 
@@ -926,12 +1012,14 @@ impl Session {
             self.uninsert(i)?;
         }
         self.breakpoints.clear();
+        self.sync_catches();
         Ok(())
     }
 
     pub fn set_enabled(&mut self, id: u32, enabled: bool) -> Result<()> {
         let i = self.index_of(id)?;
         self.breakpoints[i].enabled = enabled;
+        self.sync_catches();
         if enabled {
             self.insert(i)
         } else {
@@ -1166,6 +1254,26 @@ impl Session {
                 self.current = Some(tid);
                 let pc = self.process_mut()?.pc(tid)?;
                 Ok(Some(Event::Signal { tid, signo, pc }))
+            }
+            StopKind::Forked { child, vfork } => {
+                let want = if vfork { Catch::Vfork } else { Catch::Fork };
+                let Some(id) = self
+                    .breakpoints
+                    .iter()
+                    .find(|b| b.enabled && b.kind == BpKind::Catch(want.clone()))
+                    .map(|b| b.id)
+                else {
+                    return Ok(None);
+                };
+                self.current = Some(tid);
+                let pc = self.process_mut()?.pc(tid)?;
+                Ok(Some(Event::Forked {
+                    tid,
+                    id,
+                    child,
+                    vfork,
+                    pc,
+                }))
             }
         }
     }
