@@ -1734,6 +1734,23 @@ fn trim_zeros(s: &str) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A location-less catchpoint as `catch` takes it (`fork`, `signal SIGUSR1 SIGUSR2`).
+pub(crate) fn catch_words(c: &cohort_engine::session::Catch) -> String {
+    use cohort_engine::session::Catch;
+    match c {
+        Catch::Fork => "fork".into(),
+        Catch::Vfork => "vfork".into(),
+        Catch::Signal(set) if set.is_empty() => "signal".into(),
+        Catch::Signal(set) => format!(
+            "signal {}",
+            set.iter()
+                .map(|&n| cohort_engine::signals::describe(n).0)
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1767,22 +1784,5 @@ mod tests {
             substitute_args("print $arg0 * $arg1 + $argc", &["3".into(), "x".into()]),
             "print 3 * x + 2"
         );
-    }
-}
-
-/// A location-less catchpoint as `catch` takes it (`fork`, `signal SIGUSR1 SIGUSR2`).
-pub(crate) fn catch_words(c: &cohort_engine::session::Catch) -> String {
-    use cohort_engine::session::Catch;
-    match c {
-        Catch::Fork => "fork".into(),
-        Catch::Vfork => "vfork".into(),
-        Catch::Signal(set) if set.is_empty() => "signal".into(),
-        Catch::Signal(set) => format!(
-            "signal {}",
-            set.iter()
-                .map(|&n| cohort_engine::signals::describe(n).0)
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
     }
 }
