@@ -5,7 +5,9 @@
 //! (`-ex`, `-batch`) are not something clap parses (see docs/HANDWRITTEN.md).
 
 mod cuda;
+mod diagnose;
 mod parallel;
+mod recorder;
 mod report;
 mod stdin;
 

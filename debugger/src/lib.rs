@@ -16,6 +16,7 @@ mod frame_return;
 pub mod launched;
 mod listing;
 mod locations;
+pub mod mpi_place;
 mod registers;
 mod scope_info;
 mod script;

@@ -1,0 +1,151 @@
+//! `diagnose` (issue 20) on real hung jobs under Open MPI and MPICH: the MPI call recorder
+//! that `cohort launch` preloads says what each rank waits for, and `diagnose` names the
+//! culprit rank and line in plain words. The fixtures are in tests/mpi/.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn build_mpi(name: &str, mpicc: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{mpicc}-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/mpi/{name}.c"));
+    std::fs::copy(&src, dir.join(format!("{name}.c"))).unwrap();
+    let st = Command::new(mpicc)
+        .args(["-g", "-O0", "-o", name])
+        .arg(format!("{name}.c"))
+        .current_dir(&dir)
+        .status()
+        .expect("Open MPI and MPICH are installed by scripts/test.sh");
+    assert!(st.success());
+    dir.join(name)
+}
+
+/// `cohort launch -n N --launcher LAUNCHER EXTRA -batch -ex continue -ex diagnose -- ./PROG`
+/// in the program's folder: (stdout, stderr).
+fn diagnose(name: &str, launcher: &str, n: u32, extra: &[&str]) -> (String, String) {
+    let mpicc = match launcher {
+        "openmpi" => "mpicc.openmpi",
+        _ => "mpicc.mpich",
+    };
+    let prog = build_mpi(name, mpicc);
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["launch", "-n", &n.to_string(), "--launcher", launcher])
+        .args(["--settle", "1000"])
+        .args(extra)
+        .args(["-batch", "-ex", "continue", "-ex", "diagnose", "--"])
+        .arg(Path::new(".").join(name))
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The verdicts among the interrupted ranks' stops (whose lines never say these words).
+fn verdicts(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            [
+                " wait in ",
+                " waits in ",
+                " wait for each other",
+                " made ",
+                " MPI call recorder",
+                "(--settle)",
+            ]
+            .iter()
+            .any(|w| l.contains(w))
+        })
+        .collect()
+}
+
+/// `continue` that does not end within `--settle` offers `diagnose`; its verdicts.
+fn check(name: &str, launcher: &str, n: u32, want: &[&str]) {
+    check_with(name, launcher, n, &[], want);
+}
+
+fn check_with(name: &str, launcher: &str, n: u32, extra: &[&str], want: &[&str]) {
+    let (out, err) = diagnose(name, launcher, n, extra);
+    let mut all = vec![OFFER];
+    all.extend_from_slice(want);
+    assert_eq!(verdicts(&out), all, "\nstdout:\n{out}\nstderr:\n{err}");
+}
+
+const OFFER: &str =
+    "Not all ranks stopped within 1000 ms (--settle): `diagnose` says what they wait for.";
+
+const DEADLOCK: &[&str] = &[
+    "ranks 0 and 1 wait for each other: rank 0 in MPI_Recv from 1 tag 7 at deadlock.c:11, rank 1 in MPI_Recv from 0 tag 7 at deadlock.c:11",
+];
+
+#[test]
+fn open_mpi_diagnose_names_a_mutual_receive_deadlock() {
+    check("deadlock", "openmpi", 2, DEADLOCK);
+}
+
+#[test]
+fn mpich_diagnose_names_a_mutual_receive_deadlock() {
+    check("deadlock", "mpich", 2, DEADLOCK);
+}
+
+const SPIN: &[&str] =
+    &["[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7"];
+
+#[test]
+fn open_mpi_diagnose_names_the_rank_that_computes_while_the_others_wait_in_a_barrier() {
+    check("spin", "openmpi", 3, SPIN);
+}
+
+#[test]
+fn mpich_diagnose_names_the_rank_that_computes_while_the_others_wait_in_a_barrier() {
+    check("spin", "mpich", 3, SPIN);
+}
+
+const SKIP: &[&str] = &[
+    "[0-1] wait in MPI_Allreduce at skip.c:13 for rank 2, which never arrives: it is in MPI_Finalize at skip.c:15",
+    "rank 2 made 3 calls of MPI_Allreduce at skip.c:13, the others 4",
+];
+
+#[test]
+fn open_mpi_diagnose_names_the_rank_that_never_calls_a_collective() {
+    check("skip", "openmpi", 3, SKIP);
+}
+
+#[test]
+fn mpich_diagnose_names_the_rank_that_never_calls_a_collective() {
+    check("skip", "mpich", 3, SKIP);
+}
+
+const TAGS: &[&str] = &[
+    "rank 0 waits in MPI_Recv from 1 tag 7 at tags.c:11, but rank 1 sent to it with tag 8 at tags.c:13, and finished: it is in MPI_Finalize at tags.c:14",
+];
+
+#[test]
+fn open_mpi_diagnose_names_mismatched_tags() {
+    check("tags", "openmpi", 2, TAGS);
+}
+
+#[test]
+fn mpich_diagnose_names_mismatched_tags() {
+    check("tags", "mpich", 2, TAGS);
+}
+
+/// Without the recorder (`--no-mpi-recorder`), `diagnose` goes by the frames: the collective
+/// the ranks are in and the rank that computes are still found.
+const SPIN_FRAMES: &[&str] = &[
+    "[0-2] have no MPI call recorder: peers and tags are not known, only the calls the frames show",
+    "[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7",
+];
+
+#[test]
+fn open_mpi_diagnose_without_the_recorder_goes_by_the_frames() {
+    check_with("spin", "openmpi", 3, &["--no-mpi-recorder"], SPIN_FRAMES);
+}
+
+#[test]
+fn mpich_diagnose_without_the_recorder_goes_by_the_frames() {
+    check_with("spin", "mpich", 3, &["--no-mpi-recorder"], SPIN_FRAMES);
+}
