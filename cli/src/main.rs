@@ -4,8 +4,10 @@
 //! [--args] PROGRAM [ARGS...]` and `-p PID`) is parsed by hand: gdb's single-dash long options
 //! (`-ex`, `-batch`) are not something clap parses (see docs/HANDWRITTEN.md).
 
+mod compare;
 mod cuda;
 mod diagnose;
+mod groups;
 mod parallel;
 mod recorder;
 mod report;

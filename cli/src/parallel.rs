@@ -354,6 +354,8 @@ pub struct Front {
     run: RunPolicy,
     /// The launcher this session started (`mpirun`, `srun`), once released.
     launcher: Option<cohort_launch::LauncherHandle>,
+    /// Named rank sets (`group NAME SET`).
+    pub groups: crate::groups::Groups,
 }
 
 /// What `run` does in a session.
@@ -912,7 +914,7 @@ impl Front {
                     self.say(&format!("Focus: ranks {f}\n"), "");
                     return true;
                 }
-                match RankSet::parse(arg, self.size) {
+                match self.groups.parse(arg, self.size) {
                     Ok(s) if !s.is_empty() => {
                         self.focus = s;
                         let f = self.focus.clone();
@@ -956,11 +958,23 @@ impl Front {
                 let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: set }));
                 return true;
             }
+            "group" => {
+                let (o, e) = self.groups.command(&cmd[word.len()..], self.size);
+                self.say(&o, &e);
+                return true;
+            }
+            "compare" => {
+                let (expr, named) =
+                    crate::compare::split_args(&cmd[word.len()..], &self.groups, self.size);
+                let expr = expr.to_string();
+                crate::compare::run(self, &expr, named.unwrap_or(set)).await;
+                return self.ending.is_none();
+            }
             "diagnose" => {
                 // The set's running ranks stop first (their stops shown as usual).
                 let set = match cmd[word.len()..].trim() {
                     "" => set,
-                    arg => match RankSet::parse(arg, self.size) {
+                    arg => match self.groups.parse(arg, self.size) {
                         Ok(s) => s,
                         Err(e) => {
                             self.say("", &format!("{e}\n"));
@@ -996,7 +1010,7 @@ impl Front {
             let Some(end) = rest.find(']') else {
                 bail!("Unterminated rank set: {line}");
             };
-            let set = RankSet::parse(&rest[..end], self.size)?;
+            let set = self.groups.parse(&rest[..end], self.size)?;
             return Ok((set, rest[end + 1..].trim_start()));
         }
         Ok((self.focus.clone(), line))
@@ -1751,6 +1765,7 @@ pub(crate) async fn start_agents(
         batch_failed: false,
         run: RunPolicy::Ranks,
         launcher: None,
+        groups: Default::default(),
     };
     // The root registers once every child has; children that never come make it register
     // with what there is.

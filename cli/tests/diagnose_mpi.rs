@@ -149,3 +149,89 @@ fn open_mpi_diagnose_without_the_recorder_goes_by_the_frames() {
 fn mpich_diagnose_without_the_recorder_goes_by_the_frames() {
     check_with("spin", "mpich", 3, &["--no-mpi-recorder"], SPIN_FRAMES);
 }
+
+/// `compare` (classes of a value across ranks, min and max with their ranks, NaN counts) and
+/// `group` (named sets, wherever a set is written).
+fn compare_and_groups(launcher: &str) {
+    let mpicc = match launcher {
+        "openmpi" => "mpicc.openmpi",
+        _ => "mpicc.mpich",
+    };
+    let prog = build_mpi("values", mpicc);
+    let cmds = [
+        "break values.c:13",
+        "continue",
+        "compare residual",
+        "group evens 0,2",
+        "group lows [0-1]",
+        "group list",
+        "compare cells evens",
+        "[lows,3] compare residual",
+        "compare nosuch",
+        "[nosuch] compare cells",
+    ];
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.args(["launch", "-n", "4", "--launcher", launcher, "-batch"]);
+    for x in cmds {
+        c.args(["-ex", x]);
+    }
+    let o = c
+        .arg("--")
+        .arg("./values")
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let from = out
+        .find("[0-3] 13\t")
+        .unwrap_or_else(|| panic!("{out}\n{err}"));
+    let tail: Vec<&str> = out[from..]
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("rank ") && !l.contains("exited normally"))
+        .collect();
+    assert_eq!(
+        tail.join("\n"),
+        "[0-1] 1.5
+[2] 2.5
+[3] nan(0x8000000000000)
+min 1.5 on [0-1], max 2.5 on [2]
+NaN on 1 rank: [3]
+evens: [0,2]
+lows: [0-1]
+evens: [0,2]
+lows: [0-1]
+[0] 0
+[2] 20
+min 0 on [0], max 20 on [2]
+[0-1] 1.5
+[3] nan(0x8000000000000)
+min 1.5 on [0-1], max 1.5 on [0-1]
+NaN on 1 rank: [3]",
+        "\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    let errs: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.ends_with(": No such file or directory."))
+        .collect();
+    assert_eq!(
+        errs,
+        [
+            "[0-3] No symbol \"nosuch\" in current context.",
+            "No group named \"nosuch\"."
+        ],
+        "{err}"
+    );
+}
+
+#[test]
+fn open_mpi_compare_and_groups() {
+    compare_and_groups("openmpi");
+}
+
+#[test]
+fn mpich_compare_and_groups() {
+    compare_and_groups("mpich");
+}
