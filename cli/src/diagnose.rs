@@ -151,13 +151,22 @@ fn call_words(c: &Call) -> String {
             if pending.is_empty() {
                 n.clone()
             } else {
-                format!("{n} for {}", pending.join(", "))
+                format!("{n} for {}", and_list(&pending))
             }
         }
         _ if c.root >= 0 => format!("{n} with root {}", c.root),
         _ => n.clone(),
     };
     format!("{what}{}{}", comm_words(&c.comm), at_words(&c.at))
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 fn doing(r: &RankMpi) -> Doing {

@@ -91,6 +91,21 @@ fn mpich_diagnose_names_a_mutual_receive_deadlock() {
     check("deadlock", "mpich", 2, DEADLOCK);
 }
 
+const WAITALL: &[&str] = &[
+    "ranks 0, 1 and 2 wait for each other in a cycle: rank 0 in MPI_Waitall for a receive from 2 tag 3 and a receive from 1 tag 3 at waitall.c:15, rank 1 in MPI_Waitall for a receive from 0 tag 3 and a receive from 2 tag 3 at waitall.c:15, rank 2 in MPI_Waitall for a receive from 1 tag 3 and a receive from 0 tag 3 at waitall.c:15",
+];
+
+/// The recorder knows what the requests of `MPI_Waitall` wait for (from `MPI_Irecv`).
+#[test]
+fn open_mpi_diagnose_follows_the_requests_of_waitall() {
+    check("waitall", "openmpi", 3, WAITALL);
+}
+
+#[test]
+fn mpich_diagnose_follows_the_requests_of_waitall() {
+    check("waitall", "mpich", 3, WAITALL);
+}
+
 const SPIN: &[&str] =
     &["[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7"];
 

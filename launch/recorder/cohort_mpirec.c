@@ -124,8 +124,9 @@ __attribute__((visibility("default"), used)) struct rec cohort_mpi_recorder = {
 
 #define R cohort_mpi_recorder
 
-/* Nested MPI calls (a binding calling another) are not recorded again. */
-static int depth;
+/* Nested MPI calls (a binding calling another) are not recorded again (per thread; with
+   several threads in MPI at once, the call recorded is the last one entered). */
+static __thread int depth;
 static MPI_Group world_group = MPI_GROUP_NULL;
 
 /* Requests of MPI_Isend/MPI_Irecv, by handle: what a Wait waits for. */
