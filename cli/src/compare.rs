@@ -30,6 +30,95 @@ fn number(text: &str) -> Option<f64> {
     t.parse::<f64>().ok()
 }
 
+/// The elements of an array of numbers as gdb prints it (`{1, 2, 0 <repeats 14 times>}`,
+/// nested for more dimensions, flattened here), as printed and as numbers, and whether gdb
+/// cut it short (`...`). `None` for anything else.
+fn elements(text: &str) -> Option<(Vec<(String, f64)>, bool)> {
+    let t = text.trim();
+    if !t.starts_with('{') || !t.ends_with('}') || t.contains('=') || t.contains('"') {
+        return None;
+    }
+    let flat: String = t.chars().filter(|c| *c != '{' && *c != '}').collect();
+    let mut out = Vec::new();
+    let mut cut = false;
+    for tok in flat.split(',').map(str::trim) {
+        if tok == "..." {
+            cut = true;
+            continue;
+        }
+        let (tok, times) = match tok.split_once(" <repeats ") {
+            Some((v, r)) => (v, r.strip_suffix(" times>")?.parse::<usize>().ok()?),
+            None => (tok, 1),
+        };
+        let v = number(tok)?;
+        for _ in 0..times {
+            out.push((tok.to_string(), v));
+        }
+    }
+    Some((out, cut))
+}
+
+/// For arrays of numbers: each class's minimum, maximum and sum (of its finite elements) and
+/// its NaN and infinity counts, then the first element where the ranks differ. Empty when some
+/// class is not such an array.
+pub fn array_summary(classes: &[(RankSet, String)]) -> Vec<String> {
+    let mut arrays = Vec::new();
+    for (set, text) in classes {
+        match elements(text) {
+            Some(a) => arrays.push((set, a)),
+            None => return Vec::new(),
+        }
+    }
+    let mut out = Vec::new();
+    for (set, (els, cut)) in &arrays {
+        let finite: Vec<f64> = els.iter().map(|e| e.1).filter(|v| v.is_finite()).collect();
+        let mut line = format!("[{set}]");
+        if let (Some(lo), Some(hi)) = (
+            finite.iter().copied().min_by(f64::total_cmp),
+            finite.iter().copied().max_by(f64::total_cmp),
+        ) {
+            let sum: f64 = finite.iter().sum();
+            line.push_str(&format!(" min {lo}, max {hi}, sum {sum}"));
+        }
+        let nan = els.iter().filter(|e| e.1.is_nan()).count();
+        let inf = els.iter().filter(|e| e.1.is_infinite()).count();
+        if nan > 0 {
+            line.push_str(&format!(", {nan} NaN"));
+        }
+        if inf > 0 {
+            line.push_str(&format!(", {inf} Inf"));
+        }
+        if *cut {
+            line.push_str(&format!(" (of the first {} elements)", els.len()));
+        }
+        out.push(line);
+    }
+    let longest = arrays.iter().map(|a| a.1.0.len()).max().unwrap_or(0);
+    for i in 0..longest {
+        let mut by_value: Vec<(String, RankSet)> = Vec::new();
+        for (set, (els, _)) in &arrays {
+            let v = els.get(i).map_or("(none)".to_string(), |e| e.0.clone());
+            match by_value.iter_mut().find(|b| b.0 == v) {
+                Some(b) => b.1 = b.1.union(set),
+                None => by_value.push((v, (*set).clone())),
+            }
+        }
+        if by_value.len() > 1 {
+            by_value.sort_by_key(|b| b.1.first());
+            let each: Vec<String> = by_value
+                .iter()
+                .map(|(v, set)| format!("[{set}] {v}"))
+                .collect();
+            out.push(format!(
+                "the ranks differ first at element {i}: {}",
+                each.join(", ")
+            ));
+            break;
+        }
+    }
+    out
+}
+
 /// The lines after the classes: for numbers, `min 1.5 on [0-1], max 2.5 on [2]`, and the
 /// NaN and infinity counts (`NaN on 1 rank: [3]`). Empty when some class is not a number.
 pub fn summary(classes: &[(RankSet, String)]) -> Vec<String> {
@@ -136,7 +225,7 @@ pub async fn run(front: &mut Front, expr: &str, set: RankSet) {
     if !a.lost.is_empty() {
         err.push_str(&format!("[{}] lost\n", a.lost));
     }
-    for l in summary(&classes) {
+    for l in summary(&classes).into_iter().chain(array_summary(&classes)) {
         out.push_str(&l);
         out.push('\n');
     }
@@ -160,5 +249,22 @@ mod tests {
         );
         let s = vec![(RankSet::single(0), "{a = 1}".to_string())];
         assert!(summary(&s).is_empty());
+        assert!(array_summary(&s).is_empty());
+    }
+
+    #[test]
+    fn arrays_give_per_rank_statistics_and_the_first_difference() {
+        let c = vec![
+            (RankSet::range(0, 1), "{1, 0 <repeats 3 times>}".to_string()),
+            (RankSet::single(2), "{{1, 0}, {-inf, 0}}".to_string()),
+        ];
+        assert_eq!(
+            array_summary(&c),
+            [
+                "[0-1] min 0, max 1, sum 1",
+                "[2] min 0, max 1, sum 1, 1 Inf",
+                "the ranks differ first at element 2: [0-1] 0, [2] -inf"
+            ]
+        );
     }
 }

@@ -174,7 +174,7 @@ fn compare_and_groups(launcher: &str) {
     };
     let prog = build_mpi("values", mpicc);
     let cmds = [
-        "break values.c:13",
+        "break values.c:17",
         "continue",
         "compare residual",
         "group evens 0,2",
@@ -184,6 +184,7 @@ fn compare_and_groups(launcher: &str) {
         "[lows,3] compare residual",
         "compare nosuch",
         "[nosuch] compare cells",
+        "compare field",
     ];
     let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
     c.args(["launch", "-n", "4", "--launcher", launcher, "-batch"]);
@@ -200,7 +201,7 @@ fn compare_and_groups(launcher: &str) {
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     let from = out
-        .find("[0-3] 13\t")
+        .find("[0-3] 17\t")
         .unwrap_or_else(|| panic!("{out}\n{err}"));
     let tail: Vec<&str> = out[from..]
         .lines()
@@ -224,7 +225,14 @@ min 0 on [0], max 20 on [2]
 [0-1] 1.5
 [3] nan(0x8000000000000)
 min 1.5 on [0-1], max 1.5 on [0-1]
-NaN on 1 rank: [3]",
+NaN on 1 rank: [3]
+[0-1] {1, 2, 3, 4}
+[2] {1, 5, 3, 4}
+[3] {1, 2, nan(0x8000000000000), 4}
+[0-1] min 1, max 4, sum 10
+[2] min 1, max 5, sum 13
+[3] min 1, max 4, sum 7, 1 NaN
+the ranks differ first at element 1: [0-1,3] 2, [2] 5",
         "\nstdout:\n{out}\nstderr:\n{err}"
     );
     let errs: Vec<&str> = err
