@@ -1320,6 +1320,9 @@ fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
             // Said with the end of a rank that dies (in MPI_Init).
             cohort_launch::SrunMpi::Fails(why) => mpi_note = Some(why),
         }
+        if o.mpi_recorder {
+            argv.extend(crate::recorder::slurm_args(&program));
+        }
     } else {
         argv.extend(["mpirun".into(), "-np".into(), o.n.to_string().into()]);
         argv.push("--oversubscribe".into());

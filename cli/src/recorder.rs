@@ -24,11 +24,8 @@ fn recorder(program: &Path) -> Option<OsString> {
     }
 }
 
-/// `mpirun` options that preload the recorder into the ranks.
-pub fn open_mpi_args(program: &Path) -> Vec<OsString> {
-    let Some(lib) = recorder(program) else {
-        return Vec::new();
-    };
+/// `LD_PRELOAD=RECORDER[:the user's]`.
+fn preload(lib: OsString) -> OsString {
     let mut v = lib;
     if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|o| !o.is_empty()) {
         v.push(":");
@@ -36,7 +33,28 @@ pub fn open_mpi_args(program: &Path) -> Vec<OsString> {
     }
     let mut set = OsString::from("LD_PRELOAD=");
     set.push(v);
-    vec!["-x".into(), set]
+    set
+}
+
+/// `mpirun` options that preload the recorder into the ranks.
+pub fn open_mpi_args(program: &Path) -> Vec<OsString> {
+    match recorder(program) {
+        Some(lib) => vec!["-x".into(), preload(lib)],
+        None => Vec::new(),
+    }
+}
+
+/// `srun` options that preload the recorder into the tasks (the whole environment goes with
+/// them, as without the option).
+pub fn slurm_args(program: &Path) -> Vec<OsString> {
+    match recorder(program) {
+        Some(lib) => {
+            let mut e = OsString::from("--export=ALL,");
+            e.push(preload(lib));
+            vec![e]
+        }
+        None => Vec::new(),
+    }
 }
 
 /// `mpiexec` (hydra) options that hand the recorder to the wrapped ranks.

@@ -106,6 +106,21 @@ fn mpich_diagnose_follows_the_requests_of_waitall() {
     check("waitall", "mpich", 3, WAITALL);
 }
 
+const HANG: &[&str] = &[
+    "rank 0 waits in MPI_Recv from 1 tag 7 at hang.c:12 for rank 1, which is in sleep called from hang.c:15",
+];
+
+/// A receive from a rank that is in a library call of its own.
+#[test]
+fn open_mpi_diagnose_names_the_peer_a_receive_waits_for() {
+    check("hang", "openmpi", 2, HANG);
+}
+
+#[test]
+fn mpich_diagnose_names_the_peer_a_receive_waits_for() {
+    check("hang", "mpich", 2, HANG);
+}
+
 const SPIN: &[&str] =
     &["[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7"];
 
@@ -257,4 +272,35 @@ fn open_mpi_compare_and_groups() {
 #[test]
 fn mpich_compare_and_groups() {
     compare_and_groups("mpich");
+}
+
+/// Under Slurm too: `srun` preloads the recorder into its tasks (`--export=ALL,LD_PRELOAD=…`).
+#[test]
+fn slurm_diagnose_names_the_rank_that_never_calls_a_collective() {
+    let _c = cohort_fixtures::SlurmCluster::start(2);
+    let prog = build_mpi("skip", "mpicc.openmpi");
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args([
+            "launch",
+            "-n",
+            "3",
+            "--launcher",
+            "slurm",
+            "--settle",
+            "1000",
+        ])
+        .args([
+            "-batch", "-ex", "continue", "-ex", "diagnose", "--", "./skip",
+        ])
+        .current_dir(prog.parent().unwrap())
+        .env("SLURM_CONF", cohort_fixtures::SLURM_CONF)
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    let mut want = vec![OFFER];
+    want.extend_from_slice(SKIP);
+    assert_eq!(verdicts(&out), want, "\nstdout:\n{out}\nstderr:\n{err}");
 }
