@@ -529,7 +529,9 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
                 format!("[{m}], which {}", plural(w))
             }
         } else {
-            let each: Vec<String> = missing
+            let mut by_rank: Vec<(&String, &RankSet)> = missing.iter().collect();
+            by_rank.sort_by_key(|(_, m)| m.first());
+            let each: Vec<String> = by_rank
                 .iter()
                 .map(|(w, m)| format!("[{m}] (which {})", plural_if(w, m.len() > 1)))
                 .collect();

@@ -121,6 +121,22 @@ fn mpich_diagnose_names_the_peer_a_receive_waits_for() {
     check("hang", "mpich", 2, HANG);
 }
 
+const HALO: &[&str] = &[
+    "[0,2] wait in MPI_Sendrecv to 1 tag 4 and from 1 tag 4 at halo.c:22 for rank 1, which is running in relax at halo.c:7",
+    "rank 3 waits in MPI_Bcast with root 1 at halo.c:20 for ranks 0-2: [0,2] (which wait in MPI_Sendrecv to 1 tag 4 and from 1 tag 4 at halo.c:22), [1] (which is running in relax at halo.c:7)",
+];
+
+/// `MPI_Sendrecv`'s two peers and a broadcast's root.
+#[test]
+fn open_mpi_diagnose_names_sendrecv_and_broadcast_waits() {
+    check("halo", "openmpi", 4, HALO);
+}
+
+#[test]
+fn mpich_diagnose_names_sendrecv_and_broadcast_waits() {
+    check("halo", "mpich", 4, HALO);
+}
+
 const SPIN: &[&str] =
     &["[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7"];
 
