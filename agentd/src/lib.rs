@@ -8,6 +8,7 @@
 //! terminal in place of a parent.
 
 pub mod flow;
+pub mod mpirec;
 pub mod node;
 pub mod rank;
 pub mod stdio;

@@ -135,6 +135,9 @@ pub(crate) fn worker(
             let lo = w.launch_options();
             d.session.args = lo.args;
             d.session.env = lo.env;
+            if let Some(env) = d.session.env.as_mut() {
+                crate::mpirec::preload_recorder(env);
+            }
             d.session.cwd = lo.cwd;
             d.session.fds = lo.fds;
             if let Err(e) = d.session.load_program(&lo.program) {
@@ -236,6 +239,9 @@ pub(crate) fn worker(
                     }
                     ":stacks" => {
                         d.execute("bt");
+                    }
+                    ":mpi" => {
+                        output::write_out(&format!("{}\n", crate::mpirec::report(&d)));
                     }
                     ":state" => {
                         let s = d.state_summary();

@@ -17,6 +17,7 @@ mod infcall;
 pub mod launched;
 mod listing;
 mod locations;
+pub mod mpi_place;
 mod registers;
 mod scope_info;
 mod script;

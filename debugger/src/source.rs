@@ -1291,7 +1291,7 @@ impl Debugger {
 
     /// Whether a frame's code is the user's: the program, or a library outside the system's
     /// folders and the MPI installations.
-    fn in_user_object(&self, frame: &Frame) -> bool {
+    pub(crate) fn in_user_object(&self, frame: &Frame) -> bool {
         match self.session.function_at(frame.lookup_pc()).1 {
             None => true,
             Some(lib) => !is_system_library(&lib),
@@ -1299,7 +1299,7 @@ impl Debugger {
     }
 
     /// The name of the function of a frame (innermost inlined call first), DWARF or ELF.
-    fn frame_function(&self, frame: &Frame) -> (Option<String>, Option<String>) {
+    pub(crate) fn frame_function(&self, frame: &Frame) -> (Option<String>, Option<String>) {
         if let Some((d, _, s)) = self.scope_of(frame)
             && let Some(f) = s.innermost()
         {
@@ -1857,12 +1857,15 @@ fn is_system_library(path: &str) -> bool {
         || ["/openmpi", "/mpich", "/intel/", "/nvhpc", "/cray"]
             .iter()
             .any(|m| path.contains(m))
+        // cohort's MPI call recorder (cohort_launch::recorder), preloaded into launched ranks:
+        // part of the MPI library as far as the user is concerned.
+        || path.ends_with("/libcohort_mpirec.so")
 }
 
 /// The MPI call a function of an MPI library stands for: `MPI_Recv` for `MPI_Recv`,
 /// `PMPI_Recv` (the profiling name Open MPI's entry points have), and Fortran's `mpi_recv_` /
 /// `pmpi_recv__` / `mpi_recv_f08`.
-fn mpi_call_name(f: &str) -> Option<String> {
+pub(crate) fn mpi_call_name(f: &str) -> Option<String> {
     let rest = f
         .strip_prefix("PMPI_")
         .or_else(|| f.strip_prefix("MPI_"))
@@ -1887,7 +1890,7 @@ fn mpi_call_name(f: &str) -> Option<String> {
 /// The public name of a system library's function, as the program calls it: glibc's debug
 /// information names `sleep` `__sleep`, `read` `__libc_read`, `fgets` `_IO_fgets`, and its
 /// internal aliases `__GI___clock_nanosleep`.
-fn public_name(f: &str) -> &str {
+pub(crate) fn public_name(f: &str) -> &str {
     let f = f.strip_prefix("__GI_").unwrap_or(f);
     let f = f
         .strip_prefix("__libc_")

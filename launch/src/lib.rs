@@ -70,6 +70,7 @@ mod error;
 mod gate;
 mod mpir;
 mod proc_util;
+pub mod recorder;
 mod slurm;
 pub mod wrap;
 

@@ -2,5 +2,9 @@
 //! starts the agents, is the root of their tree, sends commands down addressed to rank sets
 //! and hands out the merged answers.
 
+pub mod compare;
+pub mod diagnose;
+pub mod groups;
 pub mod parallel;
+mod recorder;
 mod stdin;

@@ -84,9 +84,11 @@ pub struct LaunchOpts {
     /// How long a step or continue waits for the last ranks before reporting them as running
     /// or waiting (ms).
     pub settle_ms: u32,
+    /// Preload the MPI call recorder into launched ranks (off: `--no-mpi-recorder`).
+    pub mpi_recorder: bool,
 }
 
-pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
+pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [--no-mpi-recorder] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
 
 pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
     let mut o = LaunchOpts {
@@ -105,6 +107,7 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
         listen: std::net::IpAddr::V4(Ipv4Addr::LOCALHOST),
         agent_hosts: Vec::new(),
         agent_prefix: None,
+        mpi_recorder: true,
     };
     let mut i = 0;
     let mut program: Option<PathBuf> = None;
@@ -182,6 +185,7 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
                 o.settle_ms = num(i)?;
                 i += 1;
             }
+            "--no-mpi-recorder" => o.mpi_recorder = false,
             "-batch" | "--batch" => o.batch = true,
             "-q" | "-quiet" | "--quiet" | "-silent" | "-nx" | "--nx" | "-nh" => {}
             "-ex" | "--ex" | "-eval-command" | "--eval-command" => {
@@ -350,6 +354,8 @@ pub struct Front {
     run: RunPolicy,
     /// The launcher this session started (`mpirun`, `srun`), once released.
     launcher: Option<cohort_launch::LauncherHandle>,
+    /// Named rank sets (`group NAME SET`).
+    pub groups: crate::groups::Groups,
 }
 
 /// What `run` does in a session.
@@ -908,7 +914,7 @@ impl Front {
                     self.say(&format!("Focus: ranks {f}\n"), "");
                     return true;
                 }
-                match RankSet::parse(arg, self.size) {
+                match self.groups.parse(arg, self.size) {
                     Ok(s) if !s.is_empty() => {
                         self.focus = s;
                         let f = self.focus.clone();
@@ -952,6 +958,36 @@ impl Front {
                 let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: set }));
                 return true;
             }
+            "group" => {
+                let (o, e) = self.groups.command(&cmd[word.len()..], self.size);
+                self.say(&o, &e);
+                return true;
+            }
+            "compare" => {
+                let (expr, named) =
+                    crate::compare::split_args(&cmd[word.len()..], &self.groups, self.size);
+                let expr = expr.to_string();
+                crate::compare::run(self, &expr, named.unwrap_or(set)).await;
+                return self.ending.is_none();
+            }
+            "diagnose" => {
+                // The set's running ranks stop first (their stops shown as usual).
+                let set = match cmd[word.len()..].trim() {
+                    "" => set,
+                    arg => match self.groups.parse(arg, self.size) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            self.say("", &format!("{e}\n"));
+                            return true;
+                        }
+                    },
+                };
+                let _ = self
+                    .node
+                    .send(Msg::Down(Down::Interrupt { ranks: set.clone() }));
+                crate::diagnose::run(self, set).await;
+                return self.ending.is_none();
+            }
             _ => {}
         }
         let is_info_ranks = {
@@ -962,6 +998,9 @@ impl Front {
         let a = self.ask(set, cmd).await;
         let (o, e) = a.render();
         self.say(&o, &e);
+        if let Some(offer) = crate::diagnose::offer(cmd, &a, self.settle_ms) {
+            self.say(&offer, "");
+        }
         self.ending.is_none()
     }
 
@@ -971,7 +1010,7 @@ impl Front {
             let Some(end) = rest.find(']') else {
                 bail!("Unterminated rank set: {line}");
             };
-            let set = RankSet::parse(&rest[..end], self.size)?;
+            let set = self.groups.parse(&rest[..end], self.size)?;
             return Ok((set, rest[end + 1..].trim_start()));
         }
         Ok((self.focus.clone(), line))
@@ -1183,6 +1222,9 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
     let sock = session_dir()?.join(format!("wrap-{}.sock", std::process::id()));
     let _ = std::fs::remove_file(&sock);
     let mut cmd = std::process::Command::new(mpiexec);
+    if o.mpi_recorder {
+        cmd.args(crate::recorder::mpich_args(&program));
+    }
     cmd.arg("-n")
         .arg(o.n.to_string())
         .arg(&wrap)
@@ -1278,11 +1320,17 @@ fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
             // Said with the end of a rank that dies (in MPI_Init).
             cohort_launch::SrunMpi::Fails(why) => mpi_note = Some(why),
         }
+        if o.mpi_recorder {
+            argv.extend(crate::recorder::slurm_args(&program));
+        }
     } else {
         argv.extend(["mpirun".into(), "-np".into(), o.n.to_string().into()]);
         argv.push("--oversubscribe".into());
         if nix::unistd::getuid().is_root() {
             argv.push("--allow-run-as-root".into());
+        }
+        if o.mpi_recorder {
+            argv.extend(crate::recorder::open_mpi_args(&program));
         }
     }
     argv.push(program.clone().into());
@@ -1720,6 +1768,7 @@ pub async fn start_agents(
         batch_failed: false,
         run: RunPolicy::Ranks,
         launcher: None,
+        groups: Default::default(),
     };
     // The root registers once every child has; children that never come make it register
     // with what there is.

@@ -1,0 +1,322 @@
+//! `diagnose` (issue 20) on real hung jobs under Open MPI and MPICH: the MPI call recorder
+//! that `cohort launch` preloads says what each rank waits for, and `diagnose` names the
+//! culprit rank and line in plain words. The fixtures are in tests/mpi/.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn build_mpi(name: &str, mpicc: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{mpicc}-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/mpi/{name}.c"));
+    std::fs::copy(&src, dir.join(format!("{name}.c"))).unwrap();
+    let st = Command::new(mpicc)
+        .args(["-g", "-O0", "-o", name])
+        .arg(format!("{name}.c"))
+        .current_dir(&dir)
+        .status()
+        .expect("Open MPI and MPICH are installed by scripts/test.sh");
+    assert!(st.success());
+    dir.join(name)
+}
+
+/// `cohort launch -n N --launcher LAUNCHER EXTRA -batch -ex continue -ex diagnose -- ./PROG`
+/// in the program's folder: (stdout, stderr).
+fn diagnose(name: &str, launcher: &str, n: u32, extra: &[&str]) -> (String, String) {
+    let mpicc = match launcher {
+        "openmpi" => "mpicc.openmpi",
+        _ => "mpicc.mpich",
+    };
+    let prog = build_mpi(name, mpicc);
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["launch", "-n", &n.to_string(), "--launcher", launcher])
+        .args(["--settle", "1000"])
+        .args(extra)
+        .args(["-batch", "-ex", "continue", "-ex", "diagnose", "--"])
+        .arg(Path::new(".").join(name))
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The verdicts among the interrupted ranks' stops (whose lines never say these words).
+fn verdicts(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            [
+                " wait in ",
+                " waits in ",
+                " wait for each other",
+                " made ",
+                " MPI call recorder",
+                "(--settle)",
+            ]
+            .iter()
+            .any(|w| l.contains(w))
+        })
+        .collect()
+}
+
+/// `continue` that does not end within `--settle` offers `diagnose`; its verdicts.
+fn check(name: &str, launcher: &str, n: u32, want: &[&str]) {
+    check_with(name, launcher, n, &[], want);
+}
+
+fn check_with(name: &str, launcher: &str, n: u32, extra: &[&str], want: &[&str]) {
+    let (out, err) = diagnose(name, launcher, n, extra);
+    let mut all = vec![OFFER];
+    all.extend_from_slice(want);
+    assert_eq!(verdicts(&out), all, "\nstdout:\n{out}\nstderr:\n{err}");
+}
+
+const OFFER: &str =
+    "Not all ranks stopped within 1000 ms (--settle): `diagnose` says what they wait for.";
+
+const DEADLOCK: &[&str] = &[
+    "ranks 0 and 1 wait for each other: rank 0 in MPI_Recv from 1 tag 7 at deadlock.c:11, rank 1 in MPI_Recv from 0 tag 7 at deadlock.c:11",
+];
+
+#[test]
+fn open_mpi_diagnose_names_a_mutual_receive_deadlock() {
+    check("deadlock", "openmpi", 2, DEADLOCK);
+}
+
+#[test]
+fn mpich_diagnose_names_a_mutual_receive_deadlock() {
+    check("deadlock", "mpich", 2, DEADLOCK);
+}
+
+const WAITALL: &[&str] = &[
+    "ranks 0, 1 and 2 wait for each other in a cycle: rank 0 in MPI_Waitall for a receive from 2 tag 3 and a receive from 1 tag 3 at waitall.c:15, rank 1 in MPI_Waitall for a receive from 0 tag 3 and a receive from 2 tag 3 at waitall.c:15, rank 2 in MPI_Waitall for a receive from 1 tag 3 and a receive from 0 tag 3 at waitall.c:15",
+];
+
+/// The recorder knows what the requests of `MPI_Waitall` wait for (from `MPI_Irecv`).
+#[test]
+fn open_mpi_diagnose_follows_the_requests_of_waitall() {
+    check("waitall", "openmpi", 3, WAITALL);
+}
+
+#[test]
+fn mpich_diagnose_follows_the_requests_of_waitall() {
+    check("waitall", "mpich", 3, WAITALL);
+}
+
+const HANG: &[&str] = &[
+    "rank 0 waits in MPI_Recv from 1 tag 7 at hang.c:12 for rank 1, which is in sleep called from hang.c:15",
+];
+
+/// A receive from a rank that is in a library call of its own.
+#[test]
+fn open_mpi_diagnose_names_the_peer_a_receive_waits_for() {
+    check("hang", "openmpi", 2, HANG);
+}
+
+#[test]
+fn mpich_diagnose_names_the_peer_a_receive_waits_for() {
+    check("hang", "mpich", 2, HANG);
+}
+
+const HALO: &[&str] = &[
+    "[0,2] wait in MPI_Sendrecv to 1 tag 4 and from 1 tag 4 at halo.c:22 for rank 1, which is running in relax at halo.c:7",
+    "rank 3 waits in MPI_Bcast with root 1 at halo.c:20 for ranks 0-2: [0,2] (which wait in MPI_Sendrecv to 1 tag 4 and from 1 tag 4 at halo.c:22), [1] (which is running in relax at halo.c:7)",
+];
+
+/// `MPI_Sendrecv`'s two peers and a broadcast's root.
+#[test]
+fn open_mpi_diagnose_names_sendrecv_and_broadcast_waits() {
+    check("halo", "openmpi", 4, HALO);
+}
+
+#[test]
+fn mpich_diagnose_names_sendrecv_and_broadcast_waits() {
+    check("halo", "mpich", 4, HALO);
+}
+
+const SPIN: &[&str] =
+    &["[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7"];
+
+#[test]
+fn open_mpi_diagnose_names_the_rank_that_computes_while_the_others_wait_in_a_barrier() {
+    check("spin", "openmpi", 3, SPIN);
+}
+
+#[test]
+fn mpich_diagnose_names_the_rank_that_computes_while_the_others_wait_in_a_barrier() {
+    check("spin", "mpich", 3, SPIN);
+}
+
+const SKIP: &[&str] = &[
+    "[0-1] wait in MPI_Allreduce at skip.c:13 for rank 2, which never arrives: it is in MPI_Finalize at skip.c:15",
+    "rank 2 made 3 calls of MPI_Allreduce at skip.c:13, the others 4",
+];
+
+#[test]
+fn open_mpi_diagnose_names_the_rank_that_never_calls_a_collective() {
+    check("skip", "openmpi", 3, SKIP);
+}
+
+#[test]
+fn mpich_diagnose_names_the_rank_that_never_calls_a_collective() {
+    check("skip", "mpich", 3, SKIP);
+}
+
+const TAGS: &[&str] = &[
+    "rank 0 waits in MPI_Recv from 1 tag 7 at tags.c:11, but rank 1 sent to it with tag 8 at tags.c:13, and finished: it is in MPI_Finalize at tags.c:14",
+];
+
+#[test]
+fn open_mpi_diagnose_names_mismatched_tags() {
+    check("tags", "openmpi", 2, TAGS);
+}
+
+#[test]
+fn mpich_diagnose_names_mismatched_tags() {
+    check("tags", "mpich", 2, TAGS);
+}
+
+/// Without the recorder (`--no-mpi-recorder`), `diagnose` goes by the frames: the collective
+/// the ranks are in and the rank that computes are still found.
+const SPIN_FRAMES: &[&str] = &[
+    "[0-2] have no MPI call recorder: peers and tags are not known, only the calls the frames show",
+    "[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7",
+];
+
+#[test]
+fn open_mpi_diagnose_without_the_recorder_goes_by_the_frames() {
+    check_with("spin", "openmpi", 3, &["--no-mpi-recorder"], SPIN_FRAMES);
+}
+
+#[test]
+fn mpich_diagnose_without_the_recorder_goes_by_the_frames() {
+    check_with("spin", "mpich", 3, &["--no-mpi-recorder"], SPIN_FRAMES);
+}
+
+/// `compare` (classes of a value across ranks, min and max with their ranks, NaN counts) and
+/// `group` (named sets, wherever a set is written).
+fn compare_and_groups(launcher: &str) {
+    let mpicc = match launcher {
+        "openmpi" => "mpicc.openmpi",
+        _ => "mpicc.mpich",
+    };
+    let prog = build_mpi("values", mpicc);
+    let cmds = [
+        "break values.c:17",
+        "continue",
+        "compare residual",
+        "group evens 0,2",
+        "group lows [0-1]",
+        "group list",
+        "compare cells evens",
+        "[lows,3] compare residual",
+        "compare nosuch",
+        "[nosuch] compare cells",
+        "compare field",
+    ];
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.args(["launch", "-n", "4", "--launcher", launcher, "-batch"]);
+    for x in cmds {
+        c.args(["-ex", x]);
+    }
+    let o = c
+        .arg("--")
+        .arg("./values")
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let from = out
+        .find("[0-3] 17\t")
+        .unwrap_or_else(|| panic!("{out}\n{err}"));
+    let tail: Vec<&str> = out[from..]
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("rank ") && !l.contains("exited normally"))
+        .collect();
+    assert_eq!(
+        tail.join("\n"),
+        "[0-1] 1.5
+[2] 2.5
+[3] nan(0x8000000000000)
+min 1.5 on [0-1], max 2.5 on [2]
+NaN on 1 rank: [3]
+evens: [0,2]
+lows: [0-1]
+evens: [0,2]
+lows: [0-1]
+[0] 0
+[2] 20
+min 0 on [0], max 20 on [2]
+[0-1] 1.5
+[3] nan(0x8000000000000)
+min 1.5 on [0-1], max 1.5 on [0-1]
+NaN on 1 rank: [3]
+[0-1] {1, 2, 3, 4}
+[2] {1, 5, 3, 4}
+[3] {1, 2, nan(0x8000000000000), 4}
+[0-1] min 1, max 4, sum 10
+[2] min 1, max 5, sum 13
+[3] min 1, max 4, sum 7, 1 NaN
+the ranks differ first at element 1: [0-1,3] 2, [2] 5",
+        "\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    let errs: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.ends_with(": No such file or directory."))
+        .collect();
+    assert_eq!(
+        errs,
+        [
+            "[0-3] No symbol \"nosuch\" in current context.",
+            "No group named \"nosuch\"."
+        ],
+        "{err}"
+    );
+}
+
+#[test]
+fn open_mpi_compare_and_groups() {
+    compare_and_groups("openmpi");
+}
+
+#[test]
+fn mpich_compare_and_groups() {
+    compare_and_groups("mpich");
+}
+
+/// Under Slurm too: `srun` preloads the recorder into its tasks (`--export=ALL,LD_PRELOAD=…`).
+#[test]
+fn slurm_diagnose_names_the_rank_that_never_calls_a_collective() {
+    let _c = cohort_fixtures::SlurmCluster::start(2);
+    let prog = build_mpi("skip", "mpicc.openmpi");
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args([
+            "launch",
+            "-n",
+            "3",
+            "--launcher",
+            "slurm",
+            "--settle",
+            "1000",
+        ])
+        .args([
+            "-batch", "-ex", "continue", "-ex", "diagnose", "--", "./skip",
+        ])
+        .current_dir(prog.parent().unwrap())
+        .env("SLURM_CONF", cohort_fixtures::SLURM_CONF)
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    let mut want = vec![OFFER];
+    want.extend_from_slice(SKIP);
+    assert_eq!(verdicts(&out), want, "\nstdout:\n{out}\nstderr:\n{err}");
+}
