@@ -2,5 +2,6 @@
 //! starts the agents, is the root of their tree, sends commands down addressed to rank sets
 //! and hands out the merged answers.
 
+pub mod events;
 pub mod parallel;
 mod stdin;
