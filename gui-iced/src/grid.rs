@@ -51,6 +51,24 @@ pub fn rank_at(n: u32, size: Size, p: Point) -> Option<u32> {
     (c < cols && rank < n).then_some(rank)
 }
 
+/// The cells of ranks `lo..=hi` in a grid of `cols` columns as at most three rectangles of
+/// cells, `(x0, y0, x1, y1)` (ends exclusive): the first row's tail, the full rows, the last
+/// row's head.
+pub fn run_rectangles(lo: u32, hi: u32, cols: u32) -> Vec<(u32, u32, u32, u32)> {
+    let cols = cols.max(1);
+    let (r0, c0) = (lo / cols, lo % cols);
+    let (r1, c1) = (hi / cols, hi % cols);
+    if r0 == r1 {
+        return vec![(c0, r0, c1 + 1, r0 + 1)];
+    }
+    let mut v = vec![(c0, r0, cols, r0 + 1)];
+    if r1 > r0 + 1 {
+        v.push((0, r0 + 1, cols, r1));
+    }
+    v.push((0, r1, c1 + 1, r1 + 1));
+    v
+}
+
 pub struct Grid<'a> {
     pub size: u32,
     pub states: &'a States,
@@ -94,13 +112,26 @@ impl canvas::Program<Message> for Grid<'_> {
                 for (state, ranks) in &self.states.groups {
                     let c = colour(Some(state));
                     for &(lo, hi) in ranks.ranges() {
-                        for r in lo..=hi.min(self.size.saturating_sub(1)) {
-                            let (x, y) = ((r % cols) as f32 * side, (r / cols) as f32 * side);
-                            frame.fill_rectangle(
-                                Point::new(x, y),
-                                Size::new(side - gap, side - gap),
-                                c,
-                            );
+                        let hi = hi.min(self.size.saturating_sub(1));
+                        if gap > 0.0 {
+                            // Cells apart (few ranks): one square each.
+                            for r in lo..=hi {
+                                let (x, y) = ((r % cols) as f32 * side, (r / cols) as f32 * side);
+                                frame.fill_rectangle(
+                                    Point::new(x, y),
+                                    Size::new(side - gap, side - gap),
+                                    c,
+                                );
+                            }
+                        } else {
+                            // Cells touching (many ranks): a range is at most three rectangles.
+                            for (x0, y0, x1, y1) in run_rectangles(lo, hi, cols) {
+                                frame.fill_rectangle(
+                                    Point::new(x0 as f32 * side, y0 as f32 * side),
+                                    Size::new((x1 - x0) as f32 * side, (y1 - y0) as f32 * side),
+                                    c,
+                                );
+                            }
                         }
                     }
                 }

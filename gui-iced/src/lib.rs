@@ -505,3 +505,127 @@ impl App {
         Column::with_children(items).into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cohort_wire::StopReason;
+
+    fn stopped_at(path: &str, line: u32) -> RankState {
+        RankState::Stopped {
+            reason: StopReason::Other,
+            place: Place {
+                function: Some("main".into()),
+                file: Some("t.c".into()),
+                path: Some(path.into()),
+                line: Some(line),
+                pc: 0x1000,
+            },
+        }
+    }
+
+    fn key(named: keyboard::key::Named, shift: bool) -> Message {
+        Message::Key(keyboard::Event::KeyPressed {
+            key: keyboard::Key::Named(named),
+            modified_key: keyboard::Key::Named(named),
+            physical_key: keyboard::key::Physical::Unidentified(
+                keyboard::key::NativeCode::Unidentified,
+            ),
+            location: keyboard::Location::Standard,
+            modifiers: if shift {
+                keyboard::Modifiers::SHIFT
+            } else {
+                keyboard::Modifiers::empty()
+            },
+            text: None,
+            repeat: false,
+        })
+    }
+
+    /// A model of 4 ranks at line 5 of a file that does not exist (the source view says so).
+    fn model() -> Model {
+        let mut m = Model::new();
+        let mut s = States::default();
+        s.set_ranks(&RankSet::all(4), stopped_at("/nonexistent/t.c", 5));
+        let asks = m.apply(vec![
+            Update::Started { size: 4 },
+            Update::Session(Event::States(s)),
+        ]);
+        assert_eq!(asks, vec![Request::Locals(0), Request::Stacks]);
+        m
+    }
+
+    #[test]
+    fn debugger_keys_are_commands_for_every_rank() {
+        use keyboard::key::Named;
+        let mut m = model();
+        let cmd = |s: &str| vec![Request::Command(s.to_string())];
+        assert_eq!(m.intent(key(Named::F5, false)), cmd("[0-3] continue"));
+        assert_eq!(m.intent(key(Named::F10, false)), cmd("[0-3] next"));
+        assert_eq!(m.intent(key(Named::F11, false)), cmd("[0-3] step"));
+        assert_eq!(m.intent(key(Named::F11, true)), cmd("[0-3] finish"));
+        // F9 toggles a breakpoint at the focus rank's line.
+        assert_eq!(
+            m.intent(key(Named::F9, false)),
+            cmd("[0-3] break /nonexistent/t.c:5")
+        );
+        assert_eq!(
+            m.intent(key(Named::F9, false)),
+            cmd("[0-3] clear /nonexistent/t.c:5")
+        );
+        assert!(m.intent(key(Named::F2, false)).is_empty());
+    }
+
+    #[test]
+    fn focus_asks_for_the_ranks_locals_once() {
+        let mut m = model();
+        assert_eq!(
+            m.intent(Message::Focus(2)),
+            vec![Request::Locals(2), Request::Stacks]
+        );
+        assert!(m.intent(Message::Focus(2)).is_empty());
+        // Out of the job: ignored.
+        assert!(m.intent(Message::Focus(9)).is_empty());
+        assert_eq!(m.focus, 2);
+        assert_eq!(m.describe(2), "rank 2: stopped in main at t.c:5");
+        assert!(matches!(m.sources.get("/nonexistent/t.c"), Some(Err(_))));
+    }
+
+    #[test]
+    fn the_grid_has_a_cell_for_every_rank() {
+        use iced::{Point, Size};
+        let size = Size::new(400.0, 140.0);
+        for n in [1, 4, 7, 1024, 10_000] {
+            let (cols, side) = grid::layout(n, size);
+            let rows = n.div_ceil(cols);
+            assert!(rows as f32 * side <= size.height + 0.01, "{n}");
+            assert!(cols as f32 * side <= size.width + 0.01, "{n}");
+            let last = n - 1;
+            let p = Point::new(
+                (last % cols) as f32 * side + side / 2.0,
+                (last / cols) as f32 * side + side / 2.0,
+            );
+            assert_eq!(grid::rank_at(n, size, p), Some(last), "{n}");
+        }
+        assert_eq!(grid::rank_at(4, size, Point::new(-1.0, 3.0)), None);
+    }
+
+    #[test]
+    fn a_range_of_ranks_is_three_rectangles_at_most() {
+        assert_eq!(grid::run_rectangles(2, 3, 10), vec![(2, 0, 4, 1)]);
+        assert_eq!(
+            grid::run_rectangles(7, 12, 10),
+            vec![(7, 0, 10, 1), (0, 1, 3, 2)]
+        );
+        assert_eq!(
+            grid::run_rectangles(7, 35, 10),
+            vec![(7, 0, 10, 1), (0, 1, 10, 3), (0, 3, 6, 4)]
+        );
+    }
+
+    #[test]
+    fn tabs_expand_to_eight_columns() {
+        assert_eq!(expand_tabs("24\tx"), "24      x");
+        assert_eq!(expand_tabs("\ty"), "        y");
+    }
+}
