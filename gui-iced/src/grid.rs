@@ -74,6 +74,8 @@ pub struct Grid<'a> {
     pub states: &'a States,
     pub focus: u32,
     pub cache: &'a Cache,
+    /// For the line about the rank under the pointer.
+    pub model: &'a crate::Model,
 }
 
 impl canvas::Program<Message> for Grid<'_> {
@@ -92,6 +94,10 @@ impl canvas::Program<Message> for Grid<'_> {
         {
             return Some(canvas::Action::publish(Message::Focus(r)).and_capture());
         }
+        if let canvas::Event::Mouse(mouse::Event::CursorMoved { .. }) = event {
+            // The hover line follows the pointer.
+            return Some(canvas::Action::request_redraw());
+        }
         None
     }
 
@@ -101,7 +107,7 @@ impl canvas::Program<Message> for Grid<'_> {
         renderer: &Renderer,
         _theme: &Theme,
         bounds: Rectangle,
-        _cursor: mouse::Cursor,
+        cursor: mouse::Cursor,
     ) -> Vec<Geometry> {
         let g = self
             .cache
@@ -149,6 +155,31 @@ impl canvas::Program<Message> for Grid<'_> {
                     );
                 }
             });
-        vec![g]
+        let mut v = vec![g];
+        // Hover: the rank under the pointer and where it is.
+        if let Some(p) = cursor.position_in(bounds)
+            && let Some(r) = rank_at(self.size, bounds.size(), p)
+        {
+            let mut f = Frame::new(renderer, bounds.size());
+            let line = self.model.describe(r);
+            let w = (line.chars().count() as f32 * 7.6 + 8.0).min(bounds.width);
+            let x = (p.x + 12.0).min(bounds.width - w).max(0.0);
+            let y = if p.y > 24.0 { p.y - 22.0 } else { p.y + 14.0 };
+            f.fill_rectangle(
+                Point::new(x, y),
+                Size::new(w, 18.0),
+                Color::from_rgba8(0x10, 0x10, 0x14, 0.9),
+            );
+            f.fill_text(canvas::Text {
+                content: line,
+                position: Point::new(x + 4.0, y + 2.0),
+                color: Color::WHITE,
+                size: 12.0.into(),
+                font: iced::Font::MONOSPACE,
+                ..canvas::Text::default()
+            });
+            v.push(f.into_geometry());
+        }
+        v
     }
 }

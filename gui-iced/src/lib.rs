@@ -338,6 +338,7 @@ impl App {
             states: &m.states,
             focus: m.focus,
             cache: &self.grid,
+            model: m,
         })
         .width(Fill)
         .height(Length::Fixed(140.0));

@@ -198,6 +198,13 @@ fn breakpoint_continue_next_step_in_the_window() {
     // A picture of the window (docs/gui.png is made from one).
     if let Ok(dir) = std::env::var("COHORT_GUI_SNAPSHOT") {
         let mut ui = sim(&app);
+        // The pointer over rank 1: its hover line.
+        let b = ui
+            .find(iced::widget::Id::new(GRID_ID))
+            .expect("the grid")
+            .bounds();
+        let (_, side) = cohort_gui::grid::layout(4, b.size());
+        ui.point_at(iced::Point::new(b.x + 1.5 * side, b.y + side / 2.0));
         let snap = ui.snapshot(&iced::Theme::Dark).expect("snapshot");
         let _ = snap.matches_image(PathBuf::from(dir).join("window"));
     }
