@@ -119,3 +119,64 @@ impl Tracker {
         self.learn(s);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cohort_wire::{Place, StopReason};
+
+    fn at(line: u32) -> RankState {
+        RankState::Stopped {
+            reason: StopReason::Breakpoint,
+            place: Place {
+                line: Some(line),
+                ..Place::default()
+            },
+        }
+    }
+
+    fn drain(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Event>) -> Vec<Event> {
+        let mut v = Vec::new();
+        while let Ok(e) = rx.try_recv() {
+            v.push(e);
+        }
+        v
+    }
+
+    /// (One test: the receiver is the process's.)
+    #[test]
+    fn states_and_stops_go_to_the_receiver() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        send_events_to(tx);
+        let mut t = Tracker::new(4);
+        assert_eq!(t.states.get(3), Some(&RankState::NotStarted));
+        t.resumed(&RankSet::all(4));
+        assert!(
+            matches!(&drain(&mut rx)[..], [Event::States(s)] if s.get(0) == Some(&RankState::Running))
+        );
+        // Ranks 0-2 stop at line 24; rank 3 is still running.
+        let mut news = States::default();
+        news.set_ranks(&RankSet::range(0, 2), at(24));
+        t.learn(news.clone());
+        let ev = drain(&mut rx);
+        assert_eq!(
+            ev[0],
+            Event::Stopped {
+                ranks: RankSet::range(0, 2),
+                state: at(24)
+            }
+        );
+        assert!(matches!(&ev[1], Event::States(s) if s.get(3) == Some(&RankState::Running)));
+        // The same facts again (an answer that did not move them): no stop event.
+        t.learn(news);
+        assert!(matches!(&drain(&mut rx)[..], [Event::States(_)]));
+        // Lost ranks.
+        t.lost(&RankSet::single(3));
+        assert_eq!(t.states.get(3), Some(&RankState::Lost));
+        // Text goes to the receiver too (the CLI, without one, prints it).
+        assert!(emit(Event::Text {
+            out: "x\n".into(),
+            err: String::new()
+        }));
+    }
+}
