@@ -15,7 +15,8 @@ dpkg -s libc6-dbg >/dev/null 2>&1 || need+=(libc6-dbg)
 # MPI and a resource manager for the multi-rank tests: Open MPI (mpirun, MPIR), MPICH (hydra,
 # through cohort-rankwrap), Slurm (slurmctld + slurmd "nodes" on this host, srun with MPIR).
 # libomp-22-dev: `flang-22 -fopenmp` links -lomp (tests/fortran/openmp_shared).
-for pkg in openmpi-bin libopenmpi-dev mpich libmpich-dev slurm-wlm libomp-22-dev; do
+# xvfb and imagemagick: a screenshot of the real window (cohort-gui) on a virtual display.
+for pkg in openmpi-bin libopenmpi-dev mpich libmpich-dev slurm-wlm libomp-22-dev xvfb imagemagick; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -44,3 +45,5 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo build --workspace --release
 # Tests drive real processes with ptrace; two at a time keeps a 2-core machine honest.
 cargo test --workspace --release -- --test-threads=2
+# The real window under Xvfb (tiny-skia): a screenshot, target/gui-screenshot.png.
+bash scripts/gui-screenshot.sh target/gui-screenshot.png

@@ -10,7 +10,9 @@ use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cohort_wire::{Down, Hex, Merged, Payload, RankSet, Secret, StackTree, Stream, Up};
+use cohort_wire::{
+    Down, Hex, Merged, Payload, Place, RankSet, RankState, Secret, StackTree, States, Stream, Up,
+};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::flow::Budget;
@@ -105,6 +107,8 @@ struct Pending {
     bt: bool,
     timed_out: RankSet,
     lost: RankSet,
+    /// The typed state of the ranks that answered.
+    states: States,
     deadline: Instant,
     resuming: bool,
     line: String,
@@ -148,6 +152,17 @@ pub fn is_resuming(line: &str) -> bool {
             | "signal"
             | "call"
     )
+}
+
+/// The typed state of a rank still in a command: running, or waiting in an MPI call.
+fn running_state(call: Option<String>) -> RankState {
+    match call {
+        Some(call) => RankState::Waiting {
+            call,
+            place: Place::default(),
+        },
+        None => RankState::Running,
+    }
 }
 
 fn is_backtrace(line: &str) -> bool {
@@ -237,6 +252,8 @@ pub struct Node {
     /// Commands for ranks still busy: sent when the rank is idle (rank, command, line).
     deferred: Vec<(u32, u64, String)>,
     events: Merged,
+    /// The typed state of the ranks the events speak of.
+    event_states: States,
     events_since: Option<Instant>,
     up: UpSink,
     tx: UnboundedSender<Msg>,
@@ -291,6 +308,7 @@ impl Node {
             adopted: HashMap::new(),
             deferred: Vec::new(),
             events: Merged::default(),
+            event_states: States::default(),
             events_since: None,
             up,
             tx,
@@ -603,6 +621,7 @@ impl Node {
             bt,
             timed_out: RankSet::new(),
             lost: ranks.intersection(&self.lost),
+            states: States::default(),
             deadline: Instant::now() + Duration::from_millis(u64::from(timeout_ms.max(1))),
             resuming,
             line: line.clone(),
@@ -653,11 +672,12 @@ impl Node {
                         .ranks
                         .get(&r)
                         .and_then(|h| h.activity.lock().ok().and_then(|a| a.clone()));
-                    let text = match call {
+                    let text = match &call {
                         Some(c) => format!("running (waiting in {c})\n"),
                         None => "running\n".to_string(),
                     };
                     p.merged.add(r, &text, "");
+                    p.states.set(r, running_state(call));
                 } else if resuming {
                     // Still in its earlier step (waiting for a peer): this step's answer for it
                     // is that step's end, when it comes; it does not step again.
@@ -729,6 +749,7 @@ impl Node {
             Some(p) if p.local_wait.contains(d.rank) => {
                 p.local_wait.remove(d.rank);
                 p.merged.note_history(d.history);
+                p.states.set(d.rank, d.state);
                 if d.failed {
                     p.merged.failed.insert(d.rank);
                 }
@@ -749,10 +770,11 @@ impl Node {
             _ => {
                 // The answer of a rank that was still running when its command was answered:
                 // it goes up as an event (`[3] Breakpoint 1, …`).
+                self.event_states.set(d.rank, d.state);
+                self.events_since.get_or_insert_with(Instant::now);
                 if !d.out.is_empty() || !d.err.is_empty() {
                     self.events.add(d.rank, &d.out, &d.err);
                     self.events.note_history(d.history);
-                    self.events_since.get_or_insert_with(Instant::now);
                 }
             }
         }
@@ -785,6 +807,7 @@ impl Node {
                 stacks,
                 timed_out,
                 lost,
+                states,
             } => {
                 if let Some(p) = self.pending.get_mut(&id)
                     && let Some(i) = p.child_wait.iter().position(|k| *k == key)
@@ -798,15 +821,18 @@ impl Node {
                     }
                     p.timed_out = p.timed_out.union(&timed_out);
                     p.lost = p.lost.union(&lost);
+                    p.states.merge(states);
                     self.try_complete(id);
                 } else {
                     // Too late for its command: what it says still reaches the user.
                     self.events.merge(merged);
+                    self.event_states.merge(states);
                     self.events_since.get_or_insert_with(Instant::now);
                 }
             }
-            Up::Event { merged } => {
+            Up::Event { merged, states } => {
                 self.events.merge(merged);
+                self.event_states.merge(states);
                 self.events_since.get_or_insert_with(Instant::now);
             }
             Up::Pong { .. } | Up::Register { .. } => {}
@@ -905,6 +931,7 @@ impl Node {
                         .get(&r)
                         .and_then(|h| h.activity.lock().ok().and_then(|a| a.clone()));
                     let cmd = p.line.split_whitespace().next().unwrap_or("").to_string();
+                    p.states.set(r, running_state(call.clone()));
                     let text = match call {
                         Some(c) => format!("waiting in {c} (`{cmd}` completes when it returns)\n"),
                         None => format!("running (`{cmd}` has not finished)\n"),
@@ -979,6 +1006,7 @@ impl Node {
             stacks: p.stacks.filter(|t| !t.children.is_empty()),
             timed_out: p.timed_out,
             lost: p.lost,
+            states: p.states,
         });
     }
 
@@ -989,8 +1017,9 @@ impl Node {
         if now || since.elapsed() >= EVENT_BATCH {
             self.events_since = None;
             let merged = std::mem::take(&mut self.events);
-            if !merged.is_empty() {
-                let _ = self.up.send(Up::Event { merged });
+            let states = std::mem::take(&mut self.event_states);
+            if !merged.is_empty() || !states.is_empty() {
+                let _ = self.up.send(Up::Event { merged, states });
             }
         }
     }

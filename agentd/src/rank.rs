@@ -63,6 +63,33 @@ pub struct Done {
     pub history: u32,
     /// The command failed (an error, as gdb's).
     pub failed: bool,
+    /// The rank's typed state after the command.
+    pub state: cohort_wire::RankState,
+}
+
+/// A rank's state in the tree's typed form.
+fn typed_state(d: &Debugger) -> cohort_wire::RankState {
+    use cohort_debugger::facts::StateFacts;
+    use cohort_wire::{Place, RankState, StopReason};
+    match d.state_facts() {
+        StateFacts::NotStarted => RankState::NotStarted,
+        StateFacts::Exited(code) => RankState::Exited { code },
+        StateFacts::Killed(signal) => RankState::Killed { signal },
+        StateFacts::Stopped(s) => RankState::Stopped {
+            reason: if s.at_breakpoint {
+                StopReason::Breakpoint
+            } else {
+                StopReason::Other
+            },
+            place: Place {
+                function: s.function,
+                file: s.file,
+                path: s.path,
+                line: s.line,
+                pc: s.pc,
+            },
+        },
+    }
 }
 
 /// gdb names the process in a few lines; with many ranks those lines would never merge.
@@ -279,7 +306,12 @@ pub(crate) fn worker(
                     report_end(&mut wrapped, &d);
                 }
                 let c = output::take();
+                // (Anything it would say, a warning of the debug information, was said by the
+                // command already.)
+                let state = typed_state(&d);
+                let _ = output::take();
                 done(Done {
+                    state,
                     id,
                     rank,
                     out: without_pids(c.out),

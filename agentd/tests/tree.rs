@@ -167,6 +167,7 @@ async fn a_child_speaks_only_for_its_own_ranks() {
     .unwrap();
     a.send(&Up::Event {
         merged: Merged::one(3, "[Inferior 1 (process 1) exited normally]\n", ""),
+        states: Default::default(),
     })
     .await
     .unwrap();

@@ -94,6 +94,23 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
     Ok(o)
 }
 
+/// `cohort gui ARGS`: the window, `cohort-gui` (installed next to `cohort`), with the same
+/// arguments.
+fn gui_main(args: &[String]) -> anyhow::Result<i32> {
+    let me = std::env::current_exe().context("finding cohort's own path")?;
+    let gui = me.with_file_name("cohort-gui");
+    let gui = if gui.exists() {
+        gui
+    } else {
+        PathBuf::from("cohort-gui")
+    };
+    let status = std::process::Command::new(&gui)
+        .args(args)
+        .status()
+        .with_context(|| format!("starting {}", gui.display()))?;
+    Ok(status.code().unwrap_or(1))
+}
+
 fn main() -> anyhow::Result<()> {
     // Logs only when asked for (`COHORT_LOG=cohort_cuda=trace`, say): the front end's own
     // output is gdb's, and a log line in it would change it.
@@ -120,6 +137,7 @@ fn main() -> anyhow::Result<()> {
         Some("offline") => Some(report::offline_main),
         Some("attach") => Some(parallel::attach_main),
         Some("demo") => Some(report::demo_main),
+        Some("gui") => Some(gui_main),
         _ => None,
     };
     if let Some(f) = sub {

@@ -10,6 +10,7 @@ mod data;
 pub mod debugger;
 mod disassemble;
 mod examine;
+pub mod facts;
 mod format;
 mod fortran_info;
 mod frame_return;

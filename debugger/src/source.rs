@@ -1289,6 +1289,32 @@ impl Debugger {
         None
     }
 
+    /// Where the program is stopped, as facts (see [`crate::facts::StopFacts`]): the innermost
+    /// frame of the program's own code, the MPI call below it if any.
+    pub(crate) fn stop_facts(&self) -> crate::facts::StopFacts {
+        let frames = self.frames(64);
+        let pc = frames.first().map_or(0, |f| f.pc());
+        let at_breakpoint = !self.session.breakpoints_at(pc).is_empty();
+        let mut mpi_call = None;
+        let user = frames.iter().position(|f| self.in_user_object(f));
+        for f in frames.iter().take(user.unwrap_or(frames.len())) {
+            if let Some(m) = self.frame_function(f).0.as_deref().and_then(mpi_call_name) {
+                mpi_call = Some(m);
+            }
+        }
+        let frame = user.and_then(|i| frames.get(i)).or(frames.first());
+        let line = frame.and_then(|f| self.frame_src_line(f));
+        crate::facts::StopFacts {
+            function: frame.and_then(|f| self.frame_function(f).0),
+            file: line.as_ref().map(|l| l.name.to_string()),
+            path: line.as_ref().map(|l| l.file.display().to_string()),
+            line: line.as_ref().map(|l| l.line),
+            pc,
+            at_breakpoint,
+            mpi_call,
+        }
+    }
+
     /// Whether a frame's code is the user's: the program, or a library outside the system's
     /// folders and the MPI installations.
     pub(crate) fn in_user_object(&self, frame: &Frame) -> bool {

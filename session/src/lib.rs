@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod diagnose;
 pub mod groups;
+pub mod events;
 pub mod parallel;
 mod recorder;
 mod stdin;

@@ -283,6 +283,15 @@ fn agentd_path() -> anyhow::Result<PathBuf> {
     if p.exists() {
         return Ok(p);
     }
+    // A test of the workspace (target/release/deps/NAME-HASH): its build folder's agent.
+    if let Some(dir) = me
+        .parent()
+        .filter(|d| d.ends_with("deps"))
+        .and_then(Path::parent)
+        && dir.join("cohort-agentd").exists()
+    {
+        return Ok(dir.join("cohort-agentd"));
+    }
     // Installed side by side on PATH.
     if let Some(paths) = std::env::var_os("PATH") {
         for d in std::env::split_paths(&paths) {
@@ -356,6 +365,8 @@ pub struct Front {
     launcher: Option<cohort_launch::LauncherHandle>,
     /// Named rank sets (`group NAME SET`).
     pub groups: crate::groups::Groups,
+    /// Every rank's typed state, as the agents report it.
+    pub tracker: crate::events::Tracker,
 }
 
 /// What `run` does in a session.
@@ -487,6 +498,14 @@ async fn sleep_until_some(t: Option<tokio::time::Instant>) {
 }
 
 fn print(out: &str, err: &str) {
+    if (!out.is_empty() || !err.is_empty())
+        && crate::events::emit(crate::events::Event::Text {
+            out: out.to_string(),
+            err: err.to_string(),
+        })
+    {
+        return;
+    }
     if !out.is_empty() {
         let mut o = std::io::stdout().lock();
         let _ = o.write_all(out.as_bytes());
@@ -648,7 +667,9 @@ impl Front {
                 stacks,
                 timed_out,
                 lost,
+                states,
             } => {
+                self.tracker.learn(states);
                 self.history = self.history.max(merged.history);
                 return Some((
                     id,
@@ -660,7 +681,8 @@ impl Front {
                     },
                 ));
             }
-            Up::Event { merged } => {
+            Up::Event { merged, states } => {
+                self.tracker.learn(states);
                 self.history = self.history.max(merged.history);
                 let (o, e) = Answer {
                     merged,
@@ -679,6 +701,7 @@ impl Front {
             }
             Up::Lost { ranks, reason } => {
                 self.lost = self.lost.union(&ranks);
+                self.tracker.lost(&ranks);
                 self.say("", &format!("[{ranks}] lost: {reason}\n"));
             }
             Up::Notice { text } => self.say("", &format!("cohort: {text}\n")),
@@ -729,6 +752,9 @@ impl Front {
         } else {
             self.timeout_ms
         };
+        if node::is_resuming(line) {
+            self.tracker.resumed(&ranks);
+        }
         let _ = self.node.send(Msg::Down(Down::Command {
             id,
             ranks,
@@ -1769,6 +1795,7 @@ pub async fn start_agents(
         run: RunPolicy::Ranks,
         launcher: None,
         groups: Default::default(),
+        tracker: crate::events::Tracker::new(o.n),
     };
     // The root registers once every child has; children that never come make it register
     // with what there is.

@@ -56,6 +56,11 @@
 //! Both are kept in canonical order, so merging is associative and commutative: an agent can
 //! merge its children's replies in whatever order they arrive.
 //!
+//! - [`States`] holds each rank's typed state ([`RankState`]: not started, running, waiting
+//!   in an MPI call, stopped with its reason and place, exited, killed, lost), one group per
+//!   distinct state, ordered by lowest rank; replies and events carry the states of the ranks
+//!   they answer for (protocol version 5).
+//!
 //! # Tree layout
 //! [`tree`] places agent `i` of `n`: the first `root_fanout` agents are the front end's
 //! children, the others fill the levels below breadth first, `fanout` children per agent.
@@ -66,6 +71,7 @@ mod merge;
 mod msg;
 mod payload;
 mod rankset;
+mod state;
 pub mod tree;
 
 pub use conn::{
@@ -78,11 +84,12 @@ pub use merge::{Group, Hex, MIN_ADDRESS, Merged, StackTree, Text, render_lines};
 pub use msg::{Down, Stream, Up};
 pub use payload::{COMPRESS_MIN, MAX_EXPANDED, Payload};
 pub use rankset::RankSet;
+pub use state::{Place, RankState, States, StopReason};
 pub use tree::{children, depth, parent};
 
 /// The highest protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 /// The lowest protocol version this build speaks.
-pub const MIN_VERSION: u16 = 4;
+pub const MIN_VERSION: u16 = 5;
 /// Hard maximum frame size, in bytes.
 pub const MAX_FRAME: usize = 16 << 20;

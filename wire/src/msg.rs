@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Merged, Payload, RankSet, StackTree};
+use crate::{Merged, Payload, RankSet, StackTree, States};
 
 /// Parent to child.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -55,10 +55,14 @@ pub enum Up {
         stacks: Option<StackTree>,
         timed_out: RankSet,
         lost: RankSet,
+        /// The typed state of the ranks that answered, after the command.
+        states: States,
     },
-    /// Asynchronous news (e.g. stops after a resume), merged.
+    /// Asynchronous news (e.g. stops after a resume), merged, with the typed state of the
+    /// ranks it speaks of.
     Event {
         merged: Merged,
+        states: States,
     },
     /// The program's own stdout/stderr.
     Output {
@@ -91,19 +95,23 @@ impl Up {
                 stacks,
                 timed_out,
                 lost,
+                states,
                 ..
             } => {
                 let mut r = merged
                     .ranks()
                     .union(&merged.failed)
                     .union(timed_out)
-                    .union(lost);
+                    .union(lost)
+                    .union(&states.ranks());
                 if let Some(t) = stacks {
                     r = r.union(&t.ranks());
                 }
                 r
             }
-            Up::Event { merged } => merged.ranks().union(&merged.failed),
+            Up::Event { merged, states } => {
+                merged.ranks().union(&merged.failed).union(&states.ranks())
+            }
             Up::Output { rank, .. } => RankSet::single(*rank),
             Up::Lost { ranks, .. } => ranks.clone(),
             Up::Register { .. } | Up::Pong { .. } | Up::Notice { .. } => RankSet::new(),

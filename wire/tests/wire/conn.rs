@@ -48,6 +48,11 @@ async fn good_pair_round_trips() {
         stacks: Some(stacks),
         timed_out: RankSet::single(3),
         lost: RankSet::single(8),
+        states: {
+            let mut s = cohort_wire::States::default();
+            s.set(2, cohort_wire::RankState::Exited { code: 3 });
+            s
+        },
     };
     let text: Vec<u8> = (0..200_000u32)
         .flat_map(|i| format!("step {i}\n").into_bytes())

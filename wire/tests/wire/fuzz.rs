@@ -20,6 +20,7 @@ fn samples() -> Vec<Vec<u8>> {
             stacks: Some(stacks),
             timed_out: RankSet::single(5),
             lost: RankSet::new(),
+            states: Default::default(),
         },
         Up::Output {
             rank: 1,

@@ -1,0 +1,48 @@
+//! A rank's state as facts (not text): what the agent tree carries up in typed form for the
+//! GUI and the session library (`cohort_wire::RankState`).
+
+/// Where a stopped program is: the innermost frame of the program's own code (a frame in a
+/// system or MPI library is described by the program's line that called it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopFacts {
+    /// The function of that frame, as frame lines name it.
+    pub function: Option<String>,
+    /// Its file as gdb names it in frame lines, and its full path (to read it).
+    pub file: Option<String>,
+    pub path: Option<String>,
+    pub line: Option<u32>,
+    /// The pc of frame 0.
+    pub pc: u64,
+    /// Stopped at the address of a breakpoint.
+    pub at_breakpoint: bool,
+    /// The MPI call the program is in (`MPI_Recv`), if any.
+    pub mpi_call: Option<String>,
+}
+
+/// A rank's program: not started, stopped, or ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StateFacts {
+    NotStarted,
+    Stopped(StopFacts),
+    /// Exited with this code.
+    Exited(i32),
+    /// Ended by this signal (its name, `SIGSEGV`).
+    Killed(String),
+}
+
+impl crate::Debugger {
+    /// The program's state as facts (see [`StateFacts`]).
+    pub fn state_facts(&self) -> StateFacts {
+        if self.session.pid().is_none() {
+            return match self.exit_status {
+                Some(st) if st & 0x7f == 0 => StateFacts::Exited((st >> 8) & 0xff),
+                Some(st) => {
+                    let (name, _) = cohort_engine::signals::describe(st & 0x7f);
+                    StateFacts::Killed(name.to_string())
+                }
+                None => StateFacts::NotStarted,
+            };
+        }
+        StateFacts::Stopped(self.stop_facts())
+    }
+}

@@ -1,0 +1,632 @@
+//! Cohort's window (`cohort-gui`, `cohort gui`): an Iced application over the session
+//! library. The model ([`Model`]) knows nothing of the UI: it takes the session's updates
+//! and the user's intents and says which requests go to the session; [`App::view`] draws it.
+//! The session runs on its own thread ([`link`]); its updates come through a subscription in
+//! batches, so nothing in `view` waits on the debugger.
+
+pub mod grid;
+pub mod link;
+
+use std::collections::{BTreeSet, HashMap};
+
+use cohort_session::events::Event;
+use cohort_wire::{Place, RankSet, RankState, StackTree, States};
+use iced::widget::{Column, button, canvas, column, container, row, scrollable, text, text_input};
+use iced::{Color, Element, Fill, FillPortion, Font, Length, Subscription, Task, keyboard};
+
+pub use link::{Link, Request, Update};
+
+/// The rank grid's container (tests find it by this id).
+pub const GRID_ID: &str = "rank-grid";
+
+/// The most console lines kept.
+const CONSOLE_LINES: usize = 2000;
+
+/// What the user or the session does.
+#[derive(Debug, Clone)]
+pub enum Message {
+    /// A batch of the session's updates.
+    Batch(Vec<Update>),
+    /// Focus one rank (grid click, stacks node).
+    Focus(u32),
+    /// Toggle a breakpoint at a line of the shown file (margin click, F9 on the current
+    /// line).
+    ToggleBreakpoint(u32),
+    Continue,
+    Next,
+    Step,
+    Finish,
+    /// F9: a breakpoint at the focus rank's current line.
+    BreakpointHere,
+    RefreshStacks,
+    ConsoleInput(String),
+    ConsoleSubmit,
+    Key(keyboard::Event),
+}
+
+/// The window's state, free of UI types.
+#[derive(Debug, Default)]
+pub struct Model {
+    pub size: u32,
+    pub states: States,
+    pub focus: u32,
+    /// Breakpoints set from the window: (file's full path, line).
+    pub breakpoints: BTreeSet<(String, u32)>,
+    /// Source files read, by full path (or why not).
+    pub sources: HashMap<String, Result<Vec<String>, String>>,
+    /// The file shown (the focus rank's, once it has stopped somewhere with one).
+    pub shown: Option<String>,
+    /// The focus rank's locals (`info locals`), and the rank they are of.
+    pub locals: Option<(u32, String)>,
+    pub stacks: Option<StackTree>,
+    pub console: Vec<String>,
+    pub input: String,
+    /// A line about the session (starting, ended, failed).
+    pub status: String,
+    /// The session is over.
+    pub ended: bool,
+    /// The focus rank's place when its locals were last asked for.
+    asked_at: Option<(u32, Option<Place>)>,
+}
+
+impl Model {
+    pub fn new() -> Self {
+        Model {
+            status: "starting the session…".into(),
+            ..Default::default()
+        }
+    }
+
+    /// All ranks, for commands to the whole job.
+    fn all(&self) -> RankSet {
+        RankSet::all(self.size.max(1))
+    }
+
+    /// The focus rank's state.
+    pub fn focus_state(&self) -> Option<&RankState> {
+        self.states.get(self.focus)
+    }
+
+    /// The focus rank's place, if it is stopped (or waiting) somewhere.
+    pub fn focus_place(&self) -> Option<&Place> {
+        self.focus_state().and_then(RankState::place)
+    }
+
+    /// The line the focus rank is at in the shown file.
+    pub fn current_line(&self) -> Option<u32> {
+        let p = self.focus_place()?;
+        (p.path.is_some() && p.path == self.shown).then_some(p.line?)
+    }
+
+    /// A line about a rank: `rank 2: stopped in compute at ranks.c:10`.
+    pub fn describe(&self, rank: u32) -> String {
+        let s = self.states.get(rank);
+        let what = match s {
+            None => "unknown".to_string(),
+            Some(RankState::Stopped { place, .. }) => format!(
+                "{} in {} at {}:{}",
+                s.map_or("", RankState::kind),
+                place.function.as_deref().unwrap_or("??"),
+                place.file.as_deref().unwrap_or("??"),
+                place.line.map_or("?".into(), |l| l.to_string())
+            ),
+            Some(RankState::Waiting { call, .. }) => format!("waiting in {call}"),
+            Some(RankState::Exited { code }) => format!("exited with code {code}"),
+            Some(RankState::Killed { signal }) => format!("killed by {signal}"),
+            Some(other) => other.kind().to_string(),
+        };
+        format!("rank {rank}: {what}")
+    }
+
+    /// Ranks by state, for the legend: `[0-2] at breakpoint`.
+    pub fn groups(&self) -> Vec<String> {
+        self.states
+            .groups
+            .iter()
+            .map(|(s, r)| format!("[{r}] {}", s.kind()))
+            .collect()
+    }
+
+    /// Takes in the session's updates; returns the requests they call for.
+    pub fn apply(&mut self, updates: Vec<Update>) -> Vec<Request> {
+        for u in updates {
+            match u {
+                Update::Started { size } => {
+                    self.size = size;
+                    self.status = format!("{size} ranks");
+                }
+                Update::Failed(why) => {
+                    self.status = format!("cohort: {why}");
+                    self.console.push(self.status.clone());
+                }
+                Update::Ended => {
+                    self.status = "the session has ended".into();
+                    self.ended = true;
+                }
+                Update::Session(Event::Text { out, err }) => {
+                    self.console
+                        .extend(out.lines().chain(err.lines()).map(expand_tabs));
+                    let over = self.console.len().saturating_sub(CONSOLE_LINES);
+                    self.console.drain(..over);
+                }
+                Update::Session(Event::States(s)) => self.states = s,
+                Update::Session(Event::Stopped { .. }) => {}
+                Update::Session(Event::Stacks(t)) | Update::Stacks(t) => self.stacks = Some(t),
+                Update::Locals { rank, text } => self.locals = Some((rank, text)),
+            }
+        }
+        self.follow_focus()
+    }
+
+    /// When the focus rank is somewhere new: its file shown, its locals and the stacks asked
+    /// for.
+    fn follow_focus(&mut self) -> Vec<Request> {
+        let place = self.focus_place().cloned();
+        let key = Some((self.focus, place.clone()));
+        if key == self.asked_at || self.size == 0 {
+            return Vec::new();
+        }
+        self.asked_at = key;
+        let Some(place) = place else {
+            return Vec::new();
+        };
+        if let Some(path) = place.path.clone() {
+            self.show_file(&path);
+        }
+        vec![Request::Locals(self.focus), Request::Stacks]
+    }
+
+    /// Shows a file (read once).
+    pub fn show_file(&mut self, path: &str) {
+        self.sources.entry(path.to_string()).or_insert_with(|| {
+            std::fs::read_to_string(path)
+                .map(|t| t.lines().map(expand_tabs).collect())
+                .map_err(|e| format!("{path}: {e}"))
+        });
+        self.shown = Some(path.to_string());
+    }
+
+    /// The user's intent; returns the requests for the session.
+    pub fn intent(&mut self, m: Message) -> Vec<Request> {
+        let all = self.all();
+        let cmd = |c: &str| vec![Request::Command(format!("[{all}] {c}"))];
+        match m {
+            Message::Batch(u) => self.apply(u),
+            Message::Focus(r) => {
+                if r < self.size {
+                    self.focus = r;
+                }
+                self.follow_focus()
+            }
+            Message::ToggleBreakpoint(line) => {
+                let Some(path) = self.shown.clone() else {
+                    return Vec::new();
+                };
+                let key = (path.clone(), line);
+                if self.breakpoints.remove(&key) {
+                    cmd(&format!("clear {path}:{line}"))
+                } else {
+                    self.breakpoints.insert(key);
+                    cmd(&format!("break {path}:{line}"))
+                }
+            }
+            Message::BreakpointHere => match self.current_line() {
+                Some(l) => self.intent(Message::ToggleBreakpoint(l)),
+                None => Vec::new(),
+            },
+            Message::Continue => cmd("continue"),
+            Message::Next => cmd("next"),
+            Message::Step => cmd("step"),
+            Message::Finish => cmd("finish"),
+            Message::RefreshStacks => vec![Request::Stacks],
+            Message::ConsoleInput(s) => {
+                self.input = s;
+                Vec::new()
+            }
+            Message::ConsoleSubmit => {
+                let line = std::mem::take(&mut self.input);
+                if line.trim().is_empty() {
+                    return Vec::new();
+                }
+                self.console.push(format!("(cohort) {line}"));
+                vec![Request::Command(line)]
+            }
+            Message::Key(keyboard::Event::KeyPressed { key, modifiers, .. }) => {
+                use keyboard::key::Named;
+                let m = match key {
+                    keyboard::Key::Named(Named::F5) => Message::Continue,
+                    keyboard::Key::Named(Named::F9) => Message::BreakpointHere,
+                    keyboard::Key::Named(Named::F10) => Message::Next,
+                    keyboard::Key::Named(Named::F11) if modifiers.shift() => Message::Finish,
+                    keyboard::Key::Named(Named::F11) => Message::Step,
+                    _ => return Vec::new(),
+                };
+                self.intent(m)
+            }
+            Message::Key(_) => Vec::new(),
+        }
+    }
+}
+
+/// A line with its tabs as spaces (to 8 columns, as a terminal shows them; fonts draw no
+/// tab).
+pub fn expand_tabs(l: &str) -> String {
+    let mut s = String::with_capacity(l.len());
+    for c in l.chars() {
+        if c == '\t' {
+            let n = 8 - s.chars().count() % 8;
+            s.extend(std::iter::repeat_n(' ', n));
+        } else {
+            s.push(c);
+        }
+    }
+    s
+}
+
+/// The margin of a source line: a dot where a breakpoint is, then the line number.
+pub fn margin_label(line: u32, breakpoint: bool) -> String {
+    format!("{}{line:>5}", if breakpoint { "●" } else { " " })
+}
+
+/// The application: the model and the session's link.
+pub struct App {
+    pub model: Model,
+    link: Option<Link>,
+    grid: canvas::Cache,
+}
+
+impl App {
+    pub fn new(link: Option<Link>) -> Self {
+        App {
+            model: Model::new(),
+            link,
+            grid: canvas::Cache::new(),
+        }
+    }
+
+    /// Ends the session (the window closes after).
+    pub fn quit(&self) {
+        if let Some(l) = &self.link {
+            l.send(Request::Quit);
+        }
+    }
+
+    pub fn update(&mut self, m: Message) -> Task<Message> {
+        let redraw = matches!(m, Message::Batch(_) | Message::Focus(_));
+        for r in self.model.intent(m) {
+            if let Some(l) = &self.link {
+                l.send(r);
+            }
+        }
+        if redraw {
+            self.grid.clear();
+        }
+        if self.model.ended {
+            // `quit` in the console, or a signal: the window closes with its session.
+            return iced::exit();
+        }
+        Task::none()
+    }
+
+    pub fn subscription(&self) -> Subscription<Message> {
+        Subscription::batch([
+            Subscription::run(link::updates).map(Message::Batch),
+            keyboard::listen().map(Message::Key),
+        ])
+    }
+
+    pub fn title(&self) -> String {
+        "Cohort".to_string()
+    }
+
+    pub fn view(&self) -> Element<'_, Message> {
+        let m = &self.model;
+        let tool = |label: &'static str, msg: Message| button(text(label).size(14)).on_press(msg);
+        let toolbar = row![
+            tool("Continue (F5)", Message::Continue),
+            tool("Next (F10)", Message::Next),
+            tool("Step (F11)", Message::Step),
+            tool("Finish (Shift+F11)", Message::Finish),
+            tool("Stacks", Message::RefreshStacks),
+            text(&m.status).size(14),
+        ]
+        .spacing(8)
+        .align_y(iced::Center);
+
+        let grid = canvas(grid::Grid {
+            size: m.size,
+            states: &m.states,
+            focus: m.focus,
+            cache: &self.grid,
+            model: m,
+        })
+        .width(Fill)
+        .height(Length::Fixed(140.0));
+        let legend = Column::with_children(
+            m.groups()
+                .into_iter()
+                .map(|g| text(g).size(13).font(Font::MONOSPACE).into()),
+        );
+        let ranks = column![
+            text("Ranks").size(16),
+            container(grid).id(GRID_ID),
+            text(m.describe(m.focus)).size(13),
+            legend
+        ]
+        .spacing(4);
+
+        let stacks = column![
+            text("Parallel stacks").size(16),
+            scrollable(self.stacks_view()).height(Fill).width(Fill)
+        ]
+        .spacing(4);
+
+        let left = column![ranks, stacks]
+            .spacing(10)
+            .width(FillPortion(2))
+            .height(Fill);
+
+        let source = column![
+            text(m.shown.as_deref().unwrap_or("Source")).size(16),
+            scrollable(self.source_view()).height(Fill).width(Fill)
+        ]
+        .spacing(4)
+        .width(FillPortion(3))
+        .height(Fill);
+
+        let locals_title = match &m.locals {
+            Some((r, _)) => format!("Locals of rank {r}"),
+            None => "Locals".to_string(),
+        };
+        let locals = column![
+            text(locals_title).size(16),
+            scrollable(
+                text(m.locals.as_ref().map_or("", |(_, t)| t.as_str()))
+                    .font(Font::MONOSPACE)
+                    .size(13)
+            )
+            .height(Fill)
+            .width(Fill)
+        ]
+        .spacing(4)
+        .width(FillPortion(2));
+
+        let console_lines =
+            m.console
+                .iter()
+                .rev()
+                .take(200)
+                .rev()
+                .fold(String::new(), |mut acc, l| {
+                    acc.push_str(l);
+                    acc.push('\n');
+                    acc
+                });
+        let console = column![
+            text("Console").size(16),
+            scrollable(text(console_lines).font(Font::MONOSPACE).size(13))
+                .anchor_bottom()
+                .height(Fill)
+                .width(Fill),
+            text_input("a command for the ranks ([0-3] print x)", &m.input)
+                .on_input(Message::ConsoleInput)
+                .on_submit(Message::ConsoleSubmit)
+                .font(Font::MONOSPACE)
+                .size(13),
+        ]
+        .spacing(4)
+        .width(FillPortion(3));
+
+        column![
+            toolbar,
+            row![left, source].spacing(12).height(FillPortion(3)),
+            row![locals, console].spacing(12).height(FillPortion(2)),
+        ]
+        .spacing(10)
+        .padding(10)
+        .into()
+    }
+
+    fn source_view(&self) -> Element<'_, Message> {
+        let m = &self.model;
+        let Some(path) = &m.shown else {
+            return text("(no source: the focus rank has not stopped in a file with lines)")
+                .size(13)
+                .into();
+        };
+        let lines = match m.sources.get(path) {
+            Some(Ok(l)) => l,
+            Some(Err(e)) => return text(e).size(13).into(),
+            None => return text("").into(),
+        };
+        let current = m.current_line();
+        let rows = lines.iter().enumerate().take(20_000).map(|(i, l)| {
+            let n = i as u32 + 1;
+            let bp = m.breakpoints.contains(&(path.clone(), n));
+            let margin = button(
+                text(margin_label(n, bp))
+                    .font(Font::MONOSPACE)
+                    .size(13)
+                    .color(if bp {
+                        Color::from_rgb8(0xd8, 0x34, 0x34)
+                    } else {
+                        Color::from_rgb8(0x80, 0x80, 0x88)
+                    }),
+            )
+            .padding(0)
+            .style(button::text)
+            .on_press(Message::ToggleBreakpoint(n));
+            let here = current == Some(n);
+            let body = text(format!("{}{l}", if here { "→ " } else { "  " }))
+                .font(Font::MONOSPACE)
+                .size(13)
+                .wrapping(text::Wrapping::None);
+            let r = row![margin, body].spacing(6);
+            let c = container(r).width(Fill);
+            if here {
+                c.style(|_| container::Style {
+                    background: Some(Color::from_rgba8(0x3a, 0x7b, 0xd5, 0.35).into()),
+                    ..Default::default()
+                })
+                .into()
+            } else {
+                c.into()
+            }
+        });
+        Column::with_children(rows).into()
+    }
+
+    fn stacks_view(&self) -> Element<'_, Message> {
+        let Some(t) = &self.model.stacks else {
+            return text("").into();
+        };
+        let mut items: Vec<Element<'_, Message>> = Vec::new();
+        fn walk<'a>(t: &StackTree, depth: usize, out: &mut Vec<Element<'a, Message>>) {
+            for c in &t.children {
+                let ranks = c.ranks();
+                let label = format!(
+                    "{:indent$}{}  [{}] ({})",
+                    "",
+                    c.frame.render(),
+                    ranks,
+                    ranks.len(),
+                    indent = depth * 2
+                );
+                let mut b = button(text(label).font(Font::MONOSPACE).size(12))
+                    .padding(0)
+                    .style(button::text);
+                if let Some(first) = ranks.first() {
+                    b = b.on_press(Message::Focus(first));
+                }
+                out.push(b.into());
+                walk(c, depth + 1, out);
+            }
+        }
+        walk(t, 0, &mut items);
+        Column::with_children(items).into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cohort_wire::StopReason;
+
+    fn stopped_at(path: &str, line: u32) -> RankState {
+        RankState::Stopped {
+            reason: StopReason::Other,
+            place: Place {
+                function: Some("main".into()),
+                file: Some("t.c".into()),
+                path: Some(path.into()),
+                line: Some(line),
+                pc: 0x1000,
+            },
+        }
+    }
+
+    fn key(named: keyboard::key::Named, shift: bool) -> Message {
+        Message::Key(keyboard::Event::KeyPressed {
+            key: keyboard::Key::Named(named),
+            modified_key: keyboard::Key::Named(named),
+            physical_key: keyboard::key::Physical::Unidentified(
+                keyboard::key::NativeCode::Unidentified,
+            ),
+            location: keyboard::Location::Standard,
+            modifiers: if shift {
+                keyboard::Modifiers::SHIFT
+            } else {
+                keyboard::Modifiers::empty()
+            },
+            text: None,
+            repeat: false,
+        })
+    }
+
+    /// A model of 4 ranks at line 5 of a file that does not exist (the source view says so).
+    fn model() -> Model {
+        let mut m = Model::new();
+        let mut s = States::default();
+        s.set_ranks(&RankSet::all(4), stopped_at("/nonexistent/t.c", 5));
+        let asks = m.apply(vec![
+            Update::Started { size: 4 },
+            Update::Session(Event::States(s)),
+        ]);
+        assert_eq!(asks, vec![Request::Locals(0), Request::Stacks]);
+        m
+    }
+
+    #[test]
+    fn debugger_keys_are_commands_for_every_rank() {
+        use keyboard::key::Named;
+        let mut m = model();
+        let cmd = |s: &str| vec![Request::Command(s.to_string())];
+        assert_eq!(m.intent(key(Named::F5, false)), cmd("[0-3] continue"));
+        assert_eq!(m.intent(key(Named::F10, false)), cmd("[0-3] next"));
+        assert_eq!(m.intent(key(Named::F11, false)), cmd("[0-3] step"));
+        assert_eq!(m.intent(key(Named::F11, true)), cmd("[0-3] finish"));
+        // F9 toggles a breakpoint at the focus rank's line.
+        assert_eq!(
+            m.intent(key(Named::F9, false)),
+            cmd("[0-3] break /nonexistent/t.c:5")
+        );
+        assert_eq!(
+            m.intent(key(Named::F9, false)),
+            cmd("[0-3] clear /nonexistent/t.c:5")
+        );
+        assert!(m.intent(key(Named::F2, false)).is_empty());
+    }
+
+    #[test]
+    fn focus_asks_for_the_ranks_locals_once() {
+        let mut m = model();
+        assert_eq!(
+            m.intent(Message::Focus(2)),
+            vec![Request::Locals(2), Request::Stacks]
+        );
+        assert!(m.intent(Message::Focus(2)).is_empty());
+        // Out of the job: ignored.
+        assert!(m.intent(Message::Focus(9)).is_empty());
+        assert_eq!(m.focus, 2);
+        assert_eq!(m.describe(2), "rank 2: stopped in main at t.c:5");
+        assert!(matches!(m.sources.get("/nonexistent/t.c"), Some(Err(_))));
+    }
+
+    #[test]
+    fn the_grid_has_a_cell_for_every_rank() {
+        use iced::{Point, Size};
+        let size = Size::new(400.0, 140.0);
+        for n in [1, 4, 7, 1024, 10_000] {
+            let (cols, side) = grid::layout(n, size);
+            let rows = n.div_ceil(cols);
+            assert!(rows as f32 * side <= size.height + 0.01, "{n}");
+            assert!(cols as f32 * side <= size.width + 0.01, "{n}");
+            let last = n - 1;
+            let p = Point::new(
+                (last % cols) as f32 * side + side / 2.0,
+                (last / cols) as f32 * side + side / 2.0,
+            );
+            assert_eq!(grid::rank_at(n, size, p), Some(last), "{n}");
+        }
+        assert_eq!(grid::rank_at(4, size, Point::new(-1.0, 3.0)), None);
+    }
+
+    #[test]
+    fn a_range_of_ranks_is_three_rectangles_at_most() {
+        assert_eq!(grid::run_rectangles(2, 3, 10), vec![(2, 0, 4, 1)]);
+        assert_eq!(
+            grid::run_rectangles(7, 12, 10),
+            vec![(7, 0, 10, 1), (0, 1, 3, 2)]
+        );
+        assert_eq!(
+            grid::run_rectangles(7, 35, 10),
+            vec![(7, 0, 10, 1), (0, 1, 10, 3), (0, 3, 6, 4)]
+        );
+    }
+
+    #[test]
+    fn tabs_expand_to_eight_columns() {
+        assert_eq!(expand_tabs("24\tx"), "24      x");
+        assert_eq!(expand_tabs("\ty"), "        y");
+    }
+}

@@ -1,0 +1,209 @@
+//! The session, on its own thread: it starts the agents (as `cohort launch` does), runs the
+//! requests of the window and hands back what it learns, batched about every 50 ms (the
+//! window never waits on the debugger).
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use cohort_session::events::{self, Event};
+use cohort_session::parallel::{self, LaunchOpts};
+use cohort_wire::{RankSet, StackTree};
+use iced::futures::StreamExt;
+use iced::futures::channel::mpsc as fmpsc;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// What the window asks of the session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// A command line as the CLI takes it (`[0-3] next`, `print x`).
+    Command(String),
+    /// `info locals` of one rank.
+    Locals(u32),
+    /// The merged parallel stacks of every rank.
+    Stacks,
+    Quit,
+}
+
+/// What the session says back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Update {
+    /// The tree has formed: the job's size.
+    Started {
+        size: u32,
+    },
+    /// The session could not start, or ended with an error.
+    Failed(String),
+    Session(Event),
+    Locals {
+        rank: u32,
+        text: String,
+    },
+    Stacks(StackTree),
+    /// The session is over.
+    Ended,
+}
+
+/// How often batches of updates go to the window.
+pub const BATCH: Duration = Duration::from_millis(50);
+
+/// The window's end of a session.
+pub struct Link {
+    tx: UnboundedSender<Request>,
+}
+
+/// Batches of updates for the window's subscription (see [`updates`]).
+static RECEIVER: Mutex<Option<fmpsc::UnboundedReceiver<Vec<Update>>>> = Mutex::new(None);
+
+impl Link {
+    /// Starts the session of `o` on its own thread; the updates go to [`updates`].
+    pub fn start(o: LaunchOpts) -> Link {
+        let (link, rx) = Link::start_with_receiver(o);
+        if let Ok(mut r) = RECEIVER.lock() {
+            *r = Some(rx);
+        }
+        link
+    }
+
+    /// Starts the session of `o` on its own thread; its updates come on the receiver.
+    pub fn start_with_receiver(o: LaunchOpts) -> (Link, fmpsc::UnboundedReceiver<Vec<Update>>) {
+        let (tx, req_rx) = unbounded_channel();
+        let (out_tx, out_rx) = fmpsc::unbounded();
+        std::thread::Builder::new()
+            .name("cohort-session".into())
+            .spawn(move || session_thread(o, req_rx, out_tx))
+            .ok();
+        (Link { tx }, out_rx)
+    }
+
+    pub fn send(&self, r: Request) {
+        let _ = self.tx.send(r);
+    }
+}
+
+/// The stream of update batches of the session started by [`Link::start`] (once).
+pub fn updates() -> impl iced::futures::Stream<Item = Vec<Update>> {
+    let rx = RECEIVER.lock().ok().and_then(|mut r| r.take());
+    iced::futures::stream::iter(rx).flatten()
+}
+
+fn session_thread(
+    o: LaunchOpts,
+    req_rx: UnboundedReceiver<Request>,
+    out: fmpsc::UnboundedSender<Vec<Update>>,
+) {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            let _ = out.unbounded_send(vec![Update::Failed(format!("{e}"))]);
+            return;
+        }
+    };
+    rt.block_on(async move {
+        let (up_tx, up_rx) = unbounded_channel::<Update>();
+        let (ev_tx, mut ev_rx) = unbounded_channel::<Event>();
+        events::send_events_to(ev_tx);
+        let fwd = up_tx.clone();
+        tokio::spawn(async move {
+            while let Some(e) = ev_rx.recv().await {
+                let _ = fwd.send(Update::Session(e));
+            }
+        });
+        tokio::spawn(batcher(up_rx, out));
+        if let Err(e) = run_session(o, req_rx, &up_tx).await {
+            let _ = up_tx.send(Update::Failed(format!("{e:#}")));
+        }
+        let _ = up_tx.send(Update::Ended);
+        // The last batch goes out.
+        tokio::time::sleep(BATCH * 2).await;
+    });
+}
+
+/// Sends the updates in batches: the first of a batch waits at most [`BATCH`].
+async fn batcher(mut rx: UnboundedReceiver<Update>, out: fmpsc::UnboundedSender<Vec<Update>>) {
+    while let Some(first) = rx.recv().await {
+        let mut batch = vec![first];
+        let until = tokio::time::Instant::now() + BATCH;
+        while let Ok(Some(u)) = tokio::time::timeout_at(until, rx.recv()).await {
+            batch.push(u);
+        }
+        if out.unbounded_send(batch).is_err() {
+            return;
+        }
+    }
+}
+
+async fn run_session(
+    o: LaunchOpts,
+    mut req_rx: UnboundedReceiver<Request>,
+    up: &UnboundedSender<Update>,
+) -> anyhow::Result<()> {
+    let program = parallel::resolve_program(&o.program)?;
+    let (mut front, mut agents) = parallel::start_local(&o, &program).await?;
+    let all = RankSet::all(o.n);
+    let _ = up.send(Update::Started { size: o.n });
+    let a = front.ask(all.clone(), ":start").await;
+    let (out, err) = a.render();
+    front.say(&out, &err);
+    // `-ex` commands, as `cohort launch` runs them.
+    for c in o.commands {
+        for l in c.lines().unwrap_or_default() {
+            if !front.execute(&l).await {
+                break;
+            }
+        }
+    }
+    loop {
+        let r = match tokio::time::timeout(BATCH, req_rx.recv()).await {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(_) => {
+                // Idle: news from running ranks.
+                front.drain(Duration::from_millis(1)).await;
+                if front.ending.is_some() {
+                    break;
+                }
+                continue;
+            }
+        };
+        match r {
+            Request::Quit => break,
+            Request::Command(line) => {
+                if !front.execute(&line).await {
+                    break;
+                }
+            }
+            Request::Locals(rank) => {
+                let a = front.ask(RankSet::single(rank), "info locals").await;
+                let (o, e) = a.render();
+                let _ = up.send(Update::Locals {
+                    rank,
+                    text: without_prefix(&(o + &e)),
+                });
+            }
+            Request::Stacks => {
+                let a = front.ask(all.clone(), ":stacks").await;
+                let _ = up.send(Update::Stacks(a.stacks.unwrap_or_default()));
+            }
+        }
+    }
+    front.shutdown().await;
+    agents.wait(Duration::from_secs(15)).await;
+    drop(agents);
+    Ok(())
+}
+
+/// One rank's answer without its `[N] ` prefixes.
+fn without_prefix(text: &str) -> String {
+    text.lines()
+        .map(
+            |l| match l.strip_prefix('[').and_then(|r| r.split_once("] ")) {
+                Some((_, rest)) => rest,
+                None => l,
+            },
+        )
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
