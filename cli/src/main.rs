@@ -25,13 +25,15 @@ struct Options {
     args: Vec<String>,
     /// `-p PID` as given: read as gdb's `attach` reads it (`Illegal process-id: foo.`).
     pid: Option<String>,
+    /// `PROGRAM CORE` or `-c CORE`: a core file to examine (gdb's `core-file`).
+    core: Option<PathBuf>,
     /// `--cuda-library PATH`: where the CUDA driver's debugger API is loaded from.
     cuda_library: Option<PathBuf>,
 }
 
 use parallel::Cmd;
 
-const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] [--args] PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [--cuda-library PATH] -p PID";
+const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] PROGRAM [CORE]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] --args PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [--cuda-library PATH] -p PID";
 
 fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
     let mut o = Options::default();
@@ -64,6 +66,10 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
                 o.commands.push(Cmd::File(PathBuf::from(next(i)?)));
                 i += 1;
             }
+            "-c" | "-core" | "--core" => {
+                o.core = Some(PathBuf::from(next(i)?));
+                i += 1;
+            }
             "-p" | "--pid" | "-pid" => {
                 o.pid = Some(next(i)?);
                 i += 1;
@@ -86,6 +92,9 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
                 } else if !rest_are_args && o.pid.is_none() && a.parse::<i32>().is_ok() {
                     // gdb PROGRAM PID
                     o.pid = Some(a.to_string());
+                } else if !rest_are_args && o.core.is_none() && o.pid.is_none() {
+                    // gdb PROGRAM CORE
+                    o.core = Some(PathBuf::from(a));
                 } else {
                     o.args.push(a.to_string());
                 }
@@ -160,6 +169,7 @@ fn main() -> anyhow::Result<()> {
     let program = opts.program.clone();
     let args = std::mem::take(&mut opts.args);
     let pid = opts.pid.clone();
+    let core = opts.core.clone();
     let commands: Vec<Cmd> = std::mem::take(&mut opts.commands);
     // The whole start runs as one job on the tracer thread: no round trip between threads
     // per command (it matters for scripts that continue thousands of times).
@@ -172,6 +182,12 @@ fn main() -> anyhow::Result<()> {
                     cohort_debugger::errln!("{e}");
                     ok = false;
                 }
+            }
+            if let Some(core) = core {
+                ok = d
+                    .load_core(&core)
+                    .map_err(|e| cohort_debugger::errln!("{e}"))
+                    .is_ok();
             }
             if let Some(pid) = pid {
                 ok = d
@@ -298,5 +314,18 @@ mod tests {
         assert!(matches!(&o.commands[0], Cmd::File(f) if f == &PathBuf::from("cmds")));
         assert!(parse_args(&["-p".to_string()]).is_err());
         assert!(parse_args(&["--bogus".to_string()]).is_err());
+    }
+
+    #[test]
+    fn program_and_core() {
+        let o = p(&["-batch", "prog", "core.12"]);
+        assert_eq!(o.core, Some(PathBuf::from("core.12")));
+        assert!(o.args.is_empty() && o.pid.is_none());
+        let o = p(&["-c", "core", "prog"]);
+        assert_eq!(o.core, Some(PathBuf::from("core")));
+        assert_eq!(o.program, Some(PathBuf::from("prog")));
+        // `--args`: the second word is an argument, a number a PID.
+        assert!(p(&["--args", "prog", "core"]).core.is_none());
+        assert_eq!(p(&["prog", "77"]).pid.as_deref(), Some("77"));
     }
 }
