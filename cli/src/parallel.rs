@@ -84,9 +84,12 @@ pub struct LaunchOpts {
     /// How long a step or continue waits for the last ranks before reporting them as running
     /// or waiting (ms).
     pub settle_ms: u32,
+    /// `--cores PATTERN`: each rank examines a core file (`%r` in PATTERN is its rank)
+    /// instead of starting the program (local launcher).
+    pub cores: Option<String>,
 }
 
-pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
+pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [--cores PATTERN] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
 
 pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
     let mut o = LaunchOpts {
@@ -102,6 +105,7 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
         args: Vec::new(),
         timeout_ms: 30_000,
         settle_ms: 1_000,
+        cores: None,
         listen: std::net::IpAddr::V4(Ipv4Addr::LOCALHOST),
         agent_hosts: Vec::new(),
         agent_prefix: None,
@@ -180,6 +184,15 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
             }
             "--settle" => {
                 o.settle_ms = num(i)?;
+                i += 1;
+            }
+            "--cores" => {
+                // Absolute: the agents run elsewhere.
+                let p = val(i)?;
+                o.cores = Some(match std::path::absolute(&p) {
+                    Ok(a) => a.to_string_lossy().into_owned(),
+                    Err(_) => p,
+                });
                 i += 1;
             }
             "-batch" | "--batch" => o.batch = true,
@@ -1568,7 +1581,13 @@ pub(crate) fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
 pub(crate) async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Result<(Front, Agents)> {
     let per_agent: Vec<Vec<String>> = blocks(o.n, o.agents)
         .into_iter()
-        .map(|(lo, hi)| vec!["--ranks".to_string(), format!("{lo}-{hi}")])
+        .map(|(lo, hi)| {
+            let mut a = vec!["--ranks".to_string(), format!("{lo}-{hi}")];
+            if let Some(c) = &o.cores {
+                a.extend(["--cores".to_string(), c.clone()]);
+            }
+            a
+        })
         .collect();
     start_agents(o, program, per_agent, None, None).await
 }

@@ -299,3 +299,44 @@ fn core_written_by_cohort() {
     let c = run(cohort(), &dir, &["threads", "by-cohort.core"], &cmds);
     compare("gdb (-) and cohort (+) reading cohort's gcore", g, c);
 }
+
+/// `cohort launch --cores PATTERN`: each rank examines its own core (`%r` is the rank), the
+/// outputs merged across ranks as for a live job.
+#[test]
+fn core_per_rank_launch() {
+    let dir = build("core_per_rank_launch", "crash.c", "gcc", &[]);
+    gdb_core(&dir, "crash", &[], "crash.0");
+    gdb_core(&dir, "crash", &["break fill"], "crash.1");
+    let mut c = Command::new(cohort());
+    c.args(["launch", "-n", "2", "--cores", "crash.%r", "-batch"])
+        .args(["-ex", "bt 1", "-ex", "print counter", "-ex", "print depth"])
+        .args(["-ex", "continue", "-ex", "info ranks", "--", "./crash"])
+        .current_dir(&dir);
+    let r = run_with_limit(c, LIMIT);
+    let want = [
+        "[0] Program terminated with signal SIGSEGV, Segmentation fault.",
+        "[1] Program terminated with signal SIGTRAP, Trace/breakpoint trap.",
+        "[0] 19\t    *bad = p->x; /* crashes here */",
+        "[1] 15\t  int local = depth * 10;",
+        "[0-1] $1 = 45",
+        "[0] $2 = 0",
+        "[1] $2 = 2",
+        "[0] stopped in fill at crash.c:19",
+        "[1] stopped in fill at crash.c:15",
+    ];
+    for w in want {
+        assert!(
+            r.out.lines().any(|l| l == w),
+            "no line {w:?} in:\n{}\n{}",
+            r.out,
+            r.err
+        );
+    }
+    assert!(
+        r.err
+            .lines()
+            .any(|l| l == "[0-1] The program is not being run."),
+        "continue: {}",
+        r.err
+    );
+}
