@@ -8,6 +8,7 @@ mod cuda;
 mod parallel;
 mod report;
 mod stdin;
+mod terminal;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -157,6 +158,7 @@ fn main() -> anyhow::Result<()> {
         d
     })
     .context("starting the tracer thread")?;
+    let tracer = std::rc::Rc::new(tracer);
 
     // Ctrl-C goes to the program (same terminal); the debugger itself must survive it.
     // SAFETY: installing SIG_IGN for SIGINT is a plain signal-disposition change.
@@ -217,6 +219,17 @@ fn main() -> anyhow::Result<()> {
         let stdin = std::io::stdin();
         let mut line = String::new();
         let mut last = String::new();
+        // A terminal gets line editing, history and completion (src/terminal.rs).
+        let mut term = (std::io::IsTerminal::is_terminal(&stdin)
+            && std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .then(|| {
+            let t = tracer.clone();
+            terminal::Terminal::new(Box::new(move |text| {
+                t.call(move |d| d.completions(&text)).unwrap_or_default()
+            }))
+            .ok()
+        })
+        .flatten();
         loop {
             // Inside a `define`, `while`, `if` or `commands` block gdb prompts with `>`.
             let prompt = tracer
@@ -224,10 +237,32 @@ fn main() -> anyhow::Result<()> {
                 .ok()
                 .flatten();
             let block = prompt.is_some();
-            print!("{}", prompt.as_deref().unwrap_or("(cohort) "));
-            let _ = std::io::stdout().flush();
             line.clear();
-            match stdin.lock().read_line(&mut line) {
+            if let Some(t) = term.as_mut() {
+                match t.read(prompt.as_deref().unwrap_or("(cohort) ")) {
+                    terminal::Line::Text(l) => line = l,
+                    terminal::Line::Interrupted => {
+                        // gdb: Ctrl-C drops the line and prompts again.
+                        println!("Quit");
+                        continue;
+                    }
+                    terminal::Line::Eof => {
+                        println!("quit");
+                        if tracer.call(|d| d.history_save()).unwrap_or(false) {
+                            t.save();
+                        }
+                        run("quit".into());
+                        break;
+                    }
+                }
+            } else {
+                print!("{}", prompt.as_deref().unwrap_or("(cohort) "));
+                let _ = std::io::stdout().flush();
+            }
+            match term
+                .as_ref()
+                .map_or_else(|| stdin.lock().read_line(&mut line), |_| Ok(1))
+            {
                 Ok(0) | Err(_) => {
                     // gdb quits at the end of its input; a terminal sees the word.
                     if std::io::IsTerminal::is_terminal(&stdin) {
@@ -247,6 +282,11 @@ fn main() -> anyhow::Result<()> {
                 last = l.clone();
             }
             if run(l) == Flow::Quit {
+                if let Some(t) = term.as_mut()
+                    && tracer.call(|d| d.history_save()).unwrap_or(false)
+                {
+                    t.save();
+                }
                 break;
             }
         }

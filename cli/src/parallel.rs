@@ -1010,11 +1010,13 @@ impl Front {
             self.batch_failed = self.last_failed;
             return;
         }
-        let mut stdin = crate::stdin::StdinLines::new();
+        let mut stdin = crate::stdin::StdinLines::interactive();
         let mut last = String::new();
         loop {
             self.end_open_line();
-            print("(cohort) ", "");
+            if !stdin.prompts() {
+                print("(cohort) ", "");
+            }
             let line = loop {
                 let due = self.next_partial_due();
                 tokio::select! {
