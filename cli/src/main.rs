@@ -36,6 +36,31 @@ use parallel::Cmd;
 
 const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] PROGRAM [CORE]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] --args PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [--cuda-library PATH] -p PID";
 
+/// The subcommands, as `cohort --help` lists them.
+const SUBCOMMANDS: &str = "\nSubcommands (each takes --help):
+  cohort launch    start a job of N ranks under the debugger (or examine a core per rank)
+  cohort attach    attach to the ranks of a running MPI or Slurm job
+  cohort offline   run a job unattended and write a report of its breakpoints and values
+  cohort demo      a small parallel program under cohort, with its report
+  cohort cuda      debug a CUDA program (cuda-gdb's command line)";
+
+/// The usage of `cohort SUBCOMMAND --help`; None when it is not asked for.
+fn subcommand_help(argv: &[String]) -> Option<String> {
+    let (sub, rest) = argv.split_first()?;
+    let usage = match sub.as_str() {
+        "launch" => parallel::LAUNCH_USAGE,
+        "attach" => parallel::ATTACH_USAGE,
+        "offline" => report::OFFLINE_USAGE,
+        "demo" => "Usage: cohort demo [-o REPORT.html]",
+        "cuda" => cuda::CUDA_USAGE,
+        _ => return None,
+    };
+    rest.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--help" || a == "-h")
+        .then(|| usage.to_string())
+}
+
 fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
     let mut o = Options::default();
     let mut i = 0;
@@ -77,7 +102,7 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
             }
             "--args" | "-args" => rest_are_args = true,
             "-h" | "--help" => {
-                println!("{USAGE}");
+                println!("{USAGE}\n{SUBCOMMANDS}");
                 std::process::exit(0);
             }
             "--version" | "-version" => {
@@ -116,6 +141,11 @@ fn main() -> anyhow::Result<()> {
             .init();
     }
     let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    // `--help` (or `-h`) before `--`: the subcommand's usage, on standard output.
+    if let Some(usage) = subcommand_help(&argv) {
+        println!("{usage}");
+        std::process::exit(0);
+    }
     // `cohort cuda ...` is the front end below with `--cuda-library` (cli/src/cuda.rs).
     if argv.first().map(String::as_str) == Some("cuda") {
         argv = match cuda::gdb_arguments(&argv[1..]) {

@@ -1327,8 +1327,10 @@ fn disable_randomization(commands: &[Cmd]) -> bool {
 }
 
 /// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
+pub const ATTACH_USAGE: &str = "Usage: cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [--agents A] [-batch] [-ex CMD]... [-x FILE]";
+
 pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
-    const USAGE: &str = "Usage: cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [--agents A] [-batch] [-ex CMD]... [-x FILE]";
+    const USAGE: &str = ATTACH_USAGE;
     let mut pid: Option<i32> = None;
     let mut rest = Vec::new();
     let mut i = 0;

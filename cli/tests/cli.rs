@@ -269,3 +269,32 @@ fn apropos_searches_help() {
         "REGEXP string is empty\n"
     );
 }
+
+/// `--help` on cohort lists the subcommands; on each subcommand it prints that subcommand's
+/// usage on standard output and exits 0 (issue 18).
+#[test]
+fn help_on_every_subcommand() {
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_cohort"))
+            .args(args)
+            .output()
+            .expect("cohort");
+        assert!(o.status.success(), "{args:?}: {o:?}");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let top = run(&["--help"]);
+    for sub in ["launch", "attach", "offline", "demo", "cuda"] {
+        assert!(
+            top.contains(&format!("  cohort {sub} ")),
+            "cohort --help lists {sub}:\n{top}"
+        );
+        for flag in ["--help", "-h"] {
+            let u = run(&[sub, flag]);
+            assert!(
+                u.to_lowercase()
+                    .starts_with(&format!("usage: cohort {sub} ")),
+                "cohort {sub} {flag}: {u}"
+            );
+        }
+    }
+}
