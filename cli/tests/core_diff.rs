@@ -340,3 +340,16 @@ fn core_per_rank_launch() {
         r.err
     );
 }
+
+/// `run` while a core is examined starts the program, without a question.
+#[test]
+fn core_then_run() {
+    let dir = build("core_then_run", "crash.c", "gcc", &[]);
+    let core = gdb_core(&dir, "crash", &[], "crash.gdb-core");
+    check(
+        &dir,
+        "crash",
+        &core,
+        &["run", "bt 1", "print counter", "kill"],
+    );
+}
