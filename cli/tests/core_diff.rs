@@ -197,6 +197,10 @@ fn core_file_command() {
         "info registers",
         "run",
         "bt 1",
+        "help core",
+        "help core-file",
+        "help generate-core-file",
+        "help gcore",
     ];
     let g = run("gdb", &dir, &["crash"], &cmds);
     let c = run(cohort(), &dir, &["crash"], &cmds);

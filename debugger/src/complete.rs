@@ -49,7 +49,7 @@ const SYMBOL_COMMANDS: &[&str] = &[
 ];
 
 /// The names of one section of [`NAMES`].
-fn section(name: &str) -> impl Iterator<Item = &'static str> {
+pub(crate) fn section(name: &str) -> impl Iterator<Item = &'static str> {
     let head = format!("[{name}]");
     NAMES
         .lines()
