@@ -53,6 +53,10 @@ struct Args {
     /// The ranks this agent starts (local launcher).
     #[arg(long)]
     ranks: Option<String>,
+    /// The ranks of `--ranks` examine core files instead of starting the program: `%r` in
+    /// the pattern is the rank.
+    #[arg(long)]
+    cores: Option<String>,
     /// Ranks to attach to: RANK=PID,… (MPIR acquisition).
     #[arg(long, value_delimiter = ',')]
     attach: Vec<String>,
@@ -170,6 +174,17 @@ fn main() -> anyhow::Result<()> {
             let mut env = base_env.clone();
             env.push(("COHORT_RANK".into(), rank.to_string().into()));
             env.push(("COHORT_SIZE".into(), a.size.to_string().into()));
+            if let Some(pattern) = &a.cores {
+                locals.push(LocalRank {
+                    rank,
+                    init: Init::Core {
+                        program: PathBuf::from(program),
+                        core: PathBuf::from(pattern.replace("%r", &rank.to_string())),
+                    },
+                    pipes: None,
+                });
+                continue;
+            }
             locals.push(LocalRank {
                 rank,
                 init: Init::Launch {

@@ -38,6 +38,8 @@ pub enum Init {
         kill_at_end: bool,
         exit_note: Option<String>,
     },
+    /// Examine a core file of the program (`cohort launch --cores`): read-only.
+    Core { program: PathBuf, core: PathBuf },
     /// Start the rank a launcher's wrapper handed over (MPICH's hydra through
     /// `cohort-rankwrap`), and tell the wrapper how it ended.
     Wrapped(Box<cohort_launch::WrappedRank>),
@@ -133,6 +135,7 @@ pub(crate) fn worker(
     let mut kill_attached = false;
     let mut exit_note: Option<String> = None;
     let mut wrapped: Option<Box<cohort_launch::WrappedRank>> = None;
+    let mut core_file: Option<PathBuf> = None;
     match init {
         Init::Launch {
             program,
@@ -157,6 +160,12 @@ pub(crate) fn worker(
             attach_pid = Some(pid);
             kill_attached = kill_at_end;
             exit_note = note;
+        }
+        Init::Core { program, core } => {
+            if let Err(e) = d.session.load_program(&program) {
+                cohort_debugger::errln!("{e}");
+            }
+            core_file = Some(core);
         }
         Init::Wrapped(mut w) => {
             let lo = w.launch_options();
@@ -189,6 +198,13 @@ pub(crate) fn worker(
                     drop(output::take());
                 }
                 match line {
+                    ":start" if core_file.is_some() => {
+                        if let Some(c) = &core_file
+                            && let Err(e) = d.load_core(c)
+                        {
+                            cohort_debugger::errln!("{e}");
+                        }
+                    }
                     ":start" => match attach_pid {
                         // Started a few at a time: forking from an agent with a hundred
                         // threads is mostly copying its page tables, and a thousand at once

@@ -23,13 +23,40 @@ struct Options {
     args: Vec<String>,
     /// `-p PID` as given: read as gdb's `attach` reads it (`Illegal process-id: foo.`).
     pid: Option<String>,
+    /// `PROGRAM CORE` or `-c CORE`: a core file to examine (gdb's `core-file`).
+    core: Option<PathBuf>,
     /// `--cuda-library PATH`: where the CUDA driver's debugger API is loaded from.
     cuda_library: Option<PathBuf>,
 }
 
 use cohort_session::parallel::{self, Cmd};
 
-const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] [--args] PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [--cuda-library PATH] -p PID";
+const USAGE: &str = "Usage: cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] PROGRAM [CORE]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] [--cuda-library PATH] --args PROGRAM [ARGS...]\n       cohort [-q] [-nx] [-batch] [-ex CMD]... [--cuda-library PATH] -p PID";
+
+/// The subcommands, as `cohort --help` lists them.
+const SUBCOMMANDS: &str = "\nSubcommands (each takes --help):
+  cohort launch    start a job of N ranks under the debugger (or examine a core per rank)
+  cohort attach    attach to the ranks of a running MPI or Slurm job
+  cohort offline   run a job unattended and write a report of its breakpoints and values
+  cohort demo      a small parallel program under cohort, with its report
+  cohort cuda      debug a CUDA program (cuda-gdb's command line)";
+
+/// The usage of `cohort SUBCOMMAND --help`; None when it is not asked for.
+fn subcommand_help(argv: &[String]) -> Option<String> {
+    let (sub, rest) = argv.split_first()?;
+    let usage = match sub.as_str() {
+        "launch" => parallel::LAUNCH_USAGE,
+        "attach" => parallel::ATTACH_USAGE,
+        "offline" => report::OFFLINE_USAGE,
+        "demo" => "Usage: cohort demo [-o REPORT.html]",
+        "cuda" => cuda::CUDA_USAGE,
+        _ => return None,
+    };
+    rest.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--help" || a == "-h")
+        .then(|| usage.to_string())
+}
 
 fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
     let mut o = Options::default();
@@ -62,13 +89,17 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
                 o.commands.push(Cmd::File(PathBuf::from(next(i)?)));
                 i += 1;
             }
+            "-c" | "-core" | "--core" => {
+                o.core = Some(PathBuf::from(next(i)?));
+                i += 1;
+            }
             "-p" | "--pid" | "-pid" => {
                 o.pid = Some(next(i)?);
                 i += 1;
             }
             "--args" | "-args" => rest_are_args = true,
             "-h" | "--help" => {
-                println!("{USAGE}");
+                println!("{USAGE}\n{SUBCOMMANDS}");
                 std::process::exit(0);
             }
             "--version" | "-version" => {
@@ -84,6 +115,9 @@ fn parse_args(argv: &[String]) -> anyhow::Result<Options> {
                 } else if !rest_are_args && o.pid.is_none() && a.parse::<i32>().is_ok() {
                     // gdb PROGRAM PID
                     o.pid = Some(a.to_string());
+                } else if !rest_are_args && o.core.is_none() && o.pid.is_none() {
+                    // gdb PROGRAM CORE
+                    o.core = Some(PathBuf::from(a));
                 } else {
                     o.args.push(a.to_string());
                 }
@@ -121,6 +155,11 @@ fn main() -> anyhow::Result<()> {
             .init();
     }
     let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    // `--help` (or `-h`) before `--`: the subcommand's usage, on standard output.
+    if let Some(usage) = subcommand_help(&argv) {
+        println!("{usage}");
+        std::process::exit(0);
+    }
     // `cohort cuda ...` is the front end below with `--cuda-library` (cli/src/cuda.rs).
     if argv.first().map(String::as_str) == Some("cuda") {
         argv = match cuda::gdb_arguments(&argv[1..]) {
@@ -164,6 +203,7 @@ fn main() -> anyhow::Result<()> {
         d
     })
     .context("starting the tracer thread")?;
+    let tracer = std::rc::Rc::new(tracer);
 
     // Ctrl-C goes to the program (same terminal); the debugger itself must survive it.
     // SAFETY: installing SIG_IGN for SIGINT is a plain signal-disposition change.
@@ -176,6 +216,7 @@ fn main() -> anyhow::Result<()> {
     let program = opts.program.clone();
     let args = std::mem::take(&mut opts.args);
     let pid = opts.pid.clone();
+    let core = opts.core.clone();
     let commands: Vec<Cmd> = std::mem::take(&mut opts.commands);
     // The whole start runs as one job on the tracer thread: no round trip between threads
     // per command (it matters for scripts that continue thousands of times).
@@ -188,6 +229,12 @@ fn main() -> anyhow::Result<()> {
                     cohort_debugger::errln!("{e}");
                     ok = false;
                 }
+            }
+            if let Some(core) = core {
+                ok = d
+                    .load_core(&core)
+                    .map_err(|e| cohort_debugger::errln!("{e}"))
+                    .is_ok();
             }
             if let Some(pid) = pid {
                 ok = d
@@ -217,6 +264,17 @@ fn main() -> anyhow::Result<()> {
         let stdin = std::io::stdin();
         let mut line = String::new();
         let mut last = String::new();
+        // A terminal gets line editing, history and completion (src/terminal.rs).
+        let mut term = (std::io::IsTerminal::is_terminal(&stdin)
+            && std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .then(|| {
+            let t = tracer.clone();
+            cohort_session::terminal::Terminal::new(Box::new(move |text| {
+                t.call(move |d| d.completions(&text)).unwrap_or_default()
+            }))
+            .ok()
+        })
+        .flatten();
         loop {
             // Inside a `define`, `while`, `if` or `commands` block gdb prompts with `>`.
             let prompt = tracer
@@ -224,10 +282,32 @@ fn main() -> anyhow::Result<()> {
                 .ok()
                 .flatten();
             let block = prompt.is_some();
-            print!("{}", prompt.as_deref().unwrap_or("(cohort) "));
-            let _ = std::io::stdout().flush();
             line.clear();
-            match stdin.lock().read_line(&mut line) {
+            if let Some(t) = term.as_mut() {
+                match t.read(prompt.as_deref().unwrap_or("(cohort) ")) {
+                    cohort_session::terminal::Line::Text(l) => line = l,
+                    cohort_session::terminal::Line::Interrupted => {
+                        // gdb: Ctrl-C drops the line and prompts again.
+                        println!("Quit");
+                        continue;
+                    }
+                    cohort_session::terminal::Line::Eof => {
+                        println!("quit");
+                        if tracer.call(|d| d.history_save()).unwrap_or(false) {
+                            t.save();
+                        }
+                        run("quit".into());
+                        break;
+                    }
+                }
+            } else {
+                print!("{}", prompt.as_deref().unwrap_or("(cohort) "));
+                let _ = std::io::stdout().flush();
+            }
+            match term
+                .as_ref()
+                .map_or_else(|| stdin.lock().read_line(&mut line), |_| Ok(1))
+            {
                 Ok(0) | Err(_) => {
                     // gdb quits at the end of its input; a terminal sees the word.
                     if std::io::IsTerminal::is_terminal(&stdin) {
@@ -247,6 +327,11 @@ fn main() -> anyhow::Result<()> {
                 last = l.clone();
             }
             if run(l) == Flow::Quit {
+                if let Some(t) = term.as_mut()
+                    && tracer.call(|d| d.history_save()).unwrap_or(false)
+                {
+                    t.save();
+                }
                 break;
             }
         }
@@ -314,5 +399,18 @@ mod tests {
         assert!(matches!(&o.commands[0], Cmd::File(f) if f == &PathBuf::from("cmds")));
         assert!(parse_args(&["-p".to_string()]).is_err());
         assert!(parse_args(&["--bogus".to_string()]).is_err());
+    }
+
+    #[test]
+    fn program_and_core() {
+        let o = p(&["-batch", "prog", "core.12"]);
+        assert_eq!(o.core, Some(PathBuf::from("core.12")));
+        assert!(o.args.is_empty() && o.pid.is_none());
+        let o = p(&["-c", "core", "prog"]);
+        assert_eq!(o.core, Some(PathBuf::from("core")));
+        assert_eq!(o.program, Some(PathBuf::from("prog")));
+        // `--args`: the second word is an argument, a number a PID.
+        assert!(p(&["--args", "prog", "core"]).core.is_none());
+        assert_eq!(p(&["prog", "77"]).pid.as_deref(), Some("77"));
     }
 }

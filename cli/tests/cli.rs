@@ -369,3 +369,32 @@ fn calls_refused_in_a_system_call_and_unwound_at_a_breakpoint() {
     // step(i) adds 0..99 once each; the call added 5.
     assert_eq!(rest, "acc=4955 usr1=0\n");
 }
+
+/// `--help` on cohort lists the subcommands; on each subcommand it prints that subcommand's
+/// usage on standard output and exits 0 (issue 18).
+#[test]
+fn help_on_every_subcommand() {
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_cohort"))
+            .args(args)
+            .output()
+            .expect("cohort");
+        assert!(o.status.success(), "{args:?}: {o:?}");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let top = run(&["--help"]);
+    for sub in ["launch", "attach", "offline", "demo", "cuda"] {
+        assert!(
+            top.contains(&format!("  cohort {sub} ")),
+            "cohort --help lists {sub}:\n{top}"
+        );
+        for flag in ["--help", "-h"] {
+            let u = run(&[sub, flag]);
+            assert!(
+                u.to_lowercase()
+                    .starts_with(&format!("usage: cohort {sub} ")),
+                "cohort {sub} {flag}: {u}"
+            );
+        }
+    }
+}

@@ -49,7 +49,7 @@ const SYMBOL_COMMANDS: &[&str] = &[
 ];
 
 /// The names of one section of [`NAMES`].
-fn section(name: &str) -> impl Iterator<Item = &'static str> {
+pub(crate) fn section(name: &str) -> impl Iterator<Item = &'static str> {
     let head = format!("[{name}]");
     NAMES
         .lines()
@@ -64,6 +64,27 @@ impl Debugger {
     pub(crate) fn cmd_complete(&mut self, arg: &str) -> Result<Flow> {
         // gdb keeps the text as typed, leading blanks aside.
         let text = arg.trim_start();
+        let found = self.completions(text);
+        let truncated = found.len() > MAX_COMPLETIONS;
+        for c in found.iter().take(MAX_COMPLETIONS) {
+            out(c);
+        }
+        if truncated {
+            out(format!(
+                "{text} *** List may be truncated, max-completions reached. ***"
+            ));
+        }
+        Ok(Flow::Go)
+    }
+
+    /// `set history save`: the terminal's history is written back on exit.
+    pub fn history_save(&self) -> bool {
+        self.settings.on("history save")
+    }
+
+    /// The completions of a command line being typed, each as the whole line, sorted (the
+    /// terminal's Tab and `complete`).
+    pub fn completions(&self, text: &str) -> Vec<String> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let ends_blank = text.ends_with(char::is_whitespace);
         let mut found: BTreeSet<String> = BTreeSet::new();
@@ -125,16 +146,7 @@ impl Debugger {
                 }
             }
         }
-        let truncated = found.len() > MAX_COMPLETIONS;
-        for c in found.iter().take(MAX_COMPLETIONS) {
-            out(format!("{before}{c}"));
-        }
-        if truncated {
-            out(format!(
-                "{text} *** List may be truncated, max-completions reached. ***"
-            ));
-        }
-        Ok(Flow::Go)
+        found.iter().map(|c| format!("{before}{c}")).collect()
     }
 
     /// Names a symbol completion offers: ELF symbols of every loaded object, and the

@@ -1125,7 +1125,10 @@ impl EvalCtx<'_> {
     /// Linux (LP64).
     fn siginfo(&self) -> Option<Value> {
         let tid = self.dbg.session.current_thread()?;
-        let bytes = self.dbg.session.process()?.siginfo_bytes(tid).ok()?;
+        let bytes = match self.dbg.session.process() {
+            Some(p) => p.siginfo_bytes(tid).ok()?,
+            None => self.dbg.session.core_siginfo(tid)?.to_vec(),
+        };
         Some(Value::new(siginfo_type(), bytes, Lval::None))
     }
 

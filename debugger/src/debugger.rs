@@ -58,9 +58,9 @@ pub struct Debugger {
     /// `Event::Step` standing for it is not reported again.
     soft_reported: bool,
     /// Highest gdb thread number seen: once above 1, stops name their thread.
-    many_threads: bool,
+    pub(crate) many_threads: bool,
     /// Thread last reported to the user.
-    last_tid: Option<i32>,
+    pub(crate) last_tid: Option<i32>,
     /// `set language LANG` (None: `auto`, the selected frame's unit decides).
     pub(crate) language_set: Option<cohort_dwarf::format::Language>,
     /// `set print elements N` and `set print repeats N` (`usize::MAX`: unlimited).
@@ -434,6 +434,8 @@ impl Debugger {
             "list" | "l" => self.cmd_list(rest),
             "kill" | "k" => self.cmd_kill(),
             "detach" => self.cmd_detach(),
+            "core-file" | "core" => self.cmd_core_file(rest),
+            "gcore" | "generate-core-file" => self.cmd_gcore(rest),
             "attach" => self.cmd_attach(rest),
             "x" => self.cmd_x(rest),
             "disassemble" | "disas" => self.cmd_disassemble(rest),
@@ -892,6 +894,8 @@ impl Debugger {
     // ------------------------------------------------------------------ running
 
     fn cmd_run(&mut self, args: &str, stop_at_entry: bool) -> Result<Flow> {
+        // A core file being examined gives way to the process, without a question.
+        self.session.close_core();
         // gdb asks the user at the terminal only; the old process goes when the new one starts.
         if self.from_tty
             && self.session.is_running()
@@ -933,7 +937,7 @@ impl Debugger {
 
     /// A process was started or attached: its libraries are new (gdb reads their symbols
     /// again: a missing source file of theirs is reported again).
-    fn new_process(&self) {
+    pub(crate) fn new_process(&self) {
         self.src.process_gen.set(self.src.process_gen.get() + 1);
     }
 
@@ -1203,6 +1207,9 @@ impl Debugger {
     }
 
     fn cmd_kill(&mut self) -> Result<Flow> {
+        if self.session.core().is_some() {
+            return self.kill_core();
+        }
         let pid = self.session.pid().ok_or(EngineError::NotRunning)?;
         if !self.query("Kill the program being debugged? ", None) {
             return Err(EngineError::Other("Not confirmed.".into()));
@@ -1213,6 +1220,10 @@ impl Debugger {
     }
 
     fn cmd_detach(&mut self) -> Result<Flow> {
+        if self.session.close_core() {
+            self.core_closed();
+            return Ok(Flow::Go);
+        }
         let exe = self
             .session
             .process()
@@ -2122,7 +2133,18 @@ impl Debugger {
                 "The program has no registers now.".into(),
             ));
         }
-        let regs = self.session.registers(true)?;
+        let mut regs = self.session.registers(true)?;
+        // In an outer frame: the registers as unwound there (the others as in frame 0).
+        let sel = self.selected_frame();
+        if sel > 0
+            && let Some(f) = self.frames(sel + 1).get(sel)
+        {
+            for i in 0..f.regs.span() {
+                if let Some(v) = f.regs.get(i) {
+                    regs.set(i, v);
+                }
+            }
+        }
         let arch = regs.arch;
         let sym = |a: u64| self.session.symbolize(a);
         if names.is_empty() {
@@ -2162,7 +2184,7 @@ impl Debugger {
         let sel = self.selected_frame();
         let mut rows = Vec::new();
         for t in &threads {
-            let target = format!("{} \"{}\"", thread_target(t.pointer, t.tid, pid), t.name);
+            let target = thread_label(t, pid);
             let mark = if Some(t.tid) == cur { "*" } else { " " };
             // The Frame column is the thread's frame 0 as gdb describes it.
             self.session.select_thread(t.num)?;
@@ -2185,7 +2207,7 @@ impl Debugger {
 
     /// Make `tid` the current thread again, with frame `frame` selected.
     fn restore_thread(&mut self, tid: Option<i32>, frame: usize) {
-        let num = tid.and_then(|t| self.session.process().and_then(|p| p.thread_num(t)));
+        let num = tid.and_then(|t| self.session.thread_num(t));
         if let Some(n) = num {
             let _ = self.session.select_thread(n);
         }
@@ -2195,11 +2217,11 @@ impl Debugger {
     }
 
     /// `$_thread`: the current thread's number.
-    fn set_thread_variable(&self) {
+    pub(crate) fn set_thread_variable(&self) {
         let num = self
             .session
             .current_thread()
-            .and_then(|t| self.session.process().and_then(|p| p.thread_num(t)))
+            .and_then(|t| self.session.thread_num(t))
             .unwrap_or(0);
         let ty = Type::base("int", 4, Encoding::Signed);
         let v = Value::new(ty, (num as i32).to_le_bytes().to_vec(), Lval::None);
@@ -2261,11 +2283,7 @@ impl Debugger {
             self.session.select_thread(n)?;
             self.invalidate_frames();
             self.set_thread_variable();
-            out(format!(
-                "\nThread {n} ({} \"{}\"):",
-                thread_target(t.pointer, t.tid, pid),
-                t.name
-            ));
+            out(format!("\nThread {n} ({}):", thread_label(t, pid)));
             // As gdb (without `-c`/`-s`): an error ends the loop and is the command's.
             match self.run_command(&rest) {
                 Ok(Flow::Quit) => return Ok(Flow::Quit),
@@ -2566,6 +2584,15 @@ fn notice_line(n: &Notice) -> Option<String> {
 
 /// gdb's target id of a thread: `Thread 0x7ffff7d87740 (LWP 1649)`, or `process N` before the
 /// thread library has set the thread pointer.
+/// A thread as `info threads` and `thread apply` name it: its target id and its name (a core
+/// file's threads have none, and gdb shows none).
+fn thread_label(t: &cohort_engine::process::ThreadInfo, pid: Option<i32>) -> String {
+    match t.name.as_str() {
+        "" => thread_target(t.pointer, t.tid, pid),
+        name => format!("{} \"{name}\"", thread_target(t.pointer, t.tid, pid)),
+    }
+}
+
 pub(crate) fn thread_target(pointer: u64, tid: i32, pid: Option<i32>) -> String {
     if pointer == 0 {
         if Some(tid) == pid {

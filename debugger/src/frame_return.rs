@@ -139,7 +139,7 @@ impl Debugger {
                 return Err(other("Can not pop the stack frame."));
             }
             None => {
-                let up = self.session.process().and_then(|mem| {
+                let up = self.session.memory().and_then(|mem| {
                     self.src
                         .unwinder
                         .caller(self.session.symbols(), mem, &frame)

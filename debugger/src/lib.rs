@@ -5,6 +5,7 @@
 pub mod output;
 
 mod complete;
+mod core_cmds;
 mod cuda;
 mod data;
 pub mod debugger;

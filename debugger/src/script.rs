@@ -741,6 +741,15 @@ impl Debugger {
                 return Ok(Flow::Go);
             }
         }
+        // A unique prefix of one of gdb's commands is that command (`help core`).
+        if !key.is_empty() && !key.contains(' ') {
+            let mut names = crate::complete::section("top").filter(|n| n.starts_with(&key));
+            if let (Some(one), None) = (names.next(), names.next())
+                && one != key
+            {
+                return self.cmd_help(one);
+            }
+        }
         match key.split_once(' ') {
             Some((prefix @ ("info" | "show"), rest)) => err(format!(
                 "Undefined {prefix} command: \"{rest}\".  Try \"help {prefix}\"."

@@ -155,6 +155,12 @@ const SETTINGS: &[Setting] = &[
     ),
     s("pagination", "State of pagination", Kind::Bool, "on"),
     s(
+        "history save",
+        "Saving of the history record on exit",
+        Kind::Bool,
+        "off",
+    ),
+    s(
         "height",
         "Number of lines gdb thinks are in a page",
         Kind::Unlimited,

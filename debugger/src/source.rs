@@ -593,7 +593,7 @@ impl Debugger {
         {
             return f.clone();
         }
-        let mem: &dyn MemoryRead = match self.session.process() {
+        let mem: &dyn MemoryRead = match self.session.memory() {
             Some(p) => p,
             None => &NoMem,
         };
@@ -1493,7 +1493,7 @@ impl Debugger {
             .thread_pointer
             .and_then(|i| regs.get(i))
             .ok_or_else(cannot)? as u64;
-        let mem = self.session.process().ok_or_else(cannot)?;
+        let mem = self.session.memory().ok_or_else(cannot)?;
         let ptr = arch.ptr_size as u64;
         let is_program = self
             .session
@@ -1521,12 +1521,12 @@ impl Debugger {
                     .lookup("_thread_db_link_map_l_tls_modid")
                     .ok_or_else(cannot)?;
                 let mut d = [0u8; 12];
-                mem.read_memory(desc, &mut d).map_err(|_| cannot())?;
+                mem.read(desc, &mut d).map_err(|_| cannot())?;
                 let bits = u32::from_le_bytes([d[0], d[1], d[2], d[3]]);
                 let off = u32::from_le_bytes([d[8], d[9], d[10], d[11]]);
                 let mut v = [0u8; 8];
                 let n = ((bits / 8) as usize).clamp(1, 8);
-                mem.read_memory(lm + u64::from(off), &mut v[..n])
+                mem.read(lm + u64::from(off), &mut v[..n])
                     .map_err(|_| cannot())?;
                 u64::from_le_bytes(v)
             }
@@ -1571,7 +1571,7 @@ impl Debugger {
     pub(crate) fn thread_register(&self, i: usize) -> Option<u128> {
         let key = (
             self.session.current_thread()?,
-            self.session.process()?.epoch(),
+            self.session.process().map_or(0, |p| p.epoch()),
         );
         if let Some((k, r)) = &*self.src.all_regs.borrow()
             && *k == key

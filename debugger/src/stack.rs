@@ -295,7 +295,7 @@ impl Debugger {
         let mut offset: i64 = -8;
         let pc = frame.pc();
         if let Some(mut start) = self.function_start(frame.lookup_pc())
-            && let Some(mem) = self.session.process()
+            && let Some(mem) = self.session.memory()
         {
             let mut code = [0u8; 8];
             if self
@@ -324,7 +324,7 @@ impl Debugger {
 
     /// The pc of the machine caller of `frame` even past main (where `bt` stops).
     fn machine_caller_pc(&self, frame: &cohort_unwind::Frame) -> Option<u64> {
-        let mem = self.session.process()?;
+        let mem = self.session.memory()?;
         self.src
             .unwinder
             .caller(self.session.symbols(), mem, frame)

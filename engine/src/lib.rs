@@ -3,6 +3,7 @@
 
 pub mod affinity;
 pub mod arch;
+pub mod core;
 pub mod error;
 pub mod memory;
 pub mod mux;

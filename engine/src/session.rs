@@ -17,6 +17,8 @@ use crate::signals::SignalTable;
 use crate::solib;
 use crate::symbols::{LoadedObject, ObjectFile, SymbolTable};
 
+mod core_target;
+
 /// Where a breakpoint was asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BpSpec {
@@ -178,6 +180,8 @@ pub struct Session {
     pub death_signal: Option<i32>,
     exe: Option<Arc<ObjectFile>>,
     process: Option<Process>,
+    /// A core file being examined (gdb's core target): read-only, no process.
+    core: Option<crate::core::Core>,
     symbols: SymbolTable,
     libs: Vec<SharedLib>,
     breakpoints: Vec<Breakpoint>,
@@ -228,6 +232,7 @@ impl Session {
             death_signal: None,
             exe: None,
             process: None,
+            core: None,
             symbols: SymbolTable::default(),
             libs: Vec::new(),
             breakpoints: Vec::new(),
@@ -274,12 +279,18 @@ impl Session {
         self.process.as_mut().ok_or(EngineError::NotRunning)
     }
 
+    /// Whether there is a program state to look at: a process, or a core file (whose
+    /// running commands then say "The program is not being run.").
     pub fn is_running(&self) -> bool {
-        self.process.is_some()
+        self.process.is_some() || self.core.is_some()
     }
 
     pub fn pid(&self) -> Option<i32> {
-        self.process.as_ref().map(|p| p.pid())
+        match (&self.process, &self.core) {
+            (Some(p), _) => Some(p.pid()),
+            (None, Some(c)) => Some(c.pid),
+            _ => None,
+        }
     }
 
     pub fn symbols(&self) -> &SymbolTable {
@@ -308,6 +319,11 @@ impl Session {
     }
 
     pub fn select_thread(&mut self, num: usize) -> Result<i32> {
+        if let (None, Some(c)) = (&self.process, &self.core) {
+            let tid = c.thread(num).ok_or(EngineError::NoThread(num))?.tid;
+            self.current = Some(tid);
+            return Ok(tid);
+        }
         let p = self.process.as_ref().ok_or(EngineError::NotRunning)?;
         let tid = p.tid_of(num).ok_or(EngineError::NoThread(num))?;
         self.current = Some(tid);
@@ -315,6 +331,9 @@ impl Session {
     }
 
     pub fn threads(&mut self) -> Vec<ThreadInfo> {
+        if let (None, Some(c)) = (&self.process, &self.core) {
+            return core_target::threads(c);
+        }
         self.process
             .as_mut()
             .map(|p| p.threads())
@@ -542,14 +561,14 @@ impl Session {
 
     // ------------------------------------------------------------ shared libraries
 
-    fn refresh_libraries(&mut self) -> Result<()> {
-        let Some(p) = self.process.as_ref() else {
+    pub(crate) fn refresh_libraries(&mut self) -> Result<()> {
+        let Some(p) = self.memory() else {
             return Ok(());
         };
         let Some(rd) = self.r_debug else {
             return Ok(());
         };
-        let ptr = p.arch().ptr_size;
+        let ptr = self.arch().ptr_size;
         let Ok(r) = solib::read_r_debug(p, rd, ptr) else {
             return Ok(());
         };
@@ -1283,6 +1302,7 @@ impl Session {
     pub fn read_memory(&self, addr: u64, buf: &mut [u8]) -> Result<()> {
         match &self.process {
             Some(p) => p.read_memory(addr, buf),
+            None if self.core.is_some() => self.read_core_memory(addr, buf),
             None => {
                 if self.symbols.read_file_bytes(addr, buf) {
                     Ok(())
@@ -1306,6 +1326,11 @@ impl Session {
     }
 
     pub fn registers(&self, all: bool) -> Result<Registers> {
+        if self.process.is_none()
+            && let Some(r) = self.core_registers(all)
+        {
+            return r;
+        }
         let (Some(p), Some(tid)) = (self.process.as_ref(), self.current) else {
             return Err(EngineError::NotRunning);
         };

@@ -4,8 +4,9 @@
 
 pub mod compare;
 pub mod diagnose;
-pub mod groups;
 pub mod events;
+pub mod groups;
 pub mod parallel;
 mod recorder;
 mod stdin;
+pub mod terminal;

@@ -86,9 +86,12 @@ pub struct LaunchOpts {
     pub settle_ms: u32,
     /// Preload the MPI call recorder into launched ranks (off: `--no-mpi-recorder`).
     pub mpi_recorder: bool,
+    /// `--cores PATTERN`: each rank examines a core file (`%r` in PATTERN is its rank)
+    /// instead of starting the program (local launcher).
+    pub cores: Option<String>,
 }
 
-pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [--no-mpi-recorder] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
+pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [--no-mpi-recorder] [--cores PATTERN] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
 
 pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
     let mut o = LaunchOpts {
@@ -104,6 +107,7 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
         args: Vec::new(),
         timeout_ms: 30_000,
         settle_ms: 1_000,
+        cores: None,
         listen: std::net::IpAddr::V4(Ipv4Addr::LOCALHOST),
         agent_hosts: Vec::new(),
         agent_prefix: None,
@@ -186,6 +190,15 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
                 i += 1;
             }
             "--no-mpi-recorder" => o.mpi_recorder = false,
+            "--cores" => {
+                // Absolute: the agents run elsewhere.
+                let p = val(i)?;
+                o.cores = Some(match std::path::absolute(&p) {
+                    Ok(a) => a.to_string_lossy().into_owned(),
+                    Err(_) => p,
+                });
+                i += 1;
+            }
             "-batch" | "--batch" => o.batch = true,
             "-q" | "-quiet" | "--quiet" | "-silent" | "-nx" | "--nx" | "-nh" => {}
             "-ex" | "--ex" | "-eval-command" | "--eval-command" => {
@@ -1062,11 +1075,13 @@ impl Front {
             self.batch_failed = self.last_failed;
             return;
         }
-        let mut stdin = crate::stdin::StdinLines::new();
+        let mut stdin = crate::stdin::StdinLines::interactive();
         let mut last = String::new();
         loop {
             self.end_open_line();
-            print("(cohort) ", "");
+            if !stdin.prompts() {
+                print("(cohort) ", "");
+            }
             let line = loop {
                 let due = self.next_partial_due();
                 tokio::select! {
@@ -1386,8 +1401,10 @@ fn disable_randomization(commands: &[Cmd]) -> bool {
 }
 
 /// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
+pub const ATTACH_USAGE: &str = "Usage: cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [--agents A] [-batch] [-ex CMD]... [-x FILE]";
+
 pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
-    const USAGE: &str = "Usage: cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [--agents A] [-batch] [-ex CMD]... [-x FILE]";
+    const USAGE: &str = ATTACH_USAGE;
     let mut pid: Option<i32> = None;
     let mut rest = Vec::new();
     let mut i = 0;
@@ -1642,7 +1659,13 @@ pub fn resolve_program(p: &Path) -> anyhow::Result<PathBuf> {
 pub async fn start_local(o: &LaunchOpts, program: &Path) -> anyhow::Result<(Front, Agents)> {
     let per_agent: Vec<Vec<String>> = blocks(o.n, o.agents)
         .into_iter()
-        .map(|(lo, hi)| vec!["--ranks".to_string(), format!("{lo}-{hi}")])
+        .map(|(lo, hi)| {
+            let mut a = vec!["--ranks".to_string(), format!("{lo}-{hi}")];
+            if let Some(c) = &o.cores {
+                a.extend(["--cores".to_string(), c.clone()]);
+            }
+            a
+        })
         .collect();
     start_agents(o, program, per_agent, None, None).await
 }

@@ -25,9 +25,81 @@ pub(crate) enum StdinLines {
         eof: bool,
     },
     Pool(Lines<BufReader<Stdin>>),
+    /// A terminal: a thread edits the line (src/terminal.rs) when asked for one.
+    Terminal {
+        ask: std::sync::mpsc::Sender<()>,
+        lines: tokio::sync::mpsc::UnboundedReceiver<Option<String>>,
+        asked: bool,
+    },
 }
 
 impl StdinLines {
+    /// Lines from a terminal through the line editor (prompting with `(cohort) ` itself), or
+    /// as `new` reads them where standard input or output is not a terminal.
+    pub(crate) fn interactive() -> Self {
+        use std::io::IsTerminal;
+        if !(io::stdin().is_terminal() && io::stdout().is_terminal()) {
+            return Self::new();
+        }
+        let (ask, asks) = std::sync::mpsc::channel::<()>();
+        let (send, lines) = tokio::sync::mpsc::unbounded_channel();
+        let spawned = std::thread::Builder::new()
+            .name("cohort-terminal".into())
+            .spawn(move || {
+                // Tab completes command and setting names (the ranks have the symbols).
+                let names = cohort_debugger::Debugger::new(true);
+                let Ok(mut term) =
+                    crate::terminal::Terminal::new(Box::new(move |text| names.completions(&text)))
+                else {
+                    return;
+                };
+                let mut save = false;
+                while asks.recv().is_ok() {
+                    let line = match term.read("(cohort) ") {
+                        crate::terminal::Line::Text(l) => Some(l),
+                        crate::terminal::Line::Interrupted => Some(String::new()),
+                        crate::terminal::Line::Eof => None,
+                    };
+                    // `set history save on|off` as the ranks see it.
+                    match line
+                        .as_deref()
+                        .map(str::split_whitespace)
+                        .map(Iterator::collect::<Vec<_>>)
+                        .as_deref()
+                    {
+                        Some(["set", "history", "save", v]) => {
+                            save = matches!(*v, "on" | "1" | "yes" | "enable")
+                        }
+                        Some(["set", "history", "save"]) => save = true,
+                        _ => {}
+                    }
+                    let end = line.is_none()
+                        || line
+                            .as_deref()
+                            .is_some_and(|l| matches!(l.trim(), "quit" | "q"));
+                    if end && save {
+                        term.save();
+                    }
+                    if send.send(line).is_err() {
+                        return;
+                    }
+                }
+            });
+        match spawned {
+            Ok(_) => StdinLines::Terminal {
+                ask,
+                lines,
+                asked: false,
+            },
+            Err(_) => Self::new(),
+        }
+    }
+
+    /// Whether the line editor prints the prompt (the caller does not).
+    pub(crate) fn prompts(&self) -> bool {
+        matches!(self, StdinLines::Terminal { .. })
+    }
+
     pub(crate) fn new() -> Self {
         // A descriptor of our own for standard input, so that the registration's holds for as
         // long as it is registered.
@@ -50,6 +122,15 @@ impl StdinLines {
     pub(crate) async fn next_line(&mut self) -> io::Result<Option<String>> {
         let (fd, buf, eof) = match self {
             StdinLines::Pool(lines) => return lines.next_line().await,
+            StdinLines::Terminal { ask, lines, asked } => {
+                // Asked once per line: the caller may drop this future and call again.
+                if !*asked {
+                    *asked = ask.send(()).is_ok();
+                }
+                let l = lines.recv().await.flatten();
+                *asked = false;
+                return Ok(l);
+            }
             StdinLines::Polled { fd, buf, eof } => (fd, buf, eof),
         };
         loop {

@@ -107,6 +107,15 @@ pub fn read_all(tid: Pid) -> Result<Registers> {
     let mut regs = read_gp(tid)?;
     let mut fp: libc::user_fpregs_struct = unsafe_zeroed_fp();
     if fpregs(tid, libc::PTRACE_GETFPREGS, &mut fp).is_ok() {
+        add_fp(&mut regs, &fp);
+    }
+    read_opmask(tid, &mut regs);
+    Ok(regs)
+}
+
+/// The x87 and SSE registers of an FXSAVE block, into `regs`.
+fn add_fp(regs: &mut Registers, fp: &libc::user_fpregs_struct) {
+    {
         for i in 0..8 {
             let w = &fp.st_space[i * 4..i * 4 + 4];
             let raw = (w[0] as u128) | (w[1] as u128) << 32 | ((w[2] & 0xffff) as u128) << 64;
@@ -120,7 +129,7 @@ pub fn read_all(tid: Pid) -> Result<Registers> {
         }
         regs.set(idx::FCTRL, fp.cwd as u128);
         regs.set(idx::FCTRL + 1, fp.swd as u128);
-        regs.set(idx::FCTRL + 2, full_tag_word(fp.ftw as u8, &regs) as u128);
+        regs.set(idx::FCTRL + 2, full_tag_word(fp.ftw as u8, regs) as u128);
         regs.set(idx::FCTRL + 3, ((fp.rip >> 32) & 0xffff) as u128); // fiseg
         regs.set(idx::FCTRL + 4, (fp.rip & 0xffff_ffff) as u128); // fioff
         regs.set(idx::FCTRL + 5, ((fp.rdp >> 32) & 0xffff) as u128); // foseg
@@ -128,8 +137,6 @@ pub fn read_all(tid: Pid) -> Result<Registers> {
         regs.set(idx::FCTRL + 7, (fp.fop & 0x7ff) as u128);
         regs.set(idx::MXCSR, fp.mxcsr as u128);
     }
-    read_opmask(tid, &mut regs);
-    Ok(regs)
 }
 
 /// Write the x87 and SSE registers `regs` holds (`st0`–`st7`, `xmm0`–`xmm15`, `mxcsr`) over
@@ -319,6 +326,11 @@ fn read_opmask(tid: Pid, regs: &mut Registers) {
         Ok(n) if n >= XSTATE_OPMASK + 64 => {}
         _ => return,
     }
+    opmask_from_xstate(&buf, regs);
+}
+
+/// The AVX-512 mask registers of an XSAVE area (where the CPU has them), into `regs`.
+pub fn opmask_from_xstate(buf: &[u8], regs: &mut Registers) {
     let Some(xcr0) = buf
         .get(XSTATE_XCR0..XSTATE_XCR0 + 8)
         .and_then(|b| b.try_into().ok())
@@ -459,4 +471,145 @@ pub fn restore_state(tid: Pid, s: &SavedState) -> Result<()> {
     ptrace::setregs(tid, s.gp).map_err(ptrace_err("PTRACE_SETREGS", tid))?;
     ptrace::write_user(tid, dr_offset(6), s.dr6 as libc::c_long)
         .map_err(ptrace_err("PTRACE_POKEUSER", tid))
+}
+
+// ---------------------------------------------------------------- core files
+
+/// `sizeof(struct user_regs_struct)`: the register block of a core file's `NT_PRSTATUS`.
+pub const RAW_GP_SIZE: usize = std::mem::size_of::<libc::user_regs_struct>();
+/// `sizeof(struct user_fpregs_struct)`: a core file's `NT_FPREGSET` (the FXSAVE layout).
+pub const RAW_FP_SIZE: usize = std::mem::size_of::<libc::user_fpregs_struct>();
+
+/// The fields of `user_regs_struct` in their kernel order (as a core file stores them).
+fn gp_fields_mut(r: &mut RawGp) -> [&mut u64; 27] {
+    [
+        &mut r.r15,
+        &mut r.r14,
+        &mut r.r13,
+        &mut r.r12,
+        &mut r.rbp,
+        &mut r.rbx,
+        &mut r.r11,
+        &mut r.r10,
+        &mut r.r9,
+        &mut r.r8,
+        &mut r.rax,
+        &mut r.rcx,
+        &mut r.rdx,
+        &mut r.rsi,
+        &mut r.rdi,
+        &mut r.orig_rax,
+        &mut r.rip,
+        &mut r.cs,
+        &mut r.eflags,
+        &mut r.rsp,
+        &mut r.ss,
+        &mut r.fs_base,
+        &mut r.gs_base,
+        &mut r.ds,
+        &mut r.es,
+        &mut r.fs,
+        &mut r.gs,
+    ]
+}
+
+fn zeroed_gp() -> RawGp {
+    // SAFETY: user_regs_struct is plain old data; all-zero is a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+/// A register block from the bytes of a core file (`None` when too short).
+pub fn raw_from_bytes(b: &[u8]) -> Option<RawGp> {
+    let mut r = zeroed_gp();
+    for (i, f) in gp_fields_mut(&mut r).into_iter().enumerate() {
+        *f = u64::from_le_bytes(b.get(i * 8..i * 8 + 8)?.try_into().ok()?);
+    }
+    Some(r)
+}
+
+/// The bytes a core file stores for a register block.
+pub fn raw_to_bytes(r: &RawGp) -> Vec<u8> {
+    let mut r = *r;
+    gp_fields_mut(&mut r)
+        .into_iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect()
+}
+
+/// Every register from a core file's register block and FXSAVE block (if any).
+pub fn registers_from_core(gp: &RawGp, fp: Option<&[u8]>) -> Registers {
+    let mut regs = raw_to_registers(gp);
+    if let Some(b) = fp.filter(|b| b.len() >= 416) {
+        let mut f = unsafe_zeroed_fp();
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let u64_at = |o: usize| u64::from(u32_at(o)) | u64::from(u32_at(o + 4)) << 32;
+        f.cwd = u16_at(0);
+        f.swd = u16_at(2);
+        f.ftw = u16_at(4);
+        f.fop = u16_at(6);
+        f.rip = u64_at(8);
+        f.rdp = u64_at(16);
+        f.mxcsr = u32_at(24);
+        f.mxcr_mask = u32_at(28);
+        for (i, w) in f.st_space.iter_mut().enumerate() {
+            *w = u32_at(32 + i * 4);
+        }
+        for (i, w) in f.xmm_space.iter_mut().enumerate() {
+            *w = u32_at(160 + i * 4);
+        }
+        add_fp(&mut regs, &f);
+    }
+    regs
+}
+
+/// The FXSAVE block of a stopped thread as a core file stores it (`NT_FPREGSET`).
+pub fn read_fp_bytes(tid: Pid) -> Result<Vec<u8>> {
+    let mut f = unsafe_zeroed_fp();
+    fpregs(tid, libc::PTRACE_GETFPREGS, &mut f)?;
+    let mut b = Vec::with_capacity(RAW_FP_SIZE);
+    b.extend(f.cwd.to_le_bytes());
+    b.extend(f.swd.to_le_bytes());
+    b.extend(f.ftw.to_le_bytes());
+    b.extend(f.fop.to_le_bytes());
+    b.extend(f.rip.to_le_bytes());
+    b.extend(f.rdp.to_le_bytes());
+    b.extend(f.mxcsr.to_le_bytes());
+    b.extend(f.mxcr_mask.to_le_bytes());
+    for w in f.st_space.iter().chain(f.xmm_space.iter()) {
+        b.extend(w.to_le_bytes());
+    }
+    b.resize(RAW_FP_SIZE, 0);
+    Ok(b)
+}
+
+/// The XSAVE area of a stopped thread as a core file stores it (`NT_X86_XSTATE`), cut to the
+/// state components gdb 13 knows (up to PKRU), whose reader expects exactly that size.
+pub fn read_xstate_bytes(tid: Pid) -> Result<Vec<u8>> {
+    let mut buf = vec![0u8; 16384];
+    let n = xstate_regset(tid, libc::PTRACE_GETREGSET, "PTRACE_GETREGSET", &mut buf)?;
+    buf.truncate(n);
+    let xcr0 = buf
+        .get(XSTATE_XCR0..XSTATE_XCR0 + 8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map_or(0, u64::from_le_bytes);
+    // (component bit, end of its area in the standard layout)
+    const ENDS: [(u32, usize); 8] = [
+        (1, 512 + 64),
+        (2, 832),
+        (3, 1024),
+        (4, 1088),
+        (5, 1152),
+        (6, 1664),
+        (7, 2688),
+        (9, 2696),
+    ];
+    let end = ENDS
+        .iter()
+        .filter(|(bit, _)| xcr0 & (1 << bit) != 0)
+        .map(|&(_, e)| e)
+        .max()
+        .unwrap_or(n);
+    buf.truncate(end.min(n));
+    Ok(buf)
 }
