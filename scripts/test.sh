@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for tool in cc:gcc c++:g++ gfortran:gfortran flang-22:flang-22 gdb:gdb nm:binutils objdump:binutils clang:clang dwz:dwz ip:iproute2 sysctl:procps; do
+for tool in cc:gcc c++:g++ gfortran:gfortran flang-22:flang-22 gdb:gdb nm:binutils objdump:binutils clang:clang dwz:dwz ip:iproute2 sysctl:procps tmux:tmux; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
 # Python's pip installs NVRTC (below) for cuda-backend's cubin fixtures.

@@ -1,7 +1,7 @@
 //! The interactive terminal (issue 18): `cohort` in a real pseudo-terminal (a tmux pane),
 //! typed at with tmux's send-keys: Tab completes through `complete`, the arrow keys walk the
 //! history, Ctrl-R searches it, and `set history save on` keeps it in `~/.cohort_history`
-//! for the next session. Skipped where tmux is missing.
+//! for the next session. Skipped where tmux is missing (scripts/test.sh installs it).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
