@@ -1261,32 +1261,40 @@ impl Debugger {
         if self.in_user_object(f0) {
             return None;
         }
-        let mut mpi: Option<(usize, String)> = None;
-        for (i, fr) in frames.iter().enumerate() {
-            if self.in_user_object(fr) {
-                let l = self.frame_src_line(fr)?;
-                return Some(match mpi {
-                    Some((0, m)) => format!("stopped in {m} called from {}:{}", l.name, l.line),
-                    Some((_, m)) => format!("waiting in {m} called from {}:{}", l.name, l.line),
-                    // The library function the program called (`sleep`, not the
-                    // `clock_nanosleep` it runs in).
-                    None => format!(
-                        "stopped in {} called from {}:{}",
-                        frames
-                            .get(i.saturating_sub(1))
-                            .and_then(|f| self.frame_function(f).0)
-                            .as_deref()
-                            .map_or("??", public_name),
-                        l.name,
-                        l.line
-                    ),
-                });
+        let (i, mpi) = self.user_frame(&frames);
+        let i = i?;
+        let l = self.frame_src_line(&frames[i])?;
+        Some(match mpi {
+            Some((0, m)) => format!("stopped in {m} called from {}:{}", l.name, l.line),
+            Some((_, m)) => format!("waiting in {m} called from {}:{}", l.name, l.line),
+            // The library function the program called (`sleep`, not the `clock_nanosleep`
+            // it runs in).
+            None => format!(
+                "stopped in {} called from {}:{}",
+                frames
+                    .get(i.saturating_sub(1))
+                    .and_then(|f| self.frame_function(f).0)
+                    .as_deref()
+                    .map_or("??", public_name),
+                l.name,
+                l.line
+            ),
+        })
+    }
+
+    /// The innermost frame of the user's code in `frames`, and the MPI call below it: the
+    /// outermost frame under it named like one, with its index.
+    fn user_frame(&self, frames: &[Frame]) -> (Option<usize>, Option<(usize, String)>) {
+        let mut mpi = None;
+        for (i, f) in frames.iter().enumerate() {
+            if self.in_user_object(f) {
+                return (Some(i), mpi);
             }
-            if let Some(m) = self.frame_function(fr).0.as_deref().and_then(mpi_call_name) {
+            if let Some(m) = self.frame_function(f).0.as_deref().and_then(mpi_call_name) {
                 mpi = Some((i, m));
             }
         }
-        None
+        (None, mpi)
     }
 
     /// Where the program is stopped, as facts (see [`crate::facts::StopFacts`]): the innermost
@@ -1295,13 +1303,8 @@ impl Debugger {
         let frames = self.frames(64);
         let pc = frames.first().map_or(0, |f| f.pc());
         let at_breakpoint = !self.session.breakpoints_at(pc).is_empty();
-        let mut mpi_call = None;
-        let user = frames.iter().position(|f| self.in_user_object(f));
-        for f in frames.iter().take(user.unwrap_or(frames.len())) {
-            if let Some(m) = self.frame_function(f).0.as_deref().and_then(mpi_call_name) {
-                mpi_call = Some(m);
-            }
-        }
+        let (user, mpi) = self.user_frame(&frames);
+        let mpi_call = mpi.map(|(_, m)| m);
         let frame = user.and_then(|i| frames.get(i)).or(frames.first());
         let line = frame.and_then(|f| self.frame_src_line(f));
         crate::facts::StopFacts {

@@ -1407,10 +1407,13 @@ impl<'a> Ev<'a> {
         let mut addr = obj.address();
         // An object the program does not hold (a value a call returned) is copied to its
         // memory, for `this`.
-        if addr.is_none() && self.side && matches!(classify(&obj.ty), Cls::Agg) {
-            addr = Some(self.address_for_call(obj.clone())?);
-        }
+        // (Only once a method of that name is known to exist.)
         self.methods_into(&obj.ty, addr, 0, name, &mut out, 0)?;
+        if addr.is_none() && self.side && out.iter().any(|c| c.this.is_some()) {
+            addr = Some(self.address_for_call(obj.clone())?);
+            out.clear();
+            self.methods_into(&obj.ty, addr, 0, name, &mut out, 0)?;
+        }
         Ok(out)
     }
 
