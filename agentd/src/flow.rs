@@ -159,6 +159,16 @@ impl Budget {
         }
     }
 
+    /// Whether output of `rank`, one of this agent's own, is read and not yet passed on.
+    pub fn own_in_use(&self, rank: u32) -> bool {
+        let m = match self.ranks.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        m.get(&rank)
+            .is_some_and(|s| s.available_permits() < self.rank_total as usize)
+    }
+
     /// Bytes of the agent's share now taken (for tests and diagnostics).
     pub fn agent_in_use(&self) -> u32 {
         self.agent_total

@@ -75,6 +75,15 @@ pub enum Msg {
         stream: Stream,
         data: Vec<u8>,
     },
+    /// A rank's pipe reached its end (or failed): its reader is gone.
+    OutputEnd {
+        rank: u32,
+    },
+    /// An ended rank's pipes were found empty: every byte read from them is ahead of this
+    /// message in the node's queue.
+    Drained {
+        rank: u32,
+    },
     Tick,
     /// Stop waiting for missing children: register with the subtree there is.
     RegisterNow,
@@ -264,6 +273,34 @@ pub struct Node {
     silenced: HashMap<u32, u64>,
     /// The output this agent may hold (see [`crate::flow`]).
     budget: Arc<Budget>,
+    /// The read ends of ranks' pipes still read (copies, to see what is left in them).
+    open_pipes: HashMap<u32, Vec<OwnedFd>>,
+    /// Answers of ranks whose process ended, held until their pipes are read to the end (the
+    /// program's last writes may still be in them when its end is seen), with the time after
+    /// which they go regardless (a process the rank left behind may write on).
+    held: Vec<(Done, Held)>,
+}
+
+#[derive(Clone, Copy)]
+struct Held {
+    /// No output came from the rank since.
+    quiet_until: Instant,
+    /// The most an answer waits.
+    cap: Instant,
+}
+
+/// How long an ended rank's answer waits for more of its output before it goes without it.
+const OUTPUT_END_WAIT: Duration = Duration::from_secs(2);
+/// The most it waits while output keeps coming (or waits for a slow terminal).
+const OUTPUT_END_CAP: Duration = Duration::from_secs(60);
+
+/// Bytes waiting in a pipe.
+fn unread(fd: &OwnedFd) -> usize {
+    use std::os::fd::AsRawFd;
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, which points at `n`.
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut n) };
+    if r < 0 { 0 } else { n.max(0) as usize }
 }
 
 impl Node {
@@ -282,8 +319,14 @@ impl Node {
         let mut own = RankSet::new();
         let ranks = BTreeMap::new();
         let mut to_start = Vec::new();
+        let mut open_pipes = HashMap::new();
         for l in locals {
             if let Some(p) = l.pipes {
+                let copies: Vec<OwnedFd> = [&p.stdout_r, &p.stderr_r]
+                    .iter()
+                    .filter_map(|f| f.try_clone().ok())
+                    .collect();
+                open_pipes.insert(l.rank, copies);
                 stdin.insert(l.rank, p.stdin_w);
                 spawn_reader(l.rank, Stream::Stdout, p.stdout_r, tx.clone(), &budget);
                 spawn_reader(l.rank, Stream::Stderr, p.stderr_r, tx.clone(), &budget);
@@ -316,6 +359,8 @@ impl Node {
             attached: RankSet::new(),
             silenced: HashMap::new(),
             budget,
+            open_pipes,
+            held: Vec::new(),
         };
         (node, rx)
     }
@@ -493,7 +538,7 @@ impl Node {
                 Msg::ChildGone(key, why) => self.child_gone(key, &why),
                 Msg::RanksDone(v) => {
                     for d in v {
-                        self.on_done(d);
+                        self.on_done_after_output(d);
                     }
                 }
                 Msg::RegisterNow => self.register_now(),
@@ -503,7 +548,25 @@ impl Node {
                         stream,
                         data: Payload::new(data),
                     });
+                    // More output of an ended rank: its answer waits for the rest.
+                    let mut is_held = false;
+                    for (d, h) in self.held.iter_mut() {
+                        if d.rank == rank {
+                            h.quiet_until = Instant::now() + OUTPUT_END_WAIT;
+                            is_held = true;
+                        }
+                    }
+                    if is_held {
+                        self.check_drained(rank);
+                    }
                 }
+                Msg::OutputEnd { rank } => {
+                    // Either pipe's end: the other is not waited for any more (the rank's
+                    // process is gone or its reader failed).
+                    self.open_pipes.remove(&rank);
+                    self.release_held(|d| d.rank == rank);
+                }
+                Msg::Drained { rank } => self.release_held(|d| d.rank == rank),
                 Msg::Tick => {}
             }
             let now = Instant::now();
@@ -533,6 +596,7 @@ impl Node {
                 }
             }
         }
+        self.release_held(|_| true);
         self.flush_events(true);
         for (r, h) in &self.ranks {
             // A rank still in a command (running, or waiting in MPI) would take the shutdown
@@ -891,10 +955,82 @@ impl Node {
         if let Some(since) = self.events_since {
             t = t.min(since + EVENT_BATCH);
         }
+        for (_, h) in &self.held {
+            t = t.min(h.quiet_until.min(h.cap));
+        }
         t
     }
 
+    /// A rank's answer: at once, unless its process has ended while its pipes are still
+    /// open, in which case it waits for the rest of the output (so that `exited normally` is
+    /// shown after the program's last line, as under gdb).
+    fn on_done_after_output(&mut self, d: Done) {
+        let ended = matches!(
+            d.state,
+            cohort_wire::RankState::Exited { .. } | cohort_wire::RankState::Killed { .. }
+        );
+        if ended && self.open_pipes.contains_key(&d.rank) {
+            let now = Instant::now();
+            let rank = d.rank;
+            self.held.push((
+                d,
+                Held {
+                    quiet_until: now + OUTPUT_END_WAIT,
+                    cap: now + OUTPUT_END_CAP,
+                },
+            ));
+            self.check_drained(rank);
+        } else {
+            self.on_done(d);
+        }
+    }
+
+    /// If `rank`'s pipes hold nothing more, its held answer goes once what was read from them
+    /// has gone ahead of it (a message to this node, queued behind that output).
+    fn check_drained(&mut self, rank: u32) {
+        let left: usize = self
+            .open_pipes
+            .get(&rank)
+            .map_or(0, |v| v.iter().map(unread).sum());
+        if left == 0 {
+            let _ = self.tx.send(Msg::Drained { rank });
+        }
+    }
+
+    /// Answers held for their ranks' output that `which` picks.
+    fn release_held(&mut self, which: impl Fn(&Done) -> bool) {
+        let mut i = 0;
+        while i < self.held.len() {
+            if which(&self.held[i].0) {
+                let (d, _) = self.held.remove(i);
+                self.on_done(d);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     fn check_deadlines(&mut self, now: Instant) {
+        if self
+            .held
+            .iter()
+            .any(|(_, h)| now >= h.quiet_until || now >= h.cap)
+        {
+            // Output read and not yet passed on (a slow terminal) is output still coming.
+            let budget = self.budget.clone();
+            for (d, h) in self.held.iter_mut() {
+                if now >= h.quiet_until && budget.own_in_use(d.rank) {
+                    h.quiet_until = now + OUTPUT_END_WAIT;
+                }
+            }
+            let due: Vec<u32> = self
+                .held
+                .iter()
+                .filter(|(_, h)| now >= h.quiet_until || now >= h.cap)
+                .map(|(d, _)| d.rank)
+                .collect();
+            self.release_held(|d| due.contains(&d.rank));
+        }
         let due: Vec<u64> = self
             .pending
             .iter()
@@ -1038,6 +1174,7 @@ fn spawn_reader(
     let budget = budget.clone();
     tokio::spawn(async move {
         let Ok(rx) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd) else {
+            let _ = tx.send(Msg::OutputEnd { rank });
             return;
         };
         let chunk = budget.rank_total().min(16 * 1024);
@@ -1068,6 +1205,7 @@ fn spawn_reader(
                 break;
             }
         }
+        let _ = tx.send(Msg::OutputEnd { rank });
     });
 }
 

@@ -339,6 +339,37 @@ fn output_without_newlines_is_shown_as_it_comes() {
     s.wait_for("exited normally", Duration::from_secs(20));
 }
 
+/// A rank's exit is shown after every byte it wrote: the agent reads its pipes to their end
+/// before it answers (the program's last writes may still be in the pipe when its exit is
+/// seen). Sixteen ranks race their exits against their output.
+#[test]
+fn an_exit_is_shown_after_all_the_output_of_the_rank() {
+    let prog = cohort_fixtures::program("flood");
+    let marker = unique_marker();
+    let mut s = Slow::start(
+        &["launch", "-n", "16", "--settle", "60000", "-nx", "--"],
+        &prog,
+        &["2", "1"],
+        &marker,
+    );
+    s.wait_for("Temporary breakpoint 1, main", Duration::from_secs(60));
+    s.send("continue");
+    let exited = s.wait_for(
+        "[0-15] [Inferior 1 exited normally]",
+        Duration::from_secs(120),
+    );
+    let g = s.got.lock().unwrap();
+    let before = &g.0[..exited];
+    let ends = before.windows(2).filter(|w| w == b"!\n").count();
+    assert_eq!(
+        ends,
+        16,
+        "the exit came before the end of the output of {} ranks: {:?}",
+        16 - ends,
+        String::from_utf8_lossy(&g.0[g.0.len().saturating_sub(300)..])
+    );
+}
+
 /// 300 MiB without a newline: shown as it comes, every byte, while the front end's memory
 /// stays bounded.
 #[test]
