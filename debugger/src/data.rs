@@ -317,10 +317,20 @@ impl Debugger {
                 let u = d.unit_for_pc(f.lookup_pc().wrapping_sub(bias))?;
                 Some((d, u))
             }),
-            None => self.debug_objects().into_iter().find_map(|(d, _)| {
-                let f = scopes::function_by_name(&d, "main").ok()??;
-                Some((d, f.unit))
-            }),
+            // `main` by the ELF symbol table first: looking it up in the DWARF builds the
+            // whole name index (seconds on a large C++ program, before any command needs it).
+            None => {
+                let objects = self.debug_objects();
+                objects
+                    .iter()
+                    .find_map(|(d, _)| Some((d.clone(), d.main_unit()?)))
+                    .or_else(|| {
+                        objects.into_iter().find_map(|(d, _)| {
+                            let f = scopes::function_by_name(&d, "main").ok()??;
+                            Some((d, f.unit))
+                        })
+                    })
+            }
         };
         if let Some(l) = self.language_override() {
             return l;

@@ -21,7 +21,9 @@ use crate::loader::DebugFile;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FunctionEntry {
     pub name: String,
-    pub linkage_name: Option<String>,
+    /// Borrowed from the mapped `.debug_str` (which lives as long as the process): a large
+    /// C++ program's mangled names are most of its strings.
+    pub linkage_name: Option<&'static str>,
     pub unit: usize,
     /// The DIE of this copy (the subprogram, or the inlined subroutine).
     pub offset: UnitOffset,
@@ -30,8 +32,9 @@ pub struct FunctionEntry {
     /// Code ranges in the order the DWARF lists them (the first one's start is the entry pc,
     /// as gdb takes it). Empty for a function without code.
     pub ranges: Vec<(u64, u64)>,
-    /// Declaration file (full path) and line.
-    pub decl_file: Option<PathBuf>,
+    /// Declaration file (its number in the unit's line program: [`DebugFile::decl_path`]
+    /// gives its path; kept as a number so that indexing reads no line table) and line.
+    pub decl_file: Option<u64>,
     pub decl_line: u32,
     /// `DW_AT_external`: visible outside its unit.
     pub external: bool,
@@ -40,9 +43,6 @@ pub struct FunctionEntry {
     pub inline: bool,
     /// This entry is an inlined copy (`DW_TAG_inlined_subroutine`).
     pub inlined_copy: bool,
-    /// For an inlined copy: where it was inlined (file, line); 0 / `None` otherwise.
-    pub call_file: Option<PathBuf>,
-    pub call_line: u32,
 }
 
 impl FunctionEntry {
@@ -70,10 +70,11 @@ impl FunctionEntry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VariableEntry {
     pub name: String,
-    pub linkage_name: Option<String>,
+    pub linkage_name: Option<&'static str>,
     pub unit: usize,
     pub offset: UnitOffset,
-    pub decl_file: Option<PathBuf>,
+    /// See [`FunctionEntry::decl_file`].
+    pub decl_file: Option<u64>,
     pub decl_line: u32,
     pub external: bool,
 }
@@ -86,7 +87,8 @@ pub struct TypeEntry {
     pub tag: DwTag,
     pub unit: usize,
     pub offset: UnitOffset,
-    pub decl_file: Option<PathBuf>,
+    /// See [`FunctionEntry::decl_file`].
+    pub decl_file: Option<u64>,
     pub decl_line: u32,
 }
 
@@ -102,18 +104,122 @@ pub struct FileGroup<T> {
 #[derive(Default)]
 pub struct NameIndex {
     functions: Vec<FunctionEntry>,
-    function_names: HashMap<String, Vec<usize>>,
+    function_names: Names,
     /// Abstract functions (`DW_AT_inline`, no code) by name: (unit, DIE).
     abstract_functions: HashMap<String, Vec<(usize, UnitOffset)>>,
     variables: Vec<VariableEntry>,
-    variable_names: HashMap<String, Vec<usize>>,
+    variable_names: Names,
     types: Vec<TypeEntry>,
-    type_names: HashMap<String, Vec<usize>>,
+    type_names: Names,
     /// (low, high, function) for every code range of every out-of-line function, by low.
     by_address: Vec<(u64, u64, usize)>,
     /// C++ scope (`ns::Class`) of every subprogram DIE declared inside a class, struct or
     /// namespace: (unit, DIE) → scope.
-    scopes: HashMap<(usize, UnitOffset), String>,
+    /// Sorted by DIE ((unit << 40) | offset): DIEs are met in that order, and a sorted vector
+    /// costs a third of a hash map's memory for the million members of a large C++ program.
+    scopes: Vec<(u64, u32)>,
+    /// The distinct scopes `scopes` refers to (a class's members share its scope's string).
+    scope_names: Vec<Box<str>>,
+    scope_ids: HashMap<Box<str>, u32>,
+}
+
+/// A DIE as one number: its unit above its offset (offsets stay under 2^40).
+fn scope_key(ui: usize, off: UnitOffset) -> u64 {
+    ((ui as u64) << 40) | (off.0 as u64 & ((1 << 40) - 1))
+}
+
+impl NameIndex {
+    /// Record that DIE `off` of unit `ui` is declared in `scope`.
+    fn set_scope(&mut self, ui: usize, off: UnitOffset, scope: &str) {
+        let id = match self.scope_ids.get(scope) {
+            Some(id) => *id,
+            None => {
+                let id = u32::try_from(self.scope_names.len()).unwrap_or(u32::MAX);
+                self.scope_names.push(scope.into());
+                self.scope_ids.insert(scope.into(), id);
+                id
+            }
+        };
+        let key = scope_key(ui, off);
+        match self.scopes.last() {
+            Some(last) if last.0 >= key => match self.scopes.binary_search_by_key(&key, |e| e.0) {
+                Ok(i) => self.scopes[i].1 = id,
+                Err(i) => self.scopes.insert(i, (key, id)),
+            },
+            _ => self.scopes.push((key, id)),
+        }
+    }
+
+    /// The scope DIE `off` of unit `ui` is declared in.
+    fn scope_of(&self, ui: usize, off: UnitOffset) -> Option<&str> {
+        let key = scope_key(ui, off);
+        let i = self.scopes.binary_search_by_key(&key, |e| e.0).ok()?;
+        let id = self.scopes.get(i)?.1;
+        self.scope_names.get(id as usize).map(|s| &**s)
+    }
+}
+
+/// Names to entries without copies of the names: (hash of a name, entry, which of the entry's
+/// names) sorted, each hit checked against the entry itself. An index of a large C++ program
+/// has about a million keys (every function by its qualified, unqualified, template-less and
+/// linkage names): as strings they took more memory than everything else in it.
+#[derive(Default)]
+struct Names {
+    keys: Vec<(u64, u32, u8)>,
+}
+
+impl Names {
+    fn hash(name: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        name.hash(&mut h);
+        h.finish()
+    }
+
+    fn add(&mut self, name: &str, entry: usize, kind: u8) {
+        if let Ok(e) = u32::try_from(entry) {
+            self.keys.push((Self::hash(name), e, kind));
+        }
+    }
+
+    fn seal(&mut self) {
+        self.keys.sort_unstable();
+        self.keys.shrink_to_fit();
+    }
+
+    /// The entries, in order, with a name `name`: `is` says whether entry `i`'s name of kind
+    /// `kind` really is `name` (not another with the same hash).
+    fn get<'a>(
+        &'a self,
+        name: &str,
+        is: impl Fn(usize, u8) -> bool + 'a,
+    ) -> impl Iterator<Item = usize> + 'a {
+        let h = Self::hash(name);
+        let from = self.keys.partition_point(|k| k.0 < h);
+        self.keys[from..]
+            .iter()
+            .take_while(move |k| k.0 == h)
+            .filter(move |k| is(k.1 as usize, k.2))
+            .map(|k| k.1 as usize)
+    }
+}
+
+/// How many names [`function_key`] gives a function.
+const FUNCTION_KEYS: u8 = 5;
+
+/// A function's names `break` finds it by: 0 its (qualified) name; 1 without its scope
+/// (`break add` finds `Counter::add`, as gdb's wild matching does); 2 its linkage name; 3 and
+/// 4 without template arguments, with and without its scope (`break twice` finds `twice<int>`
+/// and `twice<double>`, as gdb 13 does). `None` where that name is the same as an earlier one.
+fn function_key(f: &FunctionEntry, kind: u8) -> Option<&str> {
+    match kind {
+        0 => Some(&f.name),
+        1 => unqualified(&f.name).filter(|b| *b != f.name),
+        2 => f.linkage_name.filter(|l| *l != f.name),
+        3 => without_template_args(&f.name),
+        4 => without_template_args(&f.name).and_then(|p| unqualified(p).filter(|b| *b != p)),
+        _ => None,
+    }
 }
 
 /// One block of a unit's code: a function, an inlined copy, or a lexical block that gdb keeps
@@ -211,7 +317,7 @@ fn producer_is_gcc_ge_4_5(producer: &str) -> bool {
 #[derive(Default)]
 struct DieFacts {
     name: Option<String>,
-    linkage_name: Option<String>,
+    linkage_name: Option<&'static str>,
     decl_file: Option<u64>,
     decl_line: u32,
     external: bool,
@@ -243,7 +349,11 @@ impl DebugFile {
             match a.name() {
                 constants::DW_AT_name => f.name = self.attr_str(unit, a.value()),
                 constants::DW_AT_linkage_name | constants::DW_AT_MIPS_linkage_name => {
-                    f.linkage_name = self.attr_str(unit, a.value())
+                    f.linkage_name = self
+                        .dwarf
+                        .attr_string(unit, a.value())
+                        .ok()
+                        .and_then(|s| std::str::from_utf8(s.slice()).ok())
                 }
                 constants::DW_AT_decl_file => f.decl_file = a.udata_value(),
                 constants::DW_AT_decl_line => {
@@ -288,7 +398,7 @@ impl DebugFile {
     }
 
     /// Full path of file `index` of unit `ui`'s line program.
-    pub(crate) fn decl_path(&self, ui: usize, index: Option<u64>) -> Option<PathBuf> {
+    pub fn decl_path(&self, ui: usize, index: Option<u64>) -> Option<PathBuf> {
         let lines = self.unit_lines(ui).ok()?;
         lines.file_by_index(index?).map(|s| s.full.clone())
     }
@@ -314,47 +424,25 @@ impl DebugFile {
             }
         }
         for (i, f) in ix.functions.iter().enumerate() {
-            ix.function_names.entry(f.name.clone()).or_default().push(i);
-            // `break add` finds `Counter::add`, as gdb's wild matching does.
-            if let Some(base) = unqualified(&f.name)
-                && base != f.name
-            {
-                ix.function_names
-                    .entry(base.to_string())
-                    .or_default()
-                    .push(i);
-            }
-            if let Some(l) = &f.linkage_name
-                && l != &f.name
-            {
-                ix.function_names.entry(l.clone()).or_default().push(i);
-            }
-            // `break twice` finds `twice<int>` and `twice<double>`, as gdb 13 does.
-            if let Some(plain) = without_template_args(&f.name) {
-                ix.function_names
-                    .entry(plain.to_string())
-                    .or_default()
-                    .push(i);
-                if let Some(base) = unqualified(plain)
-                    && base != plain
-                {
-                    ix.function_names
-                        .entry(base.to_string())
-                        .or_default()
-                        .push(i);
+            for kind in 0..FUNCTION_KEYS {
+                if let Some(k) = function_key(f, kind) {
+                    ix.function_names.add(k, i, kind);
                 }
             }
             for r in &f.ranges {
                 ix.by_address.push((r.0, r.1, i));
             }
         }
+        ix.function_names.seal();
         ix.by_address.sort_unstable();
         for (i, v) in ix.variables.iter().enumerate() {
-            ix.variable_names.entry(v.name.clone()).or_default().push(i);
+            ix.variable_names.add(&v.name, i, 0);
         }
+        ix.variable_names.seal();
         for (i, t) in ix.types.iter().enumerate() {
-            ix.type_names.entry(t.name.clone()).or_default().push(i);
+            ix.type_names.add(&t.name, i, 0);
         }
+        ix.type_names.seal();
         ix
     }
 
@@ -372,7 +460,7 @@ impl DebugFile {
             .iter()
             .rev()
             .chain(std::iter::once(&off))
-            .find_map(|o| ix.scopes.get(&(ui, *o)));
+            .find_map(|o| ix.scope_of(ui, *o));
         match scope {
             Some(s) => format!("{s}::{name}"),
             None => name,
@@ -384,14 +472,14 @@ impl DebugFile {
     /// top level.
     pub fn die_scope(&self, ui: usize, off: UnitOffset) -> Option<String> {
         let ix = self.name_index();
-        if let Some(s) = ix.scopes.get(&(ui, off)) {
-            return Some(s.clone());
+        if let Some(s) = ix.scope_of(ui, off) {
+            return Some(s.to_string());
         }
         let unit = self.unit(ui).ok()?;
         let f = self.die_facts(unit, off, 0);
         f.chain
             .iter()
-            .find_map(|o| ix.scopes.get(&(ui, *o)).cloned())
+            .find_map(|o| ix.scope_of(ui, *o).map(str::to_string))
     }
 
     /// The name gdb gives function DIE `off` of unit `ui`: in C++, qualified with its class
@@ -416,7 +504,7 @@ impl DebugFile {
         let f = self.die_facts(unit, off, 0);
         let name = f.name.clone()?;
         if !scope.is_empty() {
-            ix.scopes.insert((ui, off), scope.to_string());
+            ix.set_scope(ui, off, scope);
         }
         if f.declaration {
             return None;
@@ -445,13 +533,11 @@ impl DebugFile {
             offset: off,
             origin: f.origin,
             ranges,
-            decl_file: self.decl_path(ui, f.decl_file),
+            decl_file: f.decl_file,
             decl_line: f.decl_line,
             external: f.external,
             inline: f.inline,
             inlined_copy: false,
-            call_file: None,
-            call_line: 0,
         });
         Some(name)
     }
@@ -528,6 +614,7 @@ impl DebugFile {
         scope: &str,
     ) -> Result<()> {
         let mut children = node.children();
+        let mut unit_lang = None;
         while let Some(child) = children.next()? {
             let entry = child.entry();
             let tag = entry.tag();
@@ -537,7 +624,8 @@ impl DebugFile {
                     let name = self.index_subprogram(ix, ui, unit, off, scope);
                     // Fortran internal procedures (`contains` inside a procedure) are nested
                     // subprograms: `outer::inner`, found also as `inner` (as gdb names them).
-                    let lang = crate::scopes::unit_language(self, ui);
+                    let lang =
+                        *unit_lang.get_or_insert_with(|| crate::scopes::unit_language(self, ui));
                     if let Some(name) = name
                         && depth < 16
                         && lang == crate::format::Language::Fortran
@@ -550,7 +638,7 @@ impl DebugFile {
                 // Fortran module parameters (`DW_TAG_constant`) are listed with the variables.
                 constants::DW_TAG_variable | constants::DW_TAG_constant => {
                     if !scope.is_empty() {
-                        ix.scopes.insert((ui, off), scope.to_string());
+                        ix.set_scope(ui, off, scope);
                     }
                     let f = self.die_facts(unit, off, 0);
                     let Some(name) = f.name else { continue };
@@ -562,7 +650,7 @@ impl DebugFile {
                         linkage_name: f.linkage_name,
                         unit: ui,
                         offset: off,
-                        decl_file: self.decl_path(ui, f.decl_file),
+                        decl_file: f.decl_file,
                         decl_line: f.decl_line,
                         external: f.external,
                     });
@@ -574,7 +662,7 @@ impl DebugFile {
                 | constants::DW_TAG_typedef
                 | constants::DW_TAG_base_type => {
                     if !scope.is_empty() {
-                        ix.scopes.insert((ui, off), scope.to_string());
+                        ix.set_scope(ui, off, scope);
                     }
                     let f = self.die_facts(unit, off, 0);
                     let inner = match (&f.name, scope) {
@@ -590,7 +678,7 @@ impl DebugFile {
                             tag,
                             unit: ui,
                             offset: off,
-                            decl_file: self.decl_path(ui, f.decl_file),
+                            decl_file: f.decl_file,
                             decl_line: f.decl_line,
                         });
                     }
@@ -605,7 +693,7 @@ impl DebugFile {
                 // A C++ static data member's declaration (DWARF 4): its class is the scope of
                 // the variable that defines it.
                 constants::DW_TAG_member if !scope.is_empty() => {
-                    ix.scopes.insert((ui, off), scope.to_string());
+                    ix.set_scope(ui, off, scope);
                 }
                 constants::DW_TAG_namespace | constants::DW_TAG_module if depth < 16 => {
                     let f = self.die_facts(unit, off, 0);
@@ -629,10 +717,13 @@ impl DebugFile {
         let ix = self.name_index();
         let mut out: Vec<FunctionEntry> = ix
             .function_names
-            .get(name)
-            .into_iter()
-            .flatten()
-            .filter_map(|&i| ix.functions.get(i).cloned())
+            .get(name, |i, kind| {
+                ix.functions
+                    .get(i)
+                    .and_then(|f| function_key(f, kind))
+                    .is_some_and(|k| k == name)
+            })
+            .filter_map(|i| ix.functions.get(i).cloned())
             .collect();
         // Abstract DIEs with this name: their inlined copies.
         let mut origins: Vec<(usize, UnitOffset)> =
@@ -665,24 +756,18 @@ impl DebugFile {
             .blocks
             .iter()
             .filter_map(|b| match &b.kind {
-                BlockKind::Inlined {
-                    origin: o,
-                    call_line,
-                    call_file,
-                } if *o == origin => Some(FunctionEntry {
+                BlockKind::Inlined { origin: o, .. } if *o == origin => Some(FunctionEntry {
                     name: name.to_string(),
-                    linkage_name: f.linkage_name.clone(),
+                    linkage_name: f.linkage_name,
                     unit: ui,
                     offset: b.offset,
                     origin: Some(origin),
                     ranges: b.ranges.clone(),
-                    decl_file: self.decl_path(ui, f.decl_file),
+                    decl_file: f.decl_file,
                     decl_line: f.decl_line,
                     external: f.external,
                     inline: true,
                     inlined_copy: true,
-                    call_file: call_file.clone(),
-                    call_line: *call_line,
                 }),
                 _ => None,
             })
@@ -693,10 +778,10 @@ impl DebugFile {
     pub fn variables_named(&self, name: &str) -> Vec<VariableEntry> {
         let ix = self.name_index();
         ix.variable_names
-            .get(name)
-            .into_iter()
-            .flatten()
-            .filter_map(|&i| ix.variables.get(i).cloned())
+            .get(name, |i, _| {
+                ix.variables.get(i).is_some_and(|v| v.name == name)
+            })
+            .filter_map(|i| ix.variables.get(i).cloned())
             .collect()
     }
 
@@ -704,11 +789,40 @@ impl DebugFile {
     pub fn types_named(&self, name: &str) -> Vec<TypeEntry> {
         let ix = self.name_index();
         ix.type_names
-            .get(name)
-            .into_iter()
-            .flatten()
-            .filter_map(|&i| ix.types.get(i).cloned())
+            .get(name, |i, _| ix.types.get(i).is_some_and(|t| t.name == name))
+            .filter_map(|i| ix.types.get(i).cloned())
             .collect()
+    }
+
+    /// Sizes of the name index, for measurements: (what, entries, bytes of strings).
+    pub fn index_stats(&self) -> Vec<(&'static str, usize, usize)> {
+        let ix = self.name_index();
+        let keys = |m: &Names| -> (usize, usize) { (m.keys.len(), m.keys.capacity() * 16) };
+        let (fk, fb) = keys(&ix.function_names);
+        let (tk, tb) = keys(&ix.type_names);
+        vec![
+            (
+                "functions",
+                ix.functions.len(),
+                ix.functions
+                    .iter()
+                    .map(|f| f.name.len() + f.linkage_name.map_or(0, |l| l.len()))
+                    .sum(),
+            ),
+            ("function_names", fk, fb),
+            (
+                "types",
+                ix.types.len(),
+                ix.types.iter().map(|t| t.name.len()).sum(),
+            ),
+            ("type_names", tk, tb),
+            (
+                "scopes",
+                ix.scopes.len(),
+                ix.scope_names.iter().map(|v| v.len()).sum(),
+            ),
+            ("abstract", ix.abstract_functions.len(), 0),
+        ]
     }
 
     /// All out-of-line functions.

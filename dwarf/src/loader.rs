@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use gimli::{RunTimeEndian, Unit, UnitHeader};
-use object::{Object, ObjectSection};
+use object::{Object, ObjectSection, ObjectSymbol};
 
 use crate::R;
 use crate::error::{DwarfError, Result};
@@ -37,6 +37,10 @@ pub struct DebugFile {
     /// Executable sections of the binary itself (address, bytes), for prologue analysis: a
     /// separate debug file has no code.
     pub(crate) code: Vec<(u64, &'static [u8])>,
+    /// The binary's own ELF image (its symbol table), whichever file the DWARF came from.
+    elf: &'static [u8],
+    /// The link-time address of the ELF symbol `main`, looked up once.
+    main_address: OnceLock<Option<u64>>,
     /// The name index, built on first query (see `index`).
     pub(crate) index: OnceLock<crate::index::NameIndex>,
     /// Per unit: its line table as gdb builds it, on first use (see `lines`).
@@ -113,6 +117,7 @@ impl DebugFile {
             None => Self::from_bytes(path, path, data)?,
         };
         file.code = code;
+        file.elf = data;
         Ok(file)
     }
 
@@ -175,10 +180,27 @@ impl DebugFile {
             sup_path,
             ranges: OnceLock::new(),
             code: code_sections(&obj),
+            elf: data,
+            main_address: OnceLock::new(),
             index: OnceLock::new(),
             lines: (0..n).map(|_| OnceLock::new()).collect(),
             unit_facts: (0..n).map(|_| OnceLock::new()).collect(),
         })
+    }
+
+    /// The unit holding the code of `main`, found through the ELF symbol table (no DWARF
+    /// index is built: gdb's language before the program runs is `main`'s unit's).
+    pub fn main_unit(&self) -> Option<usize> {
+        let addr = (*self.main_address.get_or_init(|| {
+            let obj = object::File::parse(self.elf).ok()?;
+            obj.symbols()
+                .chain(obj.dynamic_symbols())
+                .find(|s| {
+                    s.kind() == object::SymbolKind::Text && s.name_bytes().ok() == Some(b"main")
+                })
+                .map(|s| s.address())
+        }))?;
+        self.unit_for_pc(addr)
     }
 
     /// Whether there is any DWARF unit at all.

@@ -215,7 +215,26 @@ pub struct ObjectFile {
     stamp: Option<FileStamp>,
     /// Everything read out of the ELF headers, sections and symbol tables.
     info: Parsed,
-    by_name: HashMap<String, Vec<usize>>,
+    /// (hash of a symbol's name, its index), sorted: a lookup checks the names of the hits. (A
+    /// map from copies of the names doubled the memory of a large C++ program's symbols.)
+    by_name: Vec<(u64, u32)>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
+}
+
+fn names_of(symbols: &[Symbol]) -> Vec<(u64, u32)> {
+    let mut v: Vec<(u64, u32)> = symbols
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((name_hash(&s.name), u32::try_from(i).ok()?)))
+        .collect();
+    v.sort_unstable();
+    v
 }
 
 impl std::fmt::Debug for ObjectFile {
@@ -297,10 +316,7 @@ impl ObjectFile {
         let mut symbols = std::mem::take(&mut self.info.symbols);
         symbols.extend(extra);
         self.info.symbols = sort_and_merge(symbols);
-        self.by_name.clear();
-        for (i, s) in self.info.symbols.iter().enumerate() {
-            self.by_name.entry(s.name.clone()).or_default().push(i);
-        }
+        self.by_name = names_of(&self.info.symbols);
     }
 
     /// Like [`ObjectFile::load`], but each path is parsed once while anyone holds the result
@@ -370,10 +386,7 @@ impl ObjectFile {
             Ok(_) => return Err(EngineError::NotExecutable(path)),
             Err(e) => return Err(bad(e.to_string())),
         };
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, s) in parsed.symbols.iter().enumerate() {
-            by_name.entry(s.name.clone()).or_default().push(i);
-        }
+        let by_name = names_of(&parsed.symbols);
         Ok(ObjectFile {
             path,
             data,
@@ -618,9 +631,13 @@ impl ObjectFile {
     /// The symbol called exactly `name`, preferring global functions of the default version.
     /// Thread-local symbols (whose value is no address) are left out.
     pub fn lookup_exact(&self, name: &str) -> Option<&Symbol> {
-        let idx = self.by_name.get(name)?;
-        idx.iter()
-            .map(|&i| &self.info.symbols[i])
+        let h = name_hash(name);
+        let from = self.by_name.partition_point(|e| e.0 < h);
+        self.by_name[from..]
+            .iter()
+            .take_while(|e| e.0 == h)
+            .filter_map(|e| self.info.symbols.get(e.1 as usize))
+            .filter(|s| s.name == name)
             .filter(|s| s.section.is_none_or(|i| !self.info.sections[i].is_tls()))
             .max_by_key(|s| {
                 (
