@@ -48,6 +48,12 @@ pub enum StopKind {
     /// The thread forked (or vforked) `child`, and a `catch fork` asked to stop there. The
     /// child is held until the process next resumes, then let go.
     Forked { child: i32, vfork: bool },
+    /// The process called exec (the thread is the leader, at the new program's first
+    /// instruction; [`Process::exe`] names the new program). Every breakpoint is gone.
+    Exec,
+    /// The thread entered (`entry`) or left system call `nr`, which a `catch syscall` asked
+    /// to stop at (see [`Process::caught_syscalls`]).
+    Syscall { nr: i64, entry: bool },
 }
 
 /// A stop of one thread of the process.
@@ -81,8 +87,9 @@ pub enum Notice {
         /// The process has ever had a second thread (gdb then names the thread).
         threaded: bool,
     },
-    /// The process called exec.
+    /// Process `pid` called exec.
     Exec {
+        pid: i32,
         path: PathBuf,
     },
     /// The process forked (or vforked) child `pid`, which runs on without the debugger (its
@@ -96,8 +103,11 @@ pub enum Notice {
 /// The ptrace options of every traced thread once the program runs: new threads are traced,
 /// exec is reported, and so are fork and vfork, so that a child is let go without the
 /// breakpoints it would inherit (an `int3` left in a child kills it with SIGTRAP).
+/// System call stops are marked (`PTRACE_O_TRACESYSGOOD`); they happen only while a
+/// `catch syscall` makes threads resume with `PTRACE_SYSCALL`.
 fn run_options() -> Options {
-    Options::PTRACE_O_TRACECLONE
+    Options::PTRACE_O_TRACESYSGOOD
+        | Options::PTRACE_O_TRACECLONE
         | Options::PTRACE_O_TRACEEXEC
         | Options::PTRACE_O_TRACEFORK
         | Options::PTRACE_O_TRACEVFORK
@@ -123,6 +133,8 @@ struct Thread {
     /// Signal to deliver when the thread next resumes, if `handle` then says `pass` (gdb
     /// decides on resume, so a `handle` between stop and resume counts).
     deliver: Option<Signo>,
+    /// The system call the thread entered at its last entry stop, until its exit stop.
+    syscall_nr: Option<i64>,
     /// The thread reported a breakpoint at its PC and must step over it on resume.
     at_breakpoint: bool,
     interrupting: bool,
@@ -260,6 +272,10 @@ pub struct Process {
     /// whether every signal but SIGTRAP and SIGINT does.
     pub caught_signals: Vec<i32>,
     pub catch_all_signals: bool,
+    /// System calls that stop the program at their entry and exit (gdb's `catch syscall`):
+    /// `None` catches none (threads resume with `PTRACE_CONT`, no cost), an empty list every
+    /// one; otherwise threads resume with `PTRACE_SYSCALL`.
+    pub caught_syscalls: Option<Vec<i64>>,
 }
 
 /// See [`Process::on_notice`].
@@ -378,6 +394,7 @@ impl Process {
             held_fork: None,
             caught_signals: Vec::new(),
             catch_all_signals: false,
+            caught_syscalls: None,
         }
     }
 
@@ -403,6 +420,7 @@ impl Process {
                 pending: None,
                 deliver: None,
                 at_breakpoint: false,
+                syscall_nr: None,
                 interrupting: false,
                 stepping: false,
                 pointer: 0,
@@ -1168,13 +1186,13 @@ impl Process {
         t.state = TState::Running;
         t.stepping = false;
         t.forget_registers();
-        match sigwait::cont(t.tid, sig) {
+        let (r, op) = match self.caught_syscalls {
+            Some(_) => (sigwait::cont_syscall(t.tid, sig), "PTRACE_SYSCALL"),
+            None => (sigwait::cont(t.tid, sig), "PTRACE_CONT"),
+        };
+        match r {
             Ok(()) | Err(Errno::ESRCH) => Ok(()),
-            Err(e) => Err(EngineError::Ptrace {
-                op: "PTRACE_CONT",
-                tid,
-                err: e,
-            }),
+            Err(e) => Err(EngineError::Ptrace { op, tid, err: e }),
         }
     }
 
@@ -1239,12 +1257,7 @@ impl Process {
                 self.handle_event(tid.as_raw(), st, ev, stopping)
             }
             WaitStatus::Stopped(tid, sig) => self.handle_signal(tid.as_raw(), sig, stopping),
-            WaitStatus::PtraceSyscall(tid) => {
-                if !stopping {
-                    self.resume_thread(tid.as_raw())?;
-                }
-                Ok(None)
-            }
+            WaitStatus::PtraceSyscall(tid) => self.handle_syscall(tid.as_raw(), stopping),
             _ => Ok(None),
         }
     }
@@ -1294,11 +1307,13 @@ impl Process {
             self.user_writes.borrow_mut().clear();
             let path = std::fs::read_link(format!("/proc/{keep}/exe")).unwrap_or_default();
             self.exe = path.clone();
-            self.notice(Notice::Exec { path });
-            if !stopping {
-                self.resume_thread(keep)?;
-            }
-            return Ok(None);
+            self.notice(Notice::Exec { pid: keep, path });
+            // Reported even when no `catch exec` asks: the session loads the new program's
+            // symbols and places the breakpoints in it before the program goes on.
+            return Ok(Some(Stop {
+                tid: keep,
+                kind: StopKind::Exec,
+            }));
         }
         if ev == Event::PTRACE_EVENT_STOP as i32 {
             let Some(t) = self.threads.get_mut(&tid) else {
@@ -1486,6 +1501,40 @@ impl Process {
                 name,
                 threaded,
             });
+        }
+        if !stopping {
+            self.resume_thread(tid)?;
+        }
+        Ok(None)
+    }
+
+    /// A system call entry or exit stop of `tid`: reported when [`Self::caught_syscalls`]
+    /// asks for that call, else the thread goes on (unless `stopping`).
+    fn handle_syscall(&mut self, tid: i32, stopping: bool) -> Result<Option<Stop>> {
+        let info = sigwait::syscall_info(Pid::from_raw(tid));
+        let Some(t) = self.threads.get_mut(&tid) else {
+            let _ = sigwait::cont(Pid::from_raw(tid), None);
+            return Ok(None);
+        };
+        t.state = TState::Stopped;
+        t.interrupting = false;
+        let (nr, entry) = match info {
+            Some((nr, true)) => {
+                t.syscall_nr = Some(nr);
+                (Some(nr), true)
+            }
+            Some((_, false)) => (t.syscall_nr.take(), false),
+            None => (None, false),
+        };
+        let caught = match (&self.caught_syscalls, nr) {
+            (Some(list), Some(nr)) => list.is_empty() || list.contains(&nr),
+            _ => false,
+        };
+        if let (true, Some(nr)) = (caught, nr) {
+            return Ok(Some(Stop {
+                tid,
+                kind: StopKind::Syscall { nr, entry },
+            }));
         }
         if !stopping {
             self.resume_thread(tid)?;
