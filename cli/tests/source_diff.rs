@@ -115,6 +115,7 @@ cases! {
     catch_exec,
     catch_syscall,
     catch_syscall_group,
+    catch_syscall_start,
     catch_syscall_threads,
     complete,
     cxx_calls,

@@ -286,7 +286,7 @@ impl Unwinder {
         }
         match row {
             Ok(Some((row, _))) => eval::cfa(&row, &frame.regs, mem).ok(),
-            Ok(None) => fallback_cfa(objects, frame),
+            Ok(None) => fallback_cfa(objects, mem, frame),
             Err(_) => None,
         }
     }
@@ -358,18 +358,33 @@ fn at_function_entry(objects: &SymbolTable, pc: u64) -> bool {
 }
 
 /// Whether a frame without CFI is taken as frameless, its return address on top of the stack:
-/// at its function's first instruction, or (as gdb's amd64 unwinder does) in code of no known
-/// function where the return address is on the stack at entry.
-fn frameless(objects: &SymbolTable, frame: &Frame) -> bool {
-    (frame.exact_pc && at_function_entry(objects, frame.pc()))
-        || (frame.regs.arch.unwind().entry_ra_register.is_none()
-            && objects.symbolize_parts(frame.lookup_pc()).is_none())
+/// at its function's first instruction, or, where calls leave the return address on the stack
+/// (x86-64), as gdb's amd64 prologue analysis does: in code of no known function, or in a
+/// function that does not start by setting up the frame pointer (the dynamic linker's
+/// `_start`).
+fn frameless(objects: &SymbolTable, mem: &dyn MemoryRead, frame: &Frame) -> bool {
+    if frame.exact_pc && at_function_entry(objects, frame.pc()) {
+        return true;
+    }
+    let arch = frame.regs.arch;
+    if arch.unwind().entry_ra_register.is_some() {
+        return false;
+    }
+    let pc = frame.lookup_pc();
+    match objects.symbolize_parts(pc) {
+        None => true,
+        Some((_, _, off)) => {
+            // Enough for the longest frame setup the table knows (`endbr64; push; mov`).
+            let mut code = [0u8; 8];
+            mem.read(pc.wrapping_sub(off), &mut code).is_ok() && (arch.skip_prologue)(&code) == 0
+        }
+    }
 }
 
 /// CFA where no CFI covers the pc.
-fn fallback_cfa(objects: &SymbolTable, frame: &Frame) -> Option<u64> {
+fn fallback_cfa(objects: &SymbolTable, mem: &dyn MemoryRead, frame: &Frame) -> Option<u64> {
     let info = frame.regs.arch.unwind();
-    if frameless(objects, frame) {
+    if frameless(objects, mem, frame) {
         return Some(frame.sp().wrapping_add(info.entry_cfa_offset));
     }
     let fp = frame.regs.get(frame.regs.arch.fp)? as u64;
@@ -399,7 +414,7 @@ fn fallback(
             out.set(i, v);
         }
     }
-    if frameless(objects, frame) {
+    if frameless(objects, mem, frame) {
         let cfa = frame.sp().wrapping_add(info.entry_cfa_offset);
         let ra = match info.entry_ra_register {
             Some(r) => frame.regs.get(r).map(|v| v as u64),
