@@ -276,6 +276,9 @@ pub struct Process {
     /// `None` catches none (threads resume with `PTRACE_CONT`, no cost), an empty list every
     /// one; otherwise threads resume with `PTRACE_SYSCALL`.
     pub caught_syscalls: Option<Vec<i64>>,
+    /// Resume without system call stops even while some are caught: the front end runs
+    /// through code it would single-step, as gdb does there (no syscall stops then).
+    pub syscalls_quiet: bool,
 }
 
 /// See [`Process::on_notice`].
@@ -395,6 +398,7 @@ impl Process {
             caught_signals: Vec::new(),
             catch_all_signals: false,
             caught_syscalls: None,
+            syscalls_quiet: false,
         }
     }
 
@@ -1187,8 +1191,10 @@ impl Process {
         t.stepping = false;
         t.forget_registers();
         let (r, op) = match self.caught_syscalls {
-            Some(_) => (sigwait::cont_syscall(t.tid, sig), "PTRACE_SYSCALL"),
-            None => (sigwait::cont(t.tid, sig), "PTRACE_CONT"),
+            Some(_) if !self.syscalls_quiet => {
+                (sigwait::cont_syscall(t.tid, sig), "PTRACE_SYSCALL")
+            }
+            _ => (sigwait::cont(t.tid, sig), "PTRACE_CONT"),
         };
         match r {
             Ok(()) | Err(Errno::ESRCH) => Ok(()),

@@ -893,6 +893,15 @@ impl Session {
             .collect()
     }
 
+    /// Run without system call stops (`quiet`) or with them again: gdb single-steps through
+    /// a line's straight code and sees no system call there, which the front end runs
+    /// through at once (see `Process::syscalls_quiet`).
+    pub fn set_syscalls_quiet(&mut self, quiet: bool) {
+        if let Some(p) = self.process.as_mut() {
+            p.syscalls_quiet = quiet;
+        }
+    }
+
     /// The enabled syscall catchpoints that catch system call `nr`, in number order.
     pub fn syscall_catchpoints(&self, nr: i64) -> Vec<u32> {
         self.breakpoints
