@@ -1287,6 +1287,14 @@ impl Process {
             }
             if let Some(t) = self.threads.get_mut(&tid) {
                 t.state = TState::Stopped;
+                // The parent's thread pointer, once (the leader's is read nowhere else): its
+                // `[Thread … exited]` line names it should another thread exec.
+                if t.pointer == 0
+                    && let Some(tp) = self.arch.thread_pointer
+                    && let Ok(r) = native::read_gp(t.tid)
+                {
+                    t.pointer = r.u64(tp);
+                }
             }
             if !stopping {
                 self.resume_thread(tid)?;
@@ -1296,15 +1304,50 @@ impl Process {
         if ev == Event::PTRACE_EVENT_EXEC as i32 {
             // Only the exec'ing thread survives, as the leader; the old image's breakpoints are gone.
             let keep = self.pid.as_raw();
-            let leader = self
-                .threads
-                .remove(&keep)
-                .or_else(|| self.threads.remove(&tid));
-            self.threads.clear();
-            if let Some(mut l) = leader {
-                l.tid = self.pid;
-                l.state = TState::Stopped;
-                self.threads.insert(keep, l);
+            // The exec'ing thread's id before it took the leader's (the event's message).
+            let former = ptrace::getevent(Pid::from_raw(tid))
+                .ok()
+                .map_or(keep, |v| v as i32);
+            if former != keep && self.threads.contains_key(&former) {
+                // Another thread than the leader exec'd: as gdb shows it, the leader exits
+                // and the exec'ing thread comes back as a new thread with the leader's id.
+                let old = self.threads.remove(&keep);
+                let execing = self.threads.remove(&former);
+                self.threads.clear();
+                if let Some(o) = old {
+                    self.notice(Notice::ThreadExited {
+                        tid: keep,
+                        num: o.num,
+                        pointer: o.pointer,
+                    });
+                }
+                if let Some(mut t) = execing {
+                    t.tid = self.pid;
+                    t.state = TState::Stopped;
+                    t.num = self.next_num;
+                    t.pointer = 0;
+                    t.forget_registers();
+                    self.next_num += 1;
+                    let num = t.num;
+                    self.threads.insert(keep, t);
+                    self.notice(Notice::NewThread {
+                        tid: keep,
+                        num,
+                        pointer: 0,
+                    });
+                }
+            } else {
+                let leader = self
+                    .threads
+                    .remove(&keep)
+                    .or_else(|| self.threads.remove(&tid));
+                self.threads.clear();
+                if let Some(mut l) = leader {
+                    l.tid = self.pid;
+                    l.state = TState::Stopped;
+                    l.forget_registers();
+                    self.threads.insert(keep, l);
+                }
             }
             self.sites.clear();
             self.lifted = false;
