@@ -1369,6 +1369,34 @@ impl Debugger {
                     self.session.delete_breakpoint(id)?;
                 }
             }
+            Event::Exec { tid, id, path, .. } => {
+                self.script.execd.insert(id, path.display().to_string());
+                self.session.count_hit(id);
+                return self.report_catchpoint(tid, &[id], &format!("exec'd {}", path.display()));
+            }
+            Event::Syscall {
+                tid,
+                ids,
+                nr,
+                entry,
+                ..
+            } => {
+                let mut stops = false;
+                for &id in &ids {
+                    stops |= self.session.count_hit(id);
+                }
+                if !stops {
+                    return Ok(false);
+                }
+                let name =
+                    cohort_engine::arch::syscalls::by_number(self.session.arch().syscalls, nr)
+                        .map_or_else(|| nr.to_string(), |s| s.name.to_string());
+                let what = format!(
+                    "{} syscall {name}",
+                    if entry { "call to" } else { "returned from" }
+                );
+                return self.report_catchpoint(tid, &ids, &what);
+            }
             Event::Signal { tid, signo, .. }
                 if !self.session.signal_catchpoints(signo).is_empty() =>
             {
@@ -1565,6 +1593,40 @@ impl Debugger {
 
     /// The first line of a stop report: `\nBreakpoint 1` or, in a threaded program,
     /// `[Switching to …]\n\nThread 2 "name" hit Breakpoint 1`.
+    /// Report a stop at catchpoints `ids` (the first named): `Catchpoint 1 (WHAT), FRAME`;
+    /// temporary ones are deleted.
+    fn report_catchpoint(&mut self, tid: i32, ids: &[u32], what: &str) -> Result<bool> {
+        let Some(&id) = ids.first() else {
+            return Ok(false);
+        };
+        let temporary = |s: &Self, id: u32| {
+            s.session
+                .breakpoints()
+                .iter()
+                .any(|b| b.id == id && b.temporary)
+        };
+        self.script.stop_bp = Some(id);
+        self.note_stop(crate::script::StopReason::Breakpoint(id));
+        let what = format!(
+            "{} {id} ({what})",
+            if temporary(self, id) {
+                "Temporary catchpoint"
+            } else {
+                "Catchpoint"
+            }
+        );
+        let head = self.stop_head(tid, &format!("hit {what}"), &what);
+        self.invalidate_frames();
+        out(format!("{head}, {}", self.frame0_line()));
+        self.print_source_line_at(self.frame0_pc());
+        for &id in ids {
+            if temporary(self, id) {
+                self.session.delete_breakpoint(id)?;
+            }
+        }
+        Ok(true)
+    }
+
     fn stop_head(&mut self, tid: i32, threaded: &str, plain: &str) -> String {
         // gdb names the thread once the program has ever had a second one.
         if self
@@ -1653,12 +1715,10 @@ impl Debugger {
                         out(format!("\nProgram received signal {name}, {desc}."));
                     }
                 }
-                Message::Thread(Notice::Exec { path }) => {
-                    out(format!(
-                        "process {} is executing new program: {}",
-                        pid.unwrap_or(0),
-                        path.display()
-                    ));
+                Message::Thread(n @ Notice::Exec { .. }) => {
+                    if let Some(t) = notice_line(&n) {
+                        out(t);
+                    }
                 }
                 Message::Thread(n @ Notice::ForkDetached { .. }) => {
                     if let Some(t) = notice_line(&n) {
@@ -1673,6 +1733,19 @@ impl Debugger {
                         "warning: Temporarily disabling breakpoints for unloaded shared \
                          library \"{path}\""
                     );
+                }
+                Message::BreakpointResetFailed { id, spec } => {
+                    let text = match &spec {
+                        BpSpec::Symbol(t) | BpSpec::Location(t) | BpSpec::SymbolExact(t) => {
+                            t.clone()
+                        }
+                        BpSpec::Address(a) => format!("*{a:#x}"),
+                    };
+                    let why = match crate::locations::resolve(self.session.symbols(), &text) {
+                        Err(e) => e,
+                        Ok(_) => format!("Function \"{text}\" not defined."),
+                    };
+                    crate::errln!("Error in re-setting breakpoint {id}: {why}");
                 }
                 Message::LibraryLoaded(_)
                 | Message::LibraryUnloaded { .. }
@@ -2087,6 +2160,21 @@ impl Debugger {
                         Catch::Signal(set) if set.is_empty() => {
                             "signal \"<standard signals>\" ".to_string()
                         }
+                        Catch::Exec => match self.script.execd.get(&b.id) {
+                            Some(path) => format!("exec, program \"{path}\" "),
+                            None => "exec".to_string(),
+                        },
+                        Catch::Syscall(list) if list.is_empty() => {
+                            "syscall \"<any syscall>\" ".to_string()
+                        }
+                        Catch::Syscall(list) => format!(
+                            "syscall{} \"{}\" ",
+                            if list.len() > 1 { "s" } else { "" },
+                            list.iter()
+                                .map(|&n| syscall_name(self.session.arch(), n))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
                         Catch::Signal(set) => format!(
                             "signal{} \"{}\" ",
                             if set.len() > 1 { "s" } else { "" },
@@ -2574,7 +2662,9 @@ fn notice_line(n: &Notice) -> Option<String> {
                 format!("\nProgram received signal {name}, {desc}.")
             }
         }
-        Notice::Exec { path } => format!("process is executing new program: {}", path.display()),
+        Notice::Exec { pid, path } => {
+            format!("process {pid} is executing new program: {}", path.display())
+        }
         Notice::ForkDetached { pid, vfork } => format!(
             "[Detaching after {} from child process {pid}]",
             if *vfork { "vfork" } else { "fork" }
@@ -2605,6 +2695,40 @@ pub(crate) fn thread_target(pointer: u64, tid: i32, pid: Option<i32>) -> String 
     }
 }
 
+/// System call `n`'s name in `arch`'s table, or its number.
+fn syscall_name(arch: &cohort_engine::arch::ArchInfo, n: i64) -> String {
+    cohort_engine::arch::syscalls::by_number(arch.syscalls, n)
+        .map_or_else(|| n.to_string(), |s| s.name.to_string())
+}
+
+/// The system calls of `catch syscall ARGS` (names, numbers, `group:NAME` or `g:NAME`), by
+/// number in the order given; gdb's errors for names, groups and numbers it does not know.
+fn parse_syscalls(arch: &cohort_engine::arch::ArchInfo, args: &str) -> Result<Vec<i64>> {
+    use cohort_engine::arch::syscalls;
+    let mut out = Vec::new();
+    for w in args.split_whitespace() {
+        let number = match w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")) {
+            Some(hex) => i64::from_str_radix(hex, 16).ok(),
+            None => w.parse::<i64>().ok(),
+        };
+        if let Some(n) = number {
+            if n < 0 {
+                return Err(EngineError::Other(format!("Unknown syscall number '{n}'.")));
+            }
+            out.push(n);
+        } else if let Some(g) = w.strip_prefix("group:").or_else(|| w.strip_prefix("g:")) {
+            let calls = syscalls::by_group(arch.syscalls, g)
+                .ok_or_else(|| EngineError::Other(format!("Unknown syscall group '{g}'.")))?;
+            out.extend(calls.iter().map(|s| i64::from(s.number)));
+        } else {
+            let s = syscalls::by_name(arch.syscalls, w)
+                .ok_or_else(|| EngineError::Other(format!("Unknown syscall name '{w}'.")))?;
+            out.push(i64::from(s.number));
+        }
+    }
+    Ok(out)
+}
+
 /// gdb's words for the event of a `catch throw|catch|rethrow` stop.
 fn catch_event(kind: &str) -> &'static str {
     match kind {
@@ -2625,6 +2749,8 @@ impl Debugger {
         Ok(Some(match what {
             "fork" => Catch::Fork,
             "vfork" => Catch::Vfork,
+            "exec" => Catch::Exec,
+            "syscall" => Catch::Syscall(parse_syscalls(self.session.arch(), rest)?),
             "signal" => {
                 let mut set = Vec::new();
                 for w in rest.split_whitespace() {
@@ -2668,6 +2794,26 @@ impl Debugger {
                 }
                 cohort_engine::session::Catch::Signal(set) if set.len() > 1 => {
                     crate::script::catch_words(&c).replacen("signal", "signals", 1)
+                }
+                cohort_engine::session::Catch::Syscall(list) if list.is_empty() => {
+                    "any syscall".to_string()
+                }
+                cohort_engine::session::Catch::Syscall(list) => {
+                    let mut s = String::from(if list.len() > 1 {
+                        "syscalls"
+                    } else {
+                        "syscall"
+                    });
+                    for &n in list {
+                        match cohort_engine::arch::syscalls::by_number(
+                            self.session.arch().syscalls,
+                            n,
+                        ) {
+                            Some(c) => s.push_str(&format!(" '{}' [{n}]", c.name)),
+                            None => s.push_str(&format!(" {n}")),
+                        }
+                    }
+                    s
                 }
                 _ => crate::script::catch_words(&c),
             };

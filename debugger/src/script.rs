@@ -71,6 +71,8 @@ pub(crate) struct ScriptState {
     pub(crate) catchpoints: HashMap<u32, &'static str>,
     /// The child of the last fork each fork catchpoint caught (`info breakpoints` shows it).
     pub(crate) forked: HashMap<u32, i32>,
+    /// The program the last exec each exec catchpoint caught ran (`info breakpoints`).
+    pub(crate) execd: HashMap<u32, String>,
     /// The block being read.
     block: Option<Block>,
     /// The breakpoint whose stop was reported last, its commands not run yet.
@@ -1750,6 +1752,18 @@ pub(crate) fn catch_words(c: &cohort_engine::session::Catch) -> String {
         Catch::Fork => "fork".into(),
         Catch::Vfork => "vfork".into(),
         Catch::Signal(set) if set.is_empty() => "signal".into(),
+        Catch::Exec => "exec".into(),
+        Catch::Syscall(list) => {
+            let mut s = String::from("syscall");
+            let table = cohort_engine::arch::native().syscalls;
+            for &n in list {
+                match cohort_engine::arch::syscalls::by_number(table, n) {
+                    Some(c) => s.push_str(&format!(" {}", c.name)),
+                    None => s.push_str(&format!(" {n}")),
+                }
+            }
+            s
+        }
         Catch::Signal(set) => format!(
             "signal {}",
             set.iter()

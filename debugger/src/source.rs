@@ -1823,7 +1823,7 @@ impl FrameContext for Ctx<'_> {
     }
 
     fn function_address(&self, name: &str) -> Option<u64> {
-        self.dbg.session.symbols().lookup(name)
+        self.dbg.session.symbols().lookup_minimal(name)
     }
 }
 

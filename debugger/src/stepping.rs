@@ -435,7 +435,11 @@ impl Debugger {
             }
         };
         let cfa = if through_call { frame_cfa } else { None };
+        // gdb single-steps straight code: a system call there (the return of one whose entry
+        // was caught) is no stop. Calls run through are gdb's step over them: caught.
+        self.session.set_syscalls_quiet(!through_call);
         let r = self.run_to_any(&targets, cfa);
+        self.session.set_syscalls_quiet(false);
         self.clear_activity();
         match r? {
             Some(pc) => Ok(Straight::Moved(pc)),

@@ -48,6 +48,12 @@ pub enum StopKind {
     /// The thread forked (or vforked) `child`, and a `catch fork` asked to stop there. The
     /// child is held until the process next resumes, then let go.
     Forked { child: i32, vfork: bool },
+    /// The process called exec (the thread is the leader, at the new program's first
+    /// instruction; [`Process::exe`] names the new program). Every breakpoint is gone.
+    Exec,
+    /// The thread entered (`entry`) or left system call `nr`, which a `catch syscall` asked
+    /// to stop at (see [`Process::caught_syscalls`]).
+    Syscall { nr: i64, entry: bool },
 }
 
 /// A stop of one thread of the process.
@@ -81,8 +87,9 @@ pub enum Notice {
         /// The process has ever had a second thread (gdb then names the thread).
         threaded: bool,
     },
-    /// The process called exec.
+    /// Process `pid` called exec.
     Exec {
+        pid: i32,
         path: PathBuf,
     },
     /// The process forked (or vforked) child `pid`, which runs on without the debugger (its
@@ -96,8 +103,11 @@ pub enum Notice {
 /// The ptrace options of every traced thread once the program runs: new threads are traced,
 /// exec is reported, and so are fork and vfork, so that a child is let go without the
 /// breakpoints it would inherit (an `int3` left in a child kills it with SIGTRAP).
+/// System call stops are marked (`PTRACE_O_TRACESYSGOOD`); they happen only while a
+/// `catch syscall` makes threads resume with `PTRACE_SYSCALL`.
 fn run_options() -> Options {
-    Options::PTRACE_O_TRACECLONE
+    Options::PTRACE_O_TRACESYSGOOD
+        | Options::PTRACE_O_TRACECLONE
         | Options::PTRACE_O_TRACEEXEC
         | Options::PTRACE_O_TRACEFORK
         | Options::PTRACE_O_TRACEVFORK
@@ -123,6 +133,8 @@ struct Thread {
     /// Signal to deliver when the thread next resumes, if `handle` then says `pass` (gdb
     /// decides on resume, so a `handle` between stop and resume counts).
     deliver: Option<Signo>,
+    /// The system call the thread entered at its last entry stop, until its exit stop.
+    syscall_nr: Option<i64>,
     /// The thread reported a breakpoint at its PC and must step over it on resume.
     at_breakpoint: bool,
     interrupting: bool,
@@ -260,6 +272,13 @@ pub struct Process {
     /// whether every signal but SIGTRAP and SIGINT does.
     pub caught_signals: Vec<i32>,
     pub catch_all_signals: bool,
+    /// System calls that stop the program at their entry and exit (gdb's `catch syscall`):
+    /// `None` catches none (threads resume with `PTRACE_CONT`, no cost), an empty list every
+    /// one; otherwise threads resume with `PTRACE_SYSCALL`.
+    pub caught_syscalls: Option<Vec<i64>>,
+    /// Resume without system call stops even while some are caught: the front end runs
+    /// through code it would single-step, as gdb does there (no syscall stops then).
+    pub syscalls_quiet: bool,
 }
 
 /// See [`Process::on_notice`].
@@ -378,6 +397,8 @@ impl Process {
             held_fork: None,
             caught_signals: Vec::new(),
             catch_all_signals: false,
+            caught_syscalls: None,
+            syscalls_quiet: false,
         }
     }
 
@@ -403,6 +424,7 @@ impl Process {
                 pending: None,
                 deliver: None,
                 at_breakpoint: false,
+                syscall_nr: None,
                 interrupting: false,
                 stepping: false,
                 pointer: 0,
@@ -1168,13 +1190,15 @@ impl Process {
         t.state = TState::Running;
         t.stepping = false;
         t.forget_registers();
-        match sigwait::cont(t.tid, sig) {
+        let (r, op) = match self.caught_syscalls {
+            Some(_) if !self.syscalls_quiet => {
+                (sigwait::cont_syscall(t.tid, sig), "PTRACE_SYSCALL")
+            }
+            _ => (sigwait::cont(t.tid, sig), "PTRACE_CONT"),
+        };
+        match r {
             Ok(()) | Err(Errno::ESRCH) => Ok(()),
-            Err(e) => Err(EngineError::Ptrace {
-                op: "PTRACE_CONT",
-                tid,
-                err: e,
-            }),
+            Err(e) => Err(EngineError::Ptrace { op, tid, err: e }),
         }
     }
 
@@ -1239,12 +1263,7 @@ impl Process {
                 self.handle_event(tid.as_raw(), st, ev, stopping)
             }
             WaitStatus::Stopped(tid, sig) => self.handle_signal(tid.as_raw(), sig, stopping),
-            WaitStatus::PtraceSyscall(tid) => {
-                if !stopping {
-                    self.resume_thread(tid.as_raw())?;
-                }
-                Ok(None)
-            }
+            WaitStatus::PtraceSyscall(tid) => self.handle_syscall(tid.as_raw(), stopping),
             _ => Ok(None),
         }
     }
@@ -1268,6 +1287,14 @@ impl Process {
             }
             if let Some(t) = self.threads.get_mut(&tid) {
                 t.state = TState::Stopped;
+                // The parent's thread pointer, once (the leader's is read nowhere else): its
+                // `[Thread … exited]` line names it should another thread exec.
+                if t.pointer == 0
+                    && let Some(tp) = self.arch.thread_pointer
+                    && let Ok(r) = native::read_gp(t.tid)
+                {
+                    t.pointer = r.u64(tp);
+                }
             }
             if !stopping {
                 self.resume_thread(tid)?;
@@ -1277,15 +1304,50 @@ impl Process {
         if ev == Event::PTRACE_EVENT_EXEC as i32 {
             // Only the exec'ing thread survives, as the leader; the old image's breakpoints are gone.
             let keep = self.pid.as_raw();
-            let leader = self
-                .threads
-                .remove(&keep)
-                .or_else(|| self.threads.remove(&tid));
-            self.threads.clear();
-            if let Some(mut l) = leader {
-                l.tid = self.pid;
-                l.state = TState::Stopped;
-                self.threads.insert(keep, l);
+            // The exec'ing thread's id before it took the leader's (the event's message).
+            let former = ptrace::getevent(Pid::from_raw(tid))
+                .ok()
+                .map_or(keep, |v| v as i32);
+            if former != keep && self.threads.contains_key(&former) {
+                // Another thread than the leader exec'd: as gdb shows it, the leader exits
+                // and the exec'ing thread comes back as a new thread with the leader's id.
+                let old = self.threads.remove(&keep);
+                let execing = self.threads.remove(&former);
+                self.threads.clear();
+                if let Some(o) = old {
+                    self.notice(Notice::ThreadExited {
+                        tid: keep,
+                        num: o.num,
+                        pointer: o.pointer,
+                    });
+                }
+                if let Some(mut t) = execing {
+                    t.tid = self.pid;
+                    t.state = TState::Stopped;
+                    t.num = self.next_num;
+                    t.pointer = 0;
+                    t.forget_registers();
+                    self.next_num += 1;
+                    let num = t.num;
+                    self.threads.insert(keep, t);
+                    self.notice(Notice::NewThread {
+                        tid: keep,
+                        num,
+                        pointer: 0,
+                    });
+                }
+            } else {
+                let leader = self
+                    .threads
+                    .remove(&keep)
+                    .or_else(|| self.threads.remove(&tid));
+                self.threads.clear();
+                if let Some(mut l) = leader {
+                    l.tid = self.pid;
+                    l.state = TState::Stopped;
+                    l.forget_registers();
+                    self.threads.insert(keep, l);
+                }
             }
             self.sites.clear();
             self.lifted = false;
@@ -1294,11 +1356,13 @@ impl Process {
             self.user_writes.borrow_mut().clear();
             let path = std::fs::read_link(format!("/proc/{keep}/exe")).unwrap_or_default();
             self.exe = path.clone();
-            self.notice(Notice::Exec { path });
-            if !stopping {
-                self.resume_thread(keep)?;
-            }
-            return Ok(None);
+            self.notice(Notice::Exec { pid: keep, path });
+            // Reported even when no `catch exec` asks: the session loads the new program's
+            // symbols and places the breakpoints in it before the program goes on.
+            return Ok(Some(Stop {
+                tid: keep,
+                kind: StopKind::Exec,
+            }));
         }
         if ev == Event::PTRACE_EVENT_STOP as i32 {
             let Some(t) = self.threads.get_mut(&tid) else {
@@ -1486,6 +1550,40 @@ impl Process {
                 name,
                 threaded,
             });
+        }
+        if !stopping {
+            self.resume_thread(tid)?;
+        }
+        Ok(None)
+    }
+
+    /// A system call entry or exit stop of `tid`: reported when [`Self::caught_syscalls`]
+    /// asks for that call, else the thread goes on (unless `stopping`).
+    fn handle_syscall(&mut self, tid: i32, stopping: bool) -> Result<Option<Stop>> {
+        let info = sigwait::syscall_info(Pid::from_raw(tid));
+        let Some(t) = self.threads.get_mut(&tid) else {
+            let _ = sigwait::cont(Pid::from_raw(tid), None);
+            return Ok(None);
+        };
+        t.state = TState::Stopped;
+        t.interrupting = false;
+        let (nr, entry) = match info {
+            Some((nr, true)) => {
+                t.syscall_nr = Some(nr);
+                (Some(nr), true)
+            }
+            Some((_, false)) => (t.syscall_nr.take(), false),
+            None => (None, false),
+        };
+        let caught = match (&self.caught_syscalls, nr) {
+            (Some(list), Some(nr)) => list.is_empty() || list.contains(&nr),
+            _ => false,
+        };
+        if let (true, Some(nr)) = (caught, nr) {
+            return Ok(Some(Stop {
+                tid,
+                kind: StopKind::Syscall { nr, entry },
+            }));
         }
         if !stopping {
             self.resume_thread(tid)?;

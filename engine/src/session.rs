@@ -62,6 +62,10 @@ pub enum Catch {
     /// These signals (empty: every signal but SIGTRAP and SIGINT, as gdb's plain
     /// `catch signal`), when the program stops for one.
     Signal(Vec<i32>),
+    /// The program calls exec.
+    Exec,
+    /// The entry and the exit of these system calls, by number, as typed (empty: every one).
+    Syscall(Vec<i64>),
 }
 
 /// A user breakpoint or watchpoint, numbered as gdb numbers them.
@@ -104,6 +108,23 @@ pub enum Event {
         tid: i32,
         id: u32,
         temporary: bool,
+        pc: u64,
+    },
+    /// The program called exec, and exec catchpoint `id` caught it. The new program's
+    /// symbols are loaded and the breakpoints placed in it already.
+    Exec {
+        tid: i32,
+        id: u32,
+        path: PathBuf,
+        pc: u64,
+    },
+    /// Thread `tid` entered (`entry`) or left system call `nr`, caught by the syscall
+    /// catchpoints `ids` (in number order).
+    Syscall {
+        tid: i32,
+        ids: Vec<u32>,
+        nr: i64,
+        entry: bool,
         pc: u64,
     },
     Watchpoint {
@@ -160,6 +181,12 @@ pub enum Message {
     BreakpointResolved {
         id: u32,
         addr: u64,
+    },
+    /// After an exec, breakpoint `id` (placed in the old program) is not found in the new
+    /// one: it is disabled and pending, as gdb's "Error in re-setting breakpoint N: …".
+    BreakpointResetFailed {
+        id: u32,
+        spec: BpSpec,
     },
 }
 
@@ -800,17 +827,31 @@ impl Session {
         let (fork, vfork) = (on(&Catch::Fork), on(&Catch::Vfork));
         let mut signals = Vec::new();
         let mut all = false;
+        let mut syscalls: Option<Vec<i64>> = None;
         for b in self.breakpoints.iter().filter(|b| b.enabled) {
-            if let BpKind::Catch(Catch::Signal(set)) = &b.kind {
-                all |= set.is_empty();
-                signals.extend(set.iter().copied());
+            match &b.kind {
+                BpKind::Catch(Catch::Signal(set)) => {
+                    all |= set.is_empty();
+                    signals.extend(set.iter().copied());
+                }
+                BpKind::Catch(Catch::Syscall(list)) => {
+                    syscalls
+                        .get_or_insert_with(Vec::new)
+                        .extend(list.iter().copied());
+                }
+                _ => {}
             }
+        }
+        // A catchpoint with no list catches every call (the process's empty list).
+        if syscalls_any(&self.breakpoints) {
+            syscalls = Some(Vec::new());
         }
         if let Some(p) = self.process.as_mut() {
             p.catch_fork = fork;
             p.catch_vfork = vfork;
             p.caught_signals = signals;
             p.catch_all_signals = all;
+            p.caught_syscalls = syscalls;
         }
     }
 
@@ -850,6 +891,69 @@ impl Session {
             })
             .map(|b| b.id)
             .collect()
+    }
+
+    /// Run without system call stops (`quiet`) or with them again: gdb single-steps through
+    /// a line's straight code and sees no system call there, which the front end runs
+    /// through at once (see `Process::syscalls_quiet`).
+    pub fn set_syscalls_quiet(&mut self, quiet: bool) {
+        if let Some(p) = self.process.as_mut() {
+            p.syscalls_quiet = quiet;
+        }
+    }
+
+    /// The enabled syscall catchpoints that catch system call `nr`, in number order.
+    pub fn syscall_catchpoints(&self, nr: i64) -> Vec<u32> {
+        self.breakpoints
+            .iter()
+            .filter(|b| match &b.kind {
+                BpKind::Catch(Catch::Syscall(list)) => {
+                    b.enabled && (list.is_empty() || list.contains(&nr))
+                }
+                _ => false,
+            })
+            .map(|b| b.id)
+            .collect()
+    }
+
+    /// The process called exec: the old program's symbols, libraries and breakpoint places
+    /// go; the new program's symbols are loaded (it becomes the session's program, as gdb's
+    /// exec file) and every breakpoint is found again in it, as gdb re-sets them.
+    fn after_exec(&mut self) -> Result<()> {
+        let Some(p) = self.process.as_ref() else {
+            return Ok(());
+        };
+        let path = p.exe().to_path_buf();
+        self.exe = Some(ObjectFile::load_cached(&path)?);
+        self.program = Some(path);
+        self.step_bps.clear();
+        self.scope_bps.clear();
+        self.placed_hooks.clear();
+        self.dl_hook = None;
+        let placed: Vec<u32> = self
+            .breakpoints
+            .iter()
+            .filter(|b| {
+                b.kind == BpKind::Software
+                    && !b.addrs.is_empty()
+                    && !b.off_host
+                    && !matches!(b.spec, BpSpec::Address(_))
+            })
+            .map(|b| b.id)
+            .collect();
+        self.forget_breakpoint_places();
+        self.sync_catches();
+        self.after_start()?;
+        for b in &mut self.breakpoints {
+            if placed.contains(&b.id) && b.addrs.is_empty() {
+                b.enabled = false;
+                self.messages.push(Message::BreakpointResetFailed {
+                    id: b.id,
+                    spec: b.spec.clone(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Resolve pending breakpoints and insert every enabled one.
@@ -1274,6 +1378,36 @@ impl Session {
                 let pc = self.process_mut()?.pc(tid)?;
                 Ok(Some(Event::Signal { tid, signo, pc }))
             }
+            StopKind::Exec => {
+                self.after_exec()?;
+                let Some(id) = self
+                    .breakpoints
+                    .iter()
+                    .find(|b| b.enabled && b.kind == BpKind::Catch(Catch::Exec))
+                    .map(|b| b.id)
+                else {
+                    return Ok(None);
+                };
+                self.current = Some(tid);
+                let p = self.process_mut()?;
+                let (path, pc) = (p.exe().to_path_buf(), p.pc(tid)?);
+                Ok(Some(Event::Exec { tid, id, path, pc }))
+            }
+            StopKind::Syscall { nr, entry } => {
+                let ids = self.syscall_catchpoints(nr);
+                if ids.is_empty() {
+                    return Ok(None);
+                }
+                self.current = Some(tid);
+                let pc = self.process_mut()?.pc(tid)?;
+                Ok(Some(Event::Syscall {
+                    tid,
+                    ids,
+                    nr,
+                    entry,
+                    pc,
+                }))
+            }
             StopKind::Forked { child, vfork } => {
                 let want = if vfork { Catch::Vfork } else { Catch::Fork };
                 let Some(id) = self
@@ -1417,4 +1551,10 @@ fn lib_info(path: &str, file: &ObjectFile, bias: u64) -> SharedLib {
         has_debug_info: file.has_debug_info() || file.separate_debug_file().is_some(),
         link_map: None,
     }
+}
+
+/// Whether an enabled syscall catchpoint catches every system call.
+fn syscalls_any(bps: &[Breakpoint]) -> bool {
+    bps.iter()
+        .any(|b| b.enabled && matches!(&b.kind, BpKind::Catch(Catch::Syscall(l)) if l.is_empty()))
 }

@@ -94,6 +94,41 @@ pub fn cont(tid: Pid, sig: Option<Signo>) -> nix::Result<()> {
     request_with_signal(libc::PTRACE_CONT, tid, sig)
 }
 
+/// `PTRACE_SYSCALL`: continue to the next system call entry or exit, delivering `sig` if
+/// given.
+pub fn cont_syscall(tid: Pid, sig: Option<Signo>) -> nix::Result<()> {
+    request_with_signal(libc::PTRACE_SYSCALL, tid, sig)
+}
+
+/// At a system call stop of `tid`: `Some((number, true))` at its entry, `Some((0, false))`
+/// at its exit (the kernel does not repeat the number there), `None` when the kernel cannot
+/// say (`PTRACE_GET_SYSCALL_INFO`, Linux 5.3).
+pub fn syscall_info(tid: Pid) -> Option<(i64, bool)> {
+    const PTRACE_GET_SYSCALL_INFO: libc::c_uint = 0x420e;
+    const ENTRY: u8 = 1;
+    const EXIT: u8 = 2;
+    // struct ptrace_syscall_info: op (u8), pad, arch (u32), ip, sp, then entry.nr (u64).
+    let mut buf = [0u64; 11];
+    // SAFETY: GET_SYSCALL_INFO writes at most `addr` bytes (the buffer's size) to `data`, a
+    // live local of that size.
+    let r = unsafe {
+        libc::ptrace(
+            PTRACE_GET_SYSCALL_INFO,
+            tid.as_raw(),
+            std::mem::size_of_val(&buf) as *mut libc::c_void,
+            buf.as_mut_ptr().cast::<libc::c_void>(),
+        )
+    };
+    if r <= 0 {
+        return None;
+    }
+    match buf[0].to_ne_bytes()[0] {
+        ENTRY => Some((buf[3] as i64, true)),
+        EXIT => Some((0, false)),
+        _ => None,
+    }
+}
+
 /// `PTRACE_SINGLESTEP`, delivering `sig` if given.
 pub fn step(tid: Pid, sig: Option<Signo>) -> nix::Result<()> {
     request_with_signal(libc::PTRACE_SINGLESTEP, tid, sig)

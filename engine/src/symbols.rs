@@ -1410,6 +1410,24 @@ impl SymbolTable {
         find(name).or_else(|| find(&format!("{name}@plt")))
     }
 
+    /// Runtime address of the symbol `name` as gdb's `lookup_minimal_symbol` finds it (a call
+    /// site's target named by its linkage name): the first global one, in object order; else
+    /// the file-local one of the last object that has one (glibc's hidden `__GI__exit` is
+    /// libc's, not the dynamic linker's copy, though the dynamic linker comes first).
+    pub fn lookup_minimal(&self, name: &str) -> Option<u64> {
+        let mut local = None;
+        for o in self.objects() {
+            if let Some(s) = o.file.lookup_exact(name) {
+                let addr = s.addr.wrapping_add(o.bias);
+                if s.global {
+                    return Some(addr);
+                }
+                local = Some(addr);
+            }
+        }
+        local.or_else(|| self.lookup(name))
+    }
+
     /// Runtime address and size of the data symbol `name`.
     pub fn data_symbol(&self, name: &str) -> Option<(u64, u64)> {
         let (o, s) = self.lookup_symbol(name)?;

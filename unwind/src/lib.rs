@@ -196,7 +196,8 @@ impl Unwinder {
                 },
             }
         };
-        if regs.get(regs.arch.pc).is_none_or(|pc| pc == 0) {
+        // A caller at pc 0 is shown (gdb's `0x0000000000000000 in ?? ()`), and is the last.
+        if regs.get(regs.arch.pc).is_none() {
             return Ok(None);
         }
         let mut caller = Frame {
@@ -285,7 +286,7 @@ impl Unwinder {
         }
         match row {
             Ok(Some((row, _))) => eval::cfa(&row, &frame.regs, mem).ok(),
-            Ok(None) => fallback_cfa(objects, frame),
+            Ok(None) => fallback_cfa(objects, mem, frame),
             Err(_) => None,
         }
     }
@@ -356,10 +357,34 @@ fn at_function_entry(objects: &SymbolTable, pc: u64) -> bool {
         .is_some_and(|(_, _, off)| off == 0)
 }
 
-/// CFA where no CFI covers the pc.
-fn fallback_cfa(objects: &SymbolTable, frame: &Frame) -> Option<u64> {
-    let info = frame.regs.arch.unwind();
+/// Whether a frame without CFI is taken as frameless, its return address on top of the stack:
+/// at its function's first instruction, or, where calls leave the return address on the stack
+/// (x86-64), as gdb's amd64 prologue analysis does: in code of no known function, or in a
+/// function that does not start by setting up the frame pointer (the dynamic linker's
+/// `_start`).
+fn frameless(objects: &SymbolTable, mem: &dyn MemoryRead, frame: &Frame) -> bool {
     if frame.exact_pc && at_function_entry(objects, frame.pc()) {
+        return true;
+    }
+    let arch = frame.regs.arch;
+    if arch.unwind().entry_ra_register.is_some() {
+        return false;
+    }
+    let pc = frame.lookup_pc();
+    match objects.symbolize_parts(pc) {
+        None => true,
+        Some((_, _, off)) => {
+            // Enough for the longest frame setup the table knows (`endbr64; push; mov`).
+            let mut code = [0u8; 8];
+            mem.read(pc.wrapping_sub(off), &mut code).is_ok() && (arch.skip_prologue)(&code) == 0
+        }
+    }
+}
+
+/// CFA where no CFI covers the pc.
+fn fallback_cfa(objects: &SymbolTable, mem: &dyn MemoryRead, frame: &Frame) -> Option<u64> {
+    let info = frame.regs.arch.unwind();
+    if frameless(objects, mem, frame) {
         return Some(frame.sp().wrapping_add(info.entry_cfa_offset));
     }
     let fp = frame.regs.get(frame.regs.arch.fp)? as u64;
@@ -389,7 +414,7 @@ fn fallback(
             out.set(i, v);
         }
     }
-    if frame.exact_pc && at_function_entry(objects, frame.pc()) {
+    if frameless(objects, mem, frame) {
         let cfa = frame.sp().wrapping_add(info.entry_cfa_offset);
         let ra = match info.entry_ra_register {
             Some(r) => frame.regs.get(r).map(|v| v as u64),
@@ -550,11 +575,43 @@ mod tests {
         ));
     }
 
-    /// A stack with no CFI at all ends cleanly or with an error, never loops.
+    /// Code of no known function without CFI, where calls leave the return address on the
+    /// stack (x86-64): frameless, as gdb's amd64 unwinder takes it (the return address on top
+    /// of the stack, whatever the frame pointer says); a caller at pc 0 is the last frame.
+    #[test]
+    fn no_cfi_no_symbol_frameless() {
+        let a = arch::native();
+        if a.unwind().entry_ra_register.is_some() {
+            return;
+        }
+        let table = SymbolTable::new();
+        let mut bytes = vec![0u8; 0x100];
+        for (i, v) in [0x4444u64, 0x5555, 0].iter().enumerate() {
+            bytes[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        let mem = Block {
+            base: 0x1000,
+            bytes,
+        };
+        let mut regs = Registers::new(a);
+        regs.set(a.pc, 0x3333);
+        regs.set(a.sp, 0x1000);
+        regs.set(a.fp, 0);
+        let (frames, err) = Unwinder::new().backtrace(&table, &mem, regs, 10);
+        assert!(err.is_none(), "{err:?}");
+        let pcs: Vec<u64> = frames.iter().map(|f| f.pc()).collect();
+        assert_eq!(pcs, vec![0x3333, 0x4444, 0x5555, 0]);
+    }
+
+    /// A stack with no CFI at all ends cleanly or with an error, never loops (architectures
+    /// whose return address is in a register at entry follow the frame-pointer chain).
     #[test]
     fn no_cfi_frame_pointer_chain() {
         let a = arch::native();
         let info = a.unwind();
+        if info.entry_ra_register.is_none() {
+            return;
+        }
         let table = SymbolTable::new();
         // fp chain: frame at 0x1000 -> saved fp 0x1040, ra 0x4444; frame at 0x1040 -> fp 0.
         let mut bytes = vec![0u8; 0x100];

@@ -272,6 +272,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     skip_prologue,
     sandbox: None,
     call: Some(&CALL),
+    syscalls: super::syscalls_aarch64::SYSCALLS,
 };
 
 /// The AAPCS64 procedure call standard (§6.8), for C: integers and small composites in

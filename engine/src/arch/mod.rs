@@ -10,6 +10,9 @@
 //! unit tested on any host; only `crate::native` touches the kernel.
 
 pub mod aarch64;
+pub mod syscalls;
+mod syscalls_aarch64;
+mod syscalls_x86_64;
 pub mod x86_64;
 
 /// How a register is shown and what it holds.
@@ -130,6 +133,8 @@ pub struct ArchInfo {
     /// The C calling convention, for functions called from the debugger; `None`: such calls
     /// are refused on this architecture.
     pub call: Option<&'static CallConv>,
+    /// The Linux system calls, by number, with gdb's names and groups (`catch syscall`).
+    pub syscalls: &'static [syscalls::Syscall],
 }
 
 /// Instruction facts for running a few instructions of a thread in a sandbox and rolling

@@ -242,6 +242,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     skip_prologue,
     sandbox: Some(&SANDBOX),
     call: Some(&CALL),
+    syscalls: super::syscalls_x86_64::SYSCALLS,
 };
 
 /// The System V AMD64 calling convention (psABI §3.2.3).
