@@ -121,6 +121,7 @@ pub struct NameIndex {
     /// The distinct scopes `scopes` refers to (a class's members share its scope's string).
     scope_names: Vec<Box<str>>,
     scope_ids: HashMap<Box<str>, u32>,
+    last_scope: Option<(Box<str>, u32)>,
 }
 
 /// A DIE as one number: its unit above its offset (offsets stay under 2^40).
@@ -131,12 +132,21 @@ fn scope_key(ui: usize, off: UnitOffset) -> u64 {
 impl NameIndex {
     /// Record that DIE `off` of unit `ui` is declared in `scope`.
     fn set_scope(&mut self, ui: usize, off: UnitOffset, scope: &str) {
-        let id = match self.scope_ids.get(scope) {
-            Some(id) => *id,
-            None => {
-                let id = u32::try_from(self.scope_names.len()).unwrap_or(u32::MAX);
-                self.scope_names.push(scope.into());
-                self.scope_ids.insert(scope.into(), id);
+        // The members of one class come one after another with the same scope: comparing is
+        // cheaper than hashing its (long, templated) name again.
+        let id = match &self.last_scope {
+            Some((last, id)) if **last == *scope => *id,
+            _ => {
+                let id = match self.scope_ids.get(scope) {
+                    Some(id) => *id,
+                    None => {
+                        let id = u32::try_from(self.scope_names.len()).unwrap_or(u32::MAX);
+                        self.scope_names.push(scope.into());
+                        self.scope_ids.insert(scope.into(), id);
+                        id
+                    }
+                };
+                self.last_scope = Some((scope.into(), id));
                 id
             }
         };
@@ -316,7 +326,8 @@ fn producer_is_gcc_ge_4_5(producer: &str) -> bool {
 /// Attributes of a DIE that the index reads, its origin and specification merged in.
 #[derive(Default)]
 struct DieFacts {
-    name: Option<String>,
+    /// Borrowed from the mapped sections where it is valid UTF-8 (no copy per DIE walked).
+    name: Option<std::borrow::Cow<'static, str>>,
     linkage_name: Option<&'static str>,
     decl_file: Option<u64>,
     decl_line: u32,
@@ -347,7 +358,13 @@ impl DebugFile {
         let mut attrs = entry.attrs();
         while let Ok(Some(a)) = attrs.next() {
             match a.name() {
-                constants::DW_AT_name => f.name = self.attr_str(unit, a.value()),
+                constants::DW_AT_name => {
+                    f.name = self
+                        .dwarf
+                        .attr_string(unit, a.value())
+                        .ok()
+                        .map(|s| String::from_utf8_lossy(s.slice()))
+                }
                 constants::DW_AT_linkage_name | constants::DW_AT_MIPS_linkage_name => {
                     f.linkage_name = self
                         .dwarf
@@ -487,7 +504,7 @@ impl DebugFile {
     pub fn function_qualified_name(&self, ui: usize, off: UnitOffset) -> Option<String> {
         let unit = self.unit(ui).ok()?;
         let f = self.die_facts(unit, off, 0);
-        let name = f.name.clone()?;
+        let name = f.name.clone()?.into_owned();
         Some(Self::qualify(self.name_index(), ui, off, &f, name))
     }
 
@@ -502,13 +519,14 @@ impl DebugFile {
         scope: &str,
     ) -> Option<String> {
         let f = self.die_facts(unit, off, 0);
-        let name = f.name.clone()?;
+        f.name.as_ref()?;
         if !scope.is_empty() {
             ix.set_scope(ui, off, scope);
         }
         if f.declaration {
             return None;
         }
+        let name = f.name.clone()?.into_owned();
         let name = Self::qualify(ix, ui, off, &f, name);
         let ranges = self.die_code_ranges(unit, off);
         if ranges.is_empty() {
@@ -646,7 +664,7 @@ impl DebugFile {
                         continue;
                     }
                     ix.variables.push(VariableEntry {
-                        name,
+                        name: name.into_owned(),
                         linkage_name: f.linkage_name,
                         unit: ui,
                         offset: off,
@@ -666,7 +684,7 @@ impl DebugFile {
                     }
                     let f = self.die_facts(unit, off, 0);
                     let inner = match (&f.name, scope) {
-                        (Some(n), "") => n.clone(),
+                        (Some(n), "") => n.to_string(),
                         (Some(n), s) => format!("{s}::{n}"),
                         (None, s) => s.to_string(),
                     };
@@ -674,7 +692,7 @@ impl DebugFile {
                         && !f.declaration
                     {
                         ix.types.push(TypeEntry {
-                            name,
+                            name: name.into_owned(),
                             tag,
                             unit: ui,
                             offset: off,
@@ -697,7 +715,9 @@ impl DebugFile {
                 }
                 constants::DW_TAG_namespace | constants::DW_TAG_module if depth < 16 => {
                     let f = self.die_facts(unit, off, 0);
-                    let n = f.name.unwrap_or_else(|| "(anonymous namespace)".into());
+                    let n = f
+                        .name
+                        .map_or_else(|| "(anonymous namespace)".to_string(), |n| n.into_owned());
                     let inner = if scope.is_empty() {
                         n
                     } else {
