@@ -124,6 +124,9 @@ pub struct NameIndex {
     last_scope: Option<(Box<str>, u32)>,
 }
 
+/// How much `.debug_info` an index walks before the pages it touched are released.
+const WALK_RELEASE: usize = 32 << 20;
+
 /// A DIE as one number: its unit above its offset (offsets stay under 2^40).
 fn scope_key(ui: usize, off: UnitOffset) -> u64 {
     ((ui as u64) << 40) | (off.0 as u64 & ((1 << 40) - 1))
@@ -434,13 +437,23 @@ impl DebugFile {
 
     fn build_index(&self) -> NameIndex {
         let mut ix = NameIndex::default();
+        let mut walked = 0usize;
         for ui in 0..self.units.len() {
             let Ok(unit) = self.unit(ui) else { continue };
             if let Err(e) = self.index_unit(&mut ix, ui, unit) {
                 tracing::warn!("{}: unit {ui}: {e}", self.dwarf_path.display());
             }
+            walked += unit.header.length_including_self();
+            if walked > WALK_RELEASE {
+                self.release_walked_pages();
+                walked = 0;
+            }
         }
+
         for (i, f) in ix.functions.iter().enumerate() {
+            if i % 65536 == 65535 {
+                self.release_walked_pages();
+            }
             for kind in 0..FUNCTION_KEYS {
                 if let Some(k) = function_key(f, kind) {
                     ix.function_names.add(k, i, kind);
@@ -460,6 +473,10 @@ impl DebugFile {
             ix.type_names.add(&t.name, i, 0);
         }
         ix.type_names.seal();
+        // (After the keys: hashing the linkage names reads them from `.debug_str` again.)
+        if walked > 0 {
+            self.release_walked_pages();
+        }
         ix
     }
 
