@@ -1642,6 +1642,12 @@ impl EvalContext for EvalCtx<'_> {
         crate::registers::register_value(&self.frames, self.sel, name)
     }
 
+    fn register_name(&self, dwarf: u16) -> Option<String> {
+        let arch = self.frames.get(self.sel)?.regs.arch;
+        arch.reg_by_dwarf(dwarf)
+            .map(|i| arch.regs[i].name.to_string())
+    }
+
     fn history(&self, which: HistoryRef) -> cohort_dwarf::Result<Value> {
         self.dbg.history_entry(match which {
             HistoryRef::Absolute(n) => n as i64,

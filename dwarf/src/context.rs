@@ -68,6 +68,11 @@ pub trait EvalContext: Target {
     /// register name (then it may be a convenience variable).
     fn register(&self, name: &str) -> Result<Option<Value>>;
 
+    /// The name of DWARF register `dwarf` in the selected frame's architecture (`rbx`).
+    fn register_name(&self, _dwarf: u16) -> Option<String> {
+        None
+    }
+
     /// An entry of the value history (`$`, `$N`, `$$N`).
     fn history(&self, which: HistoryRef) -> Result<Value>;
 

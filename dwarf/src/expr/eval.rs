@@ -103,6 +103,12 @@ pub(crate) struct V {
     pub lazy: bool,
     pub lval: Lval,
     pub optimized_out: bool,
+    /// See [`Value::lost_bits`].
+    pub lost_bits: Vec<std::ops::Range<u64>>,
+    /// A class value a call returned: gdb keeps it on the stack (its C++ "stack
+    /// temporaries"), so it can be `this` or bound to a reference; cohort copies it there
+    /// when needed.
+    pub temporary: bool,
     /// A type name in expression position (`sizeof(item_t)`, `whatis struct item`).
     pub is_type: bool,
 }
@@ -115,6 +121,8 @@ impl V {
             lazy: false,
             lval: Lval::None,
             optimized_out: false,
+            lost_bits: Vec::new(),
+            temporary: false,
             is_type: false,
         }
     }
@@ -126,6 +134,8 @@ impl V {
             lazy: true,
             lval: Lval::Memory(addr),
             optimized_out: false,
+            lost_bits: Vec::new(),
+            temporary: false,
             is_type: false,
         }
     }
@@ -146,6 +156,8 @@ impl V {
             lazy,
             lval: v.lval,
             optimized_out: v.optimized_out,
+            lost_bits: v.lost_bits,
+            temporary: false,
             is_type: false,
         }
     }
@@ -712,6 +724,7 @@ impl<'a> Ev<'a> {
         let Some((off, pty)) = crate::format::smart_pointer(&v.ty) else {
             return Ok(None);
         };
+        xmethod_this(v)?;
         let mut ptr = self.component(v, off as i64, pty)?;
         self.fetch(&mut ptr)?;
         Ok(Some(ptr))
@@ -767,9 +780,18 @@ impl<'a> Ev<'a> {
         let end = offset.checked_add(size as i64);
         let inside = offset >= 0 && end.is_some_and(|e| e as usize <= v.bytes.len());
         if !v.lazy && inside {
+            let lost = crate::value::bits_lost_in(&v.lost_bits, offset as u64, size);
+            // A part wholly in bits the compiler did not keep is optimized out.
+            if lost.iter().map(|r| r.end - r.start).sum::<u64>() >= size * 8 && size > 0 {
+                let mut o = V::new(ty, Vec::new());
+                o.optimized_out = true;
+                return Ok(o);
+            }
             let bytes = v.bytes[offset as usize..offset as usize + size as usize].to_vec();
             let mut out = V::new(ty, bytes);
             out.lval = lval;
+            out.lost_bits = lost;
+            out.temporary = v.temporary;
             return Ok(out);
         }
         match lval {
@@ -782,20 +804,24 @@ impl<'a> Ev<'a> {
     /// libstdc++'s `std::vector` as its xmethods see it: the element type and the first
     /// and past-the-end addresses; `None` for any other value.
     fn std_vector(&self, v: &mut V) -> Result<Option<(TypeRef, u64, u64)>> {
-        if !crate::format::has_printer(&v.ty)
-            || !v
-                .ty
-                .strip()
-                .name
-                .as_deref()
-                .is_some_and(|n| n.starts_with("std::vector<"))
-        {
+        if !self.std_vector_type(&v.ty) {
             return Ok(None);
         }
+        xmethod_this(v)?;
         let ty = v.ty.strip();
         let bytes = self.bytes(v)?;
         Ok(crate::format::vector_parts(&ty, bytes, self.ptr_size())
             .map(|(elem, [start, finish, _])| (elem, start, finish)))
+    }
+
+    /// Whether `ty` is a libstdc++ `std::vector` (its xmethods apply).
+    fn std_vector_type(&self, ty: &TypeRef) -> bool {
+        crate::format::has_printer(ty)
+            && ty
+                .strip()
+                .name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("std::vector<"))
     }
 
     /// A `std::vector` xmethod (`v.size()`, `v.empty()`, `v.front()`, `v.back()`,
@@ -849,6 +875,7 @@ impl<'a> Ev<'a> {
             let ty = a.ty.strip();
             let name = ty.name.as_deref().unwrap_or("");
             if name.starts_with("std::vector<bool,") && crate::format::has_printer(&ty) {
+                xmethod_this(&a)?;
                 let bytes = self.bytes(&mut a)?;
                 if let Some(bv) = crate::format::bit_vector(&ty, bytes, self.ptr_size()) {
                     let mut i = i;
@@ -866,6 +893,7 @@ impl<'a> Ev<'a> {
                     .find(|m| !m.is_static && m.name.as_deref() == Some("_M_elems"))
                 && let TypeKind::Array { element, .. } = &m.ty.get().strip().kind
             {
+                xmethod_this(&a)?;
                 let mut i = i;
                 let n = self.int_of(&mut i)? as i64;
                 let esize = element.byte_size() as i64;
@@ -1118,7 +1146,11 @@ impl<'a> Ev<'a> {
             },
             _ => Lval::None,
         };
-        if v.optimized_out {
+        let lost = v
+            .lost_bits
+            .iter()
+            .any(|r| r.start < bit_offset + bit_size && bit_offset < r.end);
+        if v.optimized_out || lost {
             let mut o = V::new(ty, Vec::new());
             o.optimized_out = true;
             return Ok(o);
@@ -1183,6 +1215,27 @@ impl<'a> Ev<'a> {
                     }
                     Cls::Ptr(_) => obj = self.deref(obj)?,
                     _ => {}
+                }
+            }
+            // gdb takes the object's address for a method call (`evaluate_for_address`,
+            // `address_of_variable`): a variable of class type kept nowhere in memory
+            // stops it with these words.
+            if let (Expr::Name(n), false, true) = (&**x, *arrow, self.side)
+                && matches!(classify(&obj.ty), Cls::Agg)
+            {
+                match &obj.lval {
+                    Lval::Memory(_) | Lval::Bitfield { .. } => {}
+                    Lval::Register(r) if !obj.optimized_out => {
+                        let reg = self.ctx.register_name(*r).unwrap_or_else(|| r.to_string());
+                        return Err(user(format!(
+                            "Address requested for identifier \"{n}\" which is in register ${reg}"
+                        )));
+                    }
+                    _ => {
+                        return Err(user(format!(
+                            "Can't take address of \"{n}\" which isn't an lvalue."
+                        )));
+                    }
                 }
             }
             if let Some(v) = self.vector_method(obj.clone(), m, args)? {
@@ -1316,12 +1369,21 @@ impl<'a> Ev<'a> {
                 }
             }
         }
+        // A method without code of its own has no value to call, even for `whatis`
+        // (gdb's `value_fn_field` finds no symbol).
+        if inlined && (this.is_some() || self.side) {
+            return Err(user("Cannot evaluate function -- may be inlined"));
+        }
         if !self.side {
             let size = ret.byte_size() as usize;
             return Ok(V::new(ret, vec![0; size]));
         }
-        if inlined {
-            return Err(user("Cannot evaluate function -- may be inlined"));
+        // gdb reads each argument first: a reference it cannot follow stops the call.
+        if values
+            .iter()
+            .any(|v| v.optimized_out && is_reference(&v.ty))
+        {
+            return Err(DwarfError::OptimizedOut);
         }
         let address = match classify(&fv.ty) {
             Cls::Ptr(_) => {
@@ -1355,7 +1417,9 @@ impl<'a> Ev<'a> {
             ret: ret.clone(),
         };
         let bytes = self.ctx.call_function(&call)?;
-        Ok(V::new(ret, bytes))
+        let mut out = V::new(ret, bytes);
+        out.temporary = true;
+        Ok(out)
     }
 
     /// How well `values` fit the parameters of function type `fty` (lower is better);
@@ -1543,6 +1607,16 @@ impl<'a> Ev<'a> {
     fn address_for_call(&self, mut v: V) -> Result<u64> {
         if let Some(a) = v.address() {
             return Ok(a);
+        }
+        // gdb's `value_addr`: only its stack temporaries (and strings and arrays, which it
+        // pushes) are not in memory and still have an address.
+        if v.optimized_out {
+            return Err(DwarfError::OptimizedOut);
+        }
+        if !v.temporary && !matches!(classify(&v.ty), Cls::Array(_)) {
+            return Err(user(
+                "Attempt to take address of value not located in memory.",
+            ));
         }
         let bytes = self.bytes(&mut v)?.to_vec();
         self.ctx.push_for_call(&bytes)
@@ -1969,6 +2043,8 @@ impl<'a> Ev<'a> {
                     lazy: false,
                     lval: target.lval,
                     optimized_out: false,
+                    lost_bits: Vec::new(),
+                    temporary: false,
                     is_type: false,
                 })
             }
@@ -2190,12 +2266,24 @@ fn qualified(ty: TypeRef, is_const: bool) -> TypeRef {
     )
 }
 
+/// libstdc++'s xmethods (Python) get their object by address: one not in memory (in
+/// registers, optimized out) stops them with gdb's words.
+fn xmethod_this(v: &V) -> Result<()> {
+    match v.lval {
+        Lval::Memory(_) => Ok(()),
+        _ => Err(user(
+            "Attempt to take address of value not located in memory.",
+        )),
+    }
+}
+
 pub(crate) fn to_value(v: V) -> Value {
     Value {
         ty: v.ty,
         bytes: v.bytes,
         lval: v.lval,
         optimized_out: v.optimized_out,
+        lost_bits: v.lost_bits,
     }
 }
 
