@@ -119,6 +119,8 @@ cases! {
     cxx_catch_clang_o2,
     cxx_class,
     cxx_class_clang,
+    cxx_gaps,
+    cxx_gaps_clang,
     cxx_inherit,
     cxx_inherit_clang,
     cxx_lambda,

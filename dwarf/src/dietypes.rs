@@ -1245,8 +1245,54 @@ impl FileTypes {
                 TypeNs::Class => self.index().type_die(TypeNs::Struct, name),
                 _ => None,
             }
-        })?;
-        Some(self.type_at(named.die))
+        });
+        match named {
+            Some(n) => Some(self.type_at(n.die)),
+            None => self.nested_type_die(name, 0).map(|d| self.type_at(d)),
+        }
+    }
+
+    /// A type declared inside a class (`Outer::size_type`, `Outer::Inner`): found among the
+    /// members of the class that names its scope.
+    fn nested_type_die(&self, name: &str, depth: usize) -> Option<DieRef> {
+        if depth > 8 {
+            return None;
+        }
+        // The last `::` outside template arguments.
+        let mut level = 0i32;
+        let mut split = None;
+        let b = name.as_bytes();
+        for i in 0..b.len() {
+            match b[i] {
+                b'<' => level += 1,
+                b'>' => level -= 1,
+                b':' if level == 0 && b.get(i + 1) == Some(&b':') => split = Some(i),
+                _ => {}
+            }
+        }
+        let i = split?;
+        let (scope, member) = (&name[..i], &name[i + 2..]);
+        let class = [TypeNs::Struct, TypeNs::Class, TypeNs::Union]
+            .iter()
+            .find_map(|ns| self.index().type_die(*ns, scope))
+            .map(|n| n.die)
+            .or_else(|| self.nested_type_die(scope, depth + 1))?;
+        let (ui, off) = locate(&self.file, class).ok()?;
+        let tree = read_tree_at(&self.file, ui, Some(off), 1).ok()?;
+        tree.children
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.tag,
+                    dw::DW_TAG_typedef
+                        | dw::DW_TAG_structure_type
+                        | dw::DW_TAG_class_type
+                        | dw::DW_TAG_union_type
+                        | dw::DW_TAG_enumeration_type
+                )
+            })
+            .find(|c| c.name(&self.file).as_deref() == Some(member))
+            .and_then(|c| c.die_ref(&self.file))
     }
 }
 

@@ -991,6 +991,15 @@ impl<'a> Ev<'a> {
                 None => self.component(&v, offset, mty),
                 Some(bf) => self.bitfield(&v, bf.bit_offset, bf.bit_size, mty),
             },
+            // A member function as a value (`ptype obj.method`): its type with `this`
+            // first, at its code.
+            None if let Some(m) = ty
+                .cxx
+                .as_ref()
+                .and_then(|c| c.methods.iter().find(|m| m.name == name)) =>
+            {
+                self.method_value(&ty, m)
+            }
             // gdb's words for a class with member functions.
             None if ty.cxx.as_ref().is_some_and(|c| !c.methods.is_empty()) => {
                 Err(user(format!("There is no member or method named {name}.")))
@@ -1404,9 +1413,19 @@ impl<'a> Ev<'a> {
             let bytes = self.bytes(&mut t)?.to_vec();
             call_args.push((ty, bytes));
         }
+        let mut clones = Vec::new();
         for (i, v) in values.into_iter().enumerate() {
             call_args.push(match params.get(i) {
-                Some(p) if *prototyped || !*varargs => self.argument(v, p)?,
+                Some(p) if *prototyped || !*varargs => {
+                    let a = self.argument(v, p)?;
+                    if matches!(classify(p), Cls::Agg) && crate::context::pass_by_reference(p) {
+                        let mut w = [0u8; 8];
+                        let n = a.1.len().min(8);
+                        w[..n].copy_from_slice(&a.1[..n]);
+                        clones.push((p.clone(), u64::from_le_bytes(w)));
+                    }
+                    a
+                }
                 _ => self.promoted(v)?,
             });
         }
@@ -1417,6 +1436,7 @@ impl<'a> Ev<'a> {
             ret: ret.clone(),
         };
         let bytes = self.ctx.call_function(&call)?;
+        self.destroy_clones(&clones)?;
         let mut out = V::new(ret, bytes);
         out.temporary = true;
         Ok(out)
@@ -1633,6 +1653,9 @@ impl<'a> Ev<'a> {
             ));
         }
         let v = self.coerce_ref(v)?;
+        if matches!(classify(p), Cls::Agg) && crate::context::pass_by_reference(p) {
+            return self.clone_for_call(v, p);
+        }
         let v = self.decay_for_call(v)?;
         let mut c = if matches!(classify(p), Cls::Agg) && matches!(classify(&v.ty), Cls::Agg) {
             v
@@ -1641,6 +1664,154 @@ impl<'a> Ev<'a> {
         };
         let bytes = self.bytes(&mut c)?.to_vec();
         Ok((p.clone(), bytes))
+    }
+
+    /// A class argument passed by invisible reference (Itanium C++ ABI): a copy on the
+    /// stack made by the class's copy constructor (a bitwise copy when it has none of its
+    /// own), passed as a pointer to it, as gdb's `call_function_by_hand` does.
+    fn clone_for_call(&self, mut v: V, p: &TypeRef) -> Result<(TypeRef, Vec<u8>)> {
+        let st = p.strip();
+        let bytes = self.bytes(&mut v)?.to_vec();
+        let clone = self.ctx.push_for_call(&bytes)?;
+        let short = crate::context::class_short_name(st.name.as_deref().unwrap_or(""));
+        let cctor = st.cxx.as_deref().and_then(|c| {
+            c.methods.iter().find(|m| {
+                !m.artificial
+                    && m.name == short
+                    && crate::context::copy_or_move_ctor(m, short)
+                    && matches!(m.params[0].get().strip().kind, TypeKind::Reference(_))
+            })
+        });
+        let pty = Type::pointer_to(st.clone(), self.ptr_size());
+        if let Some(m) = cctor {
+            let address = m
+                .linkage_name
+                .as_deref()
+                .and_then(|l| self.structor_symbol(l))
+                .or_else(|| self.copy_ctor_by_name(&st, short))
+                .ok_or_else(|| {
+                    user(format!(
+                        "expression cannot be evaluated because a copy constructor for the \
+                         type '{}' could not be found (maybe inlined?)",
+                        st.name.as_deref().unwrap_or("")
+                    ))
+                })?;
+            let from = self.address_for_call(v)?;
+            let w = self.ptr_size() as usize;
+            let call = crate::context::FunctionCall {
+                name: format!("{0}::{0}", short),
+                address,
+                args: vec![
+                    (pty.clone(), clone.to_le_bytes()[..w].to_vec()),
+                    (m.params[0].get().clone(), from.to_le_bytes()[..w].to_vec()),
+                ],
+                ret: builtins().void.clone(),
+            };
+            self.ctx.call_function(&call)?;
+        }
+        let w = self.ptr_size() as usize;
+        Ok((pty, clone.to_le_bytes()[..w].to_vec()))
+    }
+
+    /// Member function `m` of class `class` as gdb's value of it: `{int (const Outer *
+    /// const, int)} 0x… <Outer::get(int) const>`; one without code of its own cannot be
+    /// had.
+    fn method_value(&self, class: &TypeRef, m: &crate::types::Method) -> Result<V> {
+        let address = m
+            .linkage_name
+            .as_deref()
+            .and_then(|l| self.structor_symbol(l))
+            .ok_or_else(|| user(format!("Cannot take address of method {}.", m.name)))?;
+        let mut params = Vec::with_capacity(m.params.len() + 1);
+        if !m.is_static {
+            let obj = if m.is_const {
+                qualified(class.clone(), true)
+            } else {
+                class.clone()
+            };
+            let this = qualified(Type::pointer_to(obj, self.ptr_size()), true);
+            params.push(LazyType::ready(this));
+        }
+        params.extend(m.params.iter().map(|t| LazyType::ready(t.get().clone())));
+        let fty = Type::new(
+            None,
+            1,
+            TypeKind::Function {
+                ret: m.ret.as_ref().map(|t| LazyType::ready(t.get().clone())),
+                params,
+                varargs: m.varargs,
+                prototyped: true,
+            },
+        );
+        Ok(V::lazy_at(fty, address))
+    }
+
+    /// The code of a constructor or destructor: the declaration names GCC's unified
+    /// `C4`/`D4` variant, which has no symbol; the complete-object one (`C1`/`D1`) is the
+    /// one to call.
+    fn structor_symbol(&self, linkage: &str) -> Option<u64> {
+        self.ctx.code_symbol(linkage).or_else(|| {
+            ["C4E", "D4E"].iter().find_map(|u| {
+                let i = linkage.find(u)?;
+                let kind = &u[..1];
+                ["1", "2"].iter().find_map(|n| {
+                    let l = format!("{}{kind}{n}E{}", &linkage[..i], &linkage[i + 3..]);
+                    self.ctx.code_symbol(&l)
+                })
+            })
+        })
+    }
+
+    /// The copy constructor of class `class` found by its name (`Big::Big`), for a
+    /// declaration without a linkage name (clang's): the definition whose one parameter
+    /// after `this` is a reference.
+    fn copy_ctor_by_name(&self, class: &TypeRef, short: &str) -> Option<u64> {
+        let name = format!("{}::{short}", class.name.as_deref()?.split('<').next()?);
+        self.ctx
+            .lookup_functions(&name)
+            .ok()?
+            .into_iter()
+            .find(|f| match &f.ty.strip().kind {
+                TypeKind::Function { params, .. } => {
+                    let ps: Vec<TypeRef> = params.iter().map(|p| p.get().clone()).collect();
+                    // A copy (not a move) constructor: `const Big &`.
+                    let refs = |t: &TypeRef| matches!(t.strip().kind, TypeKind::Reference(_));
+                    matches!(ps.as_slice(), [_, r] if refs(r))
+                        || matches!(ps.as_slice(), [r] if refs(r))
+                }
+                _ => false,
+            })
+            .and_then(|f| f.address())
+    }
+
+    /// After a call: the destructor of each class argument copied for it (gdb destroys its
+    /// clones), when the class declares one.
+    fn destroy_clones(&self, clones: &[(TypeRef, u64)]) -> Result<()> {
+        for (ty, at) in clones {
+            let st = ty.strip();
+            let short = crate::context::class_short_name(st.name.as_deref().unwrap_or(""));
+            let dtor = st.cxx.as_deref().and_then(|c| {
+                c.methods
+                    .iter()
+                    .find(|m| !m.artificial && m.name.strip_prefix('~') == Some(short))
+            });
+            let Some(address) = dtor
+                .and_then(|m| m.linkage_name.as_deref())
+                .and_then(|l| self.structor_symbol(l))
+            else {
+                continue;
+            };
+            let w = self.ptr_size() as usize;
+            let pty = Type::pointer_to(st.clone(), self.ptr_size());
+            let call = crate::context::FunctionCall {
+                name: format!("{short}::~{short}"),
+                address,
+                args: vec![(pty, at.to_le_bytes()[..w].to_vec())],
+                ret: builtins().void.clone(),
+            };
+            self.ctx.call_function(&call)?;
+        }
+        Ok(())
     }
 
     /// An argument without a parameter type (a variadic or unprototyped function): C's
