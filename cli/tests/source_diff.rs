@@ -142,6 +142,7 @@ cases! {
     cxx_stl_tree,
     cxx_stl_tree_clang,
     cxx_stl_tree_clang_o2,
+    cxx_thread_call,
     cxx_whatis,
     disassemble_x,
     dlclose_reuse,

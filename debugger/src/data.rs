@@ -1659,6 +1659,21 @@ impl EvalContext for EvalCtx<'_> {
         if name == "_siginfo" {
             return self.siginfo();
         }
+        // gdb computes these on each use: the current thread's number (0 without one).
+        if matches!(name, "_thread" | "_gthread") {
+            let num = self
+                .dbg
+                .session
+                .current_thread()
+                .and_then(|t| self.dbg.session.thread_num(t))
+                .unwrap_or(0);
+            let ty = Type::base("int", 4, cohort_dwarf::types::Encoding::Signed);
+            return Some(Value::new(
+                ty,
+                (num as i32).to_le_bytes().to_vec(),
+                Lval::None,
+            ));
+        }
         self.dbg.data.convenience.borrow().get(name).cloned()
     }
 
