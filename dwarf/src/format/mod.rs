@@ -692,7 +692,9 @@ impl<'a> Printer<'a> {
         bytes: &[u8],
         addr: Option<u64>,
     ) {
-        if declaration && members.is_empty() {
+        // A base class only declared here (clang's, whose vtable is in another unit) shows
+        // as a class without data, as in gdb.
+        if declaration && members.is_empty() && !self.in_base.get() {
             out.push_str("<incomplete type>");
             return;
         }
