@@ -146,6 +146,7 @@ cases! {
     cxx_stl_tree_clang_o2,
     cxx_thread_call,
     cxx_whatis,
+    cxx_whatis_o2,
     disassemble_x,
     dlclose_reuse,
     dlopen,

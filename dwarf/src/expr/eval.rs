@@ -741,7 +741,12 @@ impl<'a> Ev<'a> {
                 if matches!(target.strip().kind, TypeKind::Void) {
                     return Err(user("Attempt to take contents of a non-pointer value."));
                 }
-                let a = self.int_of(&mut v)? as u64;
+                // `whatis *p` needs only the type: an optimized-out pointer will do.
+                let a = if !self.side && v.optimized_out {
+                    0
+                } else {
+                    self.int_of(&mut v)? as u64
+                };
                 let target = if has_dynamic_bound(&target) {
                     self.ctx.resolve_dynamic(&target).unwrap_or(target)
                 } else {
