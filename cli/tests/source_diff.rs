@@ -117,6 +117,7 @@ cases! {
     cxx_calls_clang_o2,
     cxx_catch,
     cxx_catch_clang_o2,
+    cxx_catch_o2,
     cxx_class,
     cxx_class_clang,
     cxx_gaps,
