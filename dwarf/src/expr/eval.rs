@@ -598,6 +598,16 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// gdb's words for a unary operator on a class value that defines none: C++ looks for
+    /// a function `operatorOP` (cohort calls none), C for a member of that name.
+    fn no_unary_operator(&self, op: &str) -> DwarfError {
+        if self.ctx.language() == crate::format::Language::Cplus {
+            user(format!("No symbol \"operator{op}\" in current context."))
+        } else {
+            user(format!("Structure has no component named operator{op}."))
+        }
+    }
+
     pub fn resolve(&self, t: &TypeName) -> Result<TypeRef> {
         resolve_type(t, self.ctx)
     }
@@ -606,9 +616,7 @@ impl<'a> Ev<'a> {
     fn truth(&self, v: V, op: &str) -> Result<bool> {
         let mut v = self.coerce_ref(v)?;
         match classify(&v.ty) {
-            Cls::Agg => Err(user(format!(
-                "Structure has no component named operator{op}."
-            ))),
+            Cls::Agg => Err(self.no_unary_operator(op)),
             Cls::Float(_) => Ok(!self.float_of(&mut v)?.is_zero()),
             _ => Ok(self.bytes(&mut v)?.iter().any(|&b| b != 0)),
         }
@@ -681,9 +689,7 @@ impl<'a> Ev<'a> {
                         };
                         Ok(V::new(v.ty.clone(), float_bytes(r, &v.ty)))
                     }
-                    Cls::Agg => Err(user(format!(
-                        "Structure has no component named operator{sym}."
-                    ))),
+                    Cls::Agg => Err(self.no_unary_operator(sym)),
                     _ if op == UnOp::Compl => Err(user(
                         "Argument to complement operation not an integer, boolean.",
                     )),
@@ -763,7 +769,7 @@ impl<'a> Ev<'a> {
                 let a = self.int_of(&mut v)? as u64;
                 Ok(V::lazy_at(builtins().int.clone(), a))
             }
-            Cls::Agg => Err(user("Structure has no component named operator*.")),
+            Cls::Agg => Err(self.no_unary_operator("*")),
             _ => Err(user("Attempt to take contents of a non-pointer value.")),
         }
     }
