@@ -148,6 +148,7 @@ cases! {
     cxx_stl_tree_clang_o2,
     cxx_thread_call,
     cxx_unary_ops,
+    cxx_unary_ops_o2,
     cxx_whatis,
     cxx_whatis_o2,
     disassemble_x,

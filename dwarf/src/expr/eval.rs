@@ -600,8 +600,12 @@ impl<'a> Ev<'a> {
 
     /// gdb's words for a unary operator on a class value that defines none: C++ looks for
     /// a function `operatorOP` (cohort calls none), C for a member of that name.
-    fn no_unary_operator(&self, op: &str) -> DwarfError {
+    fn no_unary_operator(&self, v: &V, op: &str) -> DwarfError {
         if self.ctx.language() == crate::format::Language::Cplus {
+            // gdb takes the operand's address first (`this` of a member operator).
+            if !matches!(v.lval, Lval::Memory(_)) && !v.temporary {
+                return user("Attempt to take address of value not located in memory.");
+            }
             user(format!("No symbol \"operator{op}\" in current context."))
         } else {
             user(format!("Structure has no component named operator{op}."))
@@ -616,7 +620,7 @@ impl<'a> Ev<'a> {
     fn truth(&self, v: V, op: &str) -> Result<bool> {
         let mut v = self.coerce_ref(v)?;
         match classify(&v.ty) {
-            Cls::Agg => Err(self.no_unary_operator(op)),
+            Cls::Agg => Err(self.no_unary_operator(&v, op)),
             Cls::Float(_) => Ok(!self.float_of(&mut v)?.is_zero()),
             _ => Ok(self.bytes(&mut v)?.iter().any(|&b| b != 0)),
         }
@@ -689,7 +693,7 @@ impl<'a> Ev<'a> {
                         };
                         Ok(V::new(v.ty.clone(), float_bytes(r, &v.ty)))
                     }
-                    Cls::Agg => Err(self.no_unary_operator(sym)),
+                    Cls::Agg => Err(self.no_unary_operator(&v, sym)),
                     _ if op == UnOp::Compl => Err(user(
                         "Argument to complement operation not an integer, boolean.",
                     )),
@@ -769,7 +773,7 @@ impl<'a> Ev<'a> {
                 let a = self.int_of(&mut v)? as u64;
                 Ok(V::lazy_at(builtins().int.clone(), a))
             }
-            Cls::Agg => Err(self.no_unary_operator("*")),
+            Cls::Agg => Err(self.no_unary_operator(&v, "*")),
             _ => Err(user("Attempt to take contents of a non-pointer value.")),
         }
     }
