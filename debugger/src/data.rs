@@ -1652,6 +1652,12 @@ impl EvalContext for EvalCtx<'_> {
         crate::registers::register_value(&self.frames, self.sel, name)
     }
 
+    fn register_name(&self, dwarf: u16) -> Option<String> {
+        let arch = self.frames.get(self.sel)?.regs.arch;
+        arch.reg_by_dwarf(dwarf)
+            .map(|i| arch.regs[i].name.to_string())
+    }
+
     fn history(&self, which: HistoryRef) -> cohort_dwarf::Result<Value> {
         self.dbg.history_entry(match which {
             HistoryRef::Absolute(n) => n as i64,
@@ -1662,6 +1668,21 @@ impl EvalContext for EvalCtx<'_> {
     fn convenience(&self, name: &str) -> Option<Value> {
         if name == "_siginfo" {
             return self.siginfo();
+        }
+        // gdb computes these on each use: the current thread's number (0 without one).
+        if matches!(name, "_thread" | "_gthread") {
+            let num = self
+                .dbg
+                .session
+                .current_thread()
+                .and_then(|t| self.dbg.session.thread_num(t))
+                .unwrap_or(0);
+            let ty = Type::base("int", 4, cohort_dwarf::types::Encoding::Signed);
+            return Some(Value::new(
+                ty,
+                (num as i32).to_le_bytes().to_vec(),
+                Lval::None,
+            ));
         }
         self.dbg.data.convenience.borrow().get(name).cloned()
     }

@@ -603,7 +603,10 @@ impl Debugger {
             let msg = if self.session.symbols().is_empty() {
                 crate::locations::NO_SYMBOL_TABLE.to_string()
             } else {
-                format!("Function \"{name}\" not defined.")
+                format!(
+                    "Function \"{}\" not defined.",
+                    crate::locations::unquoted(name)
+                )
             };
             if !self.ask_pending(&msg)? {
                 return Ok(Flow::Go);

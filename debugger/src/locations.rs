@@ -170,7 +170,15 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
             file: None,
         }]);
     }
-    Err(format!("Function \"{text}\" not defined."))
+    Err(format!("Function \"{}\" not defined.", unquoted(text)))
+}
+
+/// `'int twice<int>(int)'` → `int twice<int>(int)`: gdb names a quoted function without
+/// its quotes.
+pub(crate) fn unquoted(name: &str) -> &str {
+    name.strip_prefix('\'')
+        .and_then(|n| n.strip_suffix('\''))
+        .unwrap_or(name)
 }
 
 /// gdb's explicit location (`-function F -label L`, `-source S -line N`) as a linespec; None

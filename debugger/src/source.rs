@@ -858,9 +858,19 @@ impl Debugger {
         {
             return true;
         }
+        // GCC's cold part of main (`main.cold`, a handler of main's) is main's too: its
+        // debug information says so.
+        let dwarf_main = |pc: u64| {
+            self.debug_for(pc).is_some_and(|(d, bias)| {
+                scopes::function_at(&d, pc.wrapping_sub(bias))
+                    .ok()
+                    .flatten()
+                    .is_some_and(|f| f.name == "main")
+            })
+        };
         match self.session.symbols().symbolize_parts(pc) {
             Some((o, s, _)) => {
-                s.name == "main"
+                (s.name == "main" || (s.name == "main.cold" && dwarf_main(pc)))
                     && self
                         .session
                         .symbols()

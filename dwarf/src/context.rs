@@ -68,6 +68,11 @@ pub trait EvalContext: Target {
     /// register name (then it may be a convenience variable).
     fn register(&self, name: &str) -> Result<Option<Value>>;
 
+    /// The name of DWARF register `dwarf` in the selected frame's architecture (`rbx`).
+    fn register_name(&self, _dwarf: u16) -> Option<String> {
+        None
+    }
+
     /// An entry of the value history (`$`, `$N`, `$$N`).
     fn history(&self, which: HistoryRef) -> Result<Value>;
 
@@ -157,10 +162,75 @@ pub enum AbiScalar {
 /// convention's classification; `None` when the value can only be passed in memory
 /// (a bitfield, an array of unknown length, an unsupported type).
 pub fn abi_scalars(ty: &TypeRef) -> Option<Vec<(u64, u64, AbiScalar)>> {
+    if pass_by_reference(ty) {
+        return None;
+    }
     let mut out = Vec::new();
     scalars_into(ty, 0, &mut out, 0)?;
     out.sort_by_key(|p| p.0);
     Some(out)
+}
+
+/// The Itanium C++ ABI's "non-trivial for the purposes of calls": a class with a
+/// user-provided copy or move constructor or destructor, virtual functions or virtual
+/// bases, or a base or member that is such a class. It is passed by invisible reference
+/// (the caller's copy made by its copy constructor) and returned through memory the caller
+/// provides (gdb's `gnuv3_pass_by_reference`).
+pub fn pass_by_reference(ty: &TypeRef) -> bool {
+    non_trivial(ty, 0)
+}
+
+fn non_trivial(ty: &TypeRef, depth: usize) -> bool {
+    use crate::types::TypeKind;
+    if depth > 16 {
+        return false;
+    }
+    let st = ty.strip();
+    match &st.kind {
+        TypeKind::Array { element, .. } => non_trivial(element, depth + 1),
+        TypeKind::Aggregate { members, .. } => {
+            let Some(cxx) = st.cxx.as_deref() else {
+                return false;
+            };
+            let short = class_short_name(st.name.as_deref().unwrap_or(""));
+            let special = cxx.methods.iter().any(|m| {
+                m.is_virtual
+                    || (!m.artificial
+                        && (m.name.strip_prefix('~') == Some(short)
+                            || (m.name == short && copy_or_move_ctor(m, short))))
+            });
+            special
+                || !cxx.virtual_bases.is_empty()
+                || members
+                    .iter()
+                    .filter(|m| !m.is_static)
+                    .any(|m| non_trivial(m.ty.get(), depth + 1))
+        }
+        _ => false,
+    }
+}
+
+/// `ns::Big<int>` → `Big`: the name constructors and destructors carry.
+pub fn class_short_name(name: &str) -> &str {
+    let base = name.split('<').next().unwrap_or(name);
+    base.rsplit("::").next().unwrap_or(base)
+}
+
+/// Whether constructor `m` of class `short` takes one reference to its own class.
+pub fn copy_or_move_ctor(m: &crate::types::Method, short: &str) -> bool {
+    use crate::types::TypeKind;
+    let [p] = m.params.as_slice() else {
+        return false;
+    };
+    match &p.get().strip().kind {
+        TypeKind::Reference(t) | TypeKind::RvalueReference(t) => t
+            .get()
+            .strip()
+            .name
+            .as_deref()
+            .is_some_and(|n| class_short_name(n) == short),
+        _ => false,
+    }
 }
 
 fn scalars_into(

@@ -333,19 +333,20 @@ impl TopIndex {
                 }
                 namespaces.push((full, ns));
             }
-            let mut entries: Vec<(&Die, Option<String>, bool)> = Vec::new();
+            let mut entries: Vec<(&Die, Option<String>, Option<&Die>)> = Vec::new();
             for d in &root.children {
                 if d.tag != dw::DW_TAG_module {
-                    entries.push((d, None, false));
+                    entries.push((d, None, None));
                 }
             }
             for (m, name) in &modules {
-                entries.extend(m.children.iter().map(|c| (c, name.clone(), false)));
+                entries.extend(m.children.iter().map(|c| (c, name.clone(), None)));
             }
             for (n, name) in &namespaces {
-                entries.extend(n.children.iter().map(|c| (c, Some(name.clone()), true)));
+                entries.extend(n.children.iter().map(|c| (c, Some(name.clone()), Some(n))));
             }
-            for (d, module, in_namespace) in entries {
+            for (d, module, parent_ns) in entries {
+                let in_namespace = parent_ns.is_some();
                 let ns = match d.tag {
                     dw::DW_TAG_structure_type => Some(TypeNs::Struct),
                     dw::DW_TAG_union_type => Some(TypeNs::Union),
@@ -380,6 +381,15 @@ impl TopIndex {
                     idx.module_members.insert(die, m.clone());
                 }
                 let names = match &module {
+                    // clang defines a namespace's class's static member in the namespace
+                    // (`phys::Solver::nsolvers`, its declaration in the class).
+                    Some(m) if in_namespace && is_var && d.has(dw::DW_AT_specification) => {
+                        match parent_ns.and_then(|n| enclosing_class(file, n, d)) {
+                            // (The bare name too, as for one defined at the top level.)
+                            Some(c) => vec![format!("{m}::{c}::{name}"), name],
+                            None => vec![format!("{m}::{name}")],
+                        }
+                    }
                     Some(m) if in_namespace => vec![format!("{m}::{name}")],
                     Some(m) => vec![format!("{m}::{name}"), name],
                     // A C++ static data member defined outside its class: `Class::member`
@@ -461,6 +471,27 @@ pub fn top_index(file: &Arc<DebugFile>) -> Arc<FileTypes> {
 /// `item_t`, with trailing `*`s for pointers).
 pub fn lookup_type(file: &Arc<DebugFile>, name: &str) -> Option<TypeRef> {
     types(file).lookup(name)
+}
+
+/// The name of the class among `ns`'s children whose member declaration the definition `d`
+/// (`DW_AT_specification`) completes: DIEs are laid out in tree order, so that declaration
+/// lies between the class's offset and its next sibling's.
+fn enclosing_class(file: &DebugFile, ns: &Die, d: &Die) -> Option<String> {
+    let AttributeValue::UnitRef(target) = d.attr(dw::DW_AT_specification)? else {
+        return None;
+    };
+    let kids = &ns.children;
+    let i = kids
+        .iter()
+        .position(|c| c.offset.0 > target.0)?
+        .checked_sub(1)?;
+    let c = &kids[i];
+    matches!(
+        c.tag,
+        dw::DW_TAG_structure_type | dw::DW_TAG_class_type | dw::DW_TAG_union_type
+    )
+    .then(|| c.name(file))
+    .flatten()
 }
 
 thread_local! {
@@ -1245,8 +1276,54 @@ impl FileTypes {
                 TypeNs::Class => self.index().type_die(TypeNs::Struct, name),
                 _ => None,
             }
-        })?;
-        Some(self.type_at(named.die))
+        });
+        match named {
+            Some(n) => Some(self.type_at(n.die)),
+            None => self.nested_type_die(name, 0).map(|d| self.type_at(d)),
+        }
+    }
+
+    /// A type declared inside a class (`Outer::size_type`, `Outer::Inner`): found among the
+    /// members of the class that names its scope.
+    fn nested_type_die(&self, name: &str, depth: usize) -> Option<DieRef> {
+        if depth > 8 {
+            return None;
+        }
+        // The last `::` outside template arguments.
+        let mut level = 0i32;
+        let mut split = None;
+        let b = name.as_bytes();
+        for i in 0..b.len() {
+            match b[i] {
+                b'<' => level += 1,
+                b'>' => level -= 1,
+                b':' if level == 0 && b.get(i + 1) == Some(&b':') => split = Some(i),
+                _ => {}
+            }
+        }
+        let i = split?;
+        let (scope, member) = (&name[..i], &name[i + 2..]);
+        let class = [TypeNs::Struct, TypeNs::Class, TypeNs::Union]
+            .iter()
+            .find_map(|ns| self.index().type_die(*ns, scope))
+            .map(|n| n.die)
+            .or_else(|| self.nested_type_die(scope, depth + 1))?;
+        let (ui, off) = locate(&self.file, class).ok()?;
+        let tree = read_tree_at(&self.file, ui, Some(off), 1).ok()?;
+        tree.children
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.tag,
+                    dw::DW_TAG_typedef
+                        | dw::DW_TAG_structure_type
+                        | dw::DW_TAG_class_type
+                        | dw::DW_TAG_union_type
+                        | dw::DW_TAG_enumeration_type
+                )
+            })
+            .find(|c| c.name(&self.file).as_deref() == Some(member))
+            .and_then(|c| c.die_ref(&self.file))
     }
 }
 

@@ -926,8 +926,10 @@ impl<'a> Evaluator<'a> {
             Some(list) if missing.is_empty() => Lval::Pieces(list),
             _ => Lval::None,
         };
+        let mut value = Value::new(ty, buf, lval);
+        value.lost_bits = missing.clone();
         Ok(PartialValue {
-            value: Value::new(ty, buf, lval),
+            value,
             optimized_out_bits: missing,
         })
     }

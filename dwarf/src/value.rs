@@ -78,6 +78,10 @@ pub struct Value {
     pub lval: Lval,
     /// The compiler did not keep this value here (printed `<optimized out>`).
     pub optimized_out: bool,
+    /// Bit ranges (from the object's start) the compiler did not keep in a value it kept
+    /// in part (a struct in pieces, some of them empty): the members there print as
+    /// `<optimized out>`, and are `<optimized out>` when taken alone.
+    pub lost_bits: Vec<std::ops::Range<u64>>,
 }
 
 impl Value {
@@ -87,6 +91,7 @@ impl Value {
             bytes,
             lval,
             optimized_out: false,
+            lost_bits: Vec::new(),
         }
     }
 
@@ -96,7 +101,13 @@ impl Value {
             bytes: Vec::new(),
             lval: Lval::None,
             optimized_out: true,
+            lost_bits: Vec::new(),
         }
+    }
+
+    /// Whether any of the `len` bytes from byte `start` of the object were not kept.
+    pub fn lost(&self, start: u64, len: u64) -> bool {
+        bits_lost(&self.lost_bits, start, len)
     }
 
     /// Address of the object, when it lives in memory.
@@ -125,4 +136,23 @@ impl Value {
         let shift = 64 - 8 * n as u32;
         ((v << shift) as i64) >> shift
     }
+}
+
+/// Whether any bit of the `len` bytes from byte `start` lies in one of the ranges `lost`.
+pub fn bits_lost(lost: &[std::ops::Range<u64>], start: u64, len: u64) -> bool {
+    let (lo, hi) = (start * 8, (start + len) * 8);
+    lost.iter().any(|r| r.start < hi && lo < r.end)
+}
+
+/// The ranges of `lost` inside the `len` bytes from byte `start`, made relative to `start`.
+pub fn bits_lost_in(
+    lost: &[std::ops::Range<u64>],
+    start: u64,
+    len: u64,
+) -> Vec<std::ops::Range<u64>> {
+    let (lo, hi) = (start * 8, (start + len) * 8);
+    lost.iter()
+        .filter(|r| r.start < hi && lo < r.end)
+        .map(|r| r.start.max(lo) - lo..r.end.min(hi) - lo)
+        .collect()
 }

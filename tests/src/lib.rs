@@ -113,7 +113,11 @@ pub struct SourceCase {
 ///   `strip --strip-debug`);
 /// - `#gdb-sse-tdesc` — gdb (the oracle) runs with the target description
 ///   `gdb-tdesc/amd64-sse.xml`, so that it can write registers (call functions) on CPUs
-///   whose XSAVE area gdb 13 cannot write.
+///   whose XSAVE area gdb 13 cannot write;
+/// - `#compiler: clang++` — the compiler of the program's units (default `gcc`, or `g++`
+///   for a `.cc` case);
+/// - `#source: BASE` — the program is built from another case's sources (`BASE.cc`,
+///   `BASE_b.c`, …), so one program can be a case per compiler and flags.
 ///
 /// Sources: `NAME.c` (or `NAME.cc`, compiled with `g++`), an optional second unit `NAME_b.c`,
 /// an optional unit without debug information `NAME_nodebug.c` (compiled `-g0 -O0`) and an
@@ -131,6 +135,8 @@ pub fn source_case(name: &str) -> SourceCase {
     let mut strip: Option<Vec<String>> = None;
     let mut commands = Vec::new();
     let mut gdb_prelude = Vec::new();
+    let mut compiler: Option<String> = None;
+    let mut base = name.to_string();
     for line in script.lines() {
         if line.trim_end() == "#gdb-sse-tdesc" {
             gdb_prelude.push(format!(
@@ -141,6 +147,10 @@ pub fn source_case(name: &str) -> SourceCase {
             args = rest.split_whitespace().map(String::from).collect();
         } else if let Some(rest) = line.strip_prefix("#cflags:") {
             cflags = rest.split_whitespace().map(String::from).collect();
+        } else if let Some(rest) = line.strip_prefix("#compiler:") {
+            compiler = Some(rest.trim().to_string());
+        } else if let Some(rest) = line.strip_prefix("#source:") {
+            base = rest.trim().to_string();
         } else if let Some(rest) = line.strip_prefix("#strip") {
             let rest = rest.trim_start_matches(':');
             let mut opts: Vec<String> = rest.split_whitespace().map(String::from).collect();
@@ -161,21 +171,21 @@ pub fn source_case(name: &str) -> SourceCase {
     let out = out
         .canonicalize()
         .expect("canonical target/fixtures/source");
-    let cxx = dir.join(format!("{name}.cc")).exists();
+    let cxx = dir.join(format!("{base}.cc")).exists();
     let main_src = if cxx {
-        format!("{name}.cc")
+        format!("{base}.cc")
     } else {
-        format!("{name}.c")
+        format!("{base}.c")
     };
     let mut units = vec![main_src];
-    let second = format!("{name}_b.c");
+    let second = format!("{base}_b.c");
     if dir.join(&second).exists() {
         units.push(second);
     }
-    let nodebug = format!("{name}_nodebug.c");
+    let nodebug = format!("{base}_nodebug.c");
     let has_nodebug = dir.join(&nodebug).exists();
     // Libraries the program dlopens: `libNAME.c`, and a second one `libNAME_b.c`.
-    let libs: Vec<String> = [format!("lib{name}"), format!("lib{name}_b")]
+    let libs: Vec<String> = [format!("lib{base}"), format!("lib{base}_b")]
         .into_iter()
         .filter(|l| dir.join(format!("{l}.c")).exists())
         .collect();
@@ -213,7 +223,9 @@ pub fn source_case(name: &str) -> SourceCase {
             compile("gcc", &dir, &flags, &[nodebug], &obj);
             units.push(obj.to_string_lossy().into_owned());
         }
-        let compiler = if cxx { "g++" } else { "gcc" };
+        let compiler = compiler
+            .as_deref()
+            .unwrap_or(if cxx { "g++" } else { "gcc" });
         match &strip {
             None => compile(compiler, &dir, &cflags, &units, &program),
             Some(opts) => {

@@ -103,6 +103,12 @@ pub(crate) struct V {
     pub lazy: bool,
     pub lval: Lval,
     pub optimized_out: bool,
+    /// See [`Value::lost_bits`].
+    pub lost_bits: Vec<std::ops::Range<u64>>,
+    /// A class value a call returned: gdb keeps it on the stack (its C++ "stack
+    /// temporaries"), so it can be `this` or bound to a reference; cohort copies it there
+    /// when needed.
+    pub temporary: bool,
     /// A type name in expression position (`sizeof(item_t)`, `whatis struct item`).
     pub is_type: bool,
 }
@@ -115,6 +121,8 @@ impl V {
             lazy: false,
             lval: Lval::None,
             optimized_out: false,
+            lost_bits: Vec::new(),
+            temporary: false,
             is_type: false,
         }
     }
@@ -126,6 +134,8 @@ impl V {
             lazy: true,
             lval: Lval::Memory(addr),
             optimized_out: false,
+            lost_bits: Vec::new(),
+            temporary: false,
             is_type: false,
         }
     }
@@ -146,6 +156,8 @@ impl V {
             lazy,
             lval: v.lval,
             optimized_out: v.optimized_out,
+            lost_bits: v.lost_bits,
+            temporary: false,
             is_type: false,
         }
     }
@@ -586,6 +598,20 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// gdb's words for a unary operator on a class value that defines none: C++ looks for
+    /// a function `operatorOP` (cohort calls none), C for a member of that name.
+    fn no_unary_operator(&self, v: &V, op: &str) -> DwarfError {
+        if self.ctx.language() == crate::format::Language::Cplus {
+            // gdb takes the operand's address first (`this` of a member operator).
+            if !matches!(v.lval, Lval::Memory(_)) && !v.temporary {
+                return user("Attempt to take address of value not located in memory.");
+            }
+            user(format!("No symbol \"operator{op}\" in current context."))
+        } else {
+            user(format!("Structure has no component named operator{op}."))
+        }
+    }
+
     pub fn resolve(&self, t: &TypeName) -> Result<TypeRef> {
         resolve_type(t, self.ctx)
     }
@@ -594,9 +620,7 @@ impl<'a> Ev<'a> {
     fn truth(&self, v: V, op: &str) -> Result<bool> {
         let mut v = self.coerce_ref(v)?;
         match classify(&v.ty) {
-            Cls::Agg => Err(user(format!(
-                "Structure has no component named operator{op}."
-            ))),
+            Cls::Agg => Err(self.no_unary_operator(&v, op)),
             Cls::Float(_) => Ok(!self.float_of(&mut v)?.is_zero()),
             _ => Ok(self.bytes(&mut v)?.iter().any(|&b| b != 0)),
         }
@@ -669,9 +693,7 @@ impl<'a> Ev<'a> {
                         };
                         Ok(V::new(v.ty.clone(), float_bytes(r, &v.ty)))
                     }
-                    Cls::Agg => Err(user(format!(
-                        "Structure has no component named operator{sym}."
-                    ))),
+                    Cls::Agg => Err(self.no_unary_operator(&v, sym)),
                     _ if op == UnOp::Compl => Err(user(
                         "Argument to complement operation not an integer, boolean.",
                     )),
@@ -712,6 +734,7 @@ impl<'a> Ev<'a> {
         let Some((off, pty)) = crate::format::smart_pointer(&v.ty) else {
             return Ok(None);
         };
+        xmethod_this(v)?;
         let mut ptr = self.component(v, off as i64, pty)?;
         self.fetch(&mut ptr)?;
         Ok(Some(ptr))
@@ -728,7 +751,12 @@ impl<'a> Ev<'a> {
                 if matches!(target.strip().kind, TypeKind::Void) {
                     return Err(user("Attempt to take contents of a non-pointer value."));
                 }
-                let a = self.int_of(&mut v)? as u64;
+                // `whatis *p` needs only the type: an optimized-out pointer will do.
+                let a = if !self.side && v.optimized_out {
+                    0
+                } else {
+                    self.int_of(&mut v)? as u64
+                };
                 let target = if has_dynamic_bound(&target) {
                     self.ctx.resolve_dynamic(&target).unwrap_or(target)
                 } else {
@@ -745,7 +773,7 @@ impl<'a> Ev<'a> {
                 let a = self.int_of(&mut v)? as u64;
                 Ok(V::lazy_at(builtins().int.clone(), a))
             }
-            Cls::Agg => Err(user("Structure has no component named operator*.")),
+            Cls::Agg => Err(self.no_unary_operator(&v, "*")),
             _ => Err(user("Attempt to take contents of a non-pointer value.")),
         }
     }
@@ -767,9 +795,18 @@ impl<'a> Ev<'a> {
         let end = offset.checked_add(size as i64);
         let inside = offset >= 0 && end.is_some_and(|e| e as usize <= v.bytes.len());
         if !v.lazy && inside {
+            let lost = crate::value::bits_lost_in(&v.lost_bits, offset as u64, size);
+            // A part wholly in bits the compiler did not keep is optimized out.
+            if lost.iter().map(|r| r.end - r.start).sum::<u64>() >= size * 8 && size > 0 {
+                let mut o = V::new(ty, Vec::new());
+                o.optimized_out = true;
+                return Ok(o);
+            }
             let bytes = v.bytes[offset as usize..offset as usize + size as usize].to_vec();
             let mut out = V::new(ty, bytes);
             out.lval = lval;
+            out.lost_bits = lost;
+            out.temporary = v.temporary;
             return Ok(out);
         }
         match lval {
@@ -782,20 +819,24 @@ impl<'a> Ev<'a> {
     /// libstdc++'s `std::vector` as its xmethods see it: the element type and the first
     /// and past-the-end addresses; `None` for any other value.
     fn std_vector(&self, v: &mut V) -> Result<Option<(TypeRef, u64, u64)>> {
-        if !crate::format::has_printer(&v.ty)
-            || !v
-                .ty
-                .strip()
-                .name
-                .as_deref()
-                .is_some_and(|n| n.starts_with("std::vector<"))
-        {
+        if !self.std_vector_type(&v.ty) {
             return Ok(None);
         }
+        xmethod_this(v)?;
         let ty = v.ty.strip();
         let bytes = self.bytes(v)?;
         Ok(crate::format::vector_parts(&ty, bytes, self.ptr_size())
             .map(|(elem, [start, finish, _])| (elem, start, finish)))
+    }
+
+    /// Whether `ty` is a libstdc++ `std::vector` (its xmethods apply).
+    fn std_vector_type(&self, ty: &TypeRef) -> bool {
+        crate::format::has_printer(ty)
+            && ty
+                .strip()
+                .name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("std::vector<"))
     }
 
     /// A `std::vector` xmethod (`v.size()`, `v.empty()`, `v.front()`, `v.back()`,
@@ -849,6 +890,7 @@ impl<'a> Ev<'a> {
             let ty = a.ty.strip();
             let name = ty.name.as_deref().unwrap_or("");
             if name.starts_with("std::vector<bool,") && crate::format::has_printer(&ty) {
+                xmethod_this(&a)?;
                 let bytes = self.bytes(&mut a)?;
                 if let Some(bv) = crate::format::bit_vector(&ty, bytes, self.ptr_size()) {
                     let mut i = i;
@@ -866,6 +908,7 @@ impl<'a> Ev<'a> {
                     .find(|m| !m.is_static && m.name.as_deref() == Some("_M_elems"))
                 && let TypeKind::Array { element, .. } = &m.ty.get().strip().kind
             {
+                xmethod_this(&a)?;
                 let mut i = i;
                 let n = self.int_of(&mut i)? as i64;
                 let esize = element.byte_size() as i64;
@@ -963,6 +1006,15 @@ impl<'a> Ev<'a> {
                 None => self.component(&v, offset, mty),
                 Some(bf) => self.bitfield(&v, bf.bit_offset, bf.bit_size, mty),
             },
+            // A member function as a value (`ptype obj.method`): its type with `this`
+            // first, at its code.
+            None if let Some(m) = ty
+                .cxx
+                .as_ref()
+                .and_then(|c| c.methods.iter().find(|m| m.name == name)) =>
+            {
+                self.method_value(&ty, m)
+            }
             // gdb's words for a class with member functions.
             None if ty.cxx.as_ref().is_some_and(|c| !c.methods.is_empty()) => {
                 Err(user(format!("There is no member or method named {name}.")))
@@ -1118,7 +1170,11 @@ impl<'a> Ev<'a> {
             },
             _ => Lval::None,
         };
-        if v.optimized_out {
+        let lost = v
+            .lost_bits
+            .iter()
+            .any(|r| r.start < bit_offset + bit_size && bit_offset < r.end);
+        if v.optimized_out || lost {
             let mut o = V::new(ty, Vec::new());
             o.optimized_out = true;
             return Ok(o);
@@ -1183,6 +1239,27 @@ impl<'a> Ev<'a> {
                     }
                     Cls::Ptr(_) => obj = self.deref(obj)?,
                     _ => {}
+                }
+            }
+            // gdb takes the object's address for a method call (`evaluate_for_address`,
+            // `address_of_variable`): a variable of class type kept nowhere in memory
+            // stops it with these words.
+            if let (Expr::Name(n), false, true) = (&**x, *arrow, self.side)
+                && matches!(classify(&obj.ty), Cls::Agg)
+            {
+                match &obj.lval {
+                    Lval::Memory(_) | Lval::Bitfield { .. } => {}
+                    Lval::Register(r) if !obj.optimized_out => {
+                        let reg = self.ctx.register_name(*r).unwrap_or_else(|| r.to_string());
+                        return Err(user(format!(
+                            "Address requested for identifier \"{n}\" which is in register ${reg}"
+                        )));
+                    }
+                    _ => {
+                        return Err(user(format!(
+                            "Can't take address of \"{n}\" which isn't an lvalue."
+                        )));
+                    }
                 }
             }
             if let Some(v) = self.vector_method(obj.clone(), m, args)? {
@@ -1316,12 +1393,21 @@ impl<'a> Ev<'a> {
                 }
             }
         }
+        // A method without code of its own has no value to call, even for `whatis`
+        // (gdb's `value_fn_field` finds no symbol).
+        if inlined && (this.is_some() || self.side) {
+            return Err(user("Cannot evaluate function -- may be inlined"));
+        }
         if !self.side {
             let size = ret.byte_size() as usize;
             return Ok(V::new(ret, vec![0; size]));
         }
-        if inlined {
-            return Err(user("Cannot evaluate function -- may be inlined"));
+        // gdb reads each argument first: a reference it cannot follow stops the call.
+        if values
+            .iter()
+            .any(|v| v.optimized_out && is_reference(&v.ty))
+        {
+            return Err(DwarfError::OptimizedOut);
         }
         let address = match classify(&fv.ty) {
             Cls::Ptr(_) => {
@@ -1342,9 +1428,19 @@ impl<'a> Ev<'a> {
             let bytes = self.bytes(&mut t)?.to_vec();
             call_args.push((ty, bytes));
         }
+        let mut clones = Vec::new();
         for (i, v) in values.into_iter().enumerate() {
             call_args.push(match params.get(i) {
-                Some(p) if *prototyped || !*varargs => self.argument(v, p)?,
+                Some(p) if *prototyped || !*varargs => {
+                    let a = self.argument(v, p)?;
+                    if matches!(classify(p), Cls::Agg) && crate::context::pass_by_reference(p) {
+                        let mut w = [0u8; 8];
+                        let n = a.1.len().min(8);
+                        w[..n].copy_from_slice(&a.1[..n]);
+                        clones.push((p.clone(), u64::from_le_bytes(w)));
+                    }
+                    a
+                }
                 _ => self.promoted(v)?,
             });
         }
@@ -1355,7 +1451,10 @@ impl<'a> Ev<'a> {
             ret: ret.clone(),
         };
         let bytes = self.ctx.call_function(&call)?;
-        Ok(V::new(ret, bytes))
+        self.destroy_clones(&clones)?;
+        let mut out = V::new(ret, bytes);
+        out.temporary = true;
+        Ok(out)
     }
 
     /// How well `values` fit the parameters of function type `fty` (lower is better);
@@ -1544,6 +1643,16 @@ impl<'a> Ev<'a> {
         if let Some(a) = v.address() {
             return Ok(a);
         }
+        // gdb's `value_addr`: only its stack temporaries (and strings and arrays, which it
+        // pushes) are not in memory and still have an address.
+        if v.optimized_out {
+            return Err(DwarfError::OptimizedOut);
+        }
+        if !v.temporary && !matches!(classify(&v.ty), Cls::Array(_)) {
+            return Err(user(
+                "Attempt to take address of value not located in memory.",
+            ));
+        }
         let bytes = self.bytes(&mut v)?.to_vec();
         self.ctx.push_for_call(&bytes)
     }
@@ -1559,6 +1668,9 @@ impl<'a> Ev<'a> {
             ));
         }
         let v = self.coerce_ref(v)?;
+        if matches!(classify(p), Cls::Agg) && crate::context::pass_by_reference(p) {
+            return self.clone_for_call(v, p);
+        }
         let v = self.decay_for_call(v)?;
         let mut c = if matches!(classify(p), Cls::Agg) && matches!(classify(&v.ty), Cls::Agg) {
             v
@@ -1567,6 +1679,154 @@ impl<'a> Ev<'a> {
         };
         let bytes = self.bytes(&mut c)?.to_vec();
         Ok((p.clone(), bytes))
+    }
+
+    /// A class argument passed by invisible reference (Itanium C++ ABI): a copy on the
+    /// stack made by the class's copy constructor (a bitwise copy when it has none of its
+    /// own), passed as a pointer to it, as gdb's `call_function_by_hand` does.
+    fn clone_for_call(&self, mut v: V, p: &TypeRef) -> Result<(TypeRef, Vec<u8>)> {
+        let st = p.strip();
+        let bytes = self.bytes(&mut v)?.to_vec();
+        let clone = self.ctx.push_for_call(&bytes)?;
+        let short = crate::context::class_short_name(st.name.as_deref().unwrap_or(""));
+        let cctor = st.cxx.as_deref().and_then(|c| {
+            c.methods.iter().find(|m| {
+                !m.artificial
+                    && m.name == short
+                    && crate::context::copy_or_move_ctor(m, short)
+                    && matches!(m.params[0].get().strip().kind, TypeKind::Reference(_))
+            })
+        });
+        let pty = Type::pointer_to(st.clone(), self.ptr_size());
+        if let Some(m) = cctor {
+            let address = m
+                .linkage_name
+                .as_deref()
+                .and_then(|l| self.structor_symbol(l))
+                .or_else(|| self.copy_ctor_by_name(&st, short))
+                .ok_or_else(|| {
+                    user(format!(
+                        "expression cannot be evaluated because a copy constructor for the \
+                         type '{}' could not be found (maybe inlined?)",
+                        st.name.as_deref().unwrap_or("")
+                    ))
+                })?;
+            let from = self.address_for_call(v)?;
+            let w = self.ptr_size() as usize;
+            let call = crate::context::FunctionCall {
+                name: format!("{0}::{0}", short),
+                address,
+                args: vec![
+                    (pty.clone(), clone.to_le_bytes()[..w].to_vec()),
+                    (m.params[0].get().clone(), from.to_le_bytes()[..w].to_vec()),
+                ],
+                ret: builtins().void.clone(),
+            };
+            self.ctx.call_function(&call)?;
+        }
+        let w = self.ptr_size() as usize;
+        Ok((pty, clone.to_le_bytes()[..w].to_vec()))
+    }
+
+    /// Member function `m` of class `class` as gdb's value of it: `{int (const Outer *
+    /// const, int)} 0x… <Outer::get(int) const>`; one without code of its own cannot be
+    /// had.
+    fn method_value(&self, class: &TypeRef, m: &crate::types::Method) -> Result<V> {
+        let address = m
+            .linkage_name
+            .as_deref()
+            .and_then(|l| self.structor_symbol(l))
+            .ok_or_else(|| user(format!("Cannot take address of method {}.", m.name)))?;
+        let mut params = Vec::with_capacity(m.params.len() + 1);
+        if !m.is_static {
+            let obj = if m.is_const {
+                qualified(class.clone(), true)
+            } else {
+                class.clone()
+            };
+            let this = qualified(Type::pointer_to(obj, self.ptr_size()), true);
+            params.push(LazyType::ready(this));
+        }
+        params.extend(m.params.iter().map(|t| LazyType::ready(t.get().clone())));
+        let fty = Type::new(
+            None,
+            1,
+            TypeKind::Function {
+                ret: m.ret.as_ref().map(|t| LazyType::ready(t.get().clone())),
+                params,
+                varargs: m.varargs,
+                prototyped: true,
+            },
+        );
+        Ok(V::lazy_at(fty, address))
+    }
+
+    /// The code of a constructor or destructor: the declaration names GCC's unified
+    /// `C4`/`D4` variant, which has no symbol; the complete-object one (`C1`/`D1`) is the
+    /// one to call.
+    fn structor_symbol(&self, linkage: &str) -> Option<u64> {
+        self.ctx.code_symbol(linkage).or_else(|| {
+            ["C4E", "D4E"].iter().find_map(|u| {
+                let i = linkage.find(u)?;
+                let kind = &u[..1];
+                ["1", "2"].iter().find_map(|n| {
+                    let l = format!("{}{kind}{n}E{}", &linkage[..i], &linkage[i + 3..]);
+                    self.ctx.code_symbol(&l)
+                })
+            })
+        })
+    }
+
+    /// The copy constructor of class `class` found by its name (`Big::Big`), for a
+    /// declaration without a linkage name (clang's): the definition whose one parameter
+    /// after `this` is a reference.
+    fn copy_ctor_by_name(&self, class: &TypeRef, short: &str) -> Option<u64> {
+        let name = format!("{}::{short}", class.name.as_deref()?.split('<').next()?);
+        self.ctx
+            .lookup_functions(&name)
+            .ok()?
+            .into_iter()
+            .find(|f| match &f.ty.strip().kind {
+                TypeKind::Function { params, .. } => {
+                    let ps: Vec<TypeRef> = params.iter().map(|p| p.get().clone()).collect();
+                    // A copy (not a move) constructor: `const Big &`.
+                    let refs = |t: &TypeRef| matches!(t.strip().kind, TypeKind::Reference(_));
+                    matches!(ps.as_slice(), [_, r] if refs(r))
+                        || matches!(ps.as_slice(), [r] if refs(r))
+                }
+                _ => false,
+            })
+            .and_then(|f| f.address())
+    }
+
+    /// After a call: the destructor of each class argument copied for it (gdb destroys its
+    /// clones), when the class declares one.
+    fn destroy_clones(&self, clones: &[(TypeRef, u64)]) -> Result<()> {
+        for (ty, at) in clones {
+            let st = ty.strip();
+            let short = crate::context::class_short_name(st.name.as_deref().unwrap_or(""));
+            let dtor = st.cxx.as_deref().and_then(|c| {
+                c.methods
+                    .iter()
+                    .find(|m| !m.artificial && m.name.strip_prefix('~') == Some(short))
+            });
+            let Some(address) = dtor
+                .and_then(|m| m.linkage_name.as_deref())
+                .and_then(|l| self.structor_symbol(l))
+            else {
+                continue;
+            };
+            let w = self.ptr_size() as usize;
+            let pty = Type::pointer_to(st.clone(), self.ptr_size());
+            let call = crate::context::FunctionCall {
+                name: format!("{short}::~{short}"),
+                address,
+                args: vec![(pty, at.to_le_bytes()[..w].to_vec())],
+                ret: builtins().void.clone(),
+            };
+            self.ctx.call_function(&call)?;
+        }
+        Ok(())
     }
 
     /// An argument without a parameter type (a variadic or unprototyped function): C's
@@ -1969,6 +2229,8 @@ impl<'a> Ev<'a> {
                     lazy: false,
                     lval: target.lval,
                     optimized_out: false,
+                    lost_bits: Vec::new(),
+                    temporary: false,
                     is_type: false,
                 })
             }
@@ -2190,12 +2452,24 @@ fn qualified(ty: TypeRef, is_const: bool) -> TypeRef {
     )
 }
 
+/// libstdc++'s xmethods (Python) get their object by address: one not in memory (in
+/// registers, optimized out) stops them with gdb's words.
+fn xmethod_this(v: &V) -> Result<()> {
+    match v.lval {
+        Lval::Memory(_) => Ok(()),
+        _ => Err(user(
+            "Attempt to take address of value not located in memory.",
+        )),
+    }
+}
+
 pub(crate) fn to_value(v: V) -> Value {
     Value {
         ty: v.ty,
         bytes: v.bytes,
         lval: v.lval,
         optimized_out: v.optimized_out,
+        lost_bits: v.lost_bits,
     }
 }
 

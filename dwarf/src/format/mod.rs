@@ -149,6 +149,8 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
         vbases: Default::default(),
         in_base: Default::default(),
         depth: std::cell::Cell::new(0),
+        lost: &v.lost_bits,
+        root: (v.bytes.as_ptr() as usize, v.bytes.len()),
     };
     let mut out = String::new();
     let plain = matches!(opts.format, None | Some('s'));
@@ -223,6 +225,8 @@ pub fn summary(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Option<S
         vbases: Default::default(),
         in_base: Default::default(),
         depth: std::cell::Cell::new(0),
+        lost: &v.lost_bits,
+        root: (v.bytes.as_ptr() as usize, v.bytes.len()),
     };
     let st = v.ty.strip();
     let (ty, bytes) = match &st.kind {
@@ -262,6 +266,11 @@ struct Printer<'a> {
     /// How deep in aggregates and arrays the value being printed is (gdb's `recurse`), for
     /// `set print pretty`'s indentation.
     depth: std::cell::Cell<usize>,
+    /// The bits of the value being printed that the compiler did not keep
+    /// ([`Value::lost_bits`]), and where its bytes start: the parts printed are slices of
+    /// those bytes, found in it by their address.
+    lost: &'a [std::ops::Range<u64>],
+    root: (usize, usize),
 }
 
 /// What a base-like scalar is, for formatting.
@@ -286,6 +295,20 @@ impl<'a> Printer<'a> {
             10 | 12 => Some(FloatFormat::X87Extended),
             16 => Some(self.opts.long_double),
             _ => None,
+        }
+    }
+
+    /// Whether `bytes`, a part of the value being printed, holds bits the compiler did not
+    /// keep (bytes read from elsewhere never do).
+    fn lost(&self, bytes: &[u8]) -> bool {
+        if self.lost.is_empty() {
+            return false;
+        }
+        match (bytes.as_ptr() as usize).checked_sub(self.root.0) {
+            Some(start) if start < self.root.1 => {
+                crate::value::bits_lost(self.lost, start as u64, bytes.len() as u64)
+            }
+            _ => false,
         }
     }
 
@@ -353,6 +376,10 @@ impl<'a> Printer<'a> {
             return;
         }
         let bytes = if needs_bytes { &bytes[..size] } else { bytes };
+        if needs_bytes && self.lost(bytes) {
+            out.push_str("<optimized out>");
+            return;
+        }
         // gdb's `val_print_check_max_depth`: strings are not elided.
         if let Some(max) = self.opts.max_depth
             && self.depth.get() >= max
@@ -665,7 +692,9 @@ impl<'a> Printer<'a> {
         bytes: &[u8],
         addr: Option<u64>,
     ) {
-        if declaration && members.is_empty() {
+        // A base class only declared here (clang's, whose vtable is in another unit) shows
+        // as a class without data, as in gdb.
+        if declaration && members.is_empty() && !self.in_base.get() {
             out.push_str("<incomplete type>");
             return;
         }

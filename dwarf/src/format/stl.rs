@@ -68,6 +68,20 @@ pub(super) fn print(
         return false;
     }
     match printer_for(ty) {
+        // A libstdc++ object the compiler kept only in part: printed raw (its members that
+        // were not kept as `<optimized out>`), but for a smart pointer's lone pointer.
+        Some(f)
+            if data_lost(p, ty, bytes)
+                && !matches!(
+                    ty.strip().name.as_deref(),
+                    Some(n) if n.starts_with("std::shared_ptr<")
+                        || n.starts_with("std::weak_ptr<")
+                        || n.starts_with("std::unique_ptr<")
+                ) =>
+        {
+            let _ = f;
+            false
+        }
         Some(f) => {
             let mut s = String::new();
             if f(p, &mut s, &ty.strip(), bytes, summary) {
@@ -78,6 +92,24 @@ pub(super) fn print(
             }
         }
         None => false,
+    }
+}
+
+/// Whether a data member of the object of type `ty` (bytes `bytes`) holds bits the compiler
+/// did not keep (padding does not count).
+fn data_lost(p: &Printer, ty: &TypeRef, bytes: &[u8]) -> bool {
+    let st = ty.strip();
+    match &st.kind {
+        TypeKind::Aggregate { members, .. } => members.iter().filter(|m| !m.is_static).any(|m| {
+            let mty = m.ty.get();
+            let start = m.offset as usize;
+            let end = start.saturating_add(mty.byte_size() as usize);
+            match (m.bitfield, bytes.get(start..end.min(bytes.len()))) {
+                (None, Some(b)) => data_lost(p, mty, b),
+                (_, b) => b.is_some_and(|b| p.lost(b)),
+            }
+        }),
+        _ => p.lost(bytes),
     }
 }
 
@@ -278,6 +310,29 @@ fn template_arg(ty: &TypeRef, i: usize) -> Option<TypeRef> {
         .map(|(_, t)| t.get().clone())
 }
 
+/// Whether the class `ty` is only declared here (clang's `-fno-standalone-debug` leaves
+/// `std::string` so): its size and layout are unknown.
+fn incomplete(ty: &TypeRef) -> bool {
+    matches!(
+        ty.strip().kind,
+        TypeKind::Aggregate {
+            declaration: true,
+            ..
+        }
+    )
+}
+
+/// The offset of a map element's value in its node's `std::pair<const K, V>` (template
+/// argument 1 of the container's `member`, `_Rb_tree` or `_Hashtable`), from the pair's own
+/// layout; else after the key, when the key's size is known.
+fn pair_value_offset(ty: &TypeRef, member: &str, kty: &TypeRef, vty: &TypeRef) -> Option<u64> {
+    let pair = path(ty, &[member]).and_then(|(_, t)| template_arg(&t.strip(), 1));
+    if let Some((off, _)) = pair.as_ref().and_then(|p| field(p, "second")) {
+        return Some(off);
+    }
+    (!incomplete(kty)).then(|| kty.byte_size().next_multiple_of(align_of(vty)))
+}
+
 /// A pointer-sized word of the program's memory.
 fn read_word(p: &Printer, addr: u64) -> Option<u64> {
     let n = usize::try_from(p.target.ptr_size()).unwrap_or(8).min(8);
@@ -347,7 +402,9 @@ fn map(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
         out.push_str(" = {...}");
         return true;
     }
-    let voff = kty.byte_size().next_multiple_of(align_of(&vty));
+    let Some(voff) = pair_value_offset(ty, "_M_t", &kty, &vty) else {
+        return false;
+    };
     let mut kids = Kids::new(p, false);
     for n in &nodes {
         kids.next(out);
@@ -455,9 +512,14 @@ fn unordered(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary:
         return false;
     };
     let vty = if is_map { template_arg(ty, 1) } else { None };
-    if is_map && vty.is_none() {
+    let voff = match &vty {
+        Some(v) => pair_value_offset(ty, "_M_h", &kty, v),
+        None if is_map => None,
+        None => Some(0),
+    };
+    let Some(voff) = voff else {
         return false;
-    }
+    };
     let ptr = p.target.ptr_size();
     let (Some((n_off, _)), Some((c_off, c_ty))) = (
         path(ty, &["_M_h", "_M_before_begin", "_M_nxt"]),
@@ -501,7 +563,7 @@ fn unordered(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary:
                 out.push('[');
                 kids.value_at(out, &kty, at);
                 out.push_str("] = ");
-                kids.value_at(out, v, at + kty.byte_size().next_multiple_of(align_of(v)));
+                kids.value_at(out, v, at + voff);
             }
             None => {
                 out.push_str(&format!("[{i}] = "));
@@ -730,6 +792,13 @@ fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summar
     let Some(pi) = word(bytes, pi_off, ptr) else {
         return false;
     };
+    // A control block pointer not kept: no counts to show.
+    if bytes
+        .get(pi_off as usize..(pi_off + ptr) as usize)
+        .is_none_or(|b| p.lost(b))
+    {
+        return false;
+    }
     let state = if pi == 0 {
         "empty".to_string()
     } else {
