@@ -183,10 +183,7 @@ struct Names {
 
 impl Names {
     fn hash(name: &str) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::hash::DefaultHasher::new();
-        name.hash(&mut h);
-        h.finish()
+        cohort_engine::symbols::name_hash(name)
     }
 
     fn add(&mut self, name: &str, entry: usize, kind: u8) {

@@ -220,7 +220,8 @@ pub struct ObjectFile {
     by_name: Vec<(u64, u32)>,
 }
 
-fn name_hash(name: &str) -> u64 {
+/// The hash the name maps of symbol tables and DWARF name indexes keep instead of the names.
+pub fn name_hash(name: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::hash::DefaultHasher::new();
     name.hash(&mut h);
