@@ -156,14 +156,14 @@ impl Debugger {
         for o in self.session.symbols().objects() {
             for s in o.file.symbols() {
                 if !s.name.is_empty() {
-                    names.insert(s.name.clone());
+                    names.insert(s.name.to_string());
                 }
             }
         }
         for (d, _) in self.debug_objects() {
-            names.extend(d.all_functions().iter().map(|f| f.name.clone()));
-            names.extend(d.all_variables().iter().map(|v| v.name.clone()));
-            names.extend(d.all_types().iter().map(|t| t.name.clone()));
+            names.extend(d.all_functions().map(|f| f.name));
+            names.extend(d.all_variables().iter().map(|v| v.name.to_string()));
+            names.extend(d.all_types().iter().map(|t| t.name.to_string()));
         }
         names
     }

@@ -207,12 +207,12 @@ impl Debugger {
                                 == Language::Fortran;
                             let name = match r.and_then(|r| members.get(&r)) {
                                 Some(m) if fortran => format!("{m}::{}", v.name),
-                                _ => v.name.clone(),
+                                _ => v.name.to_string(),
                             };
                             if !re.is_match(&name) {
                                 continue;
                             }
-                            with_debug.insert(v.name.clone());
+                            with_debug.insert(v.name.to_string());
                             let decl = r
                                 .map(|r| {
                                     let ty = cohort_dwarf::dietypes::type_of(&d, r);
@@ -222,7 +222,7 @@ impl Debugger {
                                         typeprint::declaration(&ty, &v.name, Language::C)
                                     }
                                 })
-                                .unwrap_or_else(|| v.name.clone());
+                                .unwrap_or_else(|| v.name.to_string());
                             let st = if v.external { "" } else { "static " };
                             lines.push(format!("{}:\t{st}{decl};", v.decl_line));
                         }
@@ -254,7 +254,7 @@ impl Debugger {
                                     typeprint::type_name(ty)
                                 }
                                 (Some(ty), _) => format!("{};", typeprint::type_name(ty)),
-                                (None, _) => t.name.clone(),
+                                (None, _) => t.name.to_string(),
                             };
                             if t.decl_line == 0 {
                                 out(format!("\t{text}"));

@@ -34,16 +34,16 @@ fn main() {
         rss()
     );
     let t = Instant::now();
-    let funcs = f.all_functions();
+    let nfuncs = f.function_count();
     let (vars, types) = (f.all_variables(), f.all_types());
     println!("index built in {:?}; {}", t.elapsed(), rss());
-    let fname: usize = funcs
-        .iter()
+    let fname: usize = f
+        .all_functions()
         .map(|e| e.name.len() + e.linkage_name.as_ref().map_or(0, |l| l.len()))
         .sum();
     println!(
         "{} functions ({} bytes of names), {} variables, {} types",
-        funcs.len(),
+        nfuncs,
         fname,
         vars.len(),
         types.len()

@@ -69,7 +69,8 @@ impl FunctionEntry {
 /// A global or file-static variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VariableEntry {
-    pub name: String,
+    /// Borrowed from the mapped sections where it can be.
+    pub name: std::borrow::Cow<'static, str>,
     pub linkage_name: Option<&'static str>,
     pub unit: usize,
     pub offset: UnitOffset,
@@ -82,7 +83,9 @@ pub struct VariableEntry {
 /// A named type DIE at the top level of a unit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypeEntry {
-    pub name: String,
+    /// Borrowed from the mapped sections where it can be (half a million types in a large C++
+    /// program).
+    pub name: std::borrow::Cow<'static, str>,
     /// `DW_TAG_structure_type`, `union_type`, `enumeration_type`, `typedef` or `base_type`.
     pub tag: DwTag,
     pub unit: usize,
@@ -103,7 +106,9 @@ pub struct FileGroup<T> {
 /// The name index of a [`DebugFile`].
 #[derive(Default)]
 pub struct NameIndex {
-    functions: Vec<FunctionEntry>,
+    functions: Vec<Func>,
+    /// The code ranges after the first of functions that have several ([`Func::more`]).
+    more_ranges: Vec<Box<[(u64, u64)]>>,
     function_names: Names,
     /// Abstract functions (`DW_AT_inline`, no code) by name: (unit, DIE).
     abstract_functions: HashMap<String, Vec<(usize, UnitOffset)>>,
@@ -120,8 +125,39 @@ pub struct NameIndex {
     scopes: Vec<(u64, u32)>,
     /// The distinct scopes `scopes` refers to (a class's members share its scope's string).
     scope_names: Vec<Box<str>>,
-    scope_ids: HashMap<Box<str>, u32>,
-    last_scope: Option<(Box<str>, u32)>,
+    /// While building: scope by the hash of its name (`scope_names` holds the name once), and
+    /// the rare scope whose hash another already has.
+    scope_ids: HashMap<u64, u32>,
+    scope_clashes: HashMap<Box<str>, u32>,
+    last_scope: Option<u32>,
+}
+
+/// "None" in the 32-bit fields of [`Func`].
+const NONE32: u32 = u32::MAX;
+
+/// A function as the index keeps it, about 100 bytes: its qualified name as an interned scope
+/// and its own name borrowed from the mapped sections (a large C++ program's qualified names,
+/// each a copy of its class's templated name, took more memory than all the rest of the
+/// index). [`FunctionEntry`] is built from it when asked for.
+struct Func {
+    /// `DW_AT_name` (through origin / specification).
+    name: std::borrow::Cow<'static, str>,
+    linkage_name: Option<&'static str>,
+    /// The first code range (the entry pc's).
+    first: (u64, u64),
+    /// Index in [`NameIndex::more_ranges`] of the other ranges, `NONE32` when there are none.
+    more: u32,
+    /// Index in [`NameIndex::scope_names`], `NONE32` at the top level.
+    scope: u32,
+    /// Unit and DIE ([`scope_key`]).
+    die: u64,
+    /// `DW_AT_abstract_origin`'s offset, `u64::MAX` when none.
+    origin: u64,
+    /// `NONE32` when none.
+    decl_file: u32,
+    decl_line: u32,
+    external: bool,
+    inline: bool,
 }
 
 /// How much `.debug_info` an index walks before the pages it touched are released.
@@ -137,19 +173,18 @@ impl NameIndex {
     fn set_scope(&mut self, ui: usize, off: UnitOffset, scope: &str) {
         // The members of one class come one after another with the same scope: comparing is
         // cheaper than hashing its (long, templated) name again.
-        let id = match &self.last_scope {
-            Some((last, id)) if **last == *scope => *id,
+        let id = match self.last_scope {
+            Some(id)
+                if self
+                    .scope_names
+                    .get(id as usize)
+                    .is_some_and(|l| **l == *scope) =>
+            {
+                id
+            }
             _ => {
-                let id = match self.scope_ids.get(scope) {
-                    Some(id) => *id,
-                    None => {
-                        let id = u32::try_from(self.scope_names.len()).unwrap_or(u32::MAX);
-                        self.scope_names.push(scope.into());
-                        self.scope_ids.insert(scope.into(), id);
-                        id
-                    }
-                };
-                self.last_scope = Some((scope.into(), id));
+                let id = self.scope_id(scope);
+                self.last_scope = Some(id);
                 id
             }
         };
@@ -163,11 +198,88 @@ impl NameIndex {
         }
     }
 
-    /// The scope DIE `off` of unit `ui` is declared in.
-    fn scope_of(&self, ui: usize, off: UnitOffset) -> Option<&str> {
+    /// The number of scope `scope`, interned now if it is new.
+    fn scope_id(&mut self, scope: &str) -> u32 {
+        let h = Names::hash(scope);
+        let next = u32::try_from(self.scope_names.len()).unwrap_or(NONE32);
+        match self.scope_ids.get(&h) {
+            Some(&id)
+                if self
+                    .scope_names
+                    .get(id as usize)
+                    .is_some_and(|n| **n == *scope) =>
+            {
+                id
+            }
+            Some(_) => {
+                if let Some(&id) = self.scope_clashes.get(scope) {
+                    return id;
+                }
+                self.scope_names.push(scope.into());
+                self.scope_clashes.insert(scope.into(), next);
+                next
+            }
+            None => {
+                self.scope_names.push(scope.into());
+                self.scope_ids.insert(h, next);
+                next
+            }
+        }
+    }
+
+    /// The number of the scope DIE `off` of unit `ui` is declared in.
+    fn scope_id_of(&self, ui: usize, off: UnitOffset) -> Option<u32> {
         let key = scope_key(ui, off);
         let i = self.scopes.binary_search_by_key(&key, |e| e.0).ok()?;
-        let id = self.scopes.get(i)?.1;
+        self.scopes.get(i).map(|e| e.1)
+    }
+
+    /// The qualified name of function `f`.
+    fn func_name(&self, f: &Func) -> String {
+        match self.scope_names.get(f.scope as usize) {
+            Some(s) => format!("{s}::{}", f.name),
+            None => f.name.to_string(),
+        }
+    }
+
+    /// Function `i` as callers see it.
+    fn entry(&self, i: usize) -> Option<FunctionEntry> {
+        let f = self.functions.get(i)?;
+        let mut ranges = vec![f.first];
+        if let Some(more) = self.more_ranges.get(f.more as usize) {
+            ranges.extend_from_slice(more);
+        }
+        let mask = (1u64 << 40) - 1;
+        Some(FunctionEntry {
+            name: self.func_name(f),
+            linkage_name: f.linkage_name,
+            unit: (f.die >> 40) as usize,
+            offset: UnitOffset((f.die & mask) as usize),
+            origin: (f.origin != u64::MAX).then_some(UnitOffset(f.origin as usize)),
+            ranges,
+            decl_file: (f.decl_file != NONE32).then_some(u64::from(f.decl_file)),
+            decl_line: f.decl_line,
+            external: f.external,
+            inline: f.inline,
+            inlined_copy: false,
+        })
+    }
+
+    /// Whether function `i`'s name of kind `kind` ([`function_key`]) is `name`.
+    fn function_is(&self, i: usize, kind: u8, name: &str) -> bool {
+        let Some(f) = self.functions.get(i) else {
+            return false;
+        };
+        if kind == 2 && f.linkage_name != Some(name) {
+            return false;
+        }
+        let q = self.func_name(f);
+        function_key(&q, f.linkage_name, kind) == Some(name)
+    }
+
+    /// The scope DIE `off` of unit `ui` is declared in.
+    fn scope_of(&self, ui: usize, off: UnitOffset) -> Option<&str> {
+        let id = self.scope_id_of(ui, off)?;
         self.scope_names.get(id as usize).map(|s| &**s)
     }
 }
@@ -221,13 +333,13 @@ const FUNCTION_KEYS: u8 = 5;
 /// (`break add` finds `Counter::add`, as gdb's wild matching does); 2 its linkage name; 3 and
 /// 4 without template arguments, with and without its scope (`break twice` finds `twice<int>`
 /// and `twice<double>`, as gdb 13 does). `None` where that name is the same as an earlier one.
-fn function_key(f: &FunctionEntry, kind: u8) -> Option<&str> {
+fn function_key<'a>(name: &'a str, linkage_name: Option<&'a str>, kind: u8) -> Option<&'a str> {
     match kind {
-        0 => Some(&f.name),
-        1 => unqualified(&f.name).filter(|b| *b != f.name),
-        2 => f.linkage_name.filter(|l| *l != f.name),
-        3 => without_template_args(&f.name),
-        4 => without_template_args(&f.name).and_then(|p| unqualified(p).filter(|b| *b != p)),
+        0 => Some(name),
+        1 => unqualified(name).filter(|b| *b != name),
+        2 => linkage_name.filter(|l| *l != name),
+        3 => without_template_args(name),
+        4 => without_template_args(name).and_then(|p| unqualified(p).filter(|b| *b != p)),
         _ => None,
     }
 }
@@ -447,19 +559,30 @@ impl DebugFile {
             }
         }
 
+        ix.scope_ids = HashMap::new();
+        ix.scope_clashes = HashMap::new();
+        ix.functions.shrink_to_fit();
+        ix.scopes.shrink_to_fit();
+        ix.scope_names.shrink_to_fit();
+        let mut keys = std::mem::take(&mut ix.function_names);
+        let mut by_address = Vec::new();
         for (i, f) in ix.functions.iter().enumerate() {
             if i % 65536 == 65535 {
                 self.release_walked_pages();
             }
+            let name = ix.func_name(f);
             for kind in 0..FUNCTION_KEYS {
-                if let Some(k) = function_key(f, kind) {
-                    ix.function_names.add(k, i, kind);
+                if let Some(k) = function_key(&name, f.linkage_name, kind) {
+                    keys.add(k, i, kind);
                 }
             }
-            for r in &f.ranges {
-                ix.by_address.push((r.0, r.1, i));
+            by_address.push((f.first.0, f.first.1, i));
+            if let Some(more) = ix.more_ranges.get(f.more as usize) {
+                by_address.extend(more.iter().map(|r| (r.0, r.1, i)));
             }
         }
+        ix.function_names = keys;
+        ix.by_address = by_address;
         ix.function_names.seal();
         ix.by_address.sort_unstable();
         for (i, v) in ix.variables.iter().enumerate() {
@@ -467,6 +590,10 @@ impl DebugFile {
         }
         ix.variable_names.seal();
         for (i, t) in ix.types.iter().enumerate() {
+            // (The names are read from `.debug_str` again.)
+            if i % 65536 == 65535 {
+                self.release_walked_pages();
+            }
             ix.type_names.add(&t.name, i, 0);
         }
         ix.type_names.seal();
@@ -486,16 +613,20 @@ impl DebugFile {
     /// The C++ name of subprogram `off`: its name qualified with the scope of its declaration
     /// (found through its origin / specification chain), else with the scope it is in.
     fn qualify(ix: &NameIndex, ui: usize, off: UnitOffset, f: &DieFacts, name: String) -> String {
-        let scope = f
-            .chain
-            .iter()
-            .rev()
-            .chain(std::iter::once(&off))
-            .find_map(|o| ix.scope_of(ui, *o));
-        match scope {
+        match ix.scope_names.get(Self::scope_for(ix, ui, off, f) as usize) {
             Some(s) => format!("{s}::{name}"),
             None => name,
         }
+    }
+
+    /// The scope (its number, `NONE32` at the top level) of subprogram `off`'s declaration.
+    fn scope_for(ix: &NameIndex, ui: usize, off: UnitOffset, f: &DieFacts) -> u32 {
+        f.chain
+            .iter()
+            .rev()
+            .chain(std::iter::once(&off))
+            .find_map(|o| ix.scope_id_of(ui, *o))
+            .unwrap_or(NONE32)
     }
 
     /// The C++ scope (`ns::Class`) a type, variable or static member DIE is declared in,
@@ -540,10 +671,14 @@ impl DebugFile {
         if f.declaration {
             return None;
         }
-        let name = f.name.clone()?.into_owned();
-        let name = Self::qualify(ix, ui, off, &f, name);
+        let scope = Self::scope_for(ix, ui, off, &f);
+        let base = f.name.clone()?;
+        let name = match ix.scope_names.get(scope as usize) {
+            Some(s) => format!("{s}::{base}"),
+            None => base.to_string(),
+        };
         let ranges = self.die_code_ranges(unit, off);
-        if ranges.is_empty() {
+        let Some(&first) = ranges.first() else {
             if f.inline {
                 if let Some(base) = unqualified(&name) {
                     ix.abstract_functions
@@ -557,19 +692,29 @@ impl DebugFile {
                     .push((ui, off));
             }
             return Some(name);
-        }
-        ix.functions.push(FunctionEntry {
-            name: name.clone(),
+        };
+        let more = if ranges.len() > 1 {
+            ix.more_ranges.push(ranges[1..].into());
+            u32::try_from(ix.more_ranges.len() - 1).unwrap_or(NONE32)
+        } else {
+            NONE32
+        };
+        ix.functions.push(Func {
+            name: base,
             linkage_name: f.linkage_name,
-            unit: ui,
-            offset: off,
-            origin: f.origin,
-            ranges,
-            decl_file: f.decl_file,
+            first,
+            more,
+            scope,
+            die: scope_key(ui, off),
+            origin: f.origin.map_or(u64::MAX, |o| o.0 as u64),
+            decl_file: f
+                .decl_file
+                .and_then(|d| u32::try_from(d).ok())
+                .filter(|d| *d != NONE32)
+                .unwrap_or(NONE32),
             decl_line: f.decl_line,
             external: f.external,
             inline: f.inline,
-            inlined_copy: false,
         });
         Some(name)
     }
@@ -678,7 +823,7 @@ impl DebugFile {
                         continue;
                     }
                     ix.variables.push(VariableEntry {
-                        name: name.into_owned(),
+                        name,
                         linkage_name: f.linkage_name,
                         unit: ui,
                         offset: off,
@@ -706,7 +851,7 @@ impl DebugFile {
                         && !f.declaration
                     {
                         ix.types.push(TypeEntry {
-                            name: name.into_owned(),
+                            name,
                             tag,
                             unit: ui,
                             offset: off,
@@ -751,13 +896,8 @@ impl DebugFile {
         let ix = self.name_index();
         let mut out: Vec<FunctionEntry> = ix
             .function_names
-            .get(name, |i, kind| {
-                ix.functions
-                    .get(i)
-                    .and_then(|f| function_key(f, kind))
-                    .is_some_and(|k| k == name)
-            })
-            .filter_map(|i| ix.functions.get(i).cloned())
+            .get(name, |i, kind| ix.function_is(i, kind, name))
+            .filter_map(|i| ix.entry(i))
             .collect();
         // Abstract DIEs with this name: their inlined copies.
         let mut origins: Vec<(usize, UnitOffset)> =
@@ -838,10 +978,15 @@ impl DebugFile {
             (
                 "functions",
                 ix.functions.len(),
-                ix.functions
-                    .iter()
-                    .map(|f| f.name.len() + f.linkage_name.map_or(0, |l| l.len()))
-                    .sum(),
+                ix.functions.capacity() * std::mem::size_of::<Func>()
+                    + ix.functions
+                        .iter()
+                        .map(|f| match f.name {
+                            std::borrow::Cow::Owned(ref n) => n.len(),
+                            std::borrow::Cow::Borrowed(_) => 0,
+                        })
+                        .sum::<usize>()
+                    + ix.more_ranges.iter().map(|r| r.len() * 16).sum::<usize>(),
             ),
             ("function_names", fk, fb),
             (
@@ -859,9 +1004,15 @@ impl DebugFile {
         ]
     }
 
-    /// All out-of-line functions.
-    pub fn all_functions(&self) -> &[FunctionEntry] {
-        &self.name_index().functions
+    /// All out-of-line functions (each built as it is met: the index keeps them smaller).
+    pub fn all_functions(&self) -> impl Iterator<Item = FunctionEntry> + '_ {
+        let ix = self.name_index();
+        (0..ix.functions.len()).filter_map(|i| ix.entry(i))
+    }
+
+    /// How many out-of-line functions the index has.
+    pub fn function_count(&self) -> usize {
+        self.name_index().functions.len()
     }
 
     /// All global and file-static variables.
@@ -883,7 +1034,7 @@ impl DebugFile {
             .rev()
             .take(16)
             .find(|r| pc < r.1)
-            .and_then(|r| ix.functions.get(r.2).cloned())
+            .and_then(|r| ix.entry(r.2))
     }
 
     /// Functions whose name `matches`, grouped by file as `info functions REGEX` lists them:
@@ -892,9 +1043,16 @@ impl DebugFile {
         &self,
         matches: impl Fn(&str) -> bool,
     ) -> Vec<FileGroup<FunctionEntry>> {
-        self.by_file(self.all_functions(), matches, |f| {
-            (&f.name, f.external, f.unit)
-        })
+        // Names tested before entries are built: most are not asked for.
+        let ix = self.name_index();
+        let items = ix.functions.iter().enumerate().filter_map(|(i, f)| {
+            let name = ix.func_name(f);
+            matches(&name).then(|| {
+                let e = ix.entry(i)?;
+                Some((self.unit_display_name(e.unit), (!f.external, name), e))
+            })?
+        });
+        group(items)
     }
 
     /// Variables grouped like `info variables REGEX`.

@@ -64,43 +64,15 @@ fn io_error(path: &Path, e: std::io::Error) -> DwarfError {
     }
 }
 
-/// Map `path` for the rest of the run.
+/// Map `path` for the rest of the run (one map per file, shared with its ELF symbol table).
 pub(crate) fn map_static(path: &Path) -> Result<&'static [u8]> {
-    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
-    let len = file.metadata().map_err(|e| io_error(path, e))?.len();
-    if len == 0 {
-        return Ok(&[]);
-    }
-    // SAFETY: mmap(2) of a regular file, read-only and private; every access is bounds-checked,
-    // so a file changed underneath gives wrong data, not unsafety.
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| io_error(path, e))?;
-    let map: &'static memmap2::Mmap = Box::leak(Box::new(map));
-    MAPS.lock().unwrap_or_else(|e| e.into_inner()).push(map);
-    Ok(&map[..])
+    cohort_engine::mapped::map_static(path).map_err(|e| io_error(path, e))
 }
 
-/// Every file map made by [`map_static`] (only those: sections decompressed into memory are
-/// not in here, and are never released).
-static MAPS: Mutex<Vec<&'static memmap2::Mmap>> = Mutex::new(Vec::new());
-
-/// Drop the resident pages of the file maps holding `sections`. A walk of a whole large
-/// binary's DWARF (the name index) touches every page of it, which then counts in the
-/// debugger's resident memory for the rest of the run though it reads few of them again;
-/// dropped, they are read again from the page cache when used.
+/// Drop the resident pages of the file maps holding `sections` (see
+/// [`cohort_engine::mapped::release_pages`]).
 pub(crate) fn release_pages(sections: &[&'static [u8]]) {
-    let maps = MAPS.lock().unwrap_or_else(|e| e.into_inner());
-    for m in maps.iter() {
-        let start = m.as_ptr() as usize;
-        let holds = |s: &&[u8]| {
-            let p = s.as_ptr() as usize;
-            !s.is_empty() && start <= p && p < start + m.len()
-        };
-        if sections.iter().any(holds) {
-            // SAFETY: a read-only private map of a file that nothing writes: MADV_DONTNEED
-            // drops its pages and the next access reads the same bytes from the file again.
-            let _ = unsafe { m.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
-        }
-    }
+    cohort_engine::mapped::release_pages(sections);
 }
 
 impl DebugFile {

@@ -417,7 +417,7 @@ fn check_listings(prog: &Path) {
         .flat_map(|g| {
             g.entries
                 .into_iter()
-                .map(move |v| (g.file.clone(), v.decl_line, v.name))
+                .map(move |v| (g.file.clone(), v.decl_line, v.name.into_owned()))
         })
         .collect();
     assert_eq!(vars, gdb_info_listing(prog, "variables"));
@@ -428,7 +428,7 @@ fn check_listings(prog: &Path) {
             g.entries
                 .into_iter()
                 .filter(|t| t.decl_line != 0)
-                .map(move |t| (g.file.clone(), t.decl_line, t.name))
+                .map(move |t| (g.file.clone(), t.decl_line, t.name.into_owned()))
         })
         .collect();
     assert_eq!(types, gdb_info_listing(prog, "types"));

@@ -1076,7 +1076,7 @@ int main(int argc, char **argv) {
             let sym = |a: u64| {
                 obj.symbolize(a).map(|(s, off)| {
                     if off == 0 {
-                        s.name.clone()
+                        s.name.to_string()
                     } else {
                         format!("{}+{off}", s.name)
                     }

@@ -5,6 +5,7 @@ pub mod affinity;
 pub mod arch;
 pub mod core;
 pub mod error;
+pub mod mapped;
 pub mod memory;
 pub mod mux;
 

@@ -13,6 +13,7 @@
 //!
 //! Each file is parsed once per debugger process while in use ([`ObjectFile::load_cached`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -66,7 +67,9 @@ impl MsymType {
 /// One symbol of an object file.
 #[derive(Debug, Clone)]
 pub struct Symbol {
-    pub name: String,
+    /// Borrowed from the mapped file where it can be (a large C++ program has half a million
+    /// symbols, most of them long mangled names).
+    pub name: Cow<'static, str>,
     /// Link-time (unrelocated) address.
     pub addr: u64,
     pub size: u64,
@@ -172,7 +175,9 @@ pub struct Segment {
 }
 
 enum Backing {
-    Map(memmap2::Mmap),
+    /// A file mapped for the rest of the run ([`crate::mapped`]): symbol names are borrowed
+    /// from it.
+    Map(&'static [u8]),
     Owned(Vec<u8>),
 }
 
@@ -270,15 +275,8 @@ impl ObjectFile {
         if !meta.is_file() {
             return Err(EngineError::NotExecutable(path.to_path_buf()));
         }
-        let data = if meta.len() == 0 {
-            Backing::Owned(Vec::new())
-        } else {
-            // SAFETY: a read-only private map of a regular file. A file rewritten in place
-            // while mapped may show changed bytes; every access goes through bounds-checked
-            // slices, so that gives wrong symbols, not memory unsafety in this process.
-            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| open_error(path, e))?;
-            Backing::Map(map)
-        };
+        drop(file);
+        let data = Backing::Map(crate::mapped::map_static(path).map_err(|e| open_error(path, e))?);
         let mut obj = Self::parse(path.to_path_buf(), data, Some(FileStamp::of(&meta)))?;
         obj.add_separate_debug_symbols();
         Ok(Arc::new(obj))
@@ -366,6 +364,10 @@ impl ObjectFile {
 
     fn parse(path: PathBuf, data: Backing, stamp: Option<FileStamp>) -> Result<ObjectFile> {
         let bytes = data.bytes();
+        let stat = match &data {
+            Backing::Map(m) => Some(*m),
+            Backing::Owned(_) => None,
+        };
         if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
             return Err(EngineError::NotExecutable(path));
         }
@@ -377,17 +379,21 @@ impl ObjectFile {
             Ok(FileKind::Elf32) => {
                 let f = ElfFile::<elf::FileHeader32<Endianness>>::parse(bytes)
                     .map_err(|e| bad(e.to_string()))?;
-                Parsed::from_elf(&f).map_err(|e| bad(e.to_string()))?
+                Parsed::from_elf(&f, stat).map_err(|e| bad(e.to_string()))?
             }
             Ok(FileKind::Elf64) => {
                 let f = ElfFile::<elf::FileHeader64<Endianness>>::parse(bytes)
                     .map_err(|e| bad(e.to_string()))?;
-                Parsed::from_elf(&f).map_err(|e| bad(e.to_string()))?
+                Parsed::from_elf(&f, stat).map_err(|e| bad(e.to_string()))?
             }
             Ok(_) => return Err(EngineError::NotExecutable(path)),
             Err(e) => return Err(bad(e.to_string())),
         };
         let by_name = names_of(&parsed.symbols);
+        // Hashing the names read the whole string table.
+        if let Some(m) = stat {
+            crate::mapped::release_pages(&[m]);
+        }
         Ok(ObjectFile {
             path,
             data,
@@ -735,8 +741,10 @@ struct DynReloc {
 }
 
 impl Parsed {
+    /// `stat`: the file's bytes when they live for the rest of the run (names are borrowed).
     fn from_elf<Elf: FileHeader<Endian = Endianness>>(
         f: &ElfFile<'_, Elf>,
+        stat: Option<&'static [u8]>,
     ) -> object::read::Result<Parsed> {
         let endian = f.endian();
         let data = f.data();
@@ -801,8 +809,8 @@ impl Parsed {
         let symtab = f.elf_symbol_table();
         let dynsym = f.elf_dynamic_symbol_table();
         let versions = table.versions(endian, data).ok().flatten();
-        read_symbols(f, symtab, None, &sections, &mut symbols);
-        read_symbols(f, dynsym, versions.as_ref(), &sections, &mut symbols);
+        read_symbols(f, symtab, None, &sections, stat, &mut symbols);
+        read_symbols(f, dynsym, versions.as_ref(), &sections, stat, &mut symbols);
 
         // Dynamic relocations: those whose symbol table is .dynsym.
         let is_mips64el = header.is_mips64el(endian);
@@ -929,7 +937,7 @@ fn debug_file_symbols<Elf: FileHeader<Endian = Endianness>>(
         });
     }
     let mut out = Vec::new();
-    read_symbols(f, f.elf_symbol_table(), None, &sections, &mut out);
+    read_symbols(f, f.elf_symbol_table(), None, &sections, None, &mut out);
     out.retain_mut(|s| match s.section {
         Some(i) => match map.get(i).copied().flatten() {
             Some(j) => {
@@ -957,6 +965,7 @@ fn read_symbols<Elf: FileHeader<Endian = Endianness>>(
     table: &object::read::elf::SymbolTable<'_, Elf>,
     versions: Option<&VersionTable<'_, Elf>>,
     sections: &[Section],
+    stat: Option<&'static [u8]>,
     out: &mut Vec<Symbol>,
 ) {
     let endian = f.endian();
@@ -967,7 +976,13 @@ fn read_symbols<Elf: FileHeader<Endian = Endianness>>(
         if name.is_empty() {
             continue;
         }
-        let name = String::from_utf8_lossy(name).into_owned();
+        let name = match stat.and_then(|m| crate::mapped::within(m, name)) {
+            Some(n) => match std::str::from_utf8(n) {
+                Ok(n) => Cow::Borrowed(n),
+                Err(_) => Cow::Owned(String::from_utf8_lossy(n).into_owned()),
+            },
+            None => Cow::Owned(String::from_utf8_lossy(name).into_owned()),
+        };
         let st_type = sym.st_type();
         if st_type == elf::STT_SECTION || st_type == elf::STT_FILE {
             continue;
@@ -1054,7 +1069,10 @@ fn read_symbols<Elf: FileHeader<Endian = Endianness>>(
             && at > 0
         {
             out.push(Symbol {
-                name: symbol.name[..at].to_string(),
+                name: match &symbol.name {
+                    Cow::Borrowed(n) => Cow::Borrowed(&n[..at]),
+                    Cow::Owned(n) => Cow::Owned(n[..at].to_string()),
+                },
                 ..symbol.clone()
             });
         }
@@ -1128,7 +1146,7 @@ fn synthesize_plt(
         for (start, size, slot) in stubs {
             if let Some(r) = by_slot.get(&slot) {
                 out.push(Symbol {
-                    name: plt_name(r),
+                    name: plt_name(r).into(),
                     addr: start,
                     size,
                     kind: SymKind::Function,
@@ -1229,7 +1247,7 @@ fn synthesize_got_plt(
             .find(|&i| sections[i].contains(r.offset));
         let Some(section) = section else { continue };
         out.push(Symbol {
-            name: format!("{}@got.plt", r.name),
+            name: format!("{}@got.plt", r.name).into(),
             addr: r.offset,
             size: if is_64 { 8 } else { 4 },
             kind: SymKind::Data,
@@ -1382,7 +1400,7 @@ impl SymbolTable {
     pub fn symbolize(&self, addr: u64) -> Option<String> {
         let (_, sym, off) = self.symbolize_parts(addr)?;
         Some(if off == 0 {
-            sym.name.clone()
+            sym.name.to_string()
         } else {
             format!("{}+{off}", sym.name)
         })
@@ -1661,7 +1679,7 @@ int main(int argc, char **argv) {
         assert_eq!(obj.lookup("printf").unwrap().addr, printf_plt.addr);
         assert!(obj.lookup("printf@got.plt").is_some());
         let (s, off) = obj.symbolize(main.addr + 4).unwrap();
-        assert_eq!((s.name.as_str(), off), ("main", 4));
+        assert_eq!((&*s.name, off), ("main", 4));
         if have("gdb") {
             let out = gdb(
                 &prog,
@@ -1736,7 +1754,7 @@ int main(int argc, char **argv) {
                     .map(|(_, r)| r.trim_end_matches('>').to_string());
                 let got = obj.symbolize(*a).map(|(s, off)| {
                     if off == 0 {
-                        s.name.clone()
+                        s.name.to_string()
                     } else {
                         format!("{}+{off}", s.name)
                     }
@@ -1790,7 +1808,7 @@ int main(int argc, char **argv) {
         f.symbols()
             .iter()
             .filter(|s| s.name.ends_with("@plt"))
-            .map(|s| s.name.as_str())
+            .map(|s| &*s.name)
             .collect()
     }
 

@@ -65,9 +65,8 @@ fn walk_source_level(file: std::sync::Arc<DebugFile>, pcs: &[u64]) {
     let _ = file.addresses_for_line("a.c", 3);
     let names: Vec<String> = file
         .all_functions()
-        .iter()
         .take(64)
-        .map(|f| f.name.clone())
+        .map(|f| f.name)
         .collect();
     for n in names {
         let _ = file.breakpoint_locations_for_name(&n);

@@ -185,7 +185,7 @@ fn assert_same(s: &Session, frames: &[Frame], want: &[Line], what: &str) {
             FrameKind::Normal | FrameKind::TailCall => {
                 let parts = syms.symbolize_parts(f.lookup_pc());
                 let mut n = parts
-                    .map(|(_, sym, _)| sym.name.clone())
+                    .map(|(_, sym, _)| sym.name.to_string())
                     .unwrap_or_else(|| "??".into());
                 if w.dwarf
                     && let (Some(wn), Some((o, sym, _))) = (&w.name, parts)
