@@ -1589,6 +1589,9 @@ impl EvalContext for EvalCtx<'_> {
                     // A local of another function: in the innermost frame of that function
                     // from the selected one outwards (gdb's `block_innermost_frame`).
                     let all = self.dbg.frames(usize::MAX);
+                    if all.is_empty() {
+                        return Err(DwarfError::user("No frame selected."));
+                    }
                     for (i, f) in all.iter().enumerate().skip(self.sel) {
                         if let Some((fd, _, s)) = self.dbg.scope_of(f)
                             && Arc::ptr_eq(&fd, &d)

@@ -157,6 +157,28 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
     if !out.is_empty() {
         return Ok(out);
     }
+    // An ELF symbol at the start of a function with debug information under another name
+    // (gfortran's `MAIN__` is the program `hosted`): that function after its prologue, with
+    // its line, as gdb's breakpoints on minimal symbols are.
+    if let Some(addr) = symbols.lookup(text) {
+        for (d, bias) in &objs {
+            let pc = addr.wrapping_sub(*bias);
+            let Some(f) = d
+                .function_containing(pc)
+                .filter(|f| f.entry_pc() == Some(pc))
+            else {
+                continue;
+            };
+            let locs: Vec<Loc> = locations_for_name(d, &f.name)
+                .into_iter()
+                .filter(|m| f.contains(m.address))
+                .map(|m| loc_of(m, *bias))
+                .collect();
+            if !locs.is_empty() {
+                return Ok(locs);
+            }
+        }
+    }
     // ELF symbols: after the standard frame setup, as without debug info.
     if let Some(addr) = symbols.lookup(text) {
         let mut code = [0u8; 16];

@@ -13,7 +13,7 @@ use cohort_dwarf::extfloat::{f64_to_f80, f64_to_f128, f80_to_f64, f128_to_f64};
 use cohort_dwarf::types::{Dim, Encoding, Shape, ShapeStatus, Type, TypeKind, TypeRef};
 use cohort_dwarf::value::{Lval, Value};
 
-use crate::parse::{Arg, BinOp, Expr, UnOp, parse};
+use crate::parse::{Arg, BinOp, Expr, FBase, FType, UnOp, parse};
 use rustc_apfloat::ieee::{Double, Quad, Single, X87DoubleExtended};
 use rustc_apfloat::{Float, FloatConvert};
 
@@ -29,6 +29,10 @@ pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
 pub fn evaluate_parsed(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
     let ev = Ev { ctx };
     let v = ev.eval(e)?;
+    // An address taken is a value of its own, not a Fortran pointer shown as its target.
+    if matches!(e, Expr::Unary(UnOp::Addr, _)) {
+        return Ok(v);
+    }
     printed(&ev, v)
 }
 
@@ -84,6 +88,9 @@ fn printed(ev: &Ev<'_>, v: Value) -> Result<Value> {
 /// (`PTR TO -> ( integer(kind=4) )`).
 pub fn evaluate_type(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
     let e = parse(text)?;
+    if let Expr::Type(t) = e {
+        return Ok(Value::new(ftype(t)?, Vec::new(), Lval::None));
+    }
     let mut v = evaluate_expr(&e, ctx)?;
     v.ty = resolved_members(&v, ctx);
     Ok(v)
@@ -207,6 +214,9 @@ pub const INTRINSICS: &[(&str, Intrinsic)] = &[
     ("associated", intr_associated),
     ("abs", intr_abs),
     ("mod", intr_mod),
+    ("modulo", intr_modulo),
+    ("floor", intr_floor),
+    ("ceiling", intr_ceiling),
     ("kind", intr_kind),
     ("cmplx", intr_cmplx),
     ("loc", intr_loc),
@@ -231,6 +241,70 @@ enum Num {
 
 fn user(msg: impl Into<String>) -> DwarfError {
     DwarfError::user(msg)
+}
+
+/// gdb's builtin Fortran type for `t` (`integer*8`); its error for a kind it lacks.
+pub fn ftype(t: FType) -> Result<TypeRef> {
+    let (name, kinds, enc): (&str, &[i64], Encoding) = match t.base {
+        FBase::Integer => ("integer", &[1, 2, 4, 8], Encoding::Signed),
+        FBase::Real => ("real", &[4, 8, 16], Encoding::Float),
+        FBase::Logical => ("logical", &[1, 2, 4, 8], Encoding::Boolean),
+        FBase::Complex => ("complex", &[4, 8, 16], Encoding::ComplexFloat),
+        FBase::Character => ("character", &[1], Encoding::UnsignedChar),
+    };
+    let default = if t.base == FBase::Character { 1 } else { 4 };
+    let kind = t.kind.unwrap_or(default);
+    if !kinds.contains(&kind) {
+        let base = if t.base == FBase::Character {
+            name.to_string()
+        } else {
+            format!("{name}*{default}")
+        };
+        return Err(user(format!("unsupported kind {kind} for type {base}")));
+    }
+    Ok(match t.base {
+        FBase::Character => builtin("character", 1, enc),
+        FBase::Complex => builtin(&format!("complex*{kind}"), 2 * kind as u64, enc),
+        _ => builtin(&format!("{name}*{kind}"), kind as u64, enc),
+    })
+}
+
+/// The integer type gdb reads an address as (`*5`).
+fn v_int_type() -> TypeRef {
+    builtin("integer*4", 4, Encoding::Signed)
+}
+
+/// `(type) v`: a number converted to an integer (truncated toward zero, wrapped to the
+/// kind), a real, a complex or a logical type.
+fn cast(v: &Value, ty: &TypeRef) -> Result<Value> {
+    let n = num(v)?;
+    let st = ty.strip();
+    let size = st.byte_size();
+    Ok(match &st.kind {
+        TypeKind::Base(Encoding::Float) => real_of(as_f64(n), ty),
+        TypeKind::Base(Encoding::ComplexFloat) => {
+            let (r, i) = match n {
+                Num::Complex(r, i) => (r, i),
+                n => (as_f64(n), 0.0),
+            };
+            complex_of(r, i, ty)
+        }
+        TypeKind::Base(Encoding::Boolean) => {
+            let b = (truth(n) as u64).to_le_bytes()[..size as usize].to_vec();
+            Value::new(ty.clone(), b, Lval::None)
+        }
+        _ => {
+            let i = match n {
+                Num::Int(i) => i,
+                Num::Real(f) | Num::Complex(f, _) => f.trunc() as i128,
+            };
+            Value::new(
+                ty.clone(),
+                i.to_le_bytes()[..size as usize].to_vec(),
+                Lval::None,
+            )
+        }
+    })
 }
 
 /// `integer(kind=N)` for N bytes.
@@ -472,6 +546,51 @@ impl Ev<'_> {
                 let base = self.eval(f)?;
                 self.subscript(base, args)
             }
+            Expr::Type(_) => Err(user("Attempt to use a type name as an expression")),
+            Expr::Cast(t, x) => {
+                let ty = ftype(*t)?;
+                let v = self.operand(x)?;
+                cast(&v, &ty)
+            }
+            Expr::SizeOf(x) => {
+                let size = match &**x {
+                    Expr::Type(t) => ftype(*t)?.byte_size(),
+                    _ => {
+                        let v = self.operand(x)?;
+                        match shape_of(&v.ty) {
+                            Some(s) => s.element.byte_size() * s.len(),
+                            None => v.ty.byte_size(),
+                        }
+                    }
+                };
+                Ok(builtin_int(size as i128, "int", 4))
+            }
+            Expr::Unary(UnOp::Addr, x) => {
+                let v = self.eval(x)?;
+                let Some(a) = v.address() else {
+                    return Err(user(
+                        "Attempt to take address of value not located in memory.",
+                    ));
+                };
+                Ok(Value::new(
+                    Type::pointer_to(v.ty.clone(), 8),
+                    a.to_le_bytes().to_vec(),
+                    Lval::None,
+                ))
+            }
+            Expr::Unary(UnOp::Deref, x) => {
+                // A Fortran pointer is already its target: `*p` is the target, as gdb has it.
+                let v = self.eval(x)?;
+                if v.ty.is_pointer() {
+                    return self.target(v);
+                }
+                if shape_of(&v.ty).is_some() || !v.ty.is_integer() {
+                    return Err(user("Attempt to take contents of a non-pointer value."));
+                }
+                // An integer is an address (of an `integer`, as gdb reads it).
+                let a = self.complete(v)?.as_u64();
+                self.complete(Value::new(v_int_type(), Vec::new(), Lval::Memory(a)))
+            }
             Expr::Unary(op, x) => {
                 let v = self.operand(x)?;
                 let n = num(&v)?;
@@ -486,6 +605,7 @@ impl Ev<'_> {
                     (UnOp::Neg, Num::Real(f)) => real_of(-f, &v.ty),
                     (UnOp::Neg, Num::Complex(r, i)) => complex_of(-r, -i, &v.ty),
                     (UnOp::Not, n) => bool_value(!truth(n)),
+                    (UnOp::Deref | UnOp::Addr, _) => return Err(user("unexpected operator")),
                 })
             }
             Expr::Binary(op, l, r) => {
@@ -564,6 +684,19 @@ impl Ev<'_> {
                 return self.named(v);
             }
             tried.push(cand);
+        }
+        // `procedure::variable`: a local of a procedure, in the innermost frame running it
+        // (gdb's FUNCTION::VARIABLE; `mod::name` was looked up above).
+        if let Some((scope, var)) = n.rsplit_once("::") {
+            for (sc, v) in [
+                (scope.to_string(), var.to_string()),
+                (scope.to_ascii_lowercase(), var.to_ascii_lowercase()),
+                (scope.to_ascii_uppercase(), var.to_ascii_lowercase()),
+            ] {
+                if let Some(v) = self.ctx.lookup_scoped(&sc, &v)? {
+                    return self.named(v);
+                }
+            }
         }
         Err(user(format!("No symbol \"{n}\" in current context.")))
     }
@@ -857,7 +990,11 @@ impl Ev<'_> {
     fn array_arg(&self, name: &str, args: &[Arg]) -> Result<(Shape, Option<i64>)> {
         let (a, dim) = match args {
             [Arg::Value(a)] => (a, None),
-            [Arg::Value(a), Arg::Value(d)] => (a, Some(self.int(d)?)),
+            [Arg::Value(a), Arg::Value(d)] | [Arg::Value(a), Arg::Value(d), Arg::Value(_)]
+                if name != "shape" =>
+            {
+                (a, Some(self.int(d)?))
+            }
             _ => {
                 return Err(user(format!(
                     "Wrong number of arguments to {}",
@@ -975,7 +1112,7 @@ fn is_binary128(st: &Type) -> bool {
         && st
             .name
             .as_deref()
-            .is_some_and(|n| n.contains("kind=16") || n.contains("Float128"))
+            .is_some_and(|n| n.contains("kind=16") || n.contains("Float128") || n.ends_with("*16"))
 }
 
 /// The type of each part of a complex type (`complex(kind=10)` → `real(kind=10)`).
@@ -1356,7 +1493,27 @@ fn binary(op: BinOp, lv: &Value, rv: &Value) -> Result<Value> {
 // Intrinsics
 // ---------------------------------------------------------------------------------------------
 
+/// The integer type of an intrinsic's result: `integer*4`, or of the KIND its argument `at`
+/// gives (`size(a, 1, 8)` is `integer*8`), checked before the rest as gdb's parser does.
+fn result_kind(ev: &Ev<'_>, args: &[Arg], at: usize) -> Result<TypeRef> {
+    let kind = match args.get(at) {
+        Some(Arg::Value(k)) => Some(ev.int(k)?),
+        _ => None,
+    };
+    ftype(FType {
+        base: FBase::Integer,
+        kind,
+    })
+}
+
+/// `v` as a value of the integer type `ty`.
+fn int_of(v: i128, ty: &TypeRef) -> Value {
+    let size = ty.byte_size() as usize;
+    Value::new(ty.clone(), v.to_le_bytes()[..size].to_vec(), Lval::None)
+}
+
 fn intr_size(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let ty = result_kind(ev, args, 2)?;
     let (s, dim) = ev.array_arg("size", args)?;
     if s.status != ShapeStatus::Ok {
         return Err(user("SIZE can only be applied to allocated arrays"));
@@ -1366,7 +1523,7 @@ fn intr_size(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
         Some(d) => s.dims[d as usize - 1].count,
         None => s.len(),
     };
-    Ok(builtin_int(n as i128, "integer*4", 4))
+    Ok(int_of(n as i128, &ty))
 }
 
 /// An error when the dimension `dim` asked of (all when `None`) is the open last dimension of
@@ -1386,6 +1543,7 @@ fn open_upper_bound(name: &str, s: &Shape, dim: Option<i64>) -> Result<()> {
 }
 
 fn bounds(ev: &Ev<'_>, name: &str, args: &[Arg], upper: bool) -> Result<Value> {
+    let ty = result_kind(ev, args, 2)?;
     let (s, dim) = ev.array_arg(name, args)?;
     if s.status != ShapeStatus::Ok {
         return Err(user(format!(
@@ -1398,11 +1556,7 @@ fn bounds(ev: &Ev<'_>, name: &str, args: &[Arg], upper: bool) -> Result<Value> {
     }
     let b = |d: &Dim| if upper { d.upper() } else { d.lower };
     match dim {
-        Some(d) => Ok(builtin_int(
-            b(&s.dims[d as usize - 1]) as i128,
-            "integer*4",
-            4,
-        )),
+        Some(d) => Ok(int_of(b(&s.dims[d as usize - 1]) as i128, &ty)),
         None => Ok(int_array(&s.dims.iter().map(b).collect::<Vec<_>>())),
     }
 }
@@ -1416,6 +1570,12 @@ fn intr_ubound(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 }
 
 fn intr_shape(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    // A scalar's shape is empty.
+    if let [Arg::Value(a)] = args
+        && shape_of(&ev.eval(a)?.ty).is_none()
+    {
+        return Ok(int_array(&[]));
+    }
     let (s, _) = ev.array_arg("shape", args)?;
     open_upper_bound("shape", &s, None)?;
     Ok(int_array(
@@ -1458,6 +1618,9 @@ fn intr_allocated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 }
 
 fn intr_associated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    if let [Arg::Value(p), Arg::Value(t)] = args {
+        return associated_with(ev, p, t);
+    }
     // A scalar pointer: associated when not null.
     if let [Arg::Value(a)] = args {
         let v = ev.eval(a)?;
@@ -1469,6 +1632,129 @@ fn intr_associated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
     Ok(builtin_bool(
         status_of(ev, "associated", args)? != ShapeStatus::NotAssociated,
     ))
+}
+
+/// `associated(pointer, target)`: whether the pointer points at the target (a pointer
+/// target: at its target), element for element for arrays.
+fn associated_with(ev: &Ev<'_>, p: &Expr, t: &Expr) -> Result<Value> {
+    let pv = ev.eval(p)?;
+    let tv = ev.eval(t)?;
+    let not_pointer = || user("ASSOCIATED can only be applied to pointers");
+    let elem = |v: &Value| match shape_of(&v.ty) {
+        Some(s) => (s.element.strip(), Some(s)),
+        None => match &v.ty.strip().kind {
+            TypeKind::Pointer(t) => (t.get().strip(), None),
+            _ => (v.ty.strip(), None),
+        },
+    };
+    let (pe, ps) = elem(&pv);
+    let (te, ts) = elem(&tv);
+    match &ps {
+        Some(s) if s.status == ShapeStatus::NotAllocated => return Err(not_pointer()),
+        Some(_) => {}
+        None if !pv.ty.is_pointer() => return Err(not_pointer()),
+        None => {}
+    }
+    if pe.byte_size() != te.byte_size()
+        || std::mem::discriminant(&pe.kind) != std::mem::discriminant(&te.kind)
+        || ps.is_some() != ts.is_some()
+    {
+        return Err(user(
+            "arguments to associated must be of same type and kind",
+        ));
+    }
+    let yes = match (ps, ts) {
+        (Some(a), Some(b)) => {
+            a.status == ShapeStatus::Ok
+                && b.status == ShapeStatus::Ok
+                && a.dims.len() == b.dims.len()
+                && a.dims
+                    .iter()
+                    .zip(&b.dims)
+                    .all(|(x, y)| x.count == y.count && (x.stride == y.stride || x.count <= 1))
+                && !a.is_empty()
+                && pv.address().is_some()
+                && pv.address() == tv.address()
+        }
+        _ => {
+            let pa = ev.complete(pv)?.as_u64();
+            let ta = if tv.ty.is_pointer() {
+                ev.complete(tv)?.as_u64()
+            } else {
+                tv.address().unwrap_or(0)
+            };
+            pa != 0 && pa == ta
+        }
+    };
+    Ok(builtin_bool(yes))
+}
+
+/// `floor(x[, kind])` and `ceiling(x[, kind])`: an integer of that kind (4 by default).
+fn round_to_int(ev: &Ev<'_>, name: &str, args: &[Arg], up: bool) -> Result<Value> {
+    let (x, k) = match args {
+        [Arg::Value(x)] => (x, None),
+        [Arg::Value(x), Arg::Value(k)] => (x, Some(ev.int(k)?)),
+        _ => {
+            return Err(user(format!(
+                "Wrong number of arguments to {}",
+                name.to_uppercase()
+            )));
+        }
+    };
+    let ty = ftype(FType {
+        base: FBase::Integer,
+        kind: k,
+    })?;
+    let v = ev.operand(x)?;
+    let Num::Real(f) = num(&v)? else {
+        return Err(user(format!(
+            "argument to {} must be of type float",
+            name.to_uppercase()
+        )));
+    };
+    let r = if up { f.ceil() } else { f.floor() };
+    Ok(int_of(r as i128, &ty))
+}
+
+fn intr_floor(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    round_to_int(ev, "floor", args, false)
+}
+
+fn intr_ceiling(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    round_to_int(ev, "ceiling", args, true)
+}
+
+/// `modulo(a, p)`: `a - floor(a / p) * p`, the sign of `p`; both of one type.
+fn intr_modulo(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    let [Arg::Value(a), Arg::Value(p)] = args else {
+        return Err(user("Wrong number of arguments to MODULO"));
+    };
+    let (av, pv) = (ev.operand(a)?, ev.operand(p)?);
+    let (an, pn) = (num(&av)?, num(&pv)?);
+    let same = matches!(
+        (an, pn),
+        (Num::Int(_), Num::Int(_)) | (Num::Real(_), Num::Real(_))
+    );
+    if !same {
+        return Err(user("non-matching types for parameters to MODULO ()"));
+    }
+    match (an, pn) {
+        (Num::Int(_), Num::Int(0)) => Err(user("Division by zero")),
+        (Num::Int(x), Num::Int(y)) => Ok(builtin_int(
+            x.rem_euclid(y) + if y < 0 && x.rem_euclid(y) != 0 { y } else { 0 },
+            "int",
+            av.ty.byte_size().clamp(4, 8),
+        )),
+        (x, y) => {
+            let (x, y) = (as_f64(x), as_f64(y));
+            let ty = if av.ty.byte_size() >= pv.ty.byte_size() {
+                &av.ty
+            } else {
+                &pv.ty
+            };
+            Ok(real_of(x - (x / y).floor() * y, ty))
+        }
+    }
 }
 
 fn intr_abs(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
@@ -1538,6 +1824,14 @@ fn intr_kind(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
 
 /// `cmplx(re[, im])`: `complex*4`.
 fn intr_cmplx(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
+    if let [Arg::Value(r), Arg::Value(i), Arg::Value(k)] = args {
+        let ty = ftype(FType {
+            base: FBase::Complex,
+            kind: Some(ev.int(k)?),
+        })?;
+        let (re, im) = (num(&ev.operand(r)?)?, num(&ev.operand(i)?)?);
+        return Ok(complex_of(as_f64(re), as_f64(im), &ty));
+    }
     let (re, im) = match args {
         [Arg::Value(r)] => (num(&ev.operand(r)?)?, Num::Real(0.0)),
         [Arg::Value(r), Arg::Value(i)] => (num(&ev.operand(r)?)?, num(&ev.operand(i)?)?),

@@ -31,7 +31,54 @@ pub enum Expr {
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     Assign(Box<Expr>, Box<Expr>),
+    /// A type (`integer*8`, `real(kind=8)`, `double precision`): what `ptype` and `whatis`
+    /// show, the operand of `sizeof`; elsewhere an error.
+    Type(FType),
+    /// `(type) exp`.
+    Cast(FType, Box<Expr>),
+    /// `sizeof exp`, `sizeof(type)`.
+    SizeOf(Box<Expr>),
 }
+
+/// One of gdb's Fortran type keywords, with its kind (`integer*8`, `real(kind=8)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FType {
+    pub base: FBase,
+    /// The kind written after it; `None` for the keyword's own (`integer_8` has 8).
+    pub kind: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FBase {
+    Integer,
+    Real,
+    Logical,
+    Complex,
+    Character,
+}
+
+/// gdb's Fortran type keywords (lower case only, as gdb has them): the base and its kind.
+const TYPE_KEYWORDS: [(&str, FBase, Option<i64>); 19] = [
+    ("character", FBase::Character, None),
+    ("complex", FBase::Complex, None),
+    ("complex_4", FBase::Complex, Some(4)),
+    ("complex_8", FBase::Complex, Some(8)),
+    ("complex_16", FBase::Complex, Some(16)),
+    ("integer_1", FBase::Integer, Some(1)),
+    ("integer_2", FBase::Integer, Some(2)),
+    ("integer_4", FBase::Integer, Some(4)),
+    ("integer", FBase::Integer, None),
+    ("integer_8", FBase::Integer, Some(8)),
+    ("logical_1", FBase::Logical, Some(1)),
+    ("logical_2", FBase::Logical, Some(2)),
+    ("logical", FBase::Logical, None),
+    ("logical_4", FBase::Logical, Some(4)),
+    ("logical_8", FBase::Logical, Some(8)),
+    ("real", FBase::Real, None),
+    ("real_4", FBase::Real, Some(4)),
+    ("real_8", FBase::Real, Some(8)),
+    ("real_16", FBase::Real, Some(16)),
+];
 
 /// One argument or subscript.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +93,10 @@ pub enum UnOp {
     Neg,
     Plus,
     Not,
+    /// `*exp`: the pointer's target.
+    Deref,
+    /// `&exp`: the address of an object.
+    Addr,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,12 +134,14 @@ fn syntax(rest: &str) -> DwarfError {
     DwarfError::user(format!("A syntax error in expression, near `{rest}'."))
 }
 
-const DOT_OPS: [(&str, &str); 13] = [
+const DOT_OPS: [(&str, &str); 14] = [
     (".and.", ".and."),
     (".or.", ".or."),
     (".not.", ".not."),
     (".eqv.", ".eqv."),
     (".neqv.", ".neqv."),
+    // gfortran's extension, gdb's too: `.neqv.` by another name.
+    (".xor.", ".neqv."),
     (".eq.", "=="),
     (".ne.", "/="),
     (".lt.", "<"),
@@ -99,8 +152,9 @@ const DOT_OPS: [(&str, &str); 13] = [
     (".false.", ".false."),
 ];
 
-const SYM_OPS: [&str; 18] = [
+const SYM_OPS: [&str; 19] = [
     "**", "==", "/=", "<=", ">=", "::", "+", "-", "*", "/", "<", ">", "=", "%", "(", ")", ",", ":",
+    "&",
 ];
 
 /// Tokens with the byte offset where each starts (for error messages).
@@ -139,6 +193,14 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>> {
                 }
             }
             return Err(syntax(rest));
+        }
+        // gdb's base prefixes: `0x1f` (hexadecimal), `0t12` / `0d12` (decimal), `017` (octal).
+        if c == b'0'
+            && let Some((v, end)) = prefixed_int(b, i)
+        {
+            out.push((Tok::Int(v), i));
+            i = end;
+            continue;
         }
         if c.is_ascii_digit() || c == b'.' {
             let start = i;
@@ -245,6 +307,30 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>> {
     }
     out.push((Tok::End, text.len()));
     Ok(out)
+}
+
+/// An integer with one of gdb's base prefixes at `b[i..]` (which starts with `0`): its value
+/// and where it ends; `None` for a plain decimal (`0`, `0.5`, `0_8`).
+fn prefixed_int(b: &[u8], i: usize) -> Option<(i128, usize)> {
+    let (base, from) = match b.get(i + 1).map(u8::to_ascii_lowercase) {
+        Some(b'x') => (16, i + 2),
+        Some(b't' | b'd') => (10, i + 2),
+        Some(c) if c.is_ascii_digit() => (8, i + 1),
+        _ => return None,
+    };
+    let mut end = from;
+    while end < b.len() && b[end].is_ascii_alphanumeric() {
+        end += 1;
+    }
+    // `0d` followed by no digit, `0.5`, `0e1`: not prefixed numbers.
+    if end == from || b.get(end) == Some(&b'.') && base == 8 {
+        return None;
+    }
+    let text = std::str::from_utf8(&b[from..end]).ok()?;
+    if base == 8 && text.bytes().any(|c| !c.is_ascii_digit()) {
+        return None;
+    }
+    i128::from_str_radix(text, base).ok().map(|v| (v, end))
 }
 
 struct Parser<'a> {
@@ -397,7 +483,7 @@ impl Parser<'_> {
     }
 
     fn power(&mut self) -> Result<Expr> {
-        let base = self.postfix()?;
+        let base = self.unary()?;
         if self.is_op("**") {
             self.bump();
             // Right associative; `2**-1` is allowed as in gfortran.
@@ -410,6 +496,108 @@ impl Parser<'_> {
             return Ok(Expr::Binary(BinOp::Pow, Box::new(base), Box::new(exp)));
         }
         Ok(base)
+    }
+
+    /// gdb's `UNARY` level, above `**`: `*p`, `&x`, `sizeof x`, `(type) x`.
+    fn unary(&mut self) -> Result<Expr> {
+        for (op, u) in [("*", UnOp::Deref), ("&", UnOp::Addr)] {
+            if self.is_op(op) {
+                self.bump();
+                let e = self.unary()?;
+                return Ok(Expr::Unary(u, Box::new(e)));
+            }
+        }
+        if matches!(self.peek(), Tok::Name(n) if n.eq_ignore_ascii_case("sizeof")) {
+            self.bump();
+            if self.is_op("(") && self.type_at(1) {
+                self.bump();
+                let t = self.ftype()?;
+                self.expect(")")?;
+                return Ok(Expr::SizeOf(Box::new(Expr::Type(t))));
+            }
+            let e = self.unary()?;
+            return Ok(Expr::SizeOf(Box::new(e)));
+        }
+        if self.is_op("(") && self.type_at(1) {
+            self.bump();
+            let t = self.ftype()?;
+            self.expect(")")?;
+            let e = self.unary()?;
+            return Ok(Expr::Cast(t, Box::new(e)));
+        }
+        self.postfix()
+    }
+
+    /// Whether a type keyword starts `n` tokens ahead (`real(x)` is a call, not a type:
+    /// only `real(kind=…)` is).
+    fn type_at(&self, n: usize) -> bool {
+        let Tok::Name(name) = self.peek_at(n) else {
+            return false;
+        };
+        if name == "double" || name == "single" {
+            return matches!(self.peek_at(n + 1), Tok::Name(m) if m == "precision" || m == "complex");
+        }
+        if !TYPE_KEYWORDS.iter().any(|(k, _, _)| k == name) {
+            return false;
+        }
+        match self.peek_at(n + 1) {
+            Tok::Op("(") => {
+                matches!(self.peek_at(n + 2), Tok::Name(k) if k.eq_ignore_ascii_case("kind"))
+                    && matches!(self.peek_at(n + 3), Tok::Op("="))
+            }
+            _ => true,
+        }
+    }
+
+    /// A type at the current token ([`Parser::type_at`] said one starts): its keyword, then a
+    /// kind as `*N` or `(kind=N)`.
+    fn ftype(&mut self) -> Result<FType> {
+        let Tok::Name(name) = self.bump() else {
+            return Err(self.error());
+        };
+        let mut t = match name.as_str() {
+            "double" | "single" => {
+                let Tok::Name(second) = self.bump() else {
+                    return Err(self.error());
+                };
+                let base = if second == "complex" {
+                    FBase::Complex
+                } else {
+                    FBase::Real
+                };
+                let kind = (name == "double").then_some(8);
+                FType { base, kind }
+            }
+            _ => {
+                let (_, base, kind) = TYPE_KEYWORDS
+                    .iter()
+                    .find(|(k, _, _)| *k == name)
+                    .ok_or_else(|| self.error())?;
+                FType {
+                    base: *base,
+                    kind: *kind,
+                }
+            }
+        };
+        if self.is_op("*") && matches!(self.peek_at(1), Tok::Int(_)) {
+            self.bump();
+            if let Tok::Int(k) = self.bump() {
+                t.kind = Some(i64::try_from(k).map_err(|_| self.error())?);
+            }
+        } else if self.is_op("(")
+            && matches!(self.peek_at(1), Tok::Name(k) if k.eq_ignore_ascii_case("kind"))
+        {
+            self.bump();
+            self.bump();
+            self.expect("=")?;
+            let Tok::Int(k) = self.bump() else {
+                self.pos -= 1;
+                return Err(self.error());
+            };
+            t.kind = Some(i64::try_from(k).map_err(|_| self.error())?);
+            self.expect(")")?;
+        }
+        Ok(t)
     }
 
     fn postfix(&mut self) -> Result<Expr> {
@@ -470,6 +658,9 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> Result<Expr> {
+        if self.type_at(0) {
+            return Ok(Expr::Type(self.ftype()?));
+        }
         let at = self.pos;
         match self.bump() {
             Tok::Int(v) => Ok(Expr::Int(v)),
@@ -618,6 +809,67 @@ mod tests {
             Expr::Name("particles::nsteps".into())
         );
         assert_eq!(p("'it''s'"), Expr::Str("it's".into()));
+    }
+
+    #[test]
+    fn prefixes_types_and_unary_operators() {
+        assert_eq!(p("0x1F"), Expr::Int(31));
+        assert_eq!(p("010"), Expr::Int(8));
+        assert_eq!(p("0t12"), Expr::Int(12));
+        assert_eq!(p("0"), Expr::Int(0));
+        assert_eq!(
+            p("a .xor. b"),
+            Expr::Binary(
+                BinOp::Neqv,
+                Box::new(Expr::Name("a".into())),
+                Box::new(Expr::Name("b".into()))
+            )
+        );
+        let int8 = FType {
+            base: FBase::Integer,
+            kind: Some(8),
+        };
+        assert_eq!(p("integer*8"), Expr::Type(int8));
+        assert_eq!(p("integer(kind=8)"), Expr::Type(int8));
+        assert_eq!(p("integer_8"), Expr::Type(int8));
+        assert_eq!(
+            p("double precision"),
+            Expr::Type(FType {
+                base: FBase::Real,
+                kind: Some(8)
+            })
+        );
+        assert_eq!(
+            p("(integer*8) x"),
+            Expr::Cast(int8, Box::new(Expr::Name("x".into())))
+        );
+        // `real(x)` stays a call (the intrinsic), not a type.
+        assert_eq!(
+            p("real(x)"),
+            Expr::Call(
+                Box::new(Expr::Name("real".into())),
+                vec![Arg::Value(Expr::Name("x".into()))]
+            )
+        );
+        assert_eq!(
+            p("*p**2"),
+            Expr::Binary(
+                BinOp::Pow,
+                Box::new(Expr::Unary(UnOp::Deref, Box::new(Expr::Name("p".into())))),
+                Box::new(Expr::Int(2))
+            )
+        );
+        assert_eq!(
+            p("sizeof(real)"),
+            Expr::SizeOf(Box::new(Expr::Type(FType {
+                base: FBase::Real,
+                kind: None
+            })))
+        );
+        assert_eq!(
+            p("&x"),
+            Expr::Unary(UnOp::Addr, Box::new(Expr::Name("x".into())))
+        );
     }
 
     #[test]

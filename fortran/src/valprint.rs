@@ -50,6 +50,13 @@ pub fn format_value_with(
         elements: std::cell::Cell::new(0),
     };
     let mut out = String::new();
+    // An address (`print &x`): gdb's Fortran pointer type before it, as C's `(int *)`.
+    if opts.type_prefix
+        && let TypeKind::Pointer(t) = &v.ty.strip().kind
+        && !matches!(t.get().strip().kind, TypeKind::Function { .. })
+    {
+        out.push_str(&format!("({}) ", crate::typeprint::whatis(&v.ty)));
+    }
     p.value(&mut out, &v.ty, &v.bytes, v.address());
     out
 }
