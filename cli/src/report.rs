@@ -23,7 +23,7 @@ pub struct OfflineOpts {
     pub max_stops: u32,
 }
 
-pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local] [--agents A] --break LOC[@SET]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]";
+pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local] [--agents A] --break LOC[@SET]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]\n       cohort offline -n N --cores PATTERN [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM\n                      (a job that crashed: one core file per rank, %r in PATTERN is the rank)";
 
 /// `LOC@0-3` → ("LOC", Some("0-3")).
 fn at_set(s: &str) -> (String, Option<String>) {
@@ -94,7 +94,11 @@ pub fn parse_offline(argv: &[String]) -> anyhow::Result<OfflineOpts> {
     }
     o.launch = parallel::parse_launch(&rest)?;
     o.html = html.with_context(|| format!("offline needs -o REPORT.html\n{OFFLINE_USAGE}"))?;
-    if o.breaks.is_empty() && o.watches.is_empty() {
+    if o.launch.cores.is_some() {
+        if !o.breaks.is_empty() || !o.watches.is_empty() {
+            bail!("--break and --watch need a running job, not core files\n{OFFLINE_USAGE}");
+        }
+    } else if o.breaks.is_empty() && o.watches.is_empty() {
         bail!("offline needs at least one --break or --watch\n{OFFLINE_USAGE}");
     }
     Ok(o)
@@ -232,16 +236,24 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
             let (a, b) = front.ask(ranks, &cmd).await.render();
             rep.setup.extend(groups(&both(&a, &b)));
         }
-        for number in 1..=o.max_stops {
+        // Core files: one stop, where each rank's process ended; nothing runs.
+        let post_mortem = o.launch.cores.is_some();
+        let stops = if post_mortem { 1 } else { o.max_stops };
+        for number in 1..=stops {
             let (st, _) = front.ask(all.clone(), ":state").await.render();
             let alive = stopped_ranks(&groups(&st), n);
             if alive.is_empty() {
                 break;
             }
-            let (eo, ee) = front.ask(alive, "continue").await.render();
+            let events = if post_mortem {
+                Vec::new()
+            } else {
+                let (eo, ee) = front.ask(alive, "continue").await.render();
+                groups(&both(&eo, &ee))
+            };
             let mut stop = Stop {
                 number,
-                events: groups(&both(&eo, &ee)),
+                events,
                 ..Default::default()
             };
             let (st, _) = front.ask(all.clone(), ":state").await.render();

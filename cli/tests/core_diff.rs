@@ -351,6 +351,105 @@ fn core_per_rank_launch() {
     );
 }
 
+/// `cohort offline --cores PATTERN`: the report of a job that crashed, from one core per
+/// rank: where each rank ended, the stacks and values grouped across ranks, the focus rank's
+/// locals. Nothing runs.
+#[test]
+fn core_per_rank_offline_report() {
+    let dir = build("core_per_rank_offline", "crash.c", "gcc", &[]);
+    gdb_core(&dir, "crash", &[], "crash.0");
+    gdb_core(&dir, "crash", &["break fill"], "crash.1");
+    gdb_core(&dir, "crash", &[], "crash.2");
+    let mut c = Command::new(cohort());
+    c.args(["offline", "-n", "3", "--cores", "crash.%r"])
+        .args([
+            "--evaluate",
+            "counter",
+            "--evaluate",
+            "depth",
+            "--focus",
+            "1",
+        ])
+        .args(["-o", "r.html", "--json", "r.json", "--", "./crash"])
+        .current_dir(&dir);
+    let r = run_with_limit(c, LIMIT);
+    assert!(
+        r.out.contains("cohort: report written to r.html"),
+        "{}\n{}",
+        r.out,
+        r.err
+    );
+    let json = std::fs::read_to_string(dir.join("r.json")).expect("r.json");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let stops = v["stops"].as_array().expect("stops");
+    assert_eq!(stops.len(), 1, "{json}");
+    let groups = |what: &str| -> Vec<(String, String)> {
+        stops[0][what]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|g| {
+                        (
+                            g["ranks"].as_str().unwrap_or("").to_string(),
+                            g["text"].as_str().unwrap_or("").to_string(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let states = groups("states");
+    assert!(
+        states.contains(&(
+            "0,2".to_string(),
+            "stopped in fill at crash.c:19".to_string()
+        )),
+        "{states:?}"
+    );
+    assert!(
+        states.contains(&("1".to_string(), "stopped in fill at crash.c:15".to_string())),
+        "{states:?}"
+    );
+    let values = &stops[0]["values"];
+    assert_eq!(values[0][0], "counter", "{json}");
+    assert_eq!(values[0][1][0]["ranks"], "0-2", "{json}");
+    assert_eq!(values[0][1][0]["text"], "$1 = 45", "{json}");
+    assert_eq!(values[1][1][0]["ranks"], "0,2", "{json}");
+    assert_eq!(values[1][1][0]["text"], "$2 = 0", "{json}");
+    let focus = stops[0]["focus"].as_str().expect("focus");
+    assert!(
+        focus.lines().any(|l| l.starts_with("[1] #0  fill (p=0x")
+            && l.ends_with(", depth=2) at crash.c:15")),
+        "{focus}"
+    );
+    assert!(
+        focus
+            .lines()
+            .any(|l| l.starts_with("[1] #1  0x") && l.ends_with(" in main () at crash.c:31")),
+        "{focus}"
+    );
+    // Nothing was run: no events, and the cores are still what they were.
+    assert!(
+        stops[0]["events"].as_array().is_some_and(|e| e.is_empty()),
+        "{json}"
+    );
+    // --break makes no sense without a running job.
+    let mut c = Command::new(cohort());
+    c.args([
+        "offline", "-n", "3", "--cores", "crash.%r", "--break", "fill",
+    ])
+    .args(["-o", "r2.html", "--", "./crash"])
+    .current_dir(&dir);
+    let r = run_with_limit(c, LIMIT);
+    assert!(
+        r.err
+            .contains("--break and --watch need a running job, not core files"),
+        "{}",
+        r.err
+    );
+    assert!(!dir.join("r2.html").exists());
+}
+
 /// `run` while a core is examined starts the program, without a question.
 #[test]
 fn core_then_run() {
