@@ -226,6 +226,7 @@ cases! {
     watch_software,
     watch_software_local,
     watch_software_step,
+    watch_pc,
 }
 
 /// Every script in `tests/source` has its test above.

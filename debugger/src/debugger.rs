@@ -2082,7 +2082,8 @@ impl Debugger {
                     || self.cuda_breakpoint_at(b.id).is_some()
                     || self.script.catchpoints.contains_key(&b.id)
             }
-            BpKind::Watch { .. } => true,
+            // A software watchpoint on registers only (`watch $pc`) watches no memory.
+            BpKind::Watch { software, len, .. } => !software || len > 0,
             BpKind::Catch(_) => false,
         });
         let aw = if wide { 18 } else { 10 };
