@@ -519,9 +519,14 @@ impl Debugger {
             None => self.dynamic_value(v),
             Some(_) => (v, None),
         };
-        let s = self.format(&v, &opts);
+        let s = self.format_keep_abort(&v, &opts);
         // gdb records every printed value, void ones too.
         let n = self.record_history(v);
+        // A printing error ends the command after what was printed, as in gdb.
+        if let Some((before, msg)) = cohort_dwarf::format::split_abort(&s) {
+            crate::out!("${n} = {}{before}", prefix.unwrap_or_default());
+            return Err(EngineError::Other(msg.to_string()));
+        }
         out(format!("${n} = {}{s}", prefix.unwrap_or_default()));
         Ok(Flow::Go)
     }

@@ -1095,6 +1095,12 @@ impl Debugger {
     }
 
     pub(crate) fn format(&self, v: &Value, opts: &FormatOptions) -> String {
+        cohort_dwarf::format::without_abort(self.format_in(v, opts, None))
+    }
+
+    /// [`Self::format`], keeping a printing error that ends the command in gdb (see
+    /// [`cohort_dwarf::format::split_abort`]): for `print` and the variable listings.
+    pub(crate) fn format_keep_abort(&self, v: &Value, opts: &FormatOptions) -> String {
         self.format_in(v, opts, None)
     }
 
@@ -1157,13 +1163,20 @@ impl Debugger {
         if self.language() != Language::Fortran
             || scopes::unit_language(d, var.unit) != Language::Fortran
         {
-            return self.format(&v, opts);
+            // A printing error gdb does not survive: the variable's error after what printed.
+            let text = self.format_keep_abort(&v, opts);
+            return match cohort_dwarf::format::split_abort(&text) {
+                Some((before, msg)) => {
+                    format!("{before}<error reading variable {} ({msg})>", var.name)
+                }
+                None => text,
+            };
         }
         let ctx = self.frame_eval_ctx(frames.clone(), idx);
         match cohort_fortran::eval::variable_value(v, &ctx) {
             // gdb refuses arrays beyond `max-value-size` in listings as in `print`.
             Ok(v) => match cohort_fortran::eval::check_value_size(&v, self.max_value_size) {
-                Ok(()) => self.format_in(&v, opts, Some(&ctx)),
+                Ok(()) => cohort_dwarf::format::without_abort(self.format_in(&v, opts, Some(&ctx))),
                 Err(e) => format!("<error reading variable {} ({e})>", var.name),
             },
             Err(e) => format!("<error: {e}>"),

@@ -139,6 +139,36 @@ pub fn float_text(bytes: &[u8], fmt: FloatFormat) -> String {
 }
 
 /// What follows `$N = ` when gdb prints `v`.
+/// Where a value's printing stopped on an error that, in gdb, ends the whole command: a
+/// pretty printer's child whose value cannot be read (`std::vector` elements in unreadable
+/// memory). What follows the marker is the error; text after its end marker is not gdb's.
+/// [`split_abort`] takes it apart.
+pub const ABORT: char = '\u{1}';
+const ABORT_END: char = '\u{2}';
+
+/// `text` with an abort ([`ABORT`]) taken apart: the text printed before it and the error.
+pub fn split_abort(text: &str) -> Option<(&str, &str)> {
+    let (before, rest) = text.split_once(ABORT)?;
+    let msg = rest.split_once(ABORT_END).map_or(rest, |(m, _)| m);
+    Some((before, msg))
+}
+
+/// `text` as a place that cannot stop a command shows it: an abort becomes `<error: …>`
+/// and what was printed after it is dropped.
+pub fn without_abort(text: String) -> String {
+    match split_abort(&text) {
+        Some((before, msg)) => format!("{before}<error: {msg}>"),
+        None => text,
+    }
+}
+
+/// Mark an abort in `out` (see [`ABORT`]).
+pub(crate) fn push_abort(out: &mut String, msg: &str) {
+    out.push(ABORT);
+    out.push_str(msg);
+    out.push(ABORT_END);
+}
+
 pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> String {
     if v.optimized_out {
         return "<optimized out>".into();
@@ -801,6 +831,10 @@ impl<'a> Printer<'a> {
         }
         if first {
             out.push_str("<No data fields>");
+        } else if !members.iter().any(|m| !m.is_base) {
+            // Base classes and no data of its own: gdb's `cp_print_value_fields` says so after
+            // the bases, on the same line.
+            out.push_str(", <No data fields>");
         } else if self.opts.pretty {
             out.push('\n');
             out.push_str(&" ".repeat(indent));

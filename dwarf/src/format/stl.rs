@@ -211,7 +211,14 @@ fn vector(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bo
             kids.value(out, &elem, b, Some(a));
             continue;
         }
-        kids.value_at(out, &elem, a);
+        // An element gdb cannot read ends the whole command (the printer's children are lazy
+        // values read as they are printed).
+        let mut buf = vec![0u8; elem.byte_size().min(super::MAX_VALUE_SIZE) as usize];
+        if let Err(e) = p.target.read_memory(a, &mut buf) {
+            super::push_abort(out, &e.to_string());
+            return true;
+        }
+        kids.value(out, &elem, &buf, Some(a));
     }
     kids.end(out, len >= limit);
     true
@@ -342,41 +349,79 @@ fn read_word(p: &Printer, addr: u64) -> Option<u64> {
 }
 
 /// The first `max` nodes, in order, of a libstdc++ red-black tree (`_M_t` of a map or a
-/// set) and its element count. A node's value follows its 32-byte `_Rb_tree_node_base`
-/// (colour, parent, left, right).
-fn rb_tree(p: &Printer, ty: &TypeRef, bytes: &[u8], max: u64) -> Option<(u64, Vec<u64>)> {
+/// set), its element count, and the address whose read failed when a node's successor could
+/// not be found (the printer's iterator stops there, before that node, as the Python one
+/// does). A node's value follows its 32-byte `_Rb_tree_node_base` (colour, parent, left,
+/// right).
+fn rb_tree(p: &Printer, ty: &TypeRef, bytes: &[u8], max: u64) -> Option<RbNodes> {
     let ptr = p.target.ptr_size();
     let (h_off, _) = path(ty, &["_M_t", "_M_impl", "_M_header"])?;
     let (c_off, c_ty) = path(ty, &["_M_t", "_M_impl", "_M_node_count"])?;
     let count = word(bytes, c_off, c_ty.byte_size())?;
     let mut node = word(bytes, h_off + 2 * ptr, ptr)?;
-    let mut out = Vec::new();
+    let mut nodes = Vec::new();
+    let read = |a: u64| read_word(p, a).ok_or(a);
     for i in 0..count.min(max) {
-        out.push(node);
-        if i + 1 == count.min(max) {
+        if i + 1 == count {
+            nodes.push(node);
             break;
         }
-        // The in-order successor.
-        let right = read_word(p, node + 3 * ptr)?;
-        if right != 0 {
-            node = right;
-            loop {
-                let left = read_word(p, node + 2 * ptr)?;
-                if left == 0 {
-                    break;
+        // The in-order successor (the iterator finds it before it yields this node).
+        let next = (|| -> Result<u64, u64> {
+            let mut n = node;
+            let right = read(n + 3 * ptr)?;
+            if right != 0 {
+                n = right;
+                loop {
+                    let left = read(n + 2 * ptr)?;
+                    if left == 0 {
+                        return Ok(n);
+                    }
+                    n = left;
                 }
-                node = left;
             }
-        } else {
-            let mut parent = read_word(p, node + ptr)?;
-            while read_word(p, parent + 3 * ptr)? == node {
-                node = parent;
-                parent = read_word(p, node + ptr)?;
+            let mut parent = read(n + ptr)?;
+            while read(parent + 3 * ptr)? == n {
+                n = parent;
+                parent = read(n + ptr)?;
             }
-            node = parent;
+            Ok(parent)
+        })();
+        match next {
+            Ok(n) => {
+                nodes.push(node);
+                node = n;
+            }
+            Err(a) => {
+                return Some(RbNodes {
+                    count,
+                    nodes,
+                    failed: Some(a),
+                });
+            }
         }
     }
-    Some((count, out))
+    Some(RbNodes {
+        count,
+        nodes,
+        failed: None,
+    })
+}
+
+struct RbNodes {
+    count: u64,
+    nodes: Vec<u64>,
+    /// The address the tree's walk could not read.
+    failed: Option<u64>,
+}
+
+/// A printer's children cut short by memory the iterator could not read, as gdb shows the
+/// Python printer's `gdb.MemoryError`: `<error reading variable: …>` where the next child
+/// would have been (right after the summary when there is none).
+fn children_error(out: &mut String, addr: u64) {
+    out.push_str(&format!(
+        "<error reading variable: Cannot access memory at address {addr:#x}>"
+    ));
 }
 
 /// libstdc++'s `StdMapPrinter`: `std::map with 2 elements = {[1] = 2.5, [3] = 4.5}`.
@@ -387,7 +432,15 @@ fn map(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
     let ptr = p.target.ptr_size();
     // Two children (key and value) per element.
     let max = (p.opts.print_elements as u64).div_ceil(2);
-    let Some((count, nodes)) = rb_tree(p, ty, bytes, max) else {
+    let Some(RbNodes {
+        count,
+        nodes,
+        failed,
+    }) = rb_tree(p, ty, bytes, max)
+    else {
+        return false;
+    };
+    let Some(voff) = pair_value_offset(ty, "_M_t", &kty, &vty) else {
         return false;
     };
     out.push_str(&format!(
@@ -402,9 +455,12 @@ fn map(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
         out.push_str(" = {...}");
         return true;
     }
-    let Some(voff) = pair_value_offset(ty, "_M_t", &kty, &vty) else {
-        return false;
-    };
+    if nodes.is_empty()
+        && let Some(a) = failed
+    {
+        children_error(out, a);
+        return true;
+    }
     let mut kids = Kids::new(p, false);
     for n in &nodes {
         kids.next(out);
@@ -414,7 +470,13 @@ fn map(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
         out.push_str("] = ");
         kids.value_at(out, &vty, at + voff);
     }
-    kids.end(out, count * 2 >= p.opts.print_elements as u64);
+    if let Some(a) = failed {
+        children_error(out, a);
+    }
+    kids.end(
+        out,
+        failed.is_none() && count * 2 >= p.opts.print_elements as u64,
+    );
     true
 }
 
@@ -424,7 +486,12 @@ fn set(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
         return false;
     };
     let ptr = p.target.ptr_size();
-    let Some((count, nodes)) = rb_tree(p, ty, bytes, p.opts.print_elements as u64) else {
+    let Some(RbNodes {
+        count,
+        nodes,
+        failed,
+    }) = rb_tree(p, ty, bytes, p.opts.print_elements as u64)
+    else {
         return false;
     };
     out.push_str(&format!(
@@ -439,13 +506,25 @@ fn set(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool)
         out.push_str(" = {...}");
         return true;
     }
+    if nodes.is_empty()
+        && let Some(a) = failed
+    {
+        children_error(out, a);
+        return true;
+    }
     let mut kids = Kids::new(p, false);
     for (i, n) in nodes.iter().enumerate() {
         kids.next(out);
         out.push_str(&format!("[{i}] = "));
         kids.value_at(out, &kty, n + 4 * ptr);
     }
-    kids.end(out, count >= p.opts.print_elements as u64);
+    if let Some(a) = failed {
+        children_error(out, a);
+    }
+    kids.end(
+        out,
+        failed.is_none() && count >= p.opts.print_elements as u64,
+    );
     true
 }
 
