@@ -20,6 +20,7 @@ pub mod fortran_names;
 pub mod index;
 pub mod lines;
 pub mod loader;
+pub mod local_name;
 pub mod location;
 pub mod retval;
 pub mod scopes;
