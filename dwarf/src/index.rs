@@ -485,7 +485,16 @@ impl DebugFile {
 
     /// The C++ name of subprogram `off`: its name qualified with the scope of its declaration
     /// (found through its origin / specification chain), else with the scope it is in.
+    /// A function local to another (a member of a local class, clang's lambda) is named as
+    /// gdb demangles its linkage name: `main::$_0::operator()`, `f(int)::Local::get`.
     fn qualify(ix: &NameIndex, ui: usize, off: UnitOffset, f: &DieFacts, name: String) -> String {
+        if let Some(local) = f
+            .linkage_name
+            .filter(|l| l.starts_with("_ZZ"))
+            .and_then(crate::local_name::local_function_name)
+        {
+            return local;
+        }
         let scope = f
             .chain
             .iter()
