@@ -134,6 +134,7 @@ cases! {
     cxx_inherit_clang,
     cxx_inherit_o2,
     cxx_lambda,
+    cxx_lambda_clang,
     cxx_names,
     cxx_names_clang,
     cxx_overload,
