@@ -519,7 +519,17 @@ impl Debugger {
             None => self.dynamic_value(v),
             Some(_) => (v, None),
         };
-        let s = self.format(&v, &opts);
+        let printer_error = match fmt {
+            None => cohort_dwarf::format::top_level_printer_error(&v.ty),
+            Some(_) => None,
+        };
+        let s = match printer_error {
+            Some(e) => {
+                crate::errln!("Python Exception <class 'gdb.error'>: {e}");
+                String::new()
+            }
+            None => self.format(&v, &opts),
+        };
         // gdb records every printed value, void ones too.
         let n = self.record_history(v);
         out(format!("${n} = {}{s}", prefix.unwrap_or_default()));

@@ -1266,6 +1266,30 @@ impl<'a> Ev<'a> {
                 return Ok(v);
             }
             callees = self.method_candidates(&obj, m)?;
+            // gdb's `find_overload_match`: a C++ class with neither a data member (a function
+            // pointer, say) nor a method of that name (an incomplete class has neither).
+            let st = obj.ty.strip();
+            if callees.is_empty()
+                && !m.contains("::")
+                && self.ctx.language() == crate::format::Language::Cplus
+                && let TypeKind::Aggregate { members, .. } = &st.kind
+                && !members
+                    .iter()
+                    .any(|f| f.is_static && f.name.as_deref() == Some(m.as_str()))
+                && self.find_member(&st, m, 0, None).is_none()
+            {
+                let mut t = obj.ty.clone();
+                while t.name.is_none()
+                    && let TypeKind::Const(n) | TypeKind::Volatile(n) = &t.kind
+                {
+                    let n = n.get().clone();
+                    t = n;
+                }
+                return Err(user(match &t.name {
+                    Some(tn) => format!("Couldn't find method {tn}::{m}"),
+                    None => format!("Couldn't find method {m}"),
+                }));
+            }
         }
         // `(item_t)(x)` parsed without knowing `item_t`: a cast after all.
         if let (Expr::Name(n), [arg]) = (f, args)
