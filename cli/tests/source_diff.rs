@@ -146,6 +146,7 @@ cases! {
     cxx_refs_clang,
     cxx_refs_o2,
     cxx_smart_ptr,
+    cxx_smart_ptr_clang,
     cxx_smart_ptr_o2,
     cxx_stl,
     cxx_stl_clang_o2,

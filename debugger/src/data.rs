@@ -678,6 +678,36 @@ impl Debugger {
         Some((ty, addr.wrapping_add(top as u64)))
     }
 
+    /// gdb's RTTI look-up for the polymorphic object at `addr` (see
+    /// `cohort_dwarf::context::Target::full_object`): its warning when the class its vtable
+    /// names has no type in the debug information.
+    pub(crate) fn full_object(&self, addr: u64) {
+        let ptr = self.session.arch().ptr_size;
+        let mut b = [0u8; 8];
+        if self
+            .session
+            .read_memory(addr, &mut b[..ptr.min(8)])
+            .is_err()
+        {
+            return;
+        }
+        let Some(sym) = self.session.symbolize(u64::from_le_bytes(b)) else {
+            return;
+        };
+        let name = sym.rsplit_once('+').map_or(sym.as_str(), |(n, _)| n);
+        let Some(class) = cohort_dwarf::local_name::vtable_class(name) else {
+            return;
+        };
+        let found = ["", "struct ", "class "].iter().any(|k| {
+            self.debug_objects()
+                .iter()
+                .any(|(d, _)| dietypes::lookup_type(d, &format!("{k}{class}")).is_some())
+        });
+        if !found {
+            crate::errln!("warning: RTTI symbol not found for class '{class}'");
+        }
+    }
+
     /// `v` as `set print object on` shows it: a pointer or reference to a polymorphic class
     /// retyped to the object's dynamic class and moved to the whole object; a polymorphic
     /// object as its dynamic class, with the `(Circle) ` gdb puts before it.

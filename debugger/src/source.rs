@@ -129,6 +129,10 @@ macro_rules! session_target {
             fn static_member(&self, qualified: &str) -> Option<cohort_dwarf::value::Value> {
                 $crate::source::static_member_value(self.dbg, qualified)
             }
+
+            fn full_object(&self, addr: u64) {
+                self.dbg.full_object(addr)
+            }
         }
     };
 }
@@ -1737,6 +1741,10 @@ pub struct Ctx<'a> {
 impl cohort_dwarf::context::Target for Ctx<'_> {
     fn static_member(&self, qualified: &str) -> Option<cohort_dwarf::value::Value> {
         static_member_value(self.dbg, qualified)
+    }
+
+    fn full_object(&self, addr: u64) {
+        self.dbg.full_object(addr)
     }
 
     fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {

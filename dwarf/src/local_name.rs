@@ -19,16 +19,73 @@ pub fn local_function_name(linkage: &str) -> Option<String> {
         s: rest.as_bytes(),
         i: 0,
         subs: Vec::new(),
+        targs: Vec::new(),
     };
     let (name, _) = p.name(false)?;
     Some(name)
+}
+
+/// The class whose vtable symbol is `sym` (`_ZTVSt19_Sp_counted_deleterIPiPFvS0_E…` →
+/// `std::_Sp_counted_deleter<int*, void (*)(int*), std::allocator<void>,
+/// (__gnu_cxx::_Lock_policy)2>`), spelt as gdb's demangler spells it.
+pub fn vtable_class(sym: &str) -> Option<String> {
+    let rest = sym.strip_prefix("_ZTV")?;
+    let mut p = Parser {
+        s: rest.as_bytes(),
+        i: 0,
+        subs: Vec::new(),
+        targs: Vec::new(),
+    };
+    let t = p.ty()?;
+    (p.i == p.s.len() && t.right.is_empty()).then_some(t.left)
+}
+
+/// A type split around where a declarator goes: `void (*` and `)(int*)` for a pointer to a
+/// function; `raw`: a function type not yet inside a declarator.
+#[derive(Clone, Default)]
+struct Ty {
+    left: String,
+    right: String,
+    raw: bool,
+}
+
+impl Ty {
+    fn name(s: String) -> Ty {
+        Ty {
+            left: s,
+            ..Ty::default()
+        }
+    }
+
+    fn text(&self) -> String {
+        format!("{}{}", self.left, self.right)
+    }
+
+    /// `self` under a declarator operator (`*`, `&`, `&&`, ` const`).
+    fn with(&self, op: &str) -> Ty {
+        if self.raw {
+            Ty {
+                left: format!("{}({}", self.left, op.trim_start()),
+                right: format!("){}", self.right),
+                raw: false,
+            }
+        } else {
+            Ty {
+                left: format!("{}{op}", self.left),
+                right: self.right.clone(),
+                raw: false,
+            }
+        }
+    }
 }
 
 struct Parser<'a> {
     s: &'a [u8],
     i: usize,
     /// The substitution candidates met so far (`S_`, `S0_`, …).
-    subs: Vec<String>,
+    subs: Vec<Ty>,
+    /// The last template arguments read (what `T_`, `T0_` name).
+    targs: Vec<Ty>,
 }
 
 impl Parser<'_> {
@@ -45,21 +102,85 @@ impl Parser<'_> {
         }
     }
 
+    fn push(&mut self, s: &str) {
+        self.subs.push(Ty::name(s.to_string()));
+    }
+
     /// An encoding: a function's name and its parameter types, up to `E` or the end
-    /// (`3fooi` → `foo(int)`; `4main` → `main`).
+    /// (`3fooi` → `foo(int)`; `4main` → `main`). A function template's (its return type
+    /// first) is not read.
     fn encoding(&mut self) -> Option<String> {
         let (name, quals) = self.name(true)?;
         if matches!(self.peek(), None | Some(b'E')) {
             return Some(name);
         }
+        if name.ends_with('>') {
+            return None;
+        }
         let mut params = Vec::new();
         while !matches!(self.peek(), None | Some(b'E')) {
-            params.push(self.ty()?);
+            params.push(self.ty()?.text());
         }
         if params.len() == 1 && params[0] == "void" {
             params.clear();
         }
         Some(format!("{name}({}){quals}", params.join(", ")))
+    }
+
+    /// Template arguments after `I`, up to `E`: `<int, std::allocator<int> >`.
+    fn template_args(&mut self) -> Option<String> {
+        if !self.eat(b'I') {
+            return None;
+        }
+        let mut args: Vec<Ty> = Vec::new();
+        while !self.eat(b'E') {
+            if self.eat(b'L') {
+                args.push(Ty::name(self.literal()?));
+            } else {
+                args.push(self.ty()?);
+            }
+        }
+        let list: Vec<String> = args.iter().map(Ty::text).collect();
+        let list = list.join(", ");
+        self.targs = args;
+        Some(if list.ends_with('>') {
+            format!("<{list} >")
+        } else {
+            format!("<{list}>")
+        })
+    }
+
+    /// A literal after `L`, up to `E`: `2`, `true`, `(__gnu_cxx::_Lock_policy)2`.
+    fn literal(&mut self) -> Option<String> {
+        let before = self.subs.len();
+        let ty = self.ty()?.text();
+        let neg = self.eat(b'n');
+        let start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        let digits = std::str::from_utf8(self.s.get(start..self.i)?).ok()?;
+        if digits.is_empty() || !self.eat(b'E') {
+            return None;
+        }
+        // A built-in type read here made no candidate; a named one did, as a type should.
+        let _ = before;
+        let n = if neg {
+            format!("-{digits}")
+        } else {
+            digits.to_string()
+        };
+        Some(match ty.as_str() {
+            "bool" if digits == "0" => "false".to_string(),
+            "bool" => "true".to_string(),
+            "int" => n,
+            "unsigned int" => format!("{n}u"),
+            "long" => format!("{n}l"),
+            "unsigned long" => format!("{n}ul"),
+            "long long" => format!("{n}ll"),
+            "unsigned long long" => format!("{n}ull"),
+            _ => format!("({ty}){n}"),
+        })
     }
 
     /// A name; `function`: the name of a function (its last part is no substitution
@@ -85,32 +206,35 @@ impl Parser<'_> {
                     " volatile const" => " const volatile".to_string(),
                     _ => quals,
                 };
-                if self.eat(b'R') {
-                    // (ref-qualifiers after the cv-qualifiers)
-                } else {
+                if !self.eat(b'R') {
                     self.eat(b'O');
                 }
                 let mut parts: Vec<String> = Vec::new();
                 while !self.eat(b'E') {
-                    let part = if self.peek()? == b'S' {
-                        let s = self.substitution()?;
+                    let full = if self.peek()? == b'I' {
+                        let prev = parts.pop()?;
+                        format!("{prev}{}", self.template_args()?)
+                    } else if self.peek()? == b'S' {
+                        let s = self.substitution()?.text();
                         if s.ends_with("::") {
-                            let u = self.unqualified(parts.last().map(String::as_str))?;
+                            let u = self.unqualified(None)?;
                             format!("{s}{u}")
                         } else {
                             s
                         }
                     } else {
-                        self.unqualified(parts.last().map(|p| p.rsplit("::").next().unwrap_or(p)))?
+                        let class = parts.last().map(|p| last_component(p).to_string());
+                        let part = self.unqualified(class.as_deref())?;
+                        match parts.last() {
+                            Some(prev) => format!("{prev}::{part}"),
+                            None => part,
+                        }
                     };
-                    let full = match parts.last() {
-                        Some(prev) => format!("{prev}::{part}"),
-                        None => part,
-                    };
-                    parts.push(full);
-                    if !(function && self.peek() == Some(b'E')) {
-                        self.subs.push(parts.last()?.clone());
+                    let last = self.peek() == Some(b'E');
+                    if !(function && last) {
+                        self.push(&full);
                     }
+                    parts.push(full);
                 }
                 Some((parts.pop()?, quals))
             }
@@ -131,23 +255,31 @@ impl Parser<'_> {
                 }
                 Some((format!("{outer}::{entity}"), quals))
             }
-            b'S' if self.s.get(self.i + 1) == Some(&b't') => {
-                self.i += 2;
-                let u = self.unqualified(None)?;
-                let n = format!("std::{u}");
-                if !function {
-                    self.subs.push(n.clone());
-                }
-                Some((n, String::new()))
-            }
-            b'S' => {
-                let s = self.substitution()?;
-                (!s.ends_with("::")).then_some((s, String::new()))
-            }
             _ => {
-                let n = self.unqualified(None)?;
-                if !function {
-                    self.subs.push(n.clone());
+                let n = if self.peek()? == b'S' {
+                    let s = self.substitution()?.text();
+                    if s.ends_with("::") {
+                        let n = format!("{s}{}", self.unqualified(None)?);
+                        self.push(&n);
+                        n
+                    } else if self.peek() == Some(b'I') {
+                        s
+                    } else {
+                        return Some((s, String::new()));
+                    }
+                } else {
+                    let n = self.unqualified(None)?;
+                    if !function || self.peek() == Some(b'I') {
+                        self.push(&n);
+                    }
+                    n
+                };
+                if self.peek() == Some(b'I') {
+                    let n = format!("{n}{}", self.template_args()?);
+                    if !function {
+                        self.push(&n);
+                    }
+                    return Some((n, String::new()));
                 }
                 Some((n, String::new()))
             }
@@ -156,7 +288,7 @@ impl Parser<'_> {
 
     /// A substitution: `S_`, `S<base 36>_`, or a standard abbreviation (`std::` for `St`,
     /// which a name follows).
-    fn substitution(&mut self) -> Option<String> {
+    fn substitution(&mut self) -> Option<Ty> {
         if !self.eat(b'S') {
             return None;
         }
@@ -173,7 +305,7 @@ impl Parser<'_> {
             _ => None,
         };
         if let Some(s) = std {
-            return Some(s.to_string());
+            return Some(Ty::name(s.to_string()));
         }
         let mut n = 0usize;
         let mut c = c;
@@ -194,7 +326,8 @@ impl Parser<'_> {
         self.subs.get(n).cloned()
     }
 
-    /// A source name, an operator, a constructor or destructor (of class `class`).
+    /// A source name, an operator, a constructor or destructor (of class `class`), a closure
+    /// type.
     fn unqualified(&mut self, class: Option<&str>) -> Option<String> {
         let c = self.peek()?;
         if c.is_ascii_digit() {
@@ -215,7 +348,7 @@ impl Parser<'_> {
             self.i += 2;
             let mut params = Vec::new();
             while !self.eat(b'E') {
-                params.push(self.ty()?);
+                params.push(self.ty()?.text());
             }
             if params.len() == 1 && params[0] == "void" {
                 params.clear();
@@ -234,33 +367,33 @@ impl Parser<'_> {
             return Some(format!("{{lambda({})#{n}}}", params.join(", ")));
         }
         let two = std::str::from_utf8(self.s.get(self.i..self.i + 2)?).ok()?;
-        let class = class.and_then(|c| c.rsplit("::").next());
+        let class = class.map(|c| c.split('<').next().unwrap_or(c));
         let name = match two {
-            "C1" | "C2" | "C3" => class?.to_string(),
-            "D0" | "D1" | "D2" => format!("~{}", class?),
+            "C1" | "C2" | "C3" | "C4" | "C5" => class?.to_string(),
+            "D0" | "D1" | "D2" | "D4" | "D5" => format!("~{}", class?),
             _ => format!("operator{}", operator(two)?),
         };
         self.i += 2;
         Some(name)
     }
 
-    /// A type, as the demangler spells it (`char const*`, `std::string const&`).
-    fn ty(&mut self) -> Option<String> {
+    /// A type, as the demangler spells it (`char const*`, `void (*)(int*)`).
+    fn ty(&mut self) -> Option<Ty> {
         if let Some(b) = self.builtin() {
-            return Some(b.to_string());
+            return Some(Ty::name(b.to_string()));
         }
         let t = match self.peek()? {
             b'P' => {
                 self.i += 1;
-                format!("{}*", self.ty()?)
+                self.ty()?.with("*")
             }
             b'R' => {
                 self.i += 1;
-                format!("{}&", self.ty()?)
+                self.ty()?.with("&")
             }
             b'O' => {
                 self.i += 1;
-                format!("{}&&", self.ty()?)
+                self.ty()?.with("&&")
             }
             b'K' | b'V' | b'r' => {
                 let mut quals = Vec::new();
@@ -276,19 +409,51 @@ impl Parser<'_> {
                     }
                 }
                 quals.reverse();
-                format!("{} {}", self.ty()?, quals.join(" "))
+                self.ty()?.with(&format!(" {}", quals.join(" ")))
             }
-            b'S' if self.s.get(self.i + 1) != Some(&b't') => {
-                // A substitution is no new candidate.
-                let s = self.substitution()?;
-                return (!s.ends_with("::") && self.peek() != Some(b'I')).then_some(s);
+            b'F' => {
+                self.i += 1;
+                let ret = self.ty()?.text();
+                let mut params = Vec::new();
+                while !self.eat(b'E') {
+                    params.push(self.ty()?.text());
+                }
+                if params.len() == 1 && params[0] == "void" {
+                    params.clear();
+                }
+                Ty {
+                    left: format!("{ret} "),
+                    right: format!("({})", params.join(", ")),
+                    raw: true,
+                }
             }
-            b'N' | b'S' | b'0'..=b'9' => {
-                let (n, _) = self.name(false)?;
-                if self.peek() == Some(b'I') {
+            b'T' => {
+                self.i += 1;
+                let mut n = 0usize;
+                while let Some(c @ b'0'..=b'9') = self.peek() {
+                    n = n.checked_mul(10)?.checked_add((c - b'0') as usize + 1)?;
+                    self.i += 1;
+                }
+                if !self.eat(b'_') {
                     return None;
                 }
-                return Some(n);
+                let t = self.targs.get(n)?.clone();
+                self.subs.push(t.clone());
+                return Some(t);
+            }
+            b'S' if self.s.get(self.i + 1) != Some(&b't') => {
+                // A substitution is no new candidate, but a template-id made of one is.
+                let s = self.substitution()?;
+                if self.peek() != Some(b'I') {
+                    return (!s.left.ends_with("::")).then_some(s);
+                }
+                let n = format!("{}{}", s.text(), self.template_args()?);
+                Ty::name(n)
+            }
+            b'N' | b'S' | b'Z' | b'0'..=b'9' => {
+                // (The name's parts are candidates already, the whole too.)
+                let (n, _) = self.name(false)?;
+                return Some(Ty::name(n));
             }
             _ => return None,
         };
@@ -337,6 +502,11 @@ impl Parser<'_> {
     }
 }
 
+/// The last `::` component of a name, outside template arguments.
+fn last_component(name: &str) -> &str {
+    crate::index::unqualified(name).unwrap_or(name)
+}
+
 /// The operator an operator name's code stands for (`cl` → `()`).
 fn operator(code: &str) -> Option<&'static str> {
     Some(match code {
@@ -380,7 +550,35 @@ fn operator(code: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
-    use super::local_function_name;
+    use super::{local_function_name, vtable_class};
+
+    #[test]
+    fn vtable_classes() {
+        let cases = [
+            ("_ZTV6Circle", "Circle"),
+            ("_ZTVN4geom6SquareE", "geom::Square"),
+            (
+                "_ZTVSt19_Sp_counted_deleterIPiPFvS0_ESaIvELN9__gnu_cxx12_Lock_policyE2EE",
+                "std::_Sp_counted_deleter<int*, void (*)(int*), std::allocator<void>, \
+                 (__gnu_cxx::_Lock_policy)2>",
+            ),
+            (
+                "_ZTVSt19_Sp_counted_deleterIPSt6vectorIiSaIiEEPFvS3_ESaIvELN9__gnu_cxx12_Lock_policyE2EE",
+                "std::_Sp_counted_deleter<std::vector<int, std::allocator<int> >*, \
+                 void (*)(std::vector<int, std::allocator<int> >*), std::allocator<void>, \
+                 (__gnu_cxx::_Lock_policy)2>",
+            ),
+            (
+                "_ZTVSt23_Sp_counted_ptr_inplaceI2PtSaIvELN9__gnu_cxx12_Lock_policyE2EE",
+                "std::_Sp_counted_ptr_inplace<Pt, std::allocator<void>, (__gnu_cxx::_Lock_policy)2>",
+            ),
+            ("_ZTV1BILb1ELi3ELj4EE", "B<true, 3, 4u>"),
+        ];
+        for (sym, class) in cases {
+            assert_eq!(vtable_class(sym).as_deref(), Some(class), "{sym}");
+        }
+        assert_eq!(vtable_class("_ZTI6Circle"), None);
+    }
 
     /// Names from clang++ and g++ 12 objects, as `c++filt -p` (and gdb) reads them.
     #[test]
@@ -416,13 +614,19 @@ mod tests {
                 "{mangled}"
             );
         }
-        // Templates are not read: the caller keeps the DWARF's name.
         assert_eq!(
             local_function_name(
                 "_ZZNK2ns1A1mEPKcRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEENK3$_0clEi"
-            ),
-            None
+            )
+            .as_deref(),
+            Some(
+                "ns::A::m(char const*, std::__cxx11::basic_string<char, std::char_traits<char>, \
+                 std::allocator<char> > const&) const::$_0::operator()"
+            )
         );
+        // A function template's encoding (its return type first) is not read: the caller
+        // keeps the DWARF's name.
+        assert_eq!(local_function_name("_ZZ1fIiEvT_EN1L1gEv"), None);
         assert_eq!(local_function_name("_ZN1A1fEv"), None);
         assert_eq!(local_function_name("main"), None);
     }

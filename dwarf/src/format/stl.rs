@@ -822,6 +822,10 @@ fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summar
     let state = if pi == 0 {
         "empty".to_string()
     } else {
+        // The printer reads both counts through the pointer to the (polymorphic) control
+        // block: each time gdb looks for its dynamic class.
+        p.target.full_object(pi);
+        p.target.full_object(pi);
         // `_Sp_counted_base`: its vtable pointer, then the use and weak counts (ints).
         let mut c = [0u8; 8];
         if p.target.read_memory(pi + ptr, &mut c).is_err() {
