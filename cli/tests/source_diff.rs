@@ -158,6 +158,7 @@ cases! {
     cxx_stl_seq_o2,
     cxx_stl_tree,
     cxx_stl_tree_clang,
+    cxx_stl_tree_clang_types,
     cxx_stl_tree_clang_o2,
     cxx_thread_call,
     cxx_unary_ops,

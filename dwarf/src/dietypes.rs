@@ -689,7 +689,11 @@ impl FileTypes {
                 let target = die.reference(file, dw::DW_AT_type);
                 // Size through the typedef when it is cheap and safe to know now: the target
                 // is built only on first use (it may be a struct still being built).
-                Type::new(name, 0, TypeKind::Typedef(self.lazy(target)))
+                Type::new(
+                    cxx_canonical(file, &die, name),
+                    0,
+                    TypeKind::Typedef(self.lazy(target)),
+                )
             }
             dw::DW_TAG_structure_type | dw::DW_TAG_union_type | dw::DW_TAG_class_type => {
                 self.aggregate(&die, name, size, enc)?
@@ -768,7 +772,7 @@ impl FileTypes {
                 }
             }
             return Ok(Type::new(
-                name,
+                cxx_canonical(file, die, name),
                 0,
                 TypeKind::Aggregate {
                     kind,
@@ -778,6 +782,8 @@ impl FileTypes {
             ));
         }
         let cplus = is_cplus_unit(file, die.unit);
+        // (The name as gdb shows it; the look-up above took the DWARF's.)
+        let name = cxx_canonical(file, die, name);
         // DWARF's default access: private in a class, public in a struct or union.
         let default_access = if kind == AggregateKind::Class {
             Access::Private
@@ -1341,6 +1347,18 @@ fn access(c: &Die, default: Access) -> Access {
 }
 
 /// Whether unit `ui` is C++ (`DW_AT_language` of its root).
+/// A C++ class or typedef name as gdb shows it (`crate::canon`): template arguments in
+/// its canonical spelling (clang's `std::pair<const int, int>` is `std::pair<int const,
+/// int>`).
+fn cxx_canonical(file: &DebugFile, die: &Die, name: Option<String>) -> Option<String> {
+    match name {
+        Some(n) if n.contains('<') && is_cplus_unit(file, die.unit) => {
+            Some(crate::canon::canonical_cxx_name(&n).into_owned())
+        }
+        n => n,
+    }
+}
+
 pub fn is_cplus_unit(file: &DebugFile, ui: usize) -> bool {
     let Ok(root) = read_tree_at(file, ui, None, 0) else {
         return false;

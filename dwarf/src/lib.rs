@@ -9,6 +9,7 @@
 //! - [`context`]: what evaluation and printing need from a live process (memory, registers,
 //!   symbols), as traits so that the same code serves a process, a core or a test double.
 
+pub mod canon;
 pub mod context;
 pub mod cxxname;
 pub mod dietypes;
