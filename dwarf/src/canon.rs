@@ -192,8 +192,7 @@ impl Parser<'_> {
         let mut cv_volatile = false;
         let mut words: Vec<String> = Vec::new();
         let mut named: Option<String> = None;
-        loop {
-            let Some(w) = self.ident(true) else { break };
+        while let Some(w) = self.ident(true) {
             match w.as_str() {
                 "const" => {
                     self.ident(false);
