@@ -139,6 +139,7 @@ cases! {
     cxx_names,
     cxx_names_clang,
     cxx_overload,
+    cxx_overload_clang,
     cxx_overload_o2,
     cxx_print_object,
     cxx_print_object_clang,
