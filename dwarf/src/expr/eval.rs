@@ -1384,6 +1384,20 @@ impl<'a> Ev<'a> {
         else {
             return Err(user("Cannot resolve function to any overloaded instance"));
         };
+        // An integer is an address to call (gdb's `find_function_addr`), of a function whose
+        // return type is not known. gdb 13 names it `at 0x0x1` (its format's `0x` before
+        // `hex_string`'s): cohort writes the address once.
+        if let (Cls::Int { .. }, None, true) = (classify(&fv.ty), cast, self.side) {
+            let mut fv = fv;
+            let addr = self.int_of(&mut fv)? as u64;
+            let name = match self.ctx.symbol_for(addr) {
+                Some(s) => s.split('+').next().unwrap_or(&s).to_string(),
+                None => format!("at {addr:#x}"),
+            };
+            return Err(user(format!(
+                "'{name}' has unknown return type; cast the call to its declared return type"
+            )));
+        }
         let fty = match classify(&fv.ty) {
             Cls::Func => fv.ty.strip(),
             Cls::Ptr(t) if matches!(t.strip().kind, TypeKind::Function { .. }) => t.strip(),
