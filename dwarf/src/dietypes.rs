@@ -404,6 +404,15 @@ impl TopIndex {
                 };
                 for name in names {
                     if let Some(ns) = ns {
+                        // A C++ template class by its canonical name too (what gdb looks up:
+                        // clang's `std::pair<const int, int>` as `std::pair<int const, int>`).
+                        if name.contains('<') && is_cplus_unit(file, ui) {
+                            let canonical = crate::canon::canonical_cxx_name(&name);
+                            if canonical != name {
+                                let c = canonical.into_owned();
+                                idx.types.entry((ns, c)).or_default().push(named);
+                            }
+                        }
                         idx.types.entry((ns, name)).or_default().push(named);
                     } else if is_var {
                         idx.variables.entry(name).or_default().push(named);
@@ -1275,14 +1284,19 @@ impl FileTypes {
             }
             _ => return None,
         };
-        let named = self.index().type_die(ns, name).or_else(|| {
-            // C++ writes `struct x` as a class and vice versa.
-            match ns {
-                TypeNs::Struct => self.index().type_die(TypeNs::Class, name),
-                TypeNs::Class => self.index().type_die(TypeNs::Struct, name),
-                _ => None,
-            }
-        });
+        let canonical = crate::canon::canonical_cxx_name(name);
+        let named = self
+            .index()
+            .type_die(ns, name)
+            .or_else(|| self.index().type_die(ns, &canonical))
+            .or_else(|| {
+                // C++ writes `struct x` as a class and vice versa.
+                match ns {
+                    TypeNs::Struct => self.index().type_die(TypeNs::Class, name),
+                    TypeNs::Class => self.index().type_die(TypeNs::Struct, name),
+                    _ => None,
+                }
+            });
         match named {
             Some(n) => Some(self.type_at(n.die)),
             None => self.nested_type_die(name, 0).map(|d| self.type_at(d)),
@@ -1346,7 +1360,6 @@ fn access(c: &Die, default: Access) -> Access {
     }
 }
 
-/// Whether unit `ui` is C++ (`DW_AT_language` of its root).
 /// A C++ class or typedef name as gdb shows it (`crate::canon`): template arguments in
 /// its canonical spelling (clang's `std::pair<const int, int>` is `std::pair<int const,
 /// int>`).
@@ -1359,6 +1372,7 @@ fn cxx_canonical(file: &DebugFile, die: &Die, name: Option<String>) -> Option<St
     }
 }
 
+/// Whether unit `ui` is C++ (`DW_AT_language` of its root).
 pub fn is_cplus_unit(file: &DebugFile, ui: usize) -> bool {
     let Ok(root) = read_tree_at(file, ui, None, 0) else {
         return false;
