@@ -519,7 +519,17 @@ impl Debugger {
             None => self.dynamic_value(v),
             Some(_) => (v, None),
         };
-        let s = self.format_keep_abort(&v, &opts);
+        let printer_error = match fmt {
+            None => cohort_dwarf::format::top_level_printer_error(&v.ty),
+            Some(_) => None,
+        };
+        let s = match printer_error {
+            Some(e) => {
+                crate::errln!("Python Exception <class 'gdb.error'>: {e}");
+                String::new()
+            }
+            None => self.format_keep_abort(&v, &opts),
+        };
         // gdb records every printed value, void ones too.
         let n = self.record_history(v);
         // A printing error ends the command after what was printed, as in gdb.
@@ -671,6 +681,36 @@ impl Debugger {
                 .find_map(|(d, _)| dietypes::lookup_type(d, &format!("{k}{class}")))
         })?;
         Some((ty, addr.wrapping_add(top as u64)))
+    }
+
+    /// gdb's RTTI look-up for the polymorphic object at `addr` (see
+    /// `cohort_dwarf::context::Target::full_object`): its warning when the class its vtable
+    /// names has no type in the debug information.
+    pub(crate) fn full_object(&self, addr: u64) {
+        let ptr = self.session.arch().ptr_size;
+        let mut b = [0u8; 8];
+        if self
+            .session
+            .read_memory(addr, &mut b[..ptr.min(8)])
+            .is_err()
+        {
+            return;
+        }
+        let Some(sym) = self.session.symbolize(u64::from_le_bytes(b)) else {
+            return;
+        };
+        let name = sym.rsplit_once('+').map_or(sym.as_str(), |(n, _)| n);
+        let Some(class) = cohort_dwarf::local_name::vtable_class(name) else {
+            return;
+        };
+        let found = ["", "struct ", "class "].iter().any(|k| {
+            self.debug_objects()
+                .iter()
+                .any(|(d, _)| dietypes::lookup_type(d, &format!("{k}{class}")).is_some())
+        });
+        if !found {
+            crate::errln!("warning: RTTI symbol not found for class '{class}'");
+        }
     }
 
     /// `v` as `set print object on` shows it: a pointer or reference to a polymorphic class

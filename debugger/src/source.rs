@@ -129,6 +129,10 @@ macro_rules! session_target {
             fn static_member(&self, qualified: &str) -> Option<cohort_dwarf::value::Value> {
                 $crate::source::static_member_value(self.dbg, qualified)
             }
+
+            fn full_object(&self, addr: u64) {
+                self.dbg.full_object(addr)
+            }
         }
     };
 }
@@ -1218,6 +1222,20 @@ impl Debugger {
                 // optimized out (gdb's summary mode decides on the type first).
                 let val = self.var_value(&d, p, frames, idx);
                 let v = match &val {
+                    // gdb checks for an incomplete class before its printers and the summary.
+                    Ok(v) if is_incomplete_class(&v.ty) => "<incomplete type>".to_string(),
+                    // Through a reference, the printer of a class the program has only as a
+                    // declaration fails (see `top_level_printer_error`): nothing is shown.
+                    Ok(v)
+                        if let cohort_dwarf::types::TypeKind::Reference(t)
+                        | cohort_dwarf::types::TypeKind::RvalueReference(t) =
+                            &v.ty.strip().kind
+                            && let Some(e) =
+                                cohort_dwarf::format::top_level_printer_error(t.get()) =>
+                    {
+                        crate::errln!("Python Exception <class 'gdb.error'>: {e}");
+                        String::new()
+                    }
                     // The standard library's printers summarise (`std::vector of length 7,
                     // capacity 7 = {...}`).
                     Ok(v)
@@ -1752,6 +1770,10 @@ impl cohort_dwarf::context::Target for Ctx<'_> {
         static_member_value(self.dbg, qualified)
     }
 
+    fn full_object(&self, addr: u64) {
+        self.dbg.full_object(addr)
+    }
+
     fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {
         self.dbg.session.read_memory(addr, buf)?;
         if let Some(o) = &self.overlay {
@@ -1950,6 +1972,15 @@ pub(crate) fn public_name(f: &str) -> &str {
         .or_else(|| f.strip_prefix("__"))
         .unwrap_or(f);
     if f.is_empty() { "??" } else { f }
+}
+
+/// A struct, class or union the debug information has only as a declaration (gdb's stub,
+/// printed `<incomplete type>`).
+fn is_incomplete_class(ty: &cohort_dwarf::types::TypeRef) -> bool {
+    matches!(
+        &ty.strip().kind,
+        cohort_dwarf::types::TypeKind::Aggregate { members, declaration: true, .. } if members.is_empty()
+    )
 }
 
 #[cfg(test)]

@@ -329,10 +329,21 @@ impl Debugger {
             .section_containing(addr.wrapping_sub(obj.bias))
             .map(|s| s.name.clone())
             .unwrap_or_default();
+        // A C++ symbol by its demangled name, as gdb's minimal symbols show it (else from the
+        // debug information: the function whose entry it is, or a variable's plain name).
+        let name = match sym.name.starts_with("_Z") {
+            true => cohort_dwarf::local_name::demangle(&sym.name)
+                .or_else(|| {
+                    self.value_symbol(addr.wrapping_sub(off))
+                        .filter(|n| !n.starts_with("_Z") && !n.contains('+'))
+                })
+                .unwrap_or_else(|| sym.print_name().to_string()),
+            false => sym.print_name().to_string(),
+        };
         let mut s = if off == 0 {
-            format!("{} in section {sec}", sym.print_name())
+            format!("{name} in section {sec}")
         } else {
-            format!("{} + {off} in section {sec}", sym.print_name())
+            format!("{name} + {off} in section {sec}")
         };
         if multi {
             s.push_str(&format!(" of {}", obj.file.path.display()));

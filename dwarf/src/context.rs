@@ -27,6 +27,12 @@ pub trait Target {
     fn static_member(&self, _qualified: &str) -> Option<Value> {
         None
     }
+
+    /// gdb's `value_full_object` on the polymorphic object at `addr`, as it runs when it
+    /// follows a pointer to one: it names the object's dynamic class by its vtable's symbol
+    /// and looks the class up, printing `warning: RTTI symbol not found for class '…'` when
+    /// the debug information has no type of that name.
+    fn full_object(&self, _addr: u64) {}
 }
 
 /// Which entry of the value history an expression names.

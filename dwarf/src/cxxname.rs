@@ -16,6 +16,30 @@ use crate::types::{DieRef, TypeKind, TypeRef};
 /// qualified name is `qualified`: `qualified(PARAMS)[ const]`. `None` when the unit is not
 /// C++ or the DIE cannot be read.
 pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<String> {
+    let (params, quals, linkage) = parameters(file, die)?;
+    // gdb demangles the linkage name: parameter types without their top-level qualifiers and
+    // without typedefs. A function without one (main, extern "C", GCC's static functions) is
+    // named from the DWARF, typedefs kept (`std::string`, `size_t`).
+    let list: Vec<&str> = params
+        .iter()
+        .map(|(bare, kept)| {
+            if linkage {
+                bare.as_str()
+            } else {
+                kept.as_str()
+            }
+        })
+        .collect();
+    Some(format!("{qualified}({}){quals}", list.join(", ")))
+}
+
+/// Each parameter's (demangled, typedefs kept) spellings, the qualifiers, the linkage flag.
+type Parameters = (Vec<(String, String)>, String, bool);
+
+/// The parameter types of function DIE `die`, each as the demangler spells it (typedefs
+/// replaced) and with its typedefs kept; the method's qualifiers (` const`); whether the
+/// function has a linkage name. `None` when the unit is not C++ or the DIE cannot be read.
+fn parameters(file: &Arc<DebugFile>, die: DieRef) -> Option<Parameters> {
     let tree = dietypes::read_tree(file, die, 1).ok()?;
     if !dietypes::is_cplus_unit(file, tree.unit) {
         return None;
@@ -51,7 +75,7 @@ pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<S
     let mut quals = String::new();
     for p in &params {
         if p.tag == dw::DW_TAG_unspecified_parameters {
-            list.push("...".to_string());
+            list.push(("...".to_string(), "...".to_string()));
             continue;
         }
         let ty = match p.reference(file, dw::DW_AT_type) {
@@ -78,13 +102,10 @@ pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<S
             }
             continue;
         }
-        // gdb demangles the linkage name: parameter types without their top-level
-        // qualifiers and without typedefs. A function without one (main, extern "C", GCC's
-        // static functions) is named from the DWARF, typedefs kept (`std::string`,
-        // `size_t`).
-        list.push(demangled_type(&top_unqualified(&ty), linkage));
+        let top = top_unqualified(&ty);
+        list.push((demangled_type(&top, true), demangled_type(&top, false)));
     }
-    Some(format!("{qualified}({}){quals}", list.join(", ")))
+    Some((list, quals, linkage))
 }
 
 /// `break FUNCTION(PARAMS)`: the locations of the functions whose gdb name
@@ -115,16 +136,105 @@ pub fn locations_for_signature(
                 return false;
             };
             // `break set(int)` finds `A::set(int)`, as gdb's wild matching does.
-            physname(file, DieRef(r), &f.name).is_some_and(|n| {
-                let n = squeeze(&n);
-                n == wanted || n.ends_with(&format!("::{wanted}"))
-            })
+            signature_matches(file, DieRef(r), &f.name, &wanted)
         })
         .filter_map(|f| file.breakpoint_location_for_function(f))
         .collect();
     out.sort_by_key(|m| m.address);
     out.dedup_by_key(|m| m.address);
     Some(out)
+}
+
+/// Whether function DIE `die` named `qualified` is what `wanted` (a squeezed
+/// `NAME(PARAMS)[ QUALS]`) names. gdb replaces the typedefs of the parameter list before it
+/// compares (`cp_canonicalize_string_no_typedefs`): a parameter matches written as the
+/// demangler writes it or with the typedefs the DWARF names (`size_t`, `std::string`).
+fn signature_matches(file: &Arc<DebugFile>, die: DieRef, qualified: &str, wanted: &str) -> bool {
+    let Some((params, quals, linkage)) = parameters(file, die) else {
+        return false;
+    };
+    let name_matches = |n: &str| n == wanted || n.ends_with(&format!("::{wanted}"));
+    let list: Vec<&str> = params
+        .iter()
+        .map(|(bare, kept)| {
+            if linkage {
+                bare.as_str()
+            } else {
+                kept.as_str()
+            }
+        })
+        .collect();
+    if name_matches(&squeeze(&format!(
+        "{qualified}({}){quals}",
+        list.join(", ")
+    ))) {
+        return true;
+    }
+    // Parameter by parameter, either spelling.
+    let Some(open) = top_level_paren(wanted) else {
+        return false;
+    };
+    let Some(close) = matching_paren(wanted, open) else {
+        return false;
+    };
+    let (Some(w_name), Some(w_params), Some(w_quals)) = (
+        wanted.get(..open),
+        wanted.get(open + 1..close),
+        wanted.get(close + 1..),
+    ) else {
+        return false;
+    };
+    let q = squeeze(qualified);
+    let w_list = split_top_level(w_params);
+    let w_list: Vec<&str> = match w_list.as_slice() {
+        [v] if *v == "void" || v.is_empty() => Vec::new(),
+        _ => w_list,
+    };
+    (q == w_name || q.ends_with(&format!("::{w_name}")))
+        && squeeze(&quals) == w_quals
+        && w_list.len() == params.len()
+        && w_list
+            .iter()
+            .zip(&params)
+            .all(|(w, (bare, kept))| *w == squeeze(bare) || *w == squeeze(kept))
+}
+
+/// The `)` that closes the `(` at `open`.
+fn matching_paren(s: &str, open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices().skip_while(|(i, _)| *i < open) {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `s` split at its commas outside `<>` and `()`.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
 }
 
 /// Where the parameter list of `spec` opens: the first `(` outside template arguments, not

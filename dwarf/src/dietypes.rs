@@ -404,6 +404,15 @@ impl TopIndex {
                 };
                 for name in names {
                     if let Some(ns) = ns {
+                        // A C++ template class by its canonical name too (what gdb looks up:
+                        // clang's `std::pair<const int, int>` as `std::pair<int const, int>`).
+                        if name.contains('<') && is_cplus_unit(file, ui) {
+                            let canonical = crate::canon::canonical_cxx_name(&name);
+                            if canonical != name {
+                                let c = canonical.into_owned();
+                                idx.types.entry((ns, c)).or_default().push(named);
+                            }
+                        }
                         idx.types.entry((ns, name)).or_default().push(named);
                     } else if is_var {
                         idx.variables.entry(name).or_default().push(named);
@@ -689,7 +698,11 @@ impl FileTypes {
                 let target = die.reference(file, dw::DW_AT_type);
                 // Size through the typedef when it is cheap and safe to know now: the target
                 // is built only on first use (it may be a struct still being built).
-                Type::new(name, 0, TypeKind::Typedef(self.lazy(target)))
+                Type::new(
+                    cxx_canonical(file, &die, name),
+                    0,
+                    TypeKind::Typedef(self.lazy(target)),
+                )
             }
             dw::DW_TAG_structure_type | dw::DW_TAG_union_type | dw::DW_TAG_class_type => {
                 self.aggregate(&die, name, size, enc)?
@@ -768,7 +781,7 @@ impl FileTypes {
                 }
             }
             return Ok(Type::new(
-                name,
+                cxx_canonical(file, die, name),
                 0,
                 TypeKind::Aggregate {
                     kind,
@@ -778,6 +791,8 @@ impl FileTypes {
             ));
         }
         let cplus = is_cplus_unit(file, die.unit);
+        // (The name as gdb shows it; the look-up above took the DWARF's.)
+        let name = cxx_canonical(file, die, name);
         // DWARF's default access: private in a class, public in a struct or union.
         let default_access = if kind == AggregateKind::Class {
             Access::Private
@@ -1269,14 +1284,19 @@ impl FileTypes {
             }
             _ => return None,
         };
-        let named = self.index().type_die(ns, name).or_else(|| {
-            // C++ writes `struct x` as a class and vice versa.
-            match ns {
-                TypeNs::Struct => self.index().type_die(TypeNs::Class, name),
-                TypeNs::Class => self.index().type_die(TypeNs::Struct, name),
-                _ => None,
-            }
-        });
+        let canonical = crate::canon::canonical_cxx_name(name);
+        let named = self
+            .index()
+            .type_die(ns, name)
+            .or_else(|| self.index().type_die(ns, &canonical))
+            .or_else(|| {
+                // C++ writes `struct x` as a class and vice versa.
+                match ns {
+                    TypeNs::Struct => self.index().type_die(TypeNs::Class, name),
+                    TypeNs::Class => self.index().type_die(TypeNs::Struct, name),
+                    _ => None,
+                }
+            });
         match named {
             Some(n) => Some(self.type_at(n.die)),
             None => self.nested_type_die(name, 0).map(|d| self.type_at(d)),
@@ -1337,6 +1357,18 @@ fn access(c: &Die, default: Access) -> Access {
         Some(dw::DW_ACCESS_protected) => Access::Protected,
         Some(dw::DW_ACCESS_private) => Access::Private,
         _ => default,
+    }
+}
+
+/// A C++ class or typedef name as gdb shows it (`crate::canon`): template arguments in
+/// its canonical spelling (clang's `std::pair<const int, int>` is `std::pair<int const,
+/// int>`).
+fn cxx_canonical(file: &DebugFile, die: &Die, name: Option<String>) -> Option<String> {
+    match name {
+        Some(n) if n.contains('<') && is_cplus_unit(file, die.unit) => {
+            Some(crate::canon::canonical_cxx_name(&n).into_owned())
+        }
+        n => n,
     }
 }
 

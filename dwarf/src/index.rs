@@ -612,11 +612,24 @@ impl DebugFile {
 
     /// The C++ name of subprogram `off`: its name qualified with the scope of its declaration
     /// (found through its origin / specification chain), else with the scope it is in.
+    /// A function local to another (a member of a local class, clang's lambda) is named as
+    /// gdb demangles its linkage name: `main::$_0::operator()`, `f(int)::Local::get`.
     fn qualify(ix: &NameIndex, ui: usize, off: UnitOffset, f: &DieFacts, name: String) -> String {
+        if let Some(local) = Self::local_name(f) {
+            return local;
+        }
         match ix.scope_names.get(Self::scope_for(ix, ui, off, f) as usize) {
             Some(s) => format!("{s}::{name}"),
             None => name,
         }
+    }
+
+    /// The name gdb gives a function local to another (a member of a local class, clang's
+    /// lambda): its demangled linkage name.
+    fn local_name(f: &DieFacts) -> Option<String> {
+        f.linkage_name
+            .filter(|l| l.starts_with("_ZZ"))
+            .and_then(crate::local_name::local_function_name)
     }
 
     /// The scope (its number, `NONE32` at the top level) of subprogram `off`'s declaration.
@@ -671,8 +684,24 @@ impl DebugFile {
         if f.declaration {
             return None;
         }
-        let scope = Self::scope_for(ix, ui, off, &f);
-        let base = f.name.clone()?;
+        let (scope, base) = match Self::local_name(&f) {
+            // Kept as its scope and last name, like the others (`main::$_0` and `operator()`).
+            Some(local) => {
+                let last = unqualified(&local).unwrap_or(&local);
+                let scope_text = local[..local.len() - last.len()].trim_end_matches("::");
+                let scope = if scope_text.is_empty() {
+                    NONE32
+                } else {
+                    ix.scope_id(scope_text)
+                };
+                let base = match f.name.clone() {
+                    Some(n) if n == last => n,
+                    _ => std::borrow::Cow::Owned(last.to_string()),
+                };
+                (scope, base)
+            }
+            None => (Self::scope_for(ix, ui, off, &f), f.name.clone()?),
+        };
         let name = match ix.scope_names.get(scope as usize) {
             Some(s) => format!("{s}::{base}"),
             None => base.to_string(),

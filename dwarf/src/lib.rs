@@ -9,6 +9,7 @@
 //! - [`context`]: what evaluation and printing need from a live process (memory, registers,
 //!   symbols), as traits so that the same code serves a process, a core or a test double.
 
+pub mod canon;
 pub mod context;
 pub mod cxxname;
 pub mod dietypes;
@@ -20,6 +21,7 @@ pub mod fortran_names;
 pub mod index;
 pub mod lines;
 pub mod loader;
+pub mod local_name;
 pub mod location;
 pub mod retval;
 pub mod scopes;

@@ -102,6 +102,118 @@ pub struct SourceCase {
     pub commands: Vec<String>,
     /// Commands gdb alone runs first (the `#gdb-sse-tdesc` header).
     pub gdb_prelude: Vec<String>,
+    /// Hand-written output for commands where gdb is wrong (`#expect:` lines).
+    pub expectations: Vec<Expectation>,
+}
+
+/// What a command must print where gdb 13 is wrong, written by hand in the script: the
+/// `#expect:` (stdout) and `#expect-stderr:` lines after the command, one per output line,
+/// and the `#reason:` that says why gdb's output is not the oracle there (required).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expectation {
+    /// The command's index in [`SourceCase::commands`].
+    pub command: usize,
+    pub stdout: Vec<String>,
+    pub stderr: Vec<String>,
+    pub reason: String,
+}
+
+/// The stdout marker before (`begin`) or after command `i`'s output.
+fn stdout_marker(i: usize, begin: bool) -> String {
+    format!("<<expect {i} {}>>\n", if begin { "begin" } else { "end" })
+}
+
+/// The command whose error (on stderr) marks the start or end of command `i`'s output.
+fn stderr_marker_command(i: usize, begin: bool) -> String {
+    format!("expect-{i}-{}", if begin { "begin" } else { "end" })
+}
+
+fn stderr_marker(i: usize, begin: bool) -> String {
+    format!(
+        "Undefined command: \"{}\".  Try \"help\".\n",
+        stderr_marker_command(i, begin)
+    )
+}
+
+/// `commands` with markers around each command that has an expectation: an `echo` on stdout
+/// and an undefined command (its error) on stderr, before and after it.
+pub fn commands_with_markers(commands: &[String], expectations: &[Expectation]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, c) in commands.iter().enumerate() {
+        let marked = expectations.iter().any(|e| e.command == i);
+        if marked {
+            out.push(format!(
+                "echo {}",
+                stdout_marker(i, true).replace('\n', "\\n")
+            ));
+            out.push(stderr_marker_command(i, true));
+        }
+        out.push(c.clone());
+        if marked {
+            out.push(format!(
+                "echo {}",
+                stdout_marker(i, false).replace('\n', "\\n")
+            ));
+            out.push(stderr_marker_command(i, false));
+        }
+    }
+    out
+}
+
+/// Replace what the oracle printed for each expected command (between its markers) with the
+/// expectation. An error when a marker is missing, or when gdb printed just what is expected
+/// (the expectation is then stale: gdb is the oracle again).
+pub fn apply_expectations(
+    out: &str,
+    err: &str,
+    expectations: &[Expectation],
+) -> Result<(String, String), String> {
+    let splice = |text: &str, i: usize, lines: &[String], stream: &str| -> Result<String, String> {
+        let (b, e) = match stream {
+            "stdout" => (stdout_marker(i, true), stdout_marker(i, false)),
+            _ => (stderr_marker(i, true), stderr_marker(i, false)),
+        };
+        let start = text
+            .find(&b)
+            .ok_or_else(|| format!("command {i}: no {stream} marker before it"))?
+            + b.len();
+        let end = start
+            + text[start..]
+                .find(&e)
+                .ok_or_else(|| format!("command {i}: no {stream} marker after it"))?;
+        let want: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        Ok(format!("{}{want}{}", &text[..start], &text[end..]))
+    };
+    let mut o = out.to_string();
+    let mut e = err.to_string();
+    let mut stale = Vec::new();
+    for x in expectations {
+        let before = (o.clone(), e.clone());
+        o = splice(&o, x.command, &x.stdout, "stdout")?;
+        e = splice(&e, x.command, &x.stderr, "stderr")?;
+        if (o.as_str(), e.as_str()) == (before.0.as_str(), before.1.as_str()) {
+            stale.push(x.command);
+        }
+    }
+    if !stale.is_empty() {
+        return Err(format!(
+            "gdb prints what the expectations of commands {stale:?} say: remove them"
+        ));
+    }
+    Ok((o, e))
+}
+
+/// `text` without the markers of [`commands_with_markers`].
+pub fn strip_markers(text: &str, expectations: &[Expectation]) -> String {
+    let mut t = text.to_string();
+    for x in expectations {
+        for begin in [true, false] {
+            t = t
+                .replace(&stdout_marker(x.command, begin), "")
+                .replace(&stderr_marker(x.command, begin), "");
+        }
+    }
+    t
 }
 
 /// Reads `tests/source/NAME.cmds` and builds its program (once per test run).
@@ -137,8 +249,41 @@ pub fn source_case(name: &str) -> SourceCase {
     let mut gdb_prelude = Vec::new();
     let mut compiler: Option<String> = None;
     let mut base = name.to_string();
+    let mut expectations: Vec<Expectation> = Vec::new();
     for line in script.lines() {
-        if line.trim_end() == "#gdb-sse-tdesc" {
+        let expect = |commands: &Vec<String>, expectations: &mut Vec<Expectation>| {
+            let Some(command) = commands.len().checked_sub(1) else {
+                panic!("{name}.cmds: an expectation before any command");
+            };
+            if expectations.last().is_none_or(|e| e.command != command) {
+                expectations.push(Expectation {
+                    command,
+                    stdout: Vec::new(),
+                    stderr: Vec::new(),
+                    reason: String::new(),
+                });
+            }
+        };
+        let text = |rest: &str| rest.strip_prefix(' ').unwrap_or(rest).to_string();
+        if let Some(rest) = line.strip_prefix("#expect:") {
+            expect(&commands, &mut expectations);
+            if let Some(x) = expectations.last_mut() {
+                x.stdout.push(text(rest));
+            }
+        } else if let Some(rest) = line.strip_prefix("#expect-stderr:") {
+            expect(&commands, &mut expectations);
+            if let Some(x) = expectations.last_mut() {
+                x.stderr.push(text(rest));
+            }
+        } else if let Some(rest) = line.strip_prefix("#reason:") {
+            expect(&commands, &mut expectations);
+            if let Some(x) = expectations.last_mut() {
+                if !x.reason.is_empty() {
+                    x.reason.push(' ');
+                }
+                x.reason.push_str(rest.trim());
+            }
+        } else if line.trim_end() == "#gdb-sse-tdesc" {
             gdb_prelude.push(format!(
                 "set tdesc filename {}",
                 dir.join("gdb-tdesc/amd64-sse.xml").display()
@@ -244,12 +389,20 @@ pub fn source_case(name: &str) -> SourceCase {
             }
         }
     }
+    for x in &expectations {
+        assert!(
+            !x.reason.is_empty(),
+            "{name}.cmds: the expectation for `{}` has no #reason: line (why gdb is wrong there)",
+            commands[x.command]
+        );
+    }
     SourceCase {
         name: name.to_string(),
         program,
         args,
         commands,
         gdb_prelude,
+        expectations,
     }
 }
 
@@ -780,5 +933,55 @@ impl Drop for Interactive {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+#[cfg(test)]
+mod expectation_tests {
+    use super::{Expectation, apply_expectations, commands_with_markers, strip_markers};
+
+    fn exp(command: usize, stdout: &[&str], stderr: &[&str]) -> Expectation {
+        Expectation {
+            command,
+            stdout: stdout.iter().map(|s| s.to_string()).collect(),
+            stderr: stderr.iter().map(|s| s.to_string()).collect(),
+            reason: "gdb is wrong".into(),
+        }
+    }
+
+    #[test]
+    fn markers_surround_only_the_expected_commands() {
+        let cmds: Vec<String> = ["break 3", "run", "print x"].map(String::from).to_vec();
+        assert_eq!(
+            commands_with_markers(&cmds, &[exp(2, &["$1 = 1"], &[])]),
+            [
+                "break 3",
+                "run",
+                "echo <<expect 2 begin>>\\n",
+                "expect-2-begin",
+                "print x",
+                "echo <<expect 2 end>>\\n",
+                "expect-2-end",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_oracle_output_of_an_expected_command_is_replaced() {
+        let undefined = |c: &str| format!("Undefined command: \"{c}\".  Try \"help\".\n");
+        let out = "Breakpoint 1\n<<expect 1 begin>>\n$1 = 0x0x1\n<<expect 1 end>>\n$2 = 2\n";
+        let err = format!(
+            "{}warning: gdb's\n{}",
+            undefined("expect-1-begin"),
+            undefined("expect-1-end")
+        );
+        let x = [exp(1, &["$1 = 0x1"], &[])];
+        let (o, e) = apply_expectations(out, &err, &x).unwrap();
+        assert_eq!(strip_markers(&o, &x), "Breakpoint 1\n$1 = 0x1\n$2 = 2\n");
+        assert_eq!(strip_markers(&e, &x), "");
+        // Missing markers, and an expectation gdb now meets, are errors.
+        assert!(apply_expectations("$1 = 0x0x1\n", &err, &x).is_err());
+        let same = [exp(1, &["$1 = 0x0x1"], &["warning: gdb's"])];
+        assert!(apply_expectations(out, &err, &same).is_err());
     }
 }

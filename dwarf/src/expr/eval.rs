@@ -1266,6 +1266,30 @@ impl<'a> Ev<'a> {
                 return Ok(v);
             }
             callees = self.method_candidates(&obj, m)?;
+            // gdb's `find_overload_match`: a C++ class with neither a data member (a function
+            // pointer, say) nor a method of that name (an incomplete class has neither).
+            let st = obj.ty.strip();
+            if callees.is_empty()
+                && !m.contains("::")
+                && self.ctx.language() == crate::format::Language::Cplus
+                && let TypeKind::Aggregate { members, .. } = &st.kind
+                && !members
+                    .iter()
+                    .any(|f| f.is_static && f.name.as_deref() == Some(m.as_str()))
+                && self.find_member(&st, m, 0, None).is_none()
+            {
+                let mut t = obj.ty.clone();
+                while t.name.is_none()
+                    && let TypeKind::Const(n) | TypeKind::Volatile(n) = &t.kind
+                {
+                    let n = n.get().clone();
+                    t = n;
+                }
+                return Err(user(match &t.name {
+                    Some(tn) => format!("Couldn't find method {tn}::{m}"),
+                    None => format!("Couldn't find method {m}"),
+                }));
+            }
         }
         // `(item_t)(x)` parsed without knowing `item_t`: a cast after all.
         if let (Expr::Name(n), [arg]) = (f, args)
@@ -1360,6 +1384,20 @@ impl<'a> Ev<'a> {
         else {
             return Err(user("Cannot resolve function to any overloaded instance"));
         };
+        // An integer is an address to call (gdb's `find_function_addr`), of a function whose
+        // return type is not known. gdb 13 names it `at 0x0x1` (its format's `0x` before
+        // `hex_string`'s): cohort writes the address once.
+        if let (Cls::Int { .. }, None, true) = (classify(&fv.ty), cast, self.side) {
+            let mut fv = fv;
+            let addr = self.int_of(&mut fv)? as u64;
+            let name = match self.ctx.symbol_for(addr) {
+                Some(s) => s.split('+').next().unwrap_or(&s).to_string(),
+                None => format!("at {addr:#x}"),
+            };
+            return Err(user(format!(
+                "'{name}' has unknown return type; cast the call to its declared return type"
+            )));
+        }
         let fty = match classify(&fv.ty) {
             Cls::Func => fv.ty.strip(),
             Cls::Ptr(t) if matches!(t.strip().kind, TypeKind::Function { .. }) => t.strip(),

@@ -48,8 +48,8 @@
 mod float;
 mod num;
 mod stl;
-pub use stl::has_printer;
 pub(crate) use stl::{bit_vector, smart_pointer, vector_parts};
+pub use stl::{has_printer, top_level_printer_error};
 pub mod text;
 mod typeprint;
 

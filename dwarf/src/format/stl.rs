@@ -50,6 +50,26 @@ fn printer_for(ty: &TypeRef) -> Option<PrintFn> {
         .map(|(_, f)| *f)
 }
 
+/// gdb's libstdc++ printer of a class the program's debug information has only as a
+/// declaration (clang's `std::string`, an `extern template`): at the top of `print`, gdb runs
+/// the printer, whose `to_string` fails on the missing member. gdb then writes this error
+/// (on stderr, after `Python Exception <class 'gdb.error'>: `) and prints no value. Elsewhere
+/// (`info locals`, an element) gdb shows `<incomplete type>` before trying printers.
+pub fn top_level_printer_error(ty: &TypeRef) -> Option<&'static str> {
+    let st = ty.strip();
+    let TypeKind::Aggregate {
+        members,
+        declaration: true,
+        ..
+    } = &st.kind
+    else {
+        return None;
+    };
+    let name = st.name.as_deref()?;
+    (members.is_empty() && name.starts_with("std::__cxx11::basic_string<char,"))
+        .then_some("There is no member named _M_dataplus.")
+}
+
 /// Whether values of type `ty` are printed by a printer here.
 pub fn has_printer(ty: &TypeRef) -> bool {
     printer_for(ty).is_some()
@@ -881,6 +901,10 @@ fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summar
     let state = if pi == 0 {
         "empty".to_string()
     } else {
+        // The printer reads both counts through the pointer to the (polymorphic) control
+        // block: each time gdb looks for its dynamic class.
+        p.target.full_object(pi);
+        p.target.full_object(pi);
         // `_Sp_counted_base`: its vtable pointer, then the use and weak counts (ints).
         let mut c = [0u8; 8];
         if p.target.read_memory(pi + ptr, &mut c).is_err() {
