@@ -110,6 +110,7 @@ cases! {
     break_extras,
     break_func,
     break_label,
+    call_stop,
     calls,
     catch_events,
     catch_exec,

@@ -3,9 +3,11 @@
 //! this module turns the evaluator's typed arguments into the calling convention's values
 //! and reports a call that did not return as gdb does.
 //!
-//! A signal or a breakpoint inside the called function ends the call: the stop is shown,
-//! then the thread is put back exactly as it was before the call (gdb's behaviour with
-//! `set unwindonsignal on`, which is cohort's only behaviour).
+//! A breakpoint inside the called function ends the evaluation and leaves the thread there,
+//! below a dummy frame (`<function called from gdb>` in a backtrace): when the function
+//! returns to it, the thread is put back as it was before the call and stops silently
+//! (`Event::CallReturned`). A signal does the same, unless `set unwindonsignal on`: then
+//! the thread is put back at once. gdb 13 does both.
 
 use std::cell::Cell;
 
@@ -109,7 +111,11 @@ fn engine_err(e: cohort_engine::EngineError) -> DwarfError {
     user(e.to_string())
 }
 
-/// Make the call; show a stop inside it as gdb does and put the thread back.
+/// gdb's last words on a call left where it stopped.
+const SILENT: &str = "When the function is done executing, GDB will silently stop.";
+
+/// Make the call; show a stop inside it as gdb does, and leave the thread there (a dummy
+/// frame) or put it back.
 pub(crate) fn call(
     dbg: &Debugger,
     low: &Cell<Option<u64>>,
@@ -146,12 +152,23 @@ pub(crate) fn call(
         CallStop::Signal(sig) => {
             let (name, desc) = describe(sig.raw());
             out(format!("\nProgram received signal {name}, {desc}."));
+            dbg.invalidate_frames();
             show_stop(dbg);
-            p.call_restore(run).map_err(engine_err)?;
+            if dbg.settings.on("unwindonsignal") {
+                p.call_restore(run).map_err(engine_err)?;
+                dbg.invalidate_frames();
+                return Err(user(format!(
+                    "The program being debugged was signaled while in a function called from GDB.\n\
+                     GDB has restored the context to what it was before the call.\n\
+                     To change this behavior use \"set unwindonsignal off\".\n{abandoned}"
+                )));
+            }
+            p.call_keep(run).map_err(engine_err)?;
+            dbg.invalidate_frames();
             Err(user(format!(
                 "The program being debugged was signaled while in a function called from GDB.\n\
-                 GDB has restored the context to what it was before the call.\n\
-                 To change this behavior use \"set unwindonsignal off\".\n{abandoned}"
+                 GDB remains in the frame where the signal was received.\n\
+                 To change this behavior use \"set unwindonsignal on\".\n{abandoned}\n{SILENT}"
             )))
         }
         CallStop::Breakpoint(pc) => {
@@ -161,12 +178,15 @@ pub(crate) fn call(
                 .map(|&i| dbg.breakpoint_label(i, pc))
                 .collect::<Vec<_>>()
                 .join(", ");
+            dbg.invalidate_frames();
             out(format!("\nBreakpoint {num}, {}", dbg.frame0_line()));
             dbg.print_source_line_at(pc);
-            p.call_restore(run).map_err(engine_err)?;
+            dbg.call_hits.borrow_mut().extend(ids);
+            p.call_keep(run).map_err(engine_err)?;
+            dbg.invalidate_frames();
             Err(user(format!(
                 "The program being debugged stopped while in a function called from GDB.\n\
-                 GDB has restored the context to what it was before the call.\n{abandoned}"
+                 {abandoned}\n{SILENT}"
             )))
         }
         CallStop::Exited(_) | CallStop::Killed(_) => {

@@ -291,4 +291,8 @@ pub struct CallConv {
     /// Register that receives the return address (aarch64's `x30`); `None`: the call
     /// pushes it on the stack (x86-64).
     pub link_register: Option<usize>,
+    /// Bytes left free below the red zone before the call's frame, as gdb leaves them
+    /// (x86-64: 16, the room of its on-stack return breakpoint, `i386_push_dummy_code`), so
+    /// that the called function's frames are where gdb has them.
+    pub reserved: u64,
 }

@@ -252,6 +252,7 @@ pub static CALL: super::CallConv = super::CallConv {
     stack_align: 16,
     stack_slot: 8,
     link_register: None,
+    reserved: 16,
 };
 
 /// Class of one eightbyte (psABI §3.2.3).

@@ -8,6 +8,12 @@
 //! back exactly. Only the calling thread runs: the others stay stopped, so a call that waits
 //! for another thread (a lock it holds) does not return.
 //!
+//! A call that stops inside the function (a breakpoint, a signal) can be left there
+//! ([`Process::call_keep`]): gdb's dummy frame. The thread's registers from before the call
+//! are kept; when the function returns to the trap ([`Process::dummy_returned`]), the front
+//! end puts them back ([`Process::pop_dummy`]), as gdb does when it "silently stops". Calls
+//! nest: a call made while stopped inside a called function has its own dummy frame.
+//!
 //! A thread stopped inside a system call is never used: the kernel would restart the call
 //! (`read`, a futex wait) when the thread resumes, with the called function's registers.
 
@@ -52,12 +58,38 @@ pub enum CallStop {
     Killed(Signo),
 }
 
+/// A call left inside its function (gdb's dummy frame), as the unwinder sees it.
+#[derive(Debug, Clone)]
+pub struct CallDummy {
+    pub tid: i32,
+    /// Where the function returns to (the trap) and the stack pointer after it returned.
+    pub pc: u64,
+    pub sp: u64,
+    /// The thread's registers before the call: the frames past the dummy frame.
+    pub regs: Registers,
+}
+
+/// A call left inside its function, with what puts the thread back.
+pub(super) struct Dummy {
+    pub(super) view: CallDummy,
+    saved: native::SavedState,
+    /// The return trap this call wrote (another call's may be there already).
+    trap: Option<(u64, Vec<u8>)>,
+    /// The signal the function stopped with (delivered when the thread resumes, as after
+    /// any stop), and whether it stopped at a breakpoint; taken by the next resume.
+    stop: Option<CallStop>,
+}
+
 /// A call made: how it ended, and what [`Process::call_restore`] needs to put the thread
 /// back.
 pub struct CallRun {
     pub stop: CallStop,
     tid: Pid,
     saved: native::SavedState,
+    /// The registers before the call, and where it returns to with which stack pointer.
+    before: Registers,
+    return_addr: u64,
+    return_sp: u64,
     /// The trap written at the return address: (address, the bytes it replaced).
     trap: Option<(u64, Vec<u8>)>,
 }
@@ -106,10 +138,17 @@ impl Process {
         }
         let layout = (conv.layout)(&req.args, req.ret.as_ref());
         let mut regs: Registers = native::read_all(pid)?;
-        let mut sp = regs.sp().wrapping_sub(self.arch.red_zone);
+        let before = regs.clone();
+        // As gdb: the stack pointer aligned, below the red zone (always lower than it was).
+        let old_sp = regs.sp();
+        let mut sp = align_down(old_sp, conv.stack_align).wrapping_sub(self.arch.red_zone);
+        if sp == old_sp {
+            sp = align_down(old_sp.wrapping_sub(1), conv.stack_align);
+        }
         if let Some(top) = req.stack_top {
             sp = sp.min(top);
         }
+        sp = sp.wrapping_sub(conv.reserved);
         // The buffer for a value returned in memory.
         let mut buffer = None;
         if let (Place::Indirect, Some(r)) = (&layout.ret, &req.ret) {
@@ -178,18 +217,23 @@ impl Process {
         regs.set(self.arch.pc, req.func as u128);
         // The trap the function returns to (unless a breakpoint is there already).
         let bp = self.arch.breakpoint_insn;
-        let trap = if self.sites.contains_key(&req.return_addr) {
-            None
-        } else {
-            let mut orig = vec![0u8; bp.len()];
-            self.mem.read(req.return_addr, &mut orig)?;
-            self.mem.write(req.return_addr, bp)?;
-            Some((req.return_addr, orig))
-        };
+        let trap =
+            if self.sites.contains_key(&req.return_addr) || self.dummy_trap_at(req.return_addr) {
+                None
+            } else {
+                let mut orig = vec![0u8; bp.len()];
+                self.mem.read(req.return_addr, &mut orig)?;
+                self.mem.write(req.return_addr, bp)?;
+                Some((req.return_addr, orig))
+            };
+        let expected_sp = sp + if conv.link_register.is_none() { 8 } else { 0 };
         let mut run = CallRun {
             stop: CallStop::Returned(Vec::new()),
             tid: pid,
             saved,
+            before,
+            return_addr: req.return_addr,
+            return_sp: expected_sp,
             trap,
         };
         t.forget_registers();
@@ -199,7 +243,6 @@ impl Process {
             let _ = self.call_restore(run);
             return Err(e);
         }
-        let expected_sp = sp + if conv.link_register.is_none() { 8 } else { 0 };
         run.stop = match self.call_wait(pid, req.return_addr, expected_sp) {
             Ok(s) => s,
             Err(e) => {
@@ -243,6 +286,14 @@ impl Process {
                     let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
                     if at == ret_addr && regs.sp() == sp {
                         return Ok(CallStop::Returned(Vec::new()));
+                    }
+                    if self.dummy_trap_at(at) {
+                        // The return of a call made earlier and left in its function (the
+                        // function returned past this call's frame: a longjmp): a stop.
+                        let mut r = Registers::new(self.arch);
+                        r.set(self.arch.pc, at as u128);
+                        native::write_gp(pid, None, &r)?;
+                        return Ok(CallStop::Breakpoint(at));
                     }
                     if let Some(site) = self.sites.get(&at) {
                         // Put the pc on the breakpoint, as a stop there shows it.
@@ -371,5 +422,161 @@ impl Process {
         self.bump_epoch();
         native::restore_state(run.tid, &run.saved)?;
         result
+    }
+}
+
+impl Process {
+    /// Leave a call that stopped inside the function (a breakpoint or a signal) where it
+    /// is: gdb's dummy frame. The return trap stays; when the function returns there
+    /// ([`Process::dummy_returned`]), [`Process::pop_dummy`] puts the thread back as it was
+    /// before the call. A call that returned or ended the process is restored instead.
+    pub fn call_keep(&self, run: CallRun) -> Result<()> {
+        if !matches!(run.stop, CallStop::Signal(_) | CallStop::Breakpoint(_)) {
+            return self.call_restore(run);
+        }
+        if let Ok(t) = self.thread(run.tid.as_raw()) {
+            t.forget_registers();
+        }
+        self.bump_epoch();
+        self.dummies.borrow_mut().push(Dummy {
+            view: CallDummy {
+                tid: run.tid.as_raw(),
+                pc: run.return_addr,
+                sp: run.return_sp,
+                regs: run.before,
+            },
+            saved: run.saved,
+            trap: run.trap,
+            stop: Some(run.stop),
+        });
+        Ok(())
+    }
+
+    /// The calls left inside their functions (gdb's dummy frames), oldest first.
+    pub fn call_dummies(&self) -> Vec<CallDummy> {
+        self.dummies
+            .borrow()
+            .iter()
+            .map(|d| d.view.clone())
+            .collect()
+    }
+
+    /// Whether a return trap of a call left in its function is at `addr`.
+    pub(super) fn dummy_trap_at(&self, addr: u64) -> bool {
+        self.dummies
+            .borrow()
+            .iter()
+            .any(|d| d.trap.as_ref().is_some_and(|(a, _)| *a == addr))
+    }
+
+    /// Show the program's bytes under the return traps of calls left in their functions.
+    pub(super) fn hide_dummy_traps(&self, addr: u64, buf: &mut [u8]) {
+        let end = addr.saturating_add(buf.len() as u64);
+        for d in self.dummies.borrow().iter() {
+            let Some((a, orig)) = &d.trap else { continue };
+            for (i, &b) in orig.iter().enumerate() {
+                let at = a + i as u64;
+                if at >= addr && at < end {
+                    buf[(at - addr) as usize] = b;
+                }
+            }
+        }
+    }
+
+    /// Whether thread `tid`, stopped at `pc` with stack pointer `sp`, is back from the
+    /// latest call it was left in (the function returned to the dummy frame).
+    pub fn dummy_returned(&self, tid: i32, pc: u64, sp: u64) -> bool {
+        self.dummies
+            .borrow()
+            .iter()
+            .rev()
+            .find(|d| d.view.tid == tid)
+            .is_some_and(|d| d.view.pc == pc && d.view.sp == sp)
+    }
+
+    /// The thread of a call left in its function resumes: it goes on from the stop inside
+    /// the function as from any stop (over the breakpoint, with the signal if `handle`
+    /// passes it).
+    pub(super) fn adopt_call_stops(&mut self) {
+        let stops: Vec<(i32, CallStop)> = self
+            .dummies
+            .borrow_mut()
+            .iter_mut()
+            .filter_map(|d| Some((d.view.tid, d.stop.take()?)))
+            .collect();
+        for (tid, stop) in stops {
+            if let Some(t) = self.threads.get_mut(&tid) {
+                match stop {
+                    CallStop::Signal(sig) => t.deliver = Some(sig),
+                    CallStop::Breakpoint(_) => t.at_breakpoint = true,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Put thread `tid` back as it was before the latest call it was left in (gdb pops the
+    /// dummy frame); false when it has none.
+    pub fn pop_dummy(&mut self, tid: i32) -> Result<bool> {
+        let d = {
+            let mut ds = self.dummies.borrow_mut();
+            let Some(i) = ds.iter().rposition(|d| d.view.tid == tid) else {
+                return Ok(false);
+            };
+            let mut d = ds.remove(i);
+            // Another call left at the same place keeps the trap.
+            if let Some((a, orig)) = d.trap.take() {
+                match ds.iter_mut().rev().find(|o| o.view.pc == a) {
+                    Some(o) => o.trap = Some((a, orig)),
+                    None => d.trap = Some((a, orig)),
+                }
+            }
+            d
+        };
+        let mut result = Ok(());
+        if let Some((a, orig)) = &d.trap {
+            match self.sites.get_mut(a) {
+                // A breakpoint of the user's there now keeps its trap.
+                Some(site) => site.orig.clone_from(orig),
+                None => {
+                    if let Err(e) = self.mem.write(*a, orig) {
+                        result = Err(e);
+                    }
+                }
+            }
+        }
+        // Back where it stopped before the call: at a breakpoint, it steps over it when it
+        // resumes (gdb restores the stop pc with the registers).
+        let at_site = self.sites.contains_key(&d.view.regs.pc());
+        if let Some(t) = self.threads.get_mut(&tid) {
+            t.forget_registers();
+            t.at_breakpoint = at_site;
+            t.deliver = None;
+        }
+        self.bump_epoch();
+        native::restore_state(d.view.tid_pid(), &d.saved)?;
+        result.map(|()| true)
+    }
+
+    /// Put back every thread left in a called function (before a detach).
+    pub(super) fn pop_all_dummies(&mut self) {
+        let tids: Vec<i32> = self
+            .dummies
+            .borrow()
+            .iter()
+            .rev()
+            .map(|d| d.view.tid)
+            .collect();
+        for tid in tids {
+            if let Err(e) = self.pop_dummy(tid) {
+                tracing::warn!(tid, "putting back a thread left in a called function: {e}");
+            }
+        }
+    }
+}
+
+impl CallDummy {
+    fn tid_pid(&self) -> Pid {
+        Pid::from_raw(self.tid)
     }
 }
