@@ -139,9 +139,12 @@ pub(crate) fn call(
         stack_top: low.get(),
     };
     let run = p.call_function(tid, &req).map_err(engine_err)?;
+    // gdb names the function by its symbol at the address: C++ with its parameters.
+    let name = dbg
+        .value_symbol(call.address)
+        .unwrap_or_else(|| call.name.clone());
     let abandoned = format!(
-        "Evaluation of the expression containing the function\n({}) will be abandoned.",
-        call.name
+        "Evaluation of the expression containing the function\n({name}) will be abandoned."
     );
     match run.stop.clone() {
         CallStop::Returned(mut bytes) => {
