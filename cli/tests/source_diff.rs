@@ -111,6 +111,7 @@ cases! {
     break_func,
     break_label,
     call_stop,
+    call_stop_cond,
     call_stop_step,
     calls,
     catch_events,

@@ -978,7 +978,7 @@ impl Debugger {
 
     /// Whether breakpoint `id`'s condition holds now (no condition: true). An error in the
     /// condition stops, as in gdb, after saying so.
-    pub(crate) fn condition_holds_now(&mut self, id: u32) -> bool {
+    pub(crate) fn condition_holds_now(&self, id: u32) -> bool {
         let cond = self
             .session
             .breakpoints()

@@ -238,6 +238,15 @@ impl Debugger {
         let r = self.dispatch(line.trim());
         for id in self.call_hits.take() {
             self.session.count_hit(id);
+            // A temporary breakpoint hit inside a called function goes, as at any stop.
+            if self
+                .session
+                .breakpoints()
+                .iter()
+                .any(|b| b.id == id && b.temporary)
+            {
+                let _ = self.session.delete_breakpoint(id);
+            }
         }
         if crate::data::resumes(line) && self.session.is_running() {
             self.do_displays();

@@ -138,7 +138,20 @@ pub(crate) fn call(
         return_addr,
         stack_top: low.get(),
     };
-    let run = p.call_function(tid, &req).map_err(engine_err)?;
+    let mut run = p.call_function(tid, &req).map_err(engine_err)?;
+    // A breakpoint inside whose condition is false does not stop the call (as gdb).
+    while let CallStop::Breakpoint(pc) = run.stop {
+        dbg.invalidate_frames();
+        if dbg
+            .session
+            .breakpoints_at(pc)
+            .into_iter()
+            .any(|id| dbg.condition_holds_now(id))
+        {
+            break;
+        }
+        run = p.call_resume(run).map_err(engine_err)?;
+    }
     // gdb names the function by its symbol at the address: C++ with its parameters.
     let name = dbg
         .value_symbol(call.address)
@@ -175,14 +188,29 @@ pub(crate) fn call(
             )))
         }
         CallStop::Breakpoint(pc) => {
-            let ids = dbg.session.breakpoints_at(pc);
-            let num = ids
-                .iter()
-                .map(|&i| dbg.breakpoint_label(i, pc))
-                .collect::<Vec<_>>()
-                .join(", ");
+            // gdb names the first breakpoint there whose condition holds; each of them
+            // counts the hit.
             dbg.invalidate_frames();
-            out(format!("\nBreakpoint {num}, {}", dbg.frame0_line()));
+            let ids: Vec<u32> = dbg
+                .session
+                .breakpoints_at(pc)
+                .into_iter()
+                .filter(|&id| dbg.condition_holds_now(id))
+                .collect();
+            let first = ids.first().copied().unwrap_or(0);
+            let temporary = dbg
+                .session
+                .breakpoints()
+                .iter()
+                .any(|b| b.id == first && b.temporary);
+            let what = if temporary {
+                "Temporary breakpoint"
+            } else {
+                "Breakpoint"
+            };
+            let num = dbg.breakpoint_label(first, pc);
+            dbg.invalidate_frames();
+            out(format!("\n{what} {num}, {}", dbg.frame0_line()));
             dbg.print_source_line_at(pc);
             dbg.call_hits.borrow_mut().extend(ids);
             p.call_keep(run).map_err(engine_err)?;

@@ -21,6 +21,7 @@ use nix::sys::ptrace;
 use nix::unistd::Pid;
 
 use super::{Process, TState, wait_flags};
+use crate::arch::WatchKind;
 use crate::arch::{AbiValue, Place};
 use crate::error::{EngineError, Result};
 use crate::native;
@@ -90,6 +91,10 @@ pub struct CallRun {
     before: Registers,
     return_addr: u64,
     return_sp: u64,
+    /// Where the return value is (for [`Process::call_resume`]).
+    ret_place: Place,
+    ret: Option<AbiValue>,
+    buffer: Option<u64>,
     /// The trap written at the return address: (address, the bytes it replaced).
     trap: Option<(u64, Vec<u8>)>,
 }
@@ -234,6 +239,9 @@ impl Process {
             before,
             return_addr: req.return_addr,
             return_sp: expected_sp,
+            ret_place: layout.ret.clone(),
+            ret: req.ret.clone(),
+            buffer,
             trap,
         };
         t.forget_registers();
@@ -250,8 +258,13 @@ impl Process {
                 return Err(e);
             }
         };
+        self.call_read_return(run)
+    }
+
+    /// The return value into `run.stop` when the call returned.
+    fn call_read_return(&self, mut run: CallRun) -> Result<CallRun> {
         if let CallStop::Returned(bytes) = &mut run.stop {
-            let ret = self.call_return_value(pid, &layout.ret, req.ret.as_ref(), buffer);
+            let ret = self.call_return_value(run.tid, &run.ret_place, run.ret.as_ref(), run.buffer);
             match ret {
                 Ok(b) => *bytes = b,
                 Err(e) => {
@@ -263,9 +276,61 @@ impl Process {
         Ok(run)
     }
 
+    /// Go on with a call that stopped at a breakpoint the front end does not stop at (its
+    /// condition is false): the instruction under it runs, then the thread until the call
+    /// ends again.
+    pub fn call_resume(&self, mut run: CallRun) -> Result<CallRun> {
+        let CallStop::Breakpoint(at) = run.stop else {
+            return Ok(run);
+        };
+        let pid = run.tid;
+        if let Ok(t) = self.thread(pid.as_raw()) {
+            t.forget_registers();
+        }
+        self.bump_epoch();
+        let orig = self.sites.get(&at).map(|s| s.orig.clone());
+        if let Some(o) = &orig {
+            self.mem.write(at, o)?;
+        }
+        let stepped = self.call_step(pid);
+        if orig.is_some() {
+            self.mem.write(at, self.arch.breakpoint_insn)?;
+        }
+        let stop = match stepped {
+            Ok(Some(stop)) => Ok(stop),
+            Ok(None) => {
+                let ran = ptrace::cont(pid, None).map_err(|err| EngineError::Ptrace {
+                    op: "PTRACE_CONT",
+                    tid: pid.as_raw(),
+                    err,
+                });
+                ran.and_then(|()| self.call_wait_stopped(pid, run.return_addr, run.return_sp))
+            }
+            Err(e) => Err(e),
+        };
+        match stop {
+            Ok(s) => run.stop = s,
+            Err(e) => {
+                let _ = self.call_restore(run);
+                return Err(e);
+            }
+        }
+        self.call_read_return(run)
+    }
+
     /// Run `pid` until the call returns to `ret_addr` with the stack pointer at `sp`, or
     /// stops for another reason.
     fn call_wait(&self, pid: Pid, ret_addr: u64, sp: u64) -> Result<CallStop> {
+        ptrace::cont(pid, None).map_err(|err| EngineError::Ptrace {
+            op: "PTRACE_CONT",
+            tid: pid.as_raw(),
+            err,
+        })?;
+        self.call_wait_stopped(pid, ret_addr, sp)
+    }
+
+    /// [`Self::call_wait`] once the thread runs.
+    fn call_wait_stopped(&self, pid: Pid, ret_addr: u64, sp: u64) -> Result<CallStop> {
         let perr = |op| {
             move |err| EngineError::Ptrace {
                 op,
@@ -273,7 +338,6 @@ impl Process {
                 err,
             }
         };
-        ptrace::cont(pid, None).map_err(perr("PTRACE_CONT"))?;
         loop {
             let st = match crate::mux::wait_process(self.pid, pid, wait_flags()) {
                 Err(nix::errno::Errno::EINTR) => continue,
@@ -283,6 +347,15 @@ impl Process {
             match st {
                 WaitStatus::Stopped(_, sig) if sig == Signo::SIGTRAP => {
                     let regs = native::read_gp(pid)?;
+                    // A breakpoint of the user's in a debug register (the pc is on it); the
+                    // debug status is read and cleared, as at any stop.
+                    if self.watch.iter().any(Option::is_some)
+                        && let Some(slot) = native::take_watch_hit(pid)?
+                        && let Some((addr, WatchKind::Execute, _)) =
+                            self.watch.get(slot).copied().flatten()
+                    {
+                        return Ok(CallStop::Breakpoint(addr));
+                    }
                     let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
                     if at == ret_addr && regs.sp() == sp {
                         return Ok(CallStop::Returned(Vec::new()));
