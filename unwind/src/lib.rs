@@ -202,7 +202,7 @@ impl Unwinder {
             let d = dummies
                 .iter()
                 .rev()
-                .find(|d| d.pc == frame.pc() && d.sp == frame.sp());
+                .find(|d| d.pc == frame.pc() && frame.cfa == Some(d.frame));
             return Ok(d.map(|d| self.frame0(objects, mem, d.regs.clone())));
         }
         if frame.pc() == 0 {
@@ -233,7 +233,7 @@ impl Unwinder {
         {
             return Ok(Some(Frame {
                 regs,
-                cfa: Some(d.sp),
+                cfa: Some(d.frame),
                 kind: FrameKind::Dummy,
                 exact_pc: true,
                 inline_depth: 0,

@@ -285,6 +285,7 @@ pub static CALL: super::CallConv = super::CallConv {
     stack_slot: 8,
     link_register: Some(idx::X30),
     reserved: 0,
+    dummy_frame_offset: 0,
 };
 
 /// The members of a homogeneous floating-point aggregate (1 to 4 floats of one size): their

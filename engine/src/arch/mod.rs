@@ -295,4 +295,8 @@ pub struct CallConv {
     /// (x86-64: 16, the room of its on-stack return breakpoint, `i386_push_dummy_code`), so
     /// that the called function's frames are where gdb has them.
     pub reserved: u64,
+    /// gdb's frame address of a call's dummy frame, from the stack pointer after the
+    /// function returned: x86-64 8 (`amd64_push_dummy_call` answers 16 above the return
+    /// address), aarch64 0.
+    pub dummy_frame_offset: u64,
 }

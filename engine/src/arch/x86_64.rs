@@ -253,6 +253,7 @@ pub static CALL: super::CallConv = super::CallConv {
     stack_slot: 8,
     link_register: None,
     reserved: 16,
+    dummy_frame_offset: 8,
 };
 
 /// Class of one eightbyte (psABI §3.2.3).

@@ -66,6 +66,8 @@ pub struct CallDummy {
     /// Where the function returns to (the trap) and the stack pointer after it returned.
     pub pc: u64,
     pub sp: u64,
+    /// gdb's frame address of the dummy frame (`info frame`'s "frame at").
+    pub frame: u64,
     /// The thread's registers before the call: the frames past the dummy frame.
     pub regs: Registers,
 }
@@ -516,6 +518,9 @@ impl Process {
                 tid: run.tid.as_raw(),
                 pc: run.return_addr,
                 sp: run.return_sp,
+                frame: run
+                    .return_sp
+                    .wrapping_add(self.arch.call.map_or(0, |c| c.dummy_frame_offset)),
                 regs: run.before,
             },
             saved: run.saved,
