@@ -1535,6 +1535,17 @@ impl Process {
                 return Ok(None);
             }
         }
+        // The return of a call left in its function to its trap on a stack that is not
+        // executable: the fetch there faults (see `CallConv::return_on_stack`).
+        if sig == Signo::SIGSEGV && !self.dummies.borrow().is_empty() {
+            let pc = self.pc(tid)?;
+            if self.dummy_trap_at(pc) {
+                return Ok(Some(Stop {
+                    tid,
+                    kind: StopKind::Breakpoint(pc),
+                }));
+            }
+        }
         let d = self.signals.get(sig.raw());
         let Some(t) = self.threads.get_mut(&tid) else {
             return Ok(None);

@@ -286,6 +286,7 @@ pub static CALL: super::CallConv = super::CallConv {
     link_register: Some(idx::X30),
     reserved: 0,
     dummy_frame_offset: 0,
+    return_on_stack: false,
 };
 
 /// The members of a homogeneous floating-point aggregate (1 to 4 floats of one size): their

@@ -299,4 +299,9 @@ pub struct CallConv {
     /// function returned: x86-64 8 (`amd64_push_dummy_call` answers 16 above the return
     /// address), aarch64 0.
     pub dummy_frame_offset: u64,
+    /// The call returns to a trap on the stack, in the last byte above the [`Self::reserved`]
+    /// room (gdb's `ON_STACK` dummy, `i386_push_dummy_code`: x86-64), rather than to the
+    /// address the caller gives (gdb's `AT_ENTRY_POINT`: aarch64). On a stack that is not
+    /// executable the return faults there (SIGSEGV at that pc) instead of trapping.
+    pub return_on_stack: bool,
 }

@@ -254,6 +254,7 @@ pub static CALL: super::CallConv = super::CallConv {
     link_register: None,
     reserved: 16,
     dummy_frame_offset: 8,
+    return_on_stack: true,
 };
 
 /// Class of one eightbyte (psABI §3.2.3).

@@ -2,10 +2,11 @@
 //!
 //! The stopped thread's whole register state is saved; the arguments go where the
 //! architecture's calling convention ([`crate::arch::CallConv`]) says, below the red zone of
-//! the thread's stack; the return address is a trap at an address the caller chooses (gdb
-//! uses the program's entry point); and the thread alone runs until it comes back there,
-//! traps elsewhere, or gets a signal. The return value is read, then the registers are put
-//! back exactly. Only the calling thread runs: the others stay stopped, so a call that waits
+//! the thread's stack; the return address is a trap where gdb puts it (x86-64: on the
+//! stack, just below the red zone, where the return faults on a stack that is not
+//! executable; aarch64: the address the caller gives, the program's entry point); and the
+//! thread alone runs until it comes back there, traps elsewhere, or gets a signal. The
+//! return value is read, then the registers are put back exactly. Only the calling thread runs: the others stay stopped, so a call that waits
 //! for another thread (a lock it holds) does not return.
 //!
 //! A call that stops inside the function (a breakpoint, a signal) can be left there
@@ -155,6 +156,11 @@ impl Process {
         if let Some(top) = req.stack_top {
             sp = sp.min(top);
         }
+        let return_addr = if conv.return_on_stack {
+            sp.wrapping_sub(1)
+        } else {
+            req.return_addr
+        };
         sp = sp.wrapping_sub(conv.reserved);
         // The buffer for a value returned in memory.
         let mut buffer = None;
@@ -212,34 +218,33 @@ impl Process {
             regs.set(conv.indirect_in, b as u128);
         }
         match conv.link_register {
-            Some(lr) => regs.set(lr, req.return_addr as u128),
+            Some(lr) => regs.set(lr, return_addr as u128),
             None => {
                 let w = self.arch.ptr_size as u64;
                 sp -= w;
                 self.mem
-                    .write(sp, &req.return_addr.to_le_bytes()[..w as usize])?;
+                    .write(sp, &return_addr.to_le_bytes()[..w as usize])?;
             }
         }
         regs.set(self.arch.sp, sp as u128);
         regs.set(self.arch.pc, req.func as u128);
         // The trap the function returns to (unless a breakpoint is there already).
         let bp = self.arch.breakpoint_insn;
-        let trap =
-            if self.sites.contains_key(&req.return_addr) || self.dummy_trap_at(req.return_addr) {
-                None
-            } else {
-                let mut orig = vec![0u8; bp.len()];
-                self.mem.read(req.return_addr, &mut orig)?;
-                self.mem.write(req.return_addr, bp)?;
-                Some((req.return_addr, orig))
-            };
+        let trap = if self.sites.contains_key(&return_addr) || self.dummy_trap_at(return_addr) {
+            None
+        } else {
+            let mut orig = vec![0u8; bp.len()];
+            self.mem.read(return_addr, &mut orig)?;
+            self.mem.write(return_addr, bp)?;
+            Some((return_addr, orig))
+        };
         let expected_sp = sp + if conv.link_register.is_none() { 8 } else { 0 };
         let mut run = CallRun {
             stop: CallStop::Returned(Vec::new()),
             tid: pid,
             saved,
             before,
-            return_addr: req.return_addr,
+            return_addr,
             return_sp: expected_sp,
             ret_place: layout.ret.clone(),
             ret: req.ret.clone(),
@@ -253,7 +258,7 @@ impl Process {
             let _ = self.call_restore(run);
             return Err(e);
         }
-        run.stop = match self.call_wait(pid, req.return_addr, expected_sp) {
+        run.stop = match self.call_wait(pid, return_addr, expected_sp) {
             Ok(s) => s,
             Err(e) => {
                 let _ = self.call_restore(run);
@@ -391,7 +396,19 @@ impl Process {
                     }
                     return Ok(CallStop::Signal(sig));
                 }
-                WaitStatus::Stopped(_, sig) => return Ok(CallStop::Signal(sig)),
+                WaitStatus::Stopped(_, sig) => {
+                    // The return to a trap on a stack that is not executable faults there.
+                    if sig == Signo::SIGSEGV {
+                        let regs = native::read_gp(pid)?;
+                        if regs.pc() == ret_addr && regs.sp() == sp {
+                            return Ok(CallStop::Returned(Vec::new()));
+                        }
+                        if self.dummy_trap_at(regs.pc()) {
+                            return Ok(CallStop::Breakpoint(regs.pc()));
+                        }
+                    }
+                    return Ok(CallStop::Signal(sig));
+                }
                 WaitStatus::Exited(_, code) => {
                     self.call_ended.set(Some(st));
                     return Ok(CallStop::Exited(code));
