@@ -971,8 +971,24 @@ impl Debugger {
 
     /// `Value returned is $N = …` after `finish` (nothing for a void function).
     pub(crate) fn print_return_value(&mut self, f: &(Arc<DebugFile>, Function)) -> Result<()> {
+        let v = self.return_value(f)?;
+        self.print_returned(v);
+        Ok(())
+    }
+
+    /// `Value returned is $N = …` for a value [`Self::return_value`] read.
+    pub(crate) fn print_returned(&mut self, v: Option<Value>) {
+        let Some(v) = v else { return };
+        let s = self.format(&v, &FormatOptions::default());
+        let n = self.record_history(v);
+        out(format!("Value returned is ${n} = {s}"));
+    }
+
+    /// The value function `f` just returned (the thread is right after its return); `None`
+    /// for a `void` function or where the convention does not say.
+    pub(crate) fn return_value(&self, f: &(Arc<DebugFile>, Function)) -> Result<Option<Value>> {
         let Some(ty) = f.1.ret.clone() else {
-            return Ok(());
+            return Ok(None);
         };
         let regs = self.session.registers(true)?;
         let size = ty.byte_size() as usize;
@@ -1000,18 +1016,14 @@ impl Debugger {
                 self.session.read_memory(a, &mut b)?;
                 b
             }
-            ReturnLocation::Unknown => return Ok(()),
+            ReturnLocation::Unknown => return Ok(None),
         };
-        let v = Value::new(ty, bytes, Lval::None);
-        let s = self.format(&v, &FormatOptions::default());
-        let n = self.record_history(v);
-        out(format!("Value returned is ${n} = {s}"));
-        Ok(())
+        Ok(Some(Value::new(ty, bytes, Lval::None)))
     }
 
     /// Whether breakpoint `id`'s condition holds now (no condition: true). An error in the
     /// condition stops, as in gdb, after saying so.
-    pub(crate) fn condition_holds_now(&mut self, id: u32) -> bool {
+    pub(crate) fn condition_holds_now(&self, id: u32) -> bool {
         let cond = self
             .session
             .breakpoints()

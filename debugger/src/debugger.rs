@@ -57,6 +57,9 @@ pub struct Debugger {
     /// A software watchpoint's stop was reported in full while running to somewhere: the
     /// `Event::Step` standing for it is not reported again.
     soft_reported: bool,
+    /// Breakpoints hit inside functions called from an expression, counted once the
+    /// command ends (the evaluation holds the debugger shared).
+    pub(crate) call_hits: std::cell::RefCell<Vec<u32>>,
     /// Highest gdb thread number seen: once above 1, stops name their thread.
     pub(crate) many_threads: bool,
     /// Thread last reported to the user.
@@ -200,6 +203,7 @@ impl Debugger {
             x_next: None,
             watches: HashMap::new(),
             soft_reported: false,
+            call_hits: std::cell::RefCell::new(Vec::new()),
             many_threads: false,
             last_tid: None,
             ended: None,
@@ -232,6 +236,18 @@ impl Debugger {
         }
         self.note_resume(line.trim());
         let r = self.dispatch(line.trim());
+        for id in self.call_hits.take() {
+            self.session.count_hit(id);
+            // A temporary breakpoint hit inside a called function goes, as at any stop.
+            if self
+                .session
+                .breakpoints()
+                .iter()
+                .any(|b| b.id == id && b.temporary)
+            {
+                let _ = self.session.delete_breakpoint(id);
+            }
+        }
         if crate::data::resumes(line) && self.session.is_running() {
             self.do_displays();
         }
@@ -1449,6 +1465,14 @@ impl Debugger {
             }
             Event::StepBreakpoint { pc, .. } if self.is_scope_breakpoint(pc) => {
                 return self.watch_scope_ended(pc);
+            }
+            // A function called from an expression and left where it stopped returned to its
+            // dummy frame: gdb puts the thread back as it was before the call and stops
+            // without a word.
+            Event::CallReturned { tid, .. } => {
+                self.session.pop_call_dummy(tid)?;
+                self.invalidate_frames();
+                self.select_frame(0);
             }
             Event::Step { .. } if std::mem::take(&mut self.soft_reported) => {}
             Event::Step { .. } | Event::StepBreakpoint { .. } => self.print_stop_frame(),

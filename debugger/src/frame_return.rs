@@ -176,6 +176,11 @@ impl Debugger {
             }
             self.apply_register_writes(writes)?;
         }
+        // Back at the dummy frame of a function called from an expression: gdb pops it too
+        // (the registers of before the call come back).
+        if caller.kind == cohort_unwind::FrameKind::Dummy {
+            self.session.pop_call_dummy(tid)?;
+        }
         self.invalidate_frames();
         self.select_frame(0);
         if self.from_tty {

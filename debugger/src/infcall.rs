@@ -3,9 +3,11 @@
 //! this module turns the evaluator's typed arguments into the calling convention's values
 //! and reports a call that did not return as gdb does.
 //!
-//! A signal or a breakpoint inside the called function ends the call: the stop is shown,
-//! then the thread is put back exactly as it was before the call (gdb's behaviour with
-//! `set unwindonsignal on`, which is cohort's only behaviour).
+//! A breakpoint inside the called function ends the evaluation and leaves the thread there,
+//! below a dummy frame (`<function called from gdb>` in a backtrace): when the function
+//! returns to it, the thread is put back as it was before the call and stops silently
+//! (`Event::CallReturned`). A signal does the same, unless `set unwindonsignal on`: then
+//! the thread is put back at once. gdb 13 does both.
 
 use std::cell::Cell;
 
@@ -109,7 +111,11 @@ fn engine_err(e: cohort_engine::EngineError) -> DwarfError {
     user(e.to_string())
 }
 
-/// Make the call; show a stop inside it as gdb does and put the thread back.
+/// gdb's last words on a call left where it stopped.
+const SILENT: &str = "When the function is done executing, GDB will silently stop.";
+
+/// Make the call; show a stop inside it as gdb does, and leave the thread there (a dummy
+/// frame) or put it back.
 pub(crate) fn call(
     dbg: &Debugger,
     low: &Cell<Option<u64>>,
@@ -132,10 +138,26 @@ pub(crate) fn call(
         return_addr,
         stack_top: low.get(),
     };
-    let run = p.call_function(tid, &req).map_err(engine_err)?;
+    let mut run = p.call_function(tid, &req).map_err(engine_err)?;
+    // A breakpoint inside whose condition is false does not stop the call (as gdb).
+    while let CallStop::Breakpoint(pc) = run.stop {
+        dbg.invalidate_frames();
+        if dbg
+            .session
+            .breakpoints_at(pc)
+            .into_iter()
+            .any(|id| dbg.condition_holds_now(id))
+        {
+            break;
+        }
+        run = p.call_resume(run).map_err(engine_err)?;
+    }
+    // gdb names the function by its symbol at the address: C++ with its parameters.
+    let name = dbg
+        .value_symbol(call.address)
+        .unwrap_or_else(|| call.name.clone());
     let abandoned = format!(
-        "Evaluation of the expression containing the function\n({}) will be abandoned.",
-        call.name
+        "Evaluation of the expression containing the function\n({name}) will be abandoned."
     );
     match run.stop.clone() {
         CallStop::Returned(mut bytes) => {
@@ -146,27 +168,56 @@ pub(crate) fn call(
         CallStop::Signal(sig) => {
             let (name, desc) = describe(sig.raw());
             out(format!("\nProgram received signal {name}, {desc}."));
+            dbg.invalidate_frames();
             show_stop(dbg);
-            p.call_restore(run).map_err(engine_err)?;
+            if dbg.settings.on("unwindonsignal") {
+                p.call_restore(run).map_err(engine_err)?;
+                dbg.invalidate_frames();
+                return Err(user(format!(
+                    "The program being debugged was signaled while in a function called from GDB.\n\
+                     GDB has restored the context to what it was before the call.\n\
+                     To change this behavior use \"set unwindonsignal off\".\n{abandoned}"
+                )));
+            }
+            p.call_keep(run).map_err(engine_err)?;
+            dbg.invalidate_frames();
             Err(user(format!(
                 "The program being debugged was signaled while in a function called from GDB.\n\
-                 GDB has restored the context to what it was before the call.\n\
-                 To change this behavior use \"set unwindonsignal off\".\n{abandoned}"
+                 GDB remains in the frame where the signal was received.\n\
+                 To change this behavior use \"set unwindonsignal on\".\n{abandoned}\n{SILENT}"
             )))
         }
         CallStop::Breakpoint(pc) => {
-            let ids = dbg.session.breakpoints_at(pc);
-            let num = ids
+            // gdb names the first breakpoint there whose condition holds; each of them
+            // counts the hit.
+            dbg.invalidate_frames();
+            let ids: Vec<u32> = dbg
+                .session
+                .breakpoints_at(pc)
+                .into_iter()
+                .filter(|&id| dbg.condition_holds_now(id))
+                .collect();
+            let first = ids.first().copied().unwrap_or(0);
+            let temporary = dbg
+                .session
+                .breakpoints()
                 .iter()
-                .map(|&i| dbg.breakpoint_label(i, pc))
-                .collect::<Vec<_>>()
-                .join(", ");
-            out(format!("\nBreakpoint {num}, {}", dbg.frame0_line()));
+                .any(|b| b.id == first && b.temporary);
+            let what = if temporary {
+                "Temporary breakpoint"
+            } else {
+                "Breakpoint"
+            };
+            let num = dbg.breakpoint_label(first, pc);
+            dbg.invalidate_frames();
+            out(format!("\n{what} {num}, {}", dbg.frame0_line()));
             dbg.print_source_line_at(pc);
-            p.call_restore(run).map_err(engine_err)?;
+            dbg.call_hits.borrow_mut().extend(ids);
+            p.call_keep(run).map_err(engine_err)?;
+            dbg.invalidate_frames();
             Err(user(format!(
                 "The program being debugged stopped while in a function called from GDB.\n\
-                 GDB has restored the context to what it was before the call.\n{abandoned}"
+                 {abandoned}\n{SILENT}"
             )))
         }
         CallStop::Exited(_) | CallStop::Killed(_) => {

@@ -195,7 +195,7 @@ const SETTINGS: &[Setting] = &[
         "unwindonsignal",
         "Unwinding of stack if a signal is received while in a call dummy",
         Kind::Bool,
-        "on",
+        "off",
     ),
     s(
         "follow-fork-mode",
@@ -344,14 +344,6 @@ impl Debugger {
 
     fn store(&mut self, setting: &'static Setting, v: &str) -> Result<()> {
         let value = parse_value(setting.kind, v)?;
-        if setting.name == "unwindonsignal" && value == "off" {
-            // See `crate::infcall`: a called function's frame is never kept.
-            return Err(EngineError::Other(
-                "cohort always restores the context after a signal in a called function; \
-                 unwindonsignal stays on."
-                    .into(),
-            ));
-        }
         if setting.name == "output-radix" {
             let n: u32 = value.parse().unwrap_or(0);
             if !matches!(n, 8 | 10 | 16) {

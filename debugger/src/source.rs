@@ -605,6 +605,12 @@ impl Debugger {
         // the stack ends at main (and nothing past it is read).
         let limit_phys = limit.clamp(1, 100_000);
         let symbols = self.session.symbols();
+        // Functions called from expressions and left where they stopped: their dummy frames.
+        let dummies = self
+            .session
+            .process()
+            .map(|p| p.call_dummies())
+            .unwrap_or_default();
         let mut frames = vec![self.src.unwinder.frame0(symbols, mem, regs)];
         let mut complete = false;
         while let Some(last) = frames.last() {
@@ -615,7 +621,7 @@ impl Debugger {
             if frames.len() >= limit_phys {
                 break;
             }
-            match self.src.unwinder.caller(symbols, mem, last) {
+            match self.src.unwinder.caller_with(symbols, mem, last, &dummies) {
                 Ok(Some(f)) => frames.push(f),
                 _ => {
                     complete = true;
@@ -745,7 +751,7 @@ impl Debugger {
     fn split_inline(&self, phys: Vec<Frame>) -> Vec<Frame> {
         let mut out = Vec::with_capacity(phys.len());
         for (pi, f) in phys.into_iter().enumerate() {
-            let n = if f.kind == FrameKind::SignalHandler {
+            let n = if matches!(f.kind, FrameKind::SignalHandler | FrameKind::Dummy) {
                 1
             } else {
                 self.frame_scopes(&f)
@@ -852,7 +858,7 @@ impl Debugger {
     }
 
     fn frame_is_main(&self, f: &Frame) -> bool {
-        if f.kind == FrameKind::SignalHandler {
+        if matches!(f.kind, FrameKind::SignalHandler | FrameKind::Dummy) {
             return false;
         }
         let pc = f.lookup_pc();
@@ -1031,6 +1037,9 @@ impl Debugger {
         &self,
         frame: &Frame,
     ) -> Option<(Arc<DebugFile>, u64, Rc<Scope>)> {
+        if frame.kind == FrameKind::Dummy {
+            return None;
+        }
         let pc = frame.lookup_pc();
         let (d, bias) = self.debug_for(pc)?;
         let link = pc.wrapping_sub(bias);
@@ -1066,6 +1075,9 @@ impl Debugger {
     /// The source line of a frame: the line of its pc, or for a frame whose callee is an
     /// inlined call, the line of that call.
     pub(crate) fn frame_src_line(&self, frame: &Frame) -> Option<SrcLine> {
+        if frame.kind == FrameKind::Dummy {
+            return None;
+        }
         if frame.inline_depth > 0 && frame.kind != FrameKind::SignalHandler {
             let (d, _, s) = self.machine_scope_rc(frame)?;
             let callee = s.frames.get(frame.inline_depth - 1)?;
@@ -1394,6 +1406,10 @@ impl Debugger {
         }
         if frame.kind == FrameKind::SignalHandler {
             s.push_str("<signal handler called>");
+            return s;
+        }
+        if frame.kind == FrameKind::Dummy {
+            s.push_str("<function called from gdb>");
             return s;
         }
         let pc = frame.pc();

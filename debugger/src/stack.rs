@@ -166,6 +166,31 @@ impl Debugger {
         out(format!("Stack level {i}, frame at {cfa:#x}:"));
         let arch = frame.regs.arch;
         let pc_name = arch.regs.get(arch.pc).map(|r| r.name).unwrap_or("pc");
+        if frame.kind == cohort_unwind::FrameKind::Dummy {
+            // gdb's dummy frame: no function, no arguments; its caller's registers are the
+            // ones saved at the call.
+            let mut l1 = format!(" {pc_name} = {:#x}", frame.pc());
+            if let Some(c) = frames.get(i + 1) {
+                l1.push_str(&format!("; saved {pc_name} = {:#x}", c.pc()));
+            }
+            out(l1);
+            let mut rel = Vec::new();
+            if let Some(c) = frames.get(i + 1) {
+                rel.push(format!("called by frame at {:#x}", c.cfa.unwrap_or(0)));
+            }
+            if let Some(c) = i.checked_sub(1).and_then(|k| frames.get(k)) {
+                rel.push(format!("caller of frame at {:#x}", c.cfa.unwrap_or(0)));
+            }
+            if !rel.is_empty() {
+                out(format!(" {}", rel.join(", ")));
+            }
+            out(" Arglist at unknown address.");
+            let sp = frames.get(i + 1).map_or(0, |c| c.sp());
+            out(format!(
+                " Locals at unknown address, Previous frame's sp is {sp:#x}"
+            ));
+            return Ok(Flow::Go);
+        }
         let lookup = frame.lookup_pc();
         let (fname, _) = self.frame_function_name(frame);
         let mut l1 = format!(" {pc_name} = {:#x}", frame.pc());

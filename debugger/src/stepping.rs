@@ -704,6 +704,11 @@ impl Debugger {
                         break None;
                     }
                 }
+                // `finish` out of a function called from an expression: back in its dummy
+                // frame (put back by the caller, after it read the value returned).
+                Event::CallReturned { tid: t, pc } if t == tid && addrs.contains(&pc) => {
+                    break Some(pc);
+                }
                 Event::StepBreakpoint { tid: t, pc } => {
                     if t != tid {
                         continue;
@@ -754,6 +759,24 @@ impl Debugger {
         let Some(frame) = frames.get(sel) else {
             return Err(EngineError::NotRunning);
         };
+        if frame.kind == cohort_unwind::FrameKind::Dummy {
+            // Out of a dummy frame: the called function returns to it, the thread is put
+            // back, silently.
+            if self.from_tty {
+                out(format!(
+                    "Run till exit from {}",
+                    self.frame_description(frame, sel, true)
+                ));
+            }
+            loop {
+                let ev = self.cont_watched(&[]);
+                self.flush_messages();
+                if self.report(ev?)? {
+                    return Ok(Flow::Go);
+                }
+            }
+        }
+        let to_dummy = caller.kind == cohort_unwind::FrameKind::Dummy;
         if let Some((s, k)) = self.frame_scopes(frame)
             && s.frames.get(k).is_some_and(|fs| fs.inlined)
             && let Some(up) = frames.get(sel + 1)
@@ -787,6 +810,24 @@ impl Debugger {
             None => return Ok(Flow::Go),
         }
         self.select_frame(0);
+        if to_dummy {
+            // Back in the dummy frame of a function called from an expression: the value it
+            // returned, then the thread put back as it was before the call (gdb pops the
+            // dummy frame before it shows the stop).
+            let value = match &function {
+                Some(f) => self.return_value(f)?,
+                None => None,
+            };
+            let tid = self
+                .session
+                .current_thread()
+                .ok_or(EngineError::NotRunning)?;
+            self.session.pop_call_dummy(tid)?;
+            self.invalidate_frames();
+            self.print_stop_frame();
+            self.print_returned(value);
+            return Ok(Flow::Go);
+        }
         let pc = self.session.registers(false)?.pc();
         self.print_frame_header(pc, true);
         self.print_source_line_at(pc);

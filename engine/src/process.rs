@@ -27,7 +27,7 @@ use crate::sigwait::{self, WaitStatus, waitpid};
 
 mod infcall;
 mod sandbox;
-pub use infcall::{CallRequest, CallRun, CallStop};
+pub use infcall::{CallDummy, CallRequest, CallRun, CallStop};
 pub use sandbox::{SandboxRequest, SandboxRun};
 
 /// What made a thread stop, as the engine sees it.
@@ -263,6 +263,9 @@ pub struct Process {
     /// The end of the process, when it came during a function call from the debugger
     /// (reported by the next [`Process::poll_gone`]).
     call_ended: std::cell::Cell<Option<WaitStatus>>,
+    /// Calls that stopped inside the called function and were left there (gdb's dummy
+    /// frames), oldest first: see [`Process::call_keep`].
+    dummies: std::cell::RefCell<Vec<infcall::Dummy>>,
     /// Stop at forks and vforks (gdb's `catch fork`, `catch vfork`).
     pub catch_fork: bool,
     pub catch_vfork: bool,
@@ -392,6 +395,7 @@ impl Process {
             on_notice: None,
             epoch: std::cell::Cell::new(0),
             call_ended: std::cell::Cell::new(None),
+            dummies: std::cell::RefCell::new(Vec::new()),
             catch_fork: false,
             catch_vfork: false,
             held_fork: None,
@@ -783,6 +787,7 @@ impl Process {
                 }
             }
         }
+        self.hide_dummy_traps(addr, buf);
         Ok(())
     }
 
@@ -940,6 +945,8 @@ impl Process {
             _ => {
                 let mut orig = vec![0u8; bp.len()];
                 self.mem.read(addr, &mut orig)?;
+                // Under the return trap of a call left in its function: the code's bytes.
+                self.hide_dummy_traps(addr, &mut orig);
                 orig
             }
         };
@@ -997,7 +1004,8 @@ impl Process {
 
     fn remove_site(&mut self, addr: u64) -> Result<()> {
         if let Some(s) = self.sites.remove(&addr) {
-            if !self.lifted {
+            // The return trap of a call left in its function stays.
+            if !self.lifted && !self.dummy_trap_at(addr) {
                 self.mem.write(addr, &s.orig)?;
             }
             self.moribund.insert(addr);
@@ -1350,6 +1358,7 @@ impl Process {
                 }
             }
             self.sites.clear();
+            self.dummies.borrow_mut().clear();
             self.lifted = false;
             self.watch.iter_mut().for_each(|w| *w = None);
             self.mem = ProcMem::new(self.pid);
@@ -1503,7 +1512,7 @@ impl Process {
                 }));
             }
             let at = pc.wrapping_sub(arch.pc_after_breakpoint);
-            if self.sites.contains_key(&at) {
+            if self.sites.contains_key(&at) || self.dummy_trap_at(at) {
                 if arch.pc_after_breakpoint != 0 {
                     self.set_pc(tid, at)?;
                 }
@@ -1524,6 +1533,17 @@ impl Process {
                     self.resume_thread(tid)?;
                 }
                 return Ok(None);
+            }
+        }
+        // The return of a call left in its function to its trap on a stack that is not
+        // executable: the fetch there faults (see `CallConv::return_on_stack`).
+        if sig == Signo::SIGSEGV && !self.dummies.borrow().is_empty() {
+            let pc = self.pc(tid)?;
+            if self.dummy_trap_at(pc) {
+                return Ok(Some(Stop {
+                    tid,
+                    kind: StopKind::Breakpoint(pc),
+                }));
             }
         }
         let d = self.signals.get(sig.raw());
@@ -1736,6 +1756,7 @@ impl Process {
             return Err(EngineError::NotRunning);
         }
         self.release_held_fork();
+        self.adopt_call_stops();
         if let Some(s) = self.take_pending(None) {
             return Ok(s);
         }
@@ -1788,6 +1809,7 @@ impl Process {
             return Err(EngineError::NotRunning);
         }
         self.release_held_fork();
+        self.adopt_call_stops();
         if let Some(s) = self.take_pending(Some(tid)) {
             return Ok(s);
         }
@@ -1934,6 +1956,8 @@ impl Process {
             return Ok(());
         }
         self.release_held_fork();
+        // Calls left in their functions are unwound first: their return trap goes away.
+        self.pop_all_dummies();
         let addrs: Vec<u64> = self.sites.keys().copied().collect();
         for a in addrs {
             self.remove_site(a)?;

@@ -146,6 +146,13 @@ pub enum Event {
         signo: i32,
         pc: u64,
     },
+    /// A function called from the debugger and left where it stopped (see
+    /// [`Process::call_keep`]) returned to its dummy frame at `pc` in thread `tid`; the
+    /// front end puts the thread back ([`Session::pop_call_dummy`]) and stops silently.
+    CallReturned {
+        tid: i32,
+        pc: u64,
+    },
     Exited {
         pid: i32,
         code: i32,
@@ -1316,6 +1323,23 @@ impl Session {
         }
     }
 
+    /// Whether thread `tid`, stopped at `pc`, is back in the dummy frame of the latest call
+    /// it was left in.
+    fn at_call_dummy(&self, tid: i32, pc: u64) -> bool {
+        let Some(p) = self.process.as_ref() else {
+            return false;
+        };
+        p.call_dummies().iter().any(|d| d.tid == tid)
+            && p.registers(tid)
+                .is_ok_and(|r| p.dummy_returned(tid, pc, r.sp()))
+    }
+
+    /// Put thread `tid` back as it was before the latest call it was left in (gdb pops the
+    /// dummy frame when the function returns to it).
+    pub fn pop_call_dummy(&mut self, tid: i32) -> Result<bool> {
+        self.process_mut()?.pop_dummy(tid)
+    }
+
     fn classify(&mut self, stop: Stop) -> Result<Option<Event>> {
         let tid = stop.tid;
         match stop.kind {
@@ -1330,6 +1354,10 @@ impl Session {
                 self.process = None;
                 self.after_exit();
                 Ok(Some(Event::Killed { pid, signo }))
+            }
+            StopKind::Breakpoint(addr) if self.at_call_dummy(tid, addr) => {
+                self.current = Some(tid);
+                Ok(Some(Event::CallReturned { tid, pc: addr }))
             }
             StopKind::Breakpoint(addr) => {
                 if self.dl_hook == Some(addr) {
@@ -1371,6 +1399,9 @@ impl Session {
             StopKind::Step => {
                 self.current = Some(tid);
                 let pc = self.process_mut()?.pc(tid)?;
+                if self.at_call_dummy(tid, pc) {
+                    return Ok(Some(Event::CallReturned { tid, pc }));
+                }
                 Ok(Some(Event::Step { tid, pc }))
             }
             StopKind::Signal(signo) => {

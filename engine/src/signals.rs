@@ -16,6 +16,7 @@ impl Signo {
     pub const MAX: i32 = 127;
     pub const SIGTRAP: Signo = Signo(libc::SIGTRAP);
     pub const SIGKILL: Signo = Signo(libc::SIGKILL);
+    pub const SIGSEGV: Signo = Signo(libc::SIGSEGV);
 
     /// A signal number, if it is one (1 to [`Signo::MAX`]).
     pub fn new(n: i32) -> Option<Signo> {

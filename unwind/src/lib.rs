@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
 use cohort_engine::memory::MemoryRead;
+use cohort_engine::process::CallDummy;
 use cohort_engine::regs::Registers;
 use cohort_engine::symbols::{LoadedObject, ObjectFile, SymbolTable};
 
@@ -46,6 +47,10 @@ pub enum FrameKind {
     /// A function that tail-called the frame below it (rebuilt from call-site DWARF by the
     /// front end; gdb's TAILCALL_FRAME): its pc is the address after the jump.
     TailCall,
+    /// Where a function called from the debugger returns to (gdb's DUMMY_FRAME, printed
+    /// `<function called from gdb>`): the frame below it is the called function, the frame
+    /// above it the thread as it was before the call (its registers saved then).
+    Dummy,
 }
 
 /// One frame of a stack.
@@ -179,6 +184,27 @@ impl Unwinder {
         mem: &dyn MemoryRead,
         frame: &Frame,
     ) -> Result<Option<Frame>, UnwindError> {
+        self.caller_with(objects, mem, frame, &[])
+    }
+
+    /// The caller of `frame` where functions were called from the debugger and left where
+    /// they stopped (`dummies`): a function returning to a call's trap with the stack
+    /// pointer it had there has a dummy frame as caller, whose caller is the thread as it
+    /// was before the call.
+    pub fn caller_with(
+        &self,
+        objects: &SymbolTable,
+        mem: &dyn MemoryRead,
+        frame: &Frame,
+        dummies: &[CallDummy],
+    ) -> Result<Option<Frame>, UnwindError> {
+        if frame.kind == FrameKind::Dummy {
+            let d = dummies
+                .iter()
+                .rev()
+                .find(|d| d.pc == frame.pc() && frame.cfa == Some(d.frame));
+            return Ok(d.map(|d| self.frame0(objects, mem, d.regs.clone())));
+        }
         if frame.pc() == 0 {
             return Ok(None);
         }
@@ -199,6 +225,19 @@ impl Unwinder {
         // A caller at pc 0 is shown (gdb's `0x0000000000000000 in ?? ()`), and is the last.
         if regs.get(regs.arch.pc).is_none() {
             return Ok(None);
+        }
+        if let Some(d) = dummies
+            .iter()
+            .rev()
+            .find(|d| d.pc == regs.pc() && d.sp == regs.sp())
+        {
+            return Ok(Some(Frame {
+                regs,
+                cfa: Some(d.frame),
+                kind: FrameKind::Dummy,
+                exact_pc: true,
+                inline_depth: 0,
+            }));
         }
         let mut caller = Frame {
             regs,

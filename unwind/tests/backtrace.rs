@@ -181,7 +181,7 @@ fn assert_same(s: &Session, frames: &[Frame], want: &[Line], what: &str) {
         .iter()
         .zip(want.iter().chain(std::iter::repeat(&none)))
         .map(|(f, w)| match f.kind {
-            FrameKind::SignalHandler => (0, None),
+            FrameKind::SignalHandler | FrameKind::Dummy => (0, None),
             FrameKind::Normal | FrameKind::TailCall => {
                 let parts = syms.symbolize_parts(f.lookup_pc());
                 let mut n = parts

@@ -284,6 +284,9 @@ pub static CALL: super::CallConv = super::CallConv {
     stack_align: 16,
     stack_slot: 8,
     link_register: Some(idx::X30),
+    reserved: 0,
+    dummy_frame_offset: 0,
+    return_on_stack: false,
 };
 
 /// The members of a homogeneous floating-point aggregate (1 to 4 floats of one size): their

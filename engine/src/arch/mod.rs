@@ -291,4 +291,17 @@ pub struct CallConv {
     /// Register that receives the return address (aarch64's `x30`); `None`: the call
     /// pushes it on the stack (x86-64).
     pub link_register: Option<usize>,
+    /// Bytes left free below the red zone before the call's frame, as gdb leaves them
+    /// (x86-64: 16, the room of its on-stack return breakpoint, `i386_push_dummy_code`), so
+    /// that the called function's frames are where gdb has them.
+    pub reserved: u64,
+    /// gdb's frame address of a call's dummy frame, from the stack pointer after the
+    /// function returned: x86-64 8 (`amd64_push_dummy_call` answers 16 above the return
+    /// address), aarch64 0.
+    pub dummy_frame_offset: u64,
+    /// The call returns to a trap on the stack, in the last byte above the [`Self::reserved`]
+    /// room (gdb's `ON_STACK` dummy, `i386_push_dummy_code`: x86-64), rather than to the
+    /// address the caller gives (gdb's `AT_ENTRY_POINT`: aarch64). On a stack that is not
+    /// executable the return faults there (SIGSEGV at that pc) instead of trapping.
+    pub return_on_stack: bool,
 }

@@ -252,6 +252,9 @@ pub static CALL: super::CallConv = super::CallConv {
     stack_align: 16,
     stack_slot: 8,
     link_register: None,
+    reserved: 16,
+    dummy_frame_offset: 8,
+    return_on_stack: true,
 };
 
 /// Class of one eightbyte (psABI §3.2.3).

@@ -2,11 +2,18 @@
 //!
 //! The stopped thread's whole register state is saved; the arguments go where the
 //! architecture's calling convention ([`crate::arch::CallConv`]) says, below the red zone of
-//! the thread's stack; the return address is a trap at an address the caller chooses (gdb
-//! uses the program's entry point); and the thread alone runs until it comes back there,
-//! traps elsewhere, or gets a signal. The return value is read, then the registers are put
-//! back exactly. Only the calling thread runs: the others stay stopped, so a call that waits
+//! the thread's stack; the return address is a trap where gdb puts it (x86-64: on the
+//! stack, just below the red zone, where the return faults on a stack that is not
+//! executable; aarch64: the address the caller gives, the program's entry point); and the
+//! thread alone runs until it comes back there, traps elsewhere, or gets a signal. The
+//! return value is read, then the registers are put back exactly. Only the calling thread runs: the others stay stopped, so a call that waits
 //! for another thread (a lock it holds) does not return.
+//!
+//! A call that stops inside the function (a breakpoint, a signal) can be left there
+//! ([`Process::call_keep`]): gdb's dummy frame. The thread's registers from before the call
+//! are kept; when the function returns to the trap ([`Process::dummy_returned`]), the front
+//! end puts them back ([`Process::pop_dummy`]), as gdb does when it "silently stops". Calls
+//! nest: a call made while stopped inside a called function has its own dummy frame.
 //!
 //! A thread stopped inside a system call is never used: the kernel would restart the call
 //! (`read`, a futex wait) when the thread resumes, with the called function's registers.
@@ -15,6 +22,7 @@ use nix::sys::ptrace;
 use nix::unistd::Pid;
 
 use super::{Process, TState, wait_flags};
+use crate::arch::WatchKind;
 use crate::arch::{AbiValue, Place};
 use crate::error::{EngineError, Result};
 use crate::native;
@@ -52,12 +60,44 @@ pub enum CallStop {
     Killed(Signo),
 }
 
+/// A call left inside its function (gdb's dummy frame), as the unwinder sees it.
+#[derive(Debug, Clone)]
+pub struct CallDummy {
+    pub tid: i32,
+    /// Where the function returns to (the trap) and the stack pointer after it returned.
+    pub pc: u64,
+    pub sp: u64,
+    /// gdb's frame address of the dummy frame (`info frame`'s "frame at").
+    pub frame: u64,
+    /// The thread's registers before the call: the frames past the dummy frame.
+    pub regs: Registers,
+}
+
+/// A call left inside its function, with what puts the thread back.
+pub(super) struct Dummy {
+    pub(super) view: CallDummy,
+    saved: native::SavedState,
+    /// The return trap this call wrote (another call's may be there already).
+    trap: Option<(u64, Vec<u8>)>,
+    /// The signal the function stopped with (delivered when the thread resumes, as after
+    /// any stop), and whether it stopped at a breakpoint; taken by the next resume.
+    stop: Option<CallStop>,
+}
+
 /// A call made: how it ended, and what [`Process::call_restore`] needs to put the thread
 /// back.
 pub struct CallRun {
     pub stop: CallStop,
     tid: Pid,
     saved: native::SavedState,
+    /// The registers before the call, and where it returns to with which stack pointer.
+    before: Registers,
+    return_addr: u64,
+    return_sp: u64,
+    /// Where the return value is (for [`Process::call_resume`]).
+    ret_place: Place,
+    ret: Option<AbiValue>,
+    buffer: Option<u64>,
     /// The trap written at the return address: (address, the bytes it replaced).
     trap: Option<(u64, Vec<u8>)>,
 }
@@ -106,10 +146,22 @@ impl Process {
         }
         let layout = (conv.layout)(&req.args, req.ret.as_ref());
         let mut regs: Registers = native::read_all(pid)?;
-        let mut sp = regs.sp().wrapping_sub(self.arch.red_zone);
+        let before = regs.clone();
+        // As gdb: the stack pointer aligned, below the red zone (always lower than it was).
+        let old_sp = regs.sp();
+        let mut sp = align_down(old_sp, conv.stack_align).wrapping_sub(self.arch.red_zone);
+        if sp == old_sp {
+            sp = align_down(old_sp.wrapping_sub(1), conv.stack_align);
+        }
         if let Some(top) = req.stack_top {
             sp = sp.min(top);
         }
+        let return_addr = if conv.return_on_stack {
+            sp.wrapping_sub(1)
+        } else {
+            req.return_addr
+        };
+        sp = sp.wrapping_sub(conv.reserved);
         // The buffer for a value returned in memory.
         let mut buffer = None;
         if let (Place::Indirect, Some(r)) = (&layout.ret, &req.ret) {
@@ -166,30 +218,37 @@ impl Process {
             regs.set(conv.indirect_in, b as u128);
         }
         match conv.link_register {
-            Some(lr) => regs.set(lr, req.return_addr as u128),
+            Some(lr) => regs.set(lr, return_addr as u128),
             None => {
                 let w = self.arch.ptr_size as u64;
                 sp -= w;
                 self.mem
-                    .write(sp, &req.return_addr.to_le_bytes()[..w as usize])?;
+                    .write(sp, &return_addr.to_le_bytes()[..w as usize])?;
             }
         }
         regs.set(self.arch.sp, sp as u128);
         regs.set(self.arch.pc, req.func as u128);
         // The trap the function returns to (unless a breakpoint is there already).
         let bp = self.arch.breakpoint_insn;
-        let trap = if self.sites.contains_key(&req.return_addr) {
+        let trap = if self.sites.contains_key(&return_addr) || self.dummy_trap_at(return_addr) {
             None
         } else {
             let mut orig = vec![0u8; bp.len()];
-            self.mem.read(req.return_addr, &mut orig)?;
-            self.mem.write(req.return_addr, bp)?;
-            Some((req.return_addr, orig))
+            self.mem.read(return_addr, &mut orig)?;
+            self.mem.write(return_addr, bp)?;
+            Some((return_addr, orig))
         };
+        let expected_sp = sp + if conv.link_register.is_none() { 8 } else { 0 };
         let mut run = CallRun {
             stop: CallStop::Returned(Vec::new()),
             tid: pid,
             saved,
+            before,
+            return_addr,
+            return_sp: expected_sp,
+            ret_place: layout.ret.clone(),
+            ret: req.ret.clone(),
+            buffer,
             trap,
         };
         t.forget_registers();
@@ -199,16 +258,20 @@ impl Process {
             let _ = self.call_restore(run);
             return Err(e);
         }
-        let expected_sp = sp + if conv.link_register.is_none() { 8 } else { 0 };
-        run.stop = match self.call_wait(pid, req.return_addr, expected_sp) {
+        run.stop = match self.call_wait(pid, return_addr, expected_sp) {
             Ok(s) => s,
             Err(e) => {
                 let _ = self.call_restore(run);
                 return Err(e);
             }
         };
+        self.call_read_return(run)
+    }
+
+    /// The return value into `run.stop` when the call returned.
+    fn call_read_return(&self, mut run: CallRun) -> Result<CallRun> {
         if let CallStop::Returned(bytes) = &mut run.stop {
-            let ret = self.call_return_value(pid, &layout.ret, req.ret.as_ref(), buffer);
+            let ret = self.call_return_value(run.tid, &run.ret_place, run.ret.as_ref(), run.buffer);
             match ret {
                 Ok(b) => *bytes = b,
                 Err(e) => {
@@ -220,9 +283,61 @@ impl Process {
         Ok(run)
     }
 
+    /// Go on with a call that stopped at a breakpoint the front end does not stop at (its
+    /// condition is false): the instruction under it runs, then the thread until the call
+    /// ends again.
+    pub fn call_resume(&self, mut run: CallRun) -> Result<CallRun> {
+        let CallStop::Breakpoint(at) = run.stop else {
+            return Ok(run);
+        };
+        let pid = run.tid;
+        if let Ok(t) = self.thread(pid.as_raw()) {
+            t.forget_registers();
+        }
+        self.bump_epoch();
+        let orig = self.sites.get(&at).map(|s| s.orig.clone());
+        if let Some(o) = &orig {
+            self.mem.write(at, o)?;
+        }
+        let stepped = self.call_step(pid);
+        if orig.is_some() {
+            self.mem.write(at, self.arch.breakpoint_insn)?;
+        }
+        let stop = match stepped {
+            Ok(Some(stop)) => Ok(stop),
+            Ok(None) => {
+                let ran = ptrace::cont(pid, None).map_err(|err| EngineError::Ptrace {
+                    op: "PTRACE_CONT",
+                    tid: pid.as_raw(),
+                    err,
+                });
+                ran.and_then(|()| self.call_wait_stopped(pid, run.return_addr, run.return_sp))
+            }
+            Err(e) => Err(e),
+        };
+        match stop {
+            Ok(s) => run.stop = s,
+            Err(e) => {
+                let _ = self.call_restore(run);
+                return Err(e);
+            }
+        }
+        self.call_read_return(run)
+    }
+
     /// Run `pid` until the call returns to `ret_addr` with the stack pointer at `sp`, or
     /// stops for another reason.
     fn call_wait(&self, pid: Pid, ret_addr: u64, sp: u64) -> Result<CallStop> {
+        ptrace::cont(pid, None).map_err(|err| EngineError::Ptrace {
+            op: "PTRACE_CONT",
+            tid: pid.as_raw(),
+            err,
+        })?;
+        self.call_wait_stopped(pid, ret_addr, sp)
+    }
+
+    /// [`Self::call_wait`] once the thread runs.
+    fn call_wait_stopped(&self, pid: Pid, ret_addr: u64, sp: u64) -> Result<CallStop> {
         let perr = |op| {
             move |err| EngineError::Ptrace {
                 op,
@@ -230,7 +345,6 @@ impl Process {
                 err,
             }
         };
-        ptrace::cont(pid, None).map_err(perr("PTRACE_CONT"))?;
         loop {
             let st = match crate::mux::wait_process(self.pid, pid, wait_flags()) {
                 Err(nix::errno::Errno::EINTR) => continue,
@@ -240,9 +354,26 @@ impl Process {
             match st {
                 WaitStatus::Stopped(_, sig) if sig == Signo::SIGTRAP => {
                     let regs = native::read_gp(pid)?;
+                    // A breakpoint of the user's in a debug register (the pc is on it); the
+                    // debug status is read and cleared, as at any stop.
+                    if self.watch.iter().any(Option::is_some)
+                        && let Some(slot) = native::take_watch_hit(pid)?
+                        && let Some((addr, WatchKind::Execute, _)) =
+                            self.watch.get(slot).copied().flatten()
+                    {
+                        return Ok(CallStop::Breakpoint(addr));
+                    }
                     let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
                     if at == ret_addr && regs.sp() == sp {
                         return Ok(CallStop::Returned(Vec::new()));
+                    }
+                    if self.dummy_trap_at(at) {
+                        // The return of a call made earlier and left in its function (the
+                        // function returned past this call's frame: a longjmp): a stop.
+                        let mut r = Registers::new(self.arch);
+                        r.set(self.arch.pc, at as u128);
+                        native::write_gp(pid, None, &r)?;
+                        return Ok(CallStop::Breakpoint(at));
                     }
                     if let Some(site) = self.sites.get(&at) {
                         // Put the pc on the breakpoint, as a stop there shows it.
@@ -265,7 +396,19 @@ impl Process {
                     }
                     return Ok(CallStop::Signal(sig));
                 }
-                WaitStatus::Stopped(_, sig) => return Ok(CallStop::Signal(sig)),
+                WaitStatus::Stopped(_, sig) => {
+                    // The return to a trap on a stack that is not executable faults there.
+                    if sig == Signo::SIGSEGV {
+                        let regs = native::read_gp(pid)?;
+                        if regs.pc() == ret_addr && regs.sp() == sp {
+                            return Ok(CallStop::Returned(Vec::new()));
+                        }
+                        if self.dummy_trap_at(regs.pc()) {
+                            return Ok(CallStop::Breakpoint(regs.pc()));
+                        }
+                    }
+                    return Ok(CallStop::Signal(sig));
+                }
                 WaitStatus::Exited(_, code) => {
                     self.call_ended.set(Some(st));
                     return Ok(CallStop::Exited(code));
@@ -371,5 +514,164 @@ impl Process {
         self.bump_epoch();
         native::restore_state(run.tid, &run.saved)?;
         result
+    }
+}
+
+impl Process {
+    /// Leave a call that stopped inside the function (a breakpoint or a signal) where it
+    /// is: gdb's dummy frame. The return trap stays; when the function returns there
+    /// ([`Process::dummy_returned`]), [`Process::pop_dummy`] puts the thread back as it was
+    /// before the call. A call that returned or ended the process is restored instead.
+    pub fn call_keep(&self, run: CallRun) -> Result<()> {
+        if !matches!(run.stop, CallStop::Signal(_) | CallStop::Breakpoint(_)) {
+            return self.call_restore(run);
+        }
+        if let Ok(t) = self.thread(run.tid.as_raw()) {
+            t.forget_registers();
+        }
+        self.bump_epoch();
+        self.dummies.borrow_mut().push(Dummy {
+            view: CallDummy {
+                tid: run.tid.as_raw(),
+                pc: run.return_addr,
+                sp: run.return_sp,
+                frame: run
+                    .return_sp
+                    .wrapping_add(self.arch.call.map_or(0, |c| c.dummy_frame_offset)),
+                regs: run.before,
+            },
+            saved: run.saved,
+            trap: run.trap,
+            stop: Some(run.stop),
+        });
+        Ok(())
+    }
+
+    /// The calls left inside their functions (gdb's dummy frames), oldest first.
+    pub fn call_dummies(&self) -> Vec<CallDummy> {
+        self.dummies
+            .borrow()
+            .iter()
+            .map(|d| d.view.clone())
+            .collect()
+    }
+
+    /// Whether a return trap of a call left in its function is at `addr`.
+    pub(super) fn dummy_trap_at(&self, addr: u64) -> bool {
+        self.dummies
+            .borrow()
+            .iter()
+            .any(|d| d.trap.as_ref().is_some_and(|(a, _)| *a == addr))
+    }
+
+    /// Show the program's bytes under the return traps of calls left in their functions.
+    pub(super) fn hide_dummy_traps(&self, addr: u64, buf: &mut [u8]) {
+        let end = addr.saturating_add(buf.len() as u64);
+        for d in self.dummies.borrow().iter() {
+            let Some((a, orig)) = &d.trap else { continue };
+            for (i, &b) in orig.iter().enumerate() {
+                let at = a + i as u64;
+                if at >= addr && at < end {
+                    buf[(at - addr) as usize] = b;
+                }
+            }
+        }
+    }
+
+    /// Whether thread `tid`, stopped at `pc` with stack pointer `sp`, is back from the
+    /// latest call it was left in (the function returned to the dummy frame).
+    pub fn dummy_returned(&self, tid: i32, pc: u64, sp: u64) -> bool {
+        self.dummies
+            .borrow()
+            .iter()
+            .rev()
+            .find(|d| d.view.tid == tid)
+            .is_some_and(|d| d.view.pc == pc && d.view.sp == sp)
+    }
+
+    /// The thread of a call left in its function resumes: it goes on from the stop inside
+    /// the function as from any stop (over the breakpoint, with the signal if `handle`
+    /// passes it).
+    pub(super) fn adopt_call_stops(&mut self) {
+        let stops: Vec<(i32, CallStop)> = self
+            .dummies
+            .borrow_mut()
+            .iter_mut()
+            .filter_map(|d| Some((d.view.tid, d.stop.take()?)))
+            .collect();
+        for (tid, stop) in stops {
+            if let Some(t) = self.threads.get_mut(&tid) {
+                match stop {
+                    CallStop::Signal(sig) => t.deliver = Some(sig),
+                    CallStop::Breakpoint(_) => t.at_breakpoint = true,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Put thread `tid` back as it was before the latest call it was left in (gdb pops the
+    /// dummy frame); false when it has none.
+    pub fn pop_dummy(&mut self, tid: i32) -> Result<bool> {
+        let d = {
+            let mut ds = self.dummies.borrow_mut();
+            let Some(i) = ds.iter().rposition(|d| d.view.tid == tid) else {
+                return Ok(false);
+            };
+            let mut d = ds.remove(i);
+            // Another call left at the same place keeps the trap.
+            if let Some((a, orig)) = d.trap.take() {
+                match ds.iter_mut().rev().find(|o| o.view.pc == a) {
+                    Some(o) => o.trap = Some((a, orig)),
+                    None => d.trap = Some((a, orig)),
+                }
+            }
+            d
+        };
+        let mut result = Ok(());
+        if let Some((a, orig)) = &d.trap {
+            match self.sites.get_mut(a) {
+                // A breakpoint of the user's there now keeps its trap.
+                Some(site) => site.orig.clone_from(orig),
+                None => {
+                    if let Err(e) = self.mem.write(*a, orig) {
+                        result = Err(e);
+                    }
+                }
+            }
+        }
+        // Back where it stopped before the call: at a breakpoint, it steps over it when it
+        // resumes (gdb restores the stop pc with the registers).
+        let at_site = self.sites.contains_key(&d.view.regs.pc());
+        if let Some(t) = self.threads.get_mut(&tid) {
+            t.forget_registers();
+            t.at_breakpoint = at_site;
+            t.deliver = None;
+        }
+        self.bump_epoch();
+        native::restore_state(d.view.tid_pid(), &d.saved)?;
+        result.map(|()| true)
+    }
+
+    /// Put back every thread left in a called function (before a detach).
+    pub(super) fn pop_all_dummies(&mut self) {
+        let tids: Vec<i32> = self
+            .dummies
+            .borrow()
+            .iter()
+            .rev()
+            .map(|d| d.view.tid)
+            .collect();
+        for tid in tids {
+            if let Err(e) = self.pop_dummy(tid) {
+                tracing::warn!(tid, "putting back a thread left in a called function: {e}");
+            }
+        }
+    }
+}
+
+impl CallDummy {
+    fn tid_pid(&self) -> Pid {
+        Pid::from_raw(self.tid)
     }
 }
