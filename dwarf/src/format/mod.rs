@@ -138,6 +138,17 @@ pub fn float_text(bytes: &[u8], fmt: FloatFormat) -> String {
     float::format_float(bytes, fmt)
 }
 
+/// A type's name in a printed value (`(T *) 0x…`, `(T &) @0x…`): gdb's `type_print` there has
+/// no type printers, so a C++ class is named in full (`std::vector<double,
+/// std::allocator<double> >`), unlike `whatis`.
+fn value_type_name(ty: &TypeRef, lang: Language) -> String {
+    if lang == Language::Cplus {
+        typeprint::raw_type_name(ty)
+    } else {
+        type_name_in(ty, lang)
+    }
+}
+
 /// What follows `$N = ` when gdb prints `v`.
 /// Where a value's printing stopped on an error that, in gdb, ends the whole command: a
 /// pretty printer's child whose value cannot be read (`std::vector` elements in unreadable
@@ -190,7 +201,7 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
         TypeKind::Pointer(_) if plain => {
             if opts.type_prefix && !is_char_string_pointer(&v.ty) {
                 out.push('(');
-                out.push_str(&type_name_in(&v.ty, opts.language));
+                out.push_str(&value_type_name(&v.ty, opts.language));
                 out.push_str(") ");
             }
             p.value(&mut out, &v.ty, &v.bytes, addr);
@@ -217,7 +228,7 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
         TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
             if opts.type_prefix {
                 out.push('(');
-                out.push_str(&type_name_in(&v.ty, opts.language));
+                out.push_str(&value_type_name(&v.ty, opts.language));
                 out.push_str(") ");
             }
             match p.pointer_value(&v.bytes) {
@@ -469,7 +480,7 @@ impl<'a> Printer<'a> {
                 }
                 None => {
                     out.push('{');
-                    out.push_str(&type_name_in(ty, self.opts.language));
+                    out.push_str(&value_type_name(ty, self.opts.language));
                     out.push_str("} ");
                     match addr {
                         Some(a) => self.pointer_address(out, a),
