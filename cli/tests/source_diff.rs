@@ -220,6 +220,7 @@ cases! {
     values_pointer,
     values_scalar,
     values_struct,
+    vector_ops,
     watch_global,
     watch_local,
     watch_location,

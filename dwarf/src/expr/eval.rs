@@ -18,6 +18,8 @@ use crate::types::{Bound, Encoding, LazyType, Type, TypeKind, TypeRef};
 use crate::value::{Lval, Value};
 use rustc_apfloat::Float as _;
 
+mod vector;
+
 /// The types gdb gives literals and C keyword types (LP64).
 pub(crate) struct Builtins {
     pub int: TypeRef,
@@ -672,6 +674,9 @@ impl<'a> Ev<'a> {
                     UnOp::Plus => ("positive", "+"),
                     _ => ("complement", "~"),
                 };
+                if vector::is_vector(&v.ty) {
+                    return self.vector_unary(op, v);
+                }
                 match classify(&v.ty) {
                     Cls::Int { size, signed } => {
                         let (ty, s) = promote_one(size, signed);
@@ -1884,11 +1889,18 @@ impl<'a> Ev<'a> {
         {
             return self.user_operator(op.symbol(), a, b);
         }
+        // gdb's `value_x_binop` looks for the operator in the left operand's structure.
+        if matches!(cb, Cls::Agg) && !matches!(ca, Cls::Agg) {
+            return Err(user("Can't do that binary op on that type"));
+        }
         if matches!(ca, Cls::Agg) || matches!(cb, Cls::Agg) {
             return Err(user(format!(
                 "Structure has no component named operator{}.",
                 op.symbol()
             )));
+        }
+        if vector::is_vector(&a.ty) || vector::is_vector(&b.ty) {
+            return self.vector_binop(op, a, b);
         }
         let not_number = || user("Argument to arithmetic operation not a number or boolean.");
         let is_cmp = matches!(
@@ -2093,6 +2105,10 @@ impl<'a> Ev<'a> {
                 None => Err(user("Invalid cast.")),
             }
         };
+        if !matches!(ts.kind, TypeKind::Void) && (vector::is_vector(&v.ty) || vector::is_vector(to))
+        {
+            return self.vector_cast(v, to);
+        }
         match (&ts.kind, &from) {
             (TypeKind::Void, _) => Ok(V::new(to.clone(), Vec::new())),
             (_, Cls::Array(_)) if !matches!(ts.kind, TypeKind::Array { .. }) => {

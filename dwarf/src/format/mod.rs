@@ -513,7 +513,7 @@ impl<'a> Printer<'a> {
                 let textual = matches!(enc, Encoding::SignedChar | Encoding::UnsignedChar)
                     || (self.opts.format == Some('s')
                         && matches!(enc, Encoding::Signed | Encoding::Unsigned));
-                if textual && bytes.len() == 1 {
+                if textual && bytes.len() == 1 && !ty.nottext {
                     out.push(' ');
                     out.push_str(&text::char_literal(bytes[0]));
                 }
@@ -610,6 +610,9 @@ impl<'a> Printer<'a> {
             return false;
         }
         let t = ty.strip();
+        if t.nottext {
+            return false;
+        }
         match &t.kind {
             TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar) => t.size == 1,
             TypeKind::Base(Encoding::Signed | Encoding::Unsigned) => {
