@@ -106,6 +106,7 @@ cases! {
     assign,
     backtrace,
     bad_input,
+    brace_exprs,
     break_cond,
     break_extras,
     break_func,

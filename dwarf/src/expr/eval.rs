@@ -18,6 +18,7 @@ use crate::types::{Bound, Encoding, LazyType, Type, TypeKind, TypeRef};
 use crate::value::{Lval, Value};
 use rustc_apfloat::Float as _;
 
+mod braces;
 mod vector;
 
 /// The types gdb gives literals and C keyword types (LP64).
@@ -486,6 +487,7 @@ impl<'a> Ev<'a> {
                 let ty = self.resolve(t)?;
                 let v = match &**x {
                     Expr::Call(f, args) => self.call_as(f, args, Some(&ty))?,
+                    Expr::Array(items) => self.array_literal(items, Some(&ty))?,
                     _ => self.eval(x)?,
                 };
                 let v = if is_reference(&ty) {
@@ -532,6 +534,8 @@ impl<'a> Ev<'a> {
                 };
                 Ok(self.int(size as i128))
             }
+            Expr::MemVal(t, x) => self.memval(t, x),
+            Expr::Array(items) => self.array_literal(items, None),
             Expr::AlignOf(x) => {
                 let ty = self.type_of(x)?;
                 Ok(self.int(align_of(&ty, self.ptr_size()) as i128))
