@@ -119,6 +119,7 @@ cases! {
     catch_syscall_start,
     catch_syscall_threads,
     complete,
+    convenience_funcs,
     cxx_calls,
     cxx_calls_clang_o2,
     cxx_calls_o2,

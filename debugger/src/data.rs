@@ -1271,6 +1271,10 @@ impl<'a> EvalCtx<'a> {
 }
 
 impl EvalContext for EvalCtx<'_> {
+    fn gdb_setting(&self, name: &str) -> Option<(cohort_dwarf::context::SettingKind, String)> {
+        self.dbg.setting_value(name)
+    }
+
     fn call_function(
         &self,
         call: &cohort_dwarf::context::FunctionCall,

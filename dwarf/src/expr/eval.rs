@@ -19,6 +19,8 @@ use crate::value::{Lval, Value};
 use rustc_apfloat::Float as _;
 
 mod braces;
+mod internal;
+pub(crate) use internal::internal_function_name;
 mod vector;
 
 /// The types gdb gives literals and C keyword types (LP64).
@@ -598,6 +600,9 @@ impl<'a> Ev<'a> {
                 }
                 Ok(match self.ctx.convenience(n) {
                     Some(v) => V::from_value(v),
+                    None if internal::INTERNAL_FUNCTIONS.contains(&n.as_str()) => {
+                        V::new(internal::internal_function_type(), n.as_bytes().to_vec())
+                    }
                     None => V::new(builtins().void.clone(), Vec::new()),
                 })
             }
@@ -1236,6 +1241,11 @@ impl<'a> Ev<'a> {
     /// A function call; `cast` is the type a cast around the call gives (gdb's way of
     /// calling a function whose return type is unknown: `(int) strlen("x")`).
     fn call_as(&self, f: &Expr, args: &[Expr], cast: Option<&TypeRef>) -> Result<V> {
+        if let Expr::Dollar(Dollar::Var(n)) = f
+            && let Some(v) = self.internal_call(n, args)?
+        {
+            return Ok(v);
+        }
         let mut callees = Vec::new();
         if let Expr::Member(x, m, arrow) = f {
             let mut obj = self.coerce_ref(self.eval(x)?)?;
@@ -1906,6 +1916,19 @@ impl<'a> Ev<'a> {
         if vector::is_vector(&a.ty) || vector::is_vector(&b.ty) {
             return self.vector_binop(op, a, b);
         }
+        // A convenience function compared (gdb's `value_equal`/`value_less`).
+        let internal = internal::internal_function_type();
+        if Arc::ptr_eq(&a.ty, &internal) || Arc::ptr_eq(&b.ty, &internal) {
+            match op {
+                BinOp::Eq | BinOp::Ne => {
+                    return Err(user("Invalid type combination in equality test."));
+                }
+                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                    return Err(user("Invalid type combination in ordering comparison."));
+                }
+                _ => {}
+            }
+        }
         let not_number = || user("Argument to arithmetic operation not a number or boolean.");
         let is_cmp = matches!(
             op,
@@ -2207,6 +2230,11 @@ impl<'a> Ev<'a> {
     fn store(&self, place: Place, new: V) -> Result<V> {
         match place {
             Place::Convenience(n) => {
+                if internal::INTERNAL_FUNCTIONS.contains(&n.as_str())
+                    && self.ctx.convenience(&n).is_none()
+                {
+                    return Err(user(format!("Cannot overwrite convenience function {n}")));
+                }
                 let mut new = new;
                 if !new.optimized_out {
                     self.fetch(&mut new)?;

@@ -394,7 +394,10 @@ impl<'a> Printer<'a> {
         }
         match &st.kind {
             TypeKind::Void => out.push_str("void"),
-            TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
+            TypeKind::Error(msg) => match crate::expr::internal_function_name(&st, bytes) {
+                Some(f) => out.push_str(&format!("<internal function {f}>")),
+                None => out.push_str(&format!("<error: {msg}>")),
+            },
             // Fortran arrays and strings are printed by `cohort-fortran`.
             TypeKind::DynArray(_) | TypeKind::Shaped(_) | TypeKind::DynString { .. } => {
                 out.push_str("<error: a Fortran array outside a Fortran frame>")
