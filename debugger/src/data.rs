@@ -1275,6 +1275,10 @@ impl EvalContext for EvalCtx<'_> {
         self.dbg.setting_value(name)
     }
 
+    fn has_execution(&self) -> bool {
+        self.dbg.session.process().is_some()
+    }
+
     fn call_function(
         &self,
         call: &cohort_dwarf::context::FunctionCall,

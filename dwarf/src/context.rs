@@ -61,6 +61,12 @@ pub trait EvalContext: Target {
         None
     }
 
+    /// Whether a process runs (gdb's `target_has_execution`): without one, nothing can be
+    /// allocated in the program.
+    fn has_execution(&self) -> bool {
+        true
+    }
+
     /// Write `bytes` to where `lval` says (memory, a register of the selected frame or a
     /// bitfield).
     fn write(&self, lval: &Lval, bytes: &[u8]) -> Result<()>;

@@ -642,6 +642,10 @@ impl<'a> Ev<'a> {
         match classify(&v.ty) {
             Cls::Array(elem) => match v.lval {
                 Lval::Memory(a) => Ok(self.pointer(elem, a)),
+                Lval::None if !v.optimized_out && !vector::is_vector(&v.ty) => {
+                    let a = self.coerce_to_target(v)?;
+                    Ok(self.pointer(elem, a))
+                }
                 _ => Err(user(
                     "Attempt to take address of value not located in memory.",
                 )),

@@ -1,7 +1,7 @@
 //! gdb's brace forms: `{TYPE} ADDR` (`UNOP_MEMVAL`) and `{a, b, c}` array literals
 //! (`OP_ARRAY`, with the cast's type as the expected type under `(TYPE) {…}`).
 
-use super::{Cls, Ev, V, classify, user};
+use super::{Callee, Cls, Ev, V, builtins, classify, user};
 use crate::error::Result;
 use crate::expr::parser::{Expr, TypeName};
 use crate::types::{Bound, Type, TypeKind, TypeRef};
@@ -33,6 +33,46 @@ impl Ev<'_> {
             _ => return Err(user("Value can't be converted to integer.")),
         };
         Ok(V::lazy_at(ty, addr))
+    }
+
+    /// gdb's `value_coerce_to_target`: an array kept nowhere in the program (`{7, 8, 9}`,
+    /// `"ab"`) that must have an address is copied to memory the program allocates with
+    /// `malloc` (gdb's `allocate_space_in_inferior`, which never frees it); its address.
+    pub(super) fn coerce_to_target(&self, mut v: V) -> Result<u64> {
+        let bytes = self.bytes(&mut v)?.to_vec();
+        if !self.side {
+            return Ok(0);
+        }
+        let malloc = match self.ctx.lookup_variable("malloc")? {
+            Some(f) => V::from_value(f),
+            None if !self.ctx.has_execution() => {
+                return Err(user(
+                    "evaluation of this expression requires the target program to be active",
+                ));
+            }
+            None => {
+                return Err(user(
+                    "evaluation of this expression requires the program to have a function \"malloc\".",
+                ));
+            }
+        };
+        let void_ptr = Type::pointer_to(builtins().void.clone(), self.ptr_size());
+        let callee = Callee {
+            f: malloc,
+            this: None,
+            name: "malloc".into(),
+            inlined: false,
+        };
+        let len = self.int(bytes.len() as i128);
+        let mut p = self.call_values(vec![callee], vec![len], Some(&void_ptr))?;
+        let addr = self.int_of(&mut p)? as u64;
+        if addr == 0 {
+            return Err(user(
+                "No memory available to program: call to malloc failed",
+            ));
+        }
+        self.ctx.write(&Lval::Memory(addr), &bytes)?;
+        Ok(addr)
     }
 
     /// `{a, b, c}`; `expect` is the type of a cast around it.
