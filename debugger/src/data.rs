@@ -1279,6 +1279,10 @@ impl EvalContext for EvalCtx<'_> {
         self.dbg.session.process().is_some()
     }
 
+    fn warning(&self, msg: &str) {
+        crate::errln!("warning: {msg}");
+    }
+
     fn call_function(
         &self,
         call: &cohort_dwarf::context::FunctionCall,

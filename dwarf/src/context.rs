@@ -67,6 +67,10 @@ pub trait EvalContext: Target {
         true
     }
 
+    /// A warning of the evaluation, in gdb's words without the `warning: ` prefix (`left
+    /// shift count >= width of type`), shown on the spot.
+    fn warning(&self, _msg: &str) {}
+
     /// Write `bytes` to where `lval` says (memory, a register of the selected frame or a
     /// bitfield).
     fn write(&self, lval: &Lval, bytes: &[u8]) -> Result<()>;

@@ -2050,6 +2050,22 @@ impl<'a> Ev<'a> {
                 } else {
                     u1 || u2
                 };
+                // A shift is done in the left operand's promoted type, the count read in
+                // its own (gdb's `check_valid_shift_count`: a warning, then 0).
+                if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    let x = wrap(self.int_of(&mut a)?, l1, !u1);
+                    let n = wrap(self.int_of(&mut b)?, l2, !u2);
+                    let bits = 8 * l1 as i128;
+                    let r = if n < 0 || n >= bits {
+                        self.shift_warning(op, n < 0);
+                        0
+                    } else if op == BinOp::Shl {
+                        x << n
+                    } else {
+                        x >> n
+                    };
+                    return Ok(self.int_value(&result_int_type(l1, u1), wrap(r, l1, !u1)));
+                }
                 let len = l1.max(l2);
                 let x = wrap(self.int_of(&mut a)?, len, !unsigned);
                 let y = wrap(self.int_of(&mut b)?, len, !unsigned);
@@ -2071,16 +2087,6 @@ impl<'a> Ev<'a> {
                             x.wrapping_div(y)
                         } else {
                             x.wrapping_rem(y)
-                        }
-                    }
-                    BinOp::Shl | BinOp::Shr => {
-                        let bits = 8 * len as i128;
-                        if y < 0 || y >= bits {
-                            0
-                        } else if op == BinOp::Shl {
-                            x << y
-                        } else {
-                            x >> y
                         }
                     }
                     BinOp::BitAnd => x & y,

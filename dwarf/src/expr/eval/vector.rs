@@ -93,12 +93,34 @@ impl Ev<'_> {
         let mut out = Vec::with_capacity(x.len());
         for i in 0..n1 as usize {
             let ea = V::new(e1.clone(), slice(&x, i, esize));
-            let eb = V::new(e2.clone(), slice(&y, i, esize));
+            let mut eb = V::new(e2.clone(), slice(&y, i, esize));
+            // gdb shifts an element in its own width (no promotion to `int`).
+            if matches!(op, BinOp::Shl | BinOp::Shr)
+                && let Cls::Int { signed, .. } = classify(&e2)
+            {
+                let n = super::wrap(self.int_of(&mut eb)?, esize as u64, signed);
+                if n < 0 || n >= 8 * esize as i128 {
+                    self.shift_warning(op, n < 0);
+                    out.extend_from_slice(&vec![0; esize]);
+                    continue;
+                }
+            }
             let r = self.binop(op, ea, eb)?;
             let mut r = self.cast(r, &e1)?;
             out.extend_from_slice(&fit(self.bytes(&mut r)?, esize));
         }
         Ok(V::new(vty, out))
+    }
+
+    /// gdb's `check_valid_shift_count` warnings (the result is then 0).
+    pub(super) fn shift_warning(&self, op: BinOp, negative: bool) {
+        let dir = if op == BinOp::Shr { "right" } else { "left" };
+        let what = if negative {
+            "is negative"
+        } else {
+            ">= width of type"
+        };
+        self.ctx.warning(&format!("{dir} shift count {what}"));
     }
 
     /// gdb's `value_vector_widen`: the scalar converted to the element type, in every
