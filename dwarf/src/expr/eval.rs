@@ -2275,6 +2275,8 @@ impl<'a> Ev<'a> {
                 let mut bytes = bytes;
                 if let Lval::Bitfield { bit_size, .. } = target.lval {
                     let signed = matches!(classify(&target.ty), Cls::Int { signed: true, .. });
+                    let field = self.int_of(&mut conv).unwrap_or(0);
+                    self.bitfield_fit(field, bit_size);
                     let v = bits_extend(le_int(&bytes, false), bit_size, signed);
                     bytes = int_bytes(v, target.ty.byte_size());
                 }
@@ -2306,6 +2308,27 @@ impl<'a> Ev<'a> {
             }
         };
         self.store(place, new)
+    }
+}
+
+impl Ev<'_> {
+    /// gdb's `modify_field`: a value stored in a bitfield of `bits` bits, its bits that do
+    /// not fit cut off, with gdb's warning (a negative value that fits is not warned about).
+    fn bitfield_fit(&self, v: i128, bits: u64) -> i128 {
+        if bits == 0 || bits >= 64 {
+            return v;
+        }
+        let mask: u64 = u64::MAX >> (64 - bits);
+        let mut f = v as i64 as u64;
+        if (!f & !(mask >> 1)) == 0 {
+            f &= mask;
+        }
+        if f & !mask != 0 {
+            self.ctx
+                .warning(&format!("Value does not fit in {bits} bits."));
+            f &= mask;
+        }
+        f as i128
     }
 }
 

@@ -169,7 +169,7 @@ impl Ev<'_> {
             let b = self.bytes(&mut v)?.to_vec();
             match m.bitfield {
                 Some(bf) => {
-                    let val = super::le_int(&b, false) as u128;
+                    let val = self.bitfield_fit(self.int_of(&mut v)?, bf.bit_size) as u128;
                     for k in 0..bf.bit_size {
                         let bit = bf.bit_offset + k;
                         let Some(byte) = bytes.get_mut((bit / 8) as usize) else {
