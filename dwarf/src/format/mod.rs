@@ -613,7 +613,8 @@ impl<'a> Printer<'a> {
             return false;
         }
         let t = ty.strip();
-        if t.nottext {
+        // A vector's `char` element is text only under `/s`.
+        if t.nottext && self.opts.format != Some('s') {
             return false;
         }
         match &t.kind {
