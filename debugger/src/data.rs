@@ -1328,6 +1328,18 @@ impl<'a> EvalCtx<'a> {
 }
 
 impl EvalContext for EvalCtx<'_> {
+    fn gdb_setting(&self, name: &str) -> Option<(cohort_dwarf::context::SettingKind, String)> {
+        self.dbg.setting_value(name)
+    }
+
+    fn has_execution(&self) -> bool {
+        self.dbg.session.process().is_some()
+    }
+
+    fn warning(&self, msg: &str) {
+        crate::errln!("warning: {msg}");
+    }
+
     fn call_function(
         &self,
         call: &cohort_dwarf::context::FunctionCall,

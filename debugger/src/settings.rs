@@ -7,6 +7,8 @@ use std::collections::HashMap;
 
 use cohort_engine::{EngineError, Result};
 
+use cohort_dwarf::context::SettingKind;
+
 use crate::debugger::{Debugger, out};
 
 /// How a setting's value is read and shown.
@@ -373,17 +375,41 @@ impl Debugger {
     /// `show NAME` for a setting of [`SETTINGS`]; None for another `show`.
     pub(crate) fn show_setting(&self, text: &str) -> Option<Result<()>> {
         let (setting, _) = find(text)?;
-        let v = match setting.name {
-            "print elements" => limit_text(self.print_elements),
-            "print repeats" => limit_text(self.print_repeats),
-            _ => self.settings.get(setting.name).to_string(),
-        };
+        let v = self.setting_text(setting);
         let v = match setting.kind {
             Kind::Enum(_) => format!("\"{v}\""),
             _ => v,
         };
         out(format!("{} is {v}.", setting.doc));
         Some(Ok(()))
+    }
+
+    /// A setting's value as `show` words it (`200`, `unlimited`, `off`).
+    fn setting_text(&self, setting: &Setting) -> String {
+        match setting.name {
+            "print elements" => limit_text(self.print_elements),
+            "print repeats" => limit_text(self.print_repeats),
+            _ => self.settings.get(setting.name).to_string(),
+        }
+    }
+
+    /// `$_gdb_setting(NAME)`: the setting's kind as gdb's `value_from_setting` converts it
+    /// and its value as `show` words it; `None` when `NAME` is no setting cohort knows.
+    pub(crate) fn setting_value(&self, text: &str) -> Option<(SettingKind, String)> {
+        let (setting, rest) = find(text)?;
+        if !rest.is_empty() {
+            return None;
+        }
+        let kind = match setting.kind {
+            Kind::Bool => SettingKind::Bool,
+            // gdb 13's `listsize` is a signed `integer` setting, the others `uinteger`.
+            Kind::Unlimited if setting.name == "listsize" => SettingKind::Int,
+            Kind::Unlimited => SettingKind::UInt,
+            Kind::Int => SettingKind::Int,
+            Kind::ZUnlimited => SettingKind::ZUnlimited,
+            Kind::Enum(_) => SettingKind::Text,
+        };
+        Some((kind, self.setting_text(setting)))
     }
 
     /// gdb's `lines_to_list`: `set listsize` (unlimited lists everything).

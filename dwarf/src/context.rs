@@ -44,8 +44,39 @@ pub enum HistoryRef {
     Relative(usize),
 }
 
+/// How `$_gdb_setting` converts a setting's value (gdb's `value_from_setting`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingKind {
+    /// `on`/`off`: an `int` 1 or 0.
+    Bool,
+    /// An `unsigned int`; `unlimited` is 0.
+    UInt,
+    /// An `int`; `unlimited` is 0.
+    Int,
+    /// An `int`; `unlimited` is -1.
+    ZUnlimited,
+    /// The words, as a `char` array.
+    Text,
+}
+
 /// Everything an expression can reach, at the selected frame.
 pub trait EvalContext: Target {
+    /// `$_gdb_setting(NAME)`: the setting `show NAME` shows, its kind and its value as
+    /// `show` words it (`200`, `unlimited`, `off`); `None` when there is no such setting.
+    fn gdb_setting(&self, _name: &str) -> Option<(SettingKind, String)> {
+        None
+    }
+
+    /// Whether a process runs (gdb's `target_has_execution`): without one, nothing can be
+    /// allocated in the program.
+    fn has_execution(&self) -> bool {
+        true
+    }
+
+    /// A warning of the evaluation, in gdb's words without the `warning: ` prefix (`left
+    /// shift count >= width of type`), shown on the spot.
+    fn warning(&self, _msg: &str) {}
+
     /// Write `bytes` to where `lval` says (memory, a register of the selected frame or a
     /// bitfield).
     fn write(&self, lval: &Lval, bytes: &[u8]) -> Result<()>;

@@ -1067,6 +1067,12 @@ impl FileTypes {
         if bounds.is_empty() {
             bounds.push(Bound::Unknown);
         }
+        // A GCC vector (one dimension of a known count).
+        if die.flag(dw::DW_AT_GNU_vector)
+            && let [Bound::Count(n)] = bounds.as_slice()
+        {
+            return Ok(Type::vector_of(element, *n));
+        }
         let mut t = element;
         for b in bounds.into_iter().rev() {
             let size = match &b {

@@ -433,6 +433,12 @@ pub struct Type {
     pub kind: TypeKind,
     /// What C++ adds to a struct, class or union (access, member functions); `None` for C.
     pub cxx: Option<Box<CxxInfo>>,
+    /// GCC's vector types (`__attribute__ ((vector_size (16)))`, DWARF `DW_AT_GNU_vector`
+    /// on the array type): an [`TypeKind::Array`] that C arithmetic takes element-wise and
+    /// that never decays to a pointer.
+    pub vector: bool,
+    /// gdb's `TYPE_NOTTEXT`: the `char` element of a vector, printed as a number.
+    pub nottext: bool,
 }
 
 /// C++ access of a member or member function.
@@ -582,6 +588,40 @@ impl Type {
             size,
             kind,
             cxx: None,
+            vector: false,
+            nottext: false,
+        })
+    }
+
+    /// A GCC vector of `count` elements (gdb's `make_vector_type`): a one-byte-or-wider
+    /// integer element (not a typedef) becomes a copy marked not textual.
+    pub fn vector_of(element: TypeRef, count: u64) -> TypeRef {
+        let element = match &element.kind {
+            TypeKind::Base(
+                e @ (Encoding::Signed
+                | Encoding::Unsigned
+                | Encoding::SignedChar
+                | Encoding::UnsignedChar),
+            ) => Arc::new(Type {
+                name: element.name.clone(),
+                size: element.size,
+                kind: TypeKind::Base(*e),
+                cxx: None,
+                vector: false,
+                nottext: true,
+            }),
+            _ => element,
+        };
+        Arc::new(Type {
+            name: None,
+            size: element.byte_size().saturating_mul(count),
+            kind: TypeKind::Array {
+                element,
+                bound: Bound::Count(count),
+            },
+            cxx: None,
+            vector: true,
+            nottext: false,
         })
     }
 
@@ -592,6 +632,8 @@ impl Type {
             size,
             kind,
             cxx: Some(Box::new(cxx)),
+            vector: false,
+            nottext: false,
         })
     }
 

@@ -115,6 +115,8 @@ impl Mock {
                     declaration: false,
                 },
                 cxx: None,
+                vector: false,
+                nottext: false,
             }
         });
         let item_t = Type::new(

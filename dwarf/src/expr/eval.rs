@@ -18,6 +18,11 @@ use crate::types::{Bound, Encoding, LazyType, Type, TypeKind, TypeRef};
 use crate::value::{Lval, Value};
 use rustc_apfloat::Float as _;
 
+mod braces;
+mod internal;
+pub(crate) use internal::internal_function_name;
+mod vector;
+
 /// The types gdb gives literals and C keyword types (LP64).
 pub(crate) struct Builtins {
     pub int: TypeRef,
@@ -484,6 +489,7 @@ impl<'a> Ev<'a> {
                 let ty = self.resolve(t)?;
                 let v = match &**x {
                     Expr::Call(f, args) => self.call_as(f, args, Some(&ty))?,
+                    Expr::Array(items) => self.array_literal(items, Some(&ty))?,
                     _ => self.eval(x)?,
                 };
                 let v = if is_reference(&ty) {
@@ -530,6 +536,8 @@ impl<'a> Ev<'a> {
                 };
                 Ok(self.int(size as i128))
             }
+            Expr::MemVal(t, x) => self.memval(t, x),
+            Expr::Array(items) => self.array_literal(items, None),
             Expr::AlignOf(x) => {
                 let ty = self.type_of(x)?;
                 Ok(self.int(align_of(&ty, self.ptr_size()) as i128))
@@ -592,6 +600,9 @@ impl<'a> Ev<'a> {
                 }
                 Ok(match self.ctx.convenience(n) {
                     Some(v) => V::from_value(v),
+                    None if internal::INTERNAL_FUNCTIONS.contains(&n.as_str()) => {
+                        V::new(internal::internal_function_type(), n.as_bytes().to_vec())
+                    }
                     None => V::new(builtins().void.clone(), Vec::new()),
                 })
             }
@@ -631,6 +642,10 @@ impl<'a> Ev<'a> {
         match classify(&v.ty) {
             Cls::Array(elem) => match v.lval {
                 Lval::Memory(a) => Ok(self.pointer(elem, a)),
+                Lval::None if !v.optimized_out && !vector::is_vector(&v.ty) => {
+                    let a = self.coerce_to_target(v)?;
+                    Ok(self.pointer(elem, a))
+                }
                 _ => Err(user(
                     "Attempt to take address of value not located in memory.",
                 )),
@@ -672,6 +687,9 @@ impl<'a> Ev<'a> {
                     UnOp::Plus => ("positive", "+"),
                     _ => ("complement", "~"),
                 };
+                if vector::is_vector(&v.ty) {
+                    return self.vector_unary(op, v);
+                }
                 match classify(&v.ty) {
                     Cls::Int { size, signed } => {
                         let (ty, s) = promote_one(size, signed);
@@ -1227,6 +1245,11 @@ impl<'a> Ev<'a> {
     /// A function call; `cast` is the type a cast around the call gives (gdb's way of
     /// calling a function whose return type is unknown: `(int) strlen("x")`).
     fn call_as(&self, f: &Expr, args: &[Expr], cast: Option<&TypeRef>) -> Result<V> {
+        if let Expr::Dollar(Dollar::Var(n)) = f
+            && let Some(v) = self.internal_call(n, args)?
+        {
+            return Ok(v);
+        }
         let mut callees = Vec::new();
         if let Expr::Member(x, m, arrow) = f {
             let mut obj = self.coerce_ref(self.eval(x)?)?;
@@ -1922,11 +1945,31 @@ impl<'a> Ev<'a> {
         {
             return self.user_operator(op.symbol(), a, b);
         }
+        // gdb's `value_x_binop` looks for the operator in the left operand's structure.
+        if matches!(cb, Cls::Agg) && !matches!(ca, Cls::Agg) {
+            return Err(user("Can't do that binary op on that type"));
+        }
         if matches!(ca, Cls::Agg) || matches!(cb, Cls::Agg) {
             return Err(user(format!(
                 "Structure has no component named operator{}.",
                 op.symbol()
             )));
+        }
+        if vector::is_vector(&a.ty) || vector::is_vector(&b.ty) {
+            return self.vector_binop(op, a, b);
+        }
+        // A convenience function compared (gdb's `value_equal`/`value_less`).
+        let internal = internal::internal_function_type();
+        if Arc::ptr_eq(&a.ty, &internal) || Arc::ptr_eq(&b.ty, &internal) {
+            match op {
+                BinOp::Eq | BinOp::Ne => {
+                    return Err(user("Invalid type combination in equality test."));
+                }
+                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                    return Err(user("Invalid type combination in ordering comparison."));
+                }
+                _ => {}
+            }
         }
         let not_number = || user("Argument to arithmetic operation not a number or boolean.");
         let is_cmp = matches!(
@@ -2045,6 +2088,22 @@ impl<'a> Ev<'a> {
                 } else {
                     u1 || u2
                 };
+                // A shift is done in the left operand's promoted type, the count read in
+                // its own (gdb's `check_valid_shift_count`: a warning, then 0).
+                if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    let x = wrap(self.int_of(&mut a)?, l1, !u1);
+                    let n = wrap(self.int_of(&mut b)?, l2, !u2);
+                    let bits = 8 * l1 as i128;
+                    let r = if n < 0 || n >= bits {
+                        self.shift_warning(op, n < 0);
+                        0
+                    } else if op == BinOp::Shl {
+                        x << n
+                    } else {
+                        x >> n
+                    };
+                    return Ok(self.int_value(&result_int_type(l1, u1), wrap(r, l1, !u1)));
+                }
                 let len = l1.max(l2);
                 let x = wrap(self.int_of(&mut a)?, len, !unsigned);
                 let y = wrap(self.int_of(&mut b)?, len, !unsigned);
@@ -2066,16 +2125,6 @@ impl<'a> Ev<'a> {
                             x.wrapping_div(y)
                         } else {
                             x.wrapping_rem(y)
-                        }
-                    }
-                    BinOp::Shl | BinOp::Shr => {
-                        let bits = 8 * len as i128;
-                        if y < 0 || y >= bits {
-                            0
-                        } else if op == BinOp::Shl {
-                            x << y
-                        } else {
-                            x >> y
                         }
                     }
                     BinOp::BitAnd => x & y,
@@ -2131,6 +2180,10 @@ impl<'a> Ev<'a> {
                 None => Err(user("Invalid cast.")),
             }
         };
+        if !matches!(ts.kind, TypeKind::Void) && (vector::is_vector(&v.ty) || vector::is_vector(to))
+        {
+            return self.vector_cast(v, to);
+        }
         match (&ts.kind, &from) {
             (TypeKind::Void, _) => Ok(V::new(to.clone(), Vec::new())),
             (_, Cls::Array(_)) if !matches!(ts.kind, TypeKind::Array { .. }) => {
@@ -2225,6 +2278,11 @@ impl<'a> Ev<'a> {
     fn store(&self, place: Place, new: V) -> Result<V> {
         match place {
             Place::Convenience(n) => {
+                if internal::INTERNAL_FUNCTIONS.contains(&n.as_str())
+                    && self.ctx.convenience(&n).is_none()
+                {
+                    return Err(user(format!("Cannot overwrite convenience function {n}")));
+                }
                 let mut new = new;
                 if !new.optimized_out {
                     self.fetch(&mut new)?;
@@ -2255,6 +2313,8 @@ impl<'a> Ev<'a> {
                 let mut bytes = bytes;
                 if let Lval::Bitfield { bit_size, .. } = target.lval {
                     let signed = matches!(classify(&target.ty), Cls::Int { signed: true, .. });
+                    let field = self.int_of(&mut conv).unwrap_or(0);
+                    self.bitfield_fit(field, bit_size);
                     let v = bits_extend(le_int(&bytes, false), bit_size, signed);
                     bytes = int_bytes(v, target.ty.byte_size());
                 }
@@ -2286,6 +2346,27 @@ impl<'a> Ev<'a> {
             }
         };
         self.store(place, new)
+    }
+}
+
+impl Ev<'_> {
+    /// gdb's `modify_field`: a value stored in a bitfield of `bits` bits, its bits that do
+    /// not fit cut off, with gdb's warning (a negative value that fits is not warned about).
+    fn bitfield_fit(&self, v: i128, bits: u64) -> i128 {
+        if bits == 0 || bits >= 64 {
+            return v;
+        }
+        let mask: u64 = u64::MAX >> (64 - bits);
+        let mut f = v as i64 as u64;
+        if (!f & !(mask >> 1)) == 0 {
+            f &= mask;
+        }
+        if f & !mask != 0 {
+            self.ctx
+                .warning(&format!("Value does not fit in {bits} bits."));
+            f &= mask;
+        }
+        f as i128
     }
 }
 

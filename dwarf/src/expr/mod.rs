@@ -25,6 +25,7 @@ use crate::error::Result;
 use crate::types::TypeRef;
 use crate::value::Value;
 pub use eval::MAX_VALUE_SIZE;
+pub(crate) use eval::internal_function_name;
 use eval::{Ev, V};
 
 /// Parse `text` without a symbol table: a parenthesized bare name is a cast only where what

@@ -40,6 +40,10 @@ pub enum Expr {
     EntryValue(String),
     SizeOf(Box<Expr>),
     AlignOf(Box<Expr>),
+    /// gdb's `{TYPE} ADDR`: the object of that type at that address.
+    MemVal(TypeName, Box<Expr>),
+    /// gdb's `{a, b, c}`: an array of the values (or, under a cast, of the cast's type).
+    Array(Vec<Expr>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -357,6 +361,18 @@ impl<'a> Parser<'a> {
                 Expr::AlignOf(Box::new(e))
             });
         }
+        // `{TYPE} ADDR` (a brace that does not start a type is an array literal).
+        if self.is_punct("{") {
+            let save = self.pos;
+            self.bump();
+            if let Some(t) = self.type_name()?
+                && self.eat("}")
+            {
+                let e = self.unary()?;
+                return Ok(Expr::MemVal(t, Box::new(e)));
+            }
+            self.pos = save;
+        }
         if self.is_punct("(") {
             let save = self.pos;
             self.bump();
@@ -392,7 +408,7 @@ impl<'a> Parser<'a> {
                 | Tok::Ident(_)
                 | Tok::QuotedName(_)
                 | Tok::Dollar(_) => true,
-                Tok::Punct(p) => matches!(*p, "!" | "~"),
+                Tok::Punct(p) => matches!(*p, "!" | "~" | "{"),
                 Tok::Entry | Tok::Eof => false,
             };
             if !known && !operand_follows {
@@ -739,6 +755,20 @@ impl<'a> Parser<'a> {
                 let e = self.comma()?;
                 self.expect(")")?;
                 Ok(e)
+            }
+            Tok::Punct("{") => {
+                self.bump();
+                let mut items = Vec::new();
+                if !self.eat("}") {
+                    loop {
+                        items.push(self.assign()?);
+                        if self.eat("}") {
+                            break;
+                        }
+                        self.expect(",")?;
+                    }
+                }
+                Ok(Expr::Array(items))
             }
             Tok::Punct("::") => {
                 self.bump();

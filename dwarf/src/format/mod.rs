@@ -435,7 +435,10 @@ impl<'a> Printer<'a> {
         }
         match &st.kind {
             TypeKind::Void => out.push_str("void"),
-            TypeKind::Error(msg) => out.push_str(&format!("<error: {msg}>")),
+            TypeKind::Error(msg) => match crate::expr::internal_function_name(&st, bytes) {
+                Some(f) => out.push_str(&format!("<internal function {f}>")),
+                None => out.push_str(&format!("<error: {msg}>")),
+            },
             // Fortran arrays and strings are printed by `cohort-fortran`.
             TypeKind::DynArray(_) | TypeKind::Shaped(_) | TypeKind::DynString { .. } => {
                 out.push_str("<error: a Fortran array outside a Fortran frame>")
@@ -554,7 +557,7 @@ impl<'a> Printer<'a> {
                 let textual = matches!(enc, Encoding::SignedChar | Encoding::UnsignedChar)
                     || (self.opts.format == Some('s')
                         && matches!(enc, Encoding::Signed | Encoding::Unsigned));
-                if textual && bytes.len() == 1 {
+                if textual && bytes.len() == 1 && !ty.nottext {
                     out.push(' ');
                     out.push_str(&text::char_literal(bytes[0]));
                 }
@@ -651,6 +654,10 @@ impl<'a> Printer<'a> {
             return false;
         }
         let t = ty.strip();
+        // A vector's `char` element is text only under `/s`.
+        if t.nottext && self.opts.format != Some('s') {
+            return false;
+        }
         match &t.kind {
             TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar) => t.size == 1,
             TypeKind::Base(Encoding::Signed | Encoding::Unsigned) => {

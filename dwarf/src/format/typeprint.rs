@@ -108,15 +108,17 @@ impl TV {
         tv
     }
 
+    /// Whether C puts a space between the base and the declarator (not before a vector's
+    /// `__attribute__`).
     fn is_derived(&self) -> bool {
-        matches!(
-            self.t.kind,
+        match self.t.kind {
+            TypeKind::Array { .. } => !self.t.vector,
             TypeKind::Pointer(_)
-                | TypeKind::Reference(_)
-                | TypeKind::RvalueReference(_)
-                | TypeKind::Array { .. }
-                | TypeKind::Function { .. }
-        )
+            | TypeKind::Reference(_)
+            | TypeKind::RvalueReference(_)
+            | TypeKind::Function { .. } => true,
+            _ => false,
+        }
     }
 }
 
@@ -553,13 +555,19 @@ fn suffix(out: &mut String, tv: &TV, show: i32, passed_a_ptr: bool, lang: Langua
             if passed_a_ptr {
                 out.push(')');
             }
-            out.push('[');
+            // gdb prints a vector's element count where GCC's attribute has its size.
+            let vector = tv.t.vector;
+            out.push_str(if vector {
+                " __attribute__ ((vector_size("
+            } else {
+                "["
+            });
             match bound {
                 Bound::Count(n) => out.push_str(&n.to_string()),
                 Bound::Dynamic(_) => out.push_str("variable length"),
                 Bound::Unknown | Bound::Undefined => {}
             }
-            out.push(']');
+            out.push_str(if vector { ")))" } else { "]" });
             if let Some(t) = &target {
                 suffix(out, t, show, false, lang);
             }
