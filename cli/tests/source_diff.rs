@@ -192,6 +192,7 @@ cases! {
     cxx_stl_more_o2,
     cxx_garbage,
     cxx_value_types,
+    cxx_addresses,
     cxx_stl_seq,
     cxx_stl_seq_o2,
     cxx_stl_tree,

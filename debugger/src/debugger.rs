@@ -1690,7 +1690,7 @@ impl Debugger {
 
     /// `0x… <sym+off>` (or just `0x…`), as gdb writes an address.
     pub(crate) fn address_with_symbol(&self, addr: u64) -> String {
-        match self.session.symbolize(addr) {
+        match self.address_symbol(addr) {
             Some(s) => format!("{addr:#x} <{s}>"),
             None => format!("{addr:#x}"),
         }
@@ -1974,7 +1974,7 @@ impl Debugger {
             .get(self.selected_frame())
             .map(|f| f.pc())
             .or_else(|| self.session.registers(false).ok().map(|r| r.pc()));
-        let sym = |a: u64| self.session.symbolize(a);
+        let sym = |a: u64| self.address_symbol(a);
         let insns = disasm::disassemble(arch, &code, addr, count, &sym)?;
         let mut next = addr;
         for i in insns {
@@ -2262,7 +2262,8 @@ impl Debugger {
             }
         }
         let arch = regs.arch;
-        let sym = |a: u64| self.session.symbolize(a);
+        // A code pointer is a value: gdb names it demangled (`<geom::total(…)+12>`).
+        let sym = |a: u64| self.value_symbol(a);
         if names.is_empty() {
             for (i, r) in arch.regs.iter().enumerate() {
                 if (all || r.general)

@@ -63,7 +63,7 @@ impl Debugger {
         };
         let mut code = vec![0u8; (high - low) as usize];
         self.session.read_memory(low, &mut code)?;
-        let sym = |a: u64| self.session.symbolize(a);
+        let sym = |a: u64| self.address_symbol(a);
         let insns = disasm::disassemble(self.session.arch(), &code, low, usize::MAX, &sym)?;
         out(format!("Dump of assembler code for function {name}:"));
         let line = |i: &disasm::Insn| {
@@ -127,7 +127,19 @@ impl Debugger {
             && let Some(f) = d.function_containing(pc.wrapping_sub(bias))
             && let (Some(lo), Some(hi)) = (f.low_pc(), f.high_pc())
         {
-            return Some((f.name.clone(), lo.wrapping_add(bias), hi.wrapping_add(bias)));
+            // gdb names a C++ function by its physname (`main()`, `geom::total(…)`).
+            let name = match cohort_dwarf::scopes::unit_language(&d, f.unit) {
+                cohort_dwarf::format::Language::Cplus => d
+                    .unit(f.unit)
+                    .ok()
+                    .and_then(|u| f.offset.to_debug_info_offset(&u.header))
+                    .and_then(|o| {
+                        cohort_dwarf::cxxname::physname(&d, cohort_dwarf::types::DieRef(o), &f.name)
+                    })
+                    .unwrap_or_else(|| f.name.clone()),
+                _ => f.name.clone(),
+            };
+            return Some((name, lo.wrapping_add(bias), hi.wrapping_add(bias)));
         }
         let (obj, sym, _) = self.session.symbols().symbolize_parts(pc)?;
         if sym.size == 0 {

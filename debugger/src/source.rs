@@ -395,6 +395,37 @@ impl MemoryRead for NoMem {
 impl Debugger {
     /// `addr` as gdb names it in a value (`<cfun(int)>`, `<f(double)+4>`): a C++ function
     /// with debug information by its name with parameters, anything else by its ELF symbol.
+    /// `<sym+off>` as gdb's `print_address` names a code address (`x`, `x/i`, `disassemble`,
+    /// `info line`): the ELF symbol, except that a C++ function without a linkage name (`main`)
+    /// is called by its physname (`main()`), which is what gdb's symbol has as its linkage name.
+    pub(crate) fn address_symbol(&self, addr: u64) -> Option<String> {
+        let sym = self.session.symbolize(addr)?;
+        let physname = || -> Option<String> {
+            let (name, off) = match sym.rsplit_once('+') {
+                Some((n, o)) => (n, o.parse::<u64>().ok()?),
+                None => (sym.as_str(), 0),
+            };
+            let (d, bias) = self.debug_for(addr)?;
+            let f = d.function_containing(addr.wrapping_sub(bias))?;
+            if f.linkage_name.is_some()
+                || f.name != name
+                || f.entry_pc()?.wrapping_add(bias) != addr.wrapping_sub(off)
+                || scopes::unit_language(&d, f.unit) != Language::Cplus
+            {
+                return None;
+            }
+            let u = d.unit(f.unit).ok()?;
+            let die = cohort_dwarf::types::DieRef(f.offset.to_debug_info_offset(&u.header)?);
+            let full = cohort_dwarf::cxxname::physname(&d, die, &f.name)?;
+            Some(if off == 0 {
+                full
+            } else {
+                format!("{full}+{off}")
+            })
+        };
+        physname().or(Some(sym))
+    }
+
     pub(crate) fn value_symbol(&self, addr: u64) -> Option<String> {
         let sym = self.session.symbolize(addr)?;
         let cxx = || -> Option<String> {
