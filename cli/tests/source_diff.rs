@@ -243,6 +243,7 @@ cases! {
     rt_killed,
     rt_signals,
     scope,
+    settings_abbrev,
     script_lang,
     segv_recursion,
     silent_values,

@@ -318,16 +318,60 @@ fn parse_value(kind: Kind, v: &str) -> Result<String> {
     }
 }
 
-/// The setting named by the words of `text` (`print pretty on` → `print pretty`, `on`).
+/// The setting named by the words of `text` (`print pretty on` → `print pretty`, `on`), each
+/// word of the name possibly a unique prefix, as gdb takes them (`print elem 10`).
 fn find(text: &str) -> Option<(&'static Setting, &str)> {
     let t = text.trim();
-    SETTINGS
+    let exact = SETTINGS
         .iter()
         .filter_map(|s| {
             let rest = t.strip_prefix(s.name)?;
             (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| (s, rest.trim()))
         })
-        .max_by_key(|(s, _)| s.name.len())
+        .max_by_key(|(s, _)| s.name.len());
+    exact.or_else(|| abbreviated(t))
+}
+
+/// [`find`] with abbreviated words: at each word, the one name word it is (exactly, or as the
+/// only one it begins); `None` when a word matches none or several.
+fn abbreviated(t: &str) -> Option<(&'static Setting, &str)> {
+    let mut cands: Vec<(&'static Setting, Vec<&'static str>)> = SETTINGS
+        .iter()
+        .map(|s| (s, s.name.split(' ').collect()))
+        .collect();
+    let mut rest = t;
+    for level in 0.. {
+        let (word, after) = split_word(rest);
+        if word.is_empty() {
+            return None;
+        }
+        let mut words: Vec<&str> = cands
+            .iter()
+            .filter_map(|(_, w)| w.get(level).copied())
+            .filter(|w| w.starts_with(word))
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        let chosen = match words.iter().find(|w| **w == word) {
+            Some(w) => *w,
+            None if words.len() == 1 => words[0],
+            None => return None,
+        };
+        cands.retain(|(_, w)| w.get(level) == Some(&chosen));
+        rest = after;
+        // A whole name, unless the next word goes on into a longer one.
+        if let Some((s, _)) = cands.iter().find(|(_, w)| w.len() == level + 1) {
+            let (next, _) = split_word(rest);
+            let longer = !next.is_empty()
+                && cands
+                    .iter()
+                    .any(|(_, w)| w.get(level + 1).is_some_and(|n| n.starts_with(next)));
+            if !longer {
+                return Some((s, rest.trim()));
+            }
+        }
+    }
+    None
 }
 
 /// The print settings one `print -OPTION… --` overrode, to put back afterwards.
