@@ -129,14 +129,9 @@ impl Debugger {
         {
             // gdb names a C++ function by its physname (`main()`, `geom::total(…)`).
             let name = match cohort_dwarf::scopes::unit_language(&d, f.unit) {
-                cohort_dwarf::format::Language::Cplus => d
-                    .unit(f.unit)
-                    .ok()
-                    .and_then(|u| f.offset.to_debug_info_offset(&u.header))
-                    .and_then(|o| {
-                        cohort_dwarf::cxxname::physname(&d, cohort_dwarf::types::DieRef(o), &f.name)
-                    })
-                    .unwrap_or_else(|| f.name.clone()),
+                cohort_dwarf::format::Language::Cplus => {
+                    crate::source::physname_of(&d, &f).unwrap_or_else(|| f.name.clone())
+                }
                 _ => f.name.clone(),
             };
             return Some((name, lo.wrapping_add(bias), hi.wrapping_add(bias)));

@@ -393,62 +393,54 @@ impl MemoryRead for NoMem {
 }
 
 impl Debugger {
-    /// `addr` as gdb names it in a value (`<cfun(int)>`, `<f(double)+4>`): a C++ function
-    /// with debug information by its name with parameters, anything else by its ELF symbol.
+    /// The function with debug information whose entry the ELF symbol `sym` (`name+off`,
+    /// found at `addr`) is: its file and entry, the symbol's name and offset.
+    fn symbol_function<'s>(
+        &self,
+        addr: u64,
+        sym: &'s str,
+    ) -> Option<(
+        Arc<DebugFile>,
+        cohort_dwarf::index::FunctionEntry,
+        &'s str,
+        u64,
+    )> {
+        let (name, off) = match sym.rsplit_once('+') {
+            Some((n, o)) => (n, o.parse::<u64>().ok()?),
+            None => (sym, 0),
+        };
+        let (d, bias) = self.debug_for(addr)?;
+        let f = d.function_containing(addr.wrapping_sub(bias))?;
+        (f.entry_pc()?.wrapping_add(bias) == addr.wrapping_sub(off)).then_some((d, f, name, off))
+    }
+
     /// `<sym+off>` as gdb's `print_address` names a code address (`x`, `x/i`, `disassemble`,
     /// `info line`): the ELF symbol, except that a C++ function without a linkage name (`main`)
     /// is called by its physname (`main()`), which is what gdb's symbol has as its linkage name.
     pub(crate) fn address_symbol(&self, addr: u64) -> Option<String> {
         let sym = self.session.symbolize(addr)?;
         let physname = || -> Option<String> {
-            let (name, off) = match sym.rsplit_once('+') {
-                Some((n, o)) => (n, o.parse::<u64>().ok()?),
-                None => (sym.as_str(), 0),
-            };
-            let (d, bias) = self.debug_for(addr)?;
-            let f = d.function_containing(addr.wrapping_sub(bias))?;
+            let (d, f, name, off) = self.symbol_function(addr, &sym)?;
             if f.linkage_name.is_some()
                 || f.name != name
-                || f.entry_pc()?.wrapping_add(bias) != addr.wrapping_sub(off)
                 || scopes::unit_language(&d, f.unit) != Language::Cplus
             {
                 return None;
             }
-            let u = d.unit(f.unit).ok()?;
-            let die = cohort_dwarf::types::DieRef(f.offset.to_debug_info_offset(&u.header)?);
-            let full = cohort_dwarf::cxxname::physname(&d, die, &f.name)?;
-            Some(if off == 0 {
-                full
-            } else {
-                format!("{full}+{off}")
-            })
+            Some(with_offset(physname_of(&d, &f)?, off))
         };
         physname().or(Some(sym))
     }
 
+    /// `addr` as gdb names it in a value (`<cfun(int)>`, `<f(double)+4>`): a C++ function
+    /// with debug information by its name with parameters, anything else by its ELF symbol.
     pub(crate) fn value_symbol(&self, addr: u64) -> Option<String> {
         let sym = self.session.symbolize(addr)?;
+        // The function whose entry the ELF symbol is (whichever alias names it, as a complete
+        // and a base object destructor share their code).
         let cxx = || -> Option<String> {
-            let (name, off) = match sym.rsplit_once('+') {
-                Some((n, o)) => (n, o.parse::<u64>().ok()?),
-                None => (sym.as_str(), 0),
-            };
-            let (d, bias) = self.debug_for(addr)?;
-            let f = d.function_containing(addr.wrapping_sub(bias))?;
-            // The function whose entry the ELF symbol is (whichever alias names it, as a
-            // complete and a base object destructor share their code).
-            let _ = name;
-            if f.entry_pc()?.wrapping_add(bias) != addr.wrapping_sub(off) {
-                return None;
-            }
-            let u = d.unit(f.unit).ok()?;
-            let die = cohort_dwarf::types::DieRef(f.offset.to_debug_info_offset(&u.header)?);
-            let full = cohort_dwarf::cxxname::physname(&d, die, &f.name)?;
-            Some(if off == 0 {
-                full
-            } else {
-                format!("{full}+{off}")
-            })
+            let (d, f, _, off) = self.symbol_function(addr, &sym)?;
+            Some(with_offset(physname_of(&d, &f)?, off))
         };
         // A C++ variable's mangled symbol, demangled (`<g>` for `_ZL1g`).
         let variable = || -> Option<String> {
@@ -2028,6 +2020,26 @@ fn is_incomplete_class(ty: &cohort_dwarf::types::TypeRef) -> bool {
         &ty.strip().kind,
         cohort_dwarf::types::TypeKind::Aggregate { members, declaration: true, .. } if members.is_empty()
     )
+}
+
+/// The C++ physname of function `f` of `d`: `geom::total(geom::Shape const&, …)`, `main()`
+/// (what gdb calls a C++ function by; a C function's physname is its name).
+pub(crate) fn physname_of(
+    d: &Arc<DebugFile>,
+    f: &cohort_dwarf::index::FunctionEntry,
+) -> Option<String> {
+    let u = d.unit(f.unit).ok()?;
+    let die = cohort_dwarf::types::DieRef(f.offset.to_debug_info_offset(&u.header)?);
+    cohort_dwarf::cxxname::physname(d, die, &f.name)
+}
+
+/// `name+off`, or `name` at offset 0.
+fn with_offset(name: String, off: u64) -> String {
+    if off == 0 {
+        name
+    } else {
+        format!("{name}+{off}")
+    }
 }
 
 #[cfg(test)]

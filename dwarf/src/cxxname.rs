@@ -17,6 +17,16 @@ use crate::types::{DieRef, TypeKind, TypeRef};
 /// C++ or the DIE cannot be read.
 pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<String> {
     let (params, quals, linkage) = parameters(file, die)?;
+    Some(physname_from(qualified, &params, &quals, linkage))
+}
+
+/// [`physname`] from the function's [`parameters`].
+fn physname_from(
+    qualified: &str,
+    params: &[(String, String)],
+    quals: &str,
+    linkage: bool,
+) -> String {
     // gdb demangles the linkage name: parameter types without their top-level qualifiers and
     // without typedefs. A function without one (main, extern "C", GCC's static functions) is
     // named from the DWARF, typedefs kept (`std::string`, `size_t`).
@@ -30,7 +40,7 @@ pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<S
             }
         })
         .collect();
-    Some(format!("{qualified}({}){quals}", list.join(", ")))
+    format!("{qualified}({}){quals}", list.join(", "))
 }
 
 /// Each parameter's (demangled, typedefs kept) spellings, the qualifiers, the linkage flag.
@@ -154,19 +164,8 @@ fn signature_matches(file: &Arc<DebugFile>, die: DieRef, qualified: &str, wanted
         return false;
     };
     let name_matches = |n: &str| n == wanted || n.ends_with(&format!("::{wanted}"));
-    let list: Vec<&str> = params
-        .iter()
-        .map(|(bare, kept)| {
-            if linkage {
-                bare.as_str()
-            } else {
-                kept.as_str()
-            }
-        })
-        .collect();
-    if name_matches(&squeeze(&format!(
-        "{qualified}({}){quals}",
-        list.join(", ")
+    if name_matches(&squeeze(&physname_from(
+        qualified, &params, &quals, linkage,
     ))) {
         return true;
     }

@@ -129,6 +129,17 @@ impl Parser<'_> {
         self.s.get(self.i).copied()
     }
 
+    /// `<CV-qualifiers>` (`r`, `V`, `K`, in that order), as read.
+    fn cv_qualifiers(&mut self) -> Vec<&'static str> {
+        let mut quals = Vec::new();
+        for (c, q) in [(b'r', "restrict"), (b'V', "volatile"), (b'K', "const")] {
+            if self.eat(c) {
+                quals.push(q);
+            }
+        }
+        quals
+    }
+
     fn eat(&mut self, c: u8) -> bool {
         if self.peek() == Some(c) {
             self.i += 1;
@@ -250,23 +261,15 @@ impl Parser<'_> {
         match self.peek()? {
             b'N' => {
                 self.i += 1;
-                let mut quals = String::new();
-                loop {
-                    if self.eat(b'r') {
-                        quals.push_str(" restrict");
-                    } else if self.eat(b'V') {
-                        quals.push_str(" volatile");
-                    } else if self.eat(b'K') {
-                        quals.push_str(" const");
-                    } else {
-                        break;
-                    }
-                }
+                let mut quals: String = self
+                    .cv_qualifiers()
+                    .iter()
+                    .map(|q| format!(" {q}"))
+                    .collect();
                 // The demangler writes `const volatile`, in that order.
-                let quals = match quals.as_str() {
-                    " volatile const" => " const volatile".to_string(),
-                    _ => quals,
-                };
+                if quals == " volatile const" {
+                    quals = " const volatile".to_string();
+                }
                 let ref_qual = if self.eat(b'R') {
                     " &"
                 } else if self.eat(b'O') {
@@ -474,18 +477,7 @@ impl Parser<'_> {
                 self.ty()?.with("&&")
             }
             b'K' | b'V' | b'r' => {
-                let mut quals = Vec::new();
-                loop {
-                    if self.eat(b'r') {
-                        quals.push("restrict");
-                    } else if self.eat(b'V') {
-                        quals.push("volatile");
-                    } else if self.eat(b'K') {
-                        quals.push("const");
-                    } else {
-                        break;
-                    }
-                }
+                let mut quals = self.cv_qualifiers();
                 quals.reverse();
                 self.ty()?.with(&format!(" {}", quals.join(" ")))
             }
