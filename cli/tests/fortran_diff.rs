@@ -139,6 +139,7 @@ cases! {
     arrays_print_flang = ("arrays_print", "flang"),
     array_limits_gfortran = ("array_limits", "gfortran"),
     c_arrays_gfortran = ("c_arrays", "gfortran"),
+    case_fold_gfortran = ("case_fold", "gfortran"),
     array_limits_flang = ("array_limits", "flang"),
     external_underscore_gfortran = ("external_underscore", "gfortran"),
     external_underscore_flang = ("external_underscore", "flang"),

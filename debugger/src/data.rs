@@ -1327,6 +1327,180 @@ impl<'a> EvalCtx<'a> {
     }
 }
 
+/// Which part of a name lookup to do (`EvalContext::lookup_variable_part`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Parts {
+    All,
+    Debug,
+    Minimal,
+}
+
+impl EvalCtx<'_> {
+    /// `lookup_variable`, or a part of it (`EvalContext::lookup_variable_part`).
+    fn lookup_variable_in(&self, name: &str, parts: Parts) -> cohort_dwarf::Result<Option<Value>> {
+        if parts == Parts::Minimal {
+            if let Some(v) = self.minimal_symbol_value(name) {
+                return Ok(Some(v));
+            }
+            return self.no_symbol_table();
+        }
+        // Locals of the selected frame first.
+        if let Some(frame) = self.frames.get(self.sel)
+            && let Some((d, _, scope)) = self.dbg.scope_of(frame)
+            && let Some(fs) = scope.innermost()
+            && let Some(var) = fs.lookup(name)
+        {
+            return self.value_of(&d, var).map(Some);
+        }
+        // C++: in a member function, a member of `*this` by its bare name (gdb looks through
+        // `this` after the block's symbols, before file statics and globals).
+        if name != "this"
+            && !name.contains("::")
+            && let Some(frame) = self.frames.get(self.sel)
+            && let Some((_, _, scope)) = self.dbg.scope_of(frame)
+            && scope
+                .innermost()
+                .is_some_and(|fs| fs.lookup("this").is_some())
+            && let Ok(e) = cohort_dwarf::expr::parse(&format!("this->{name}"))
+            && let Ok(v) = cohort_dwarf::expr::evaluate_lazy(&e, self)
+        {
+            return Ok(Some(v));
+        }
+        // Fortran: module variables by plain name where a `use` makes them visible; other
+        // modules' variables only as `mod::name`.
+        let fortran = if name.contains("::") {
+            None
+        } else {
+            self.fortran_visibility()
+        };
+        if fortran.is_some()
+            && let Some(v) = self.lookup_fortran_host(name)?
+        {
+            return Ok(Some(v));
+        }
+        if let Some(vis) = &fortran
+            && let Some(v) = self.lookup_fortran_used(vis, name)?
+        {
+            return Ok(Some(v));
+        }
+        // Then globals and statics: the frame's object first (its unit's statics first).
+        let here = self.frame_debug();
+        let mut objs = self.dbg.debug_objects();
+        if let Some((d, _)) = &here {
+            objs.sort_by_key(|(o, _)| !Arc::ptr_eq(o, d));
+        }
+        let unit = here.as_ref().and_then(|(d, _)| {
+            let f = self.frames.get(self.sel)?;
+            let bias = self.dbg.debug_for(f.lookup_pc())?.1;
+            d.unit_for_pc(f.lookup_pc().wrapping_sub(bias))
+        });
+        for (d, bias) in &objs {
+            let prefer = if here.as_ref().is_some_and(|(h, _)| Arc::ptr_eq(h, d)) {
+                unit
+            } else {
+                None
+            };
+            if let Some(var) = scopes::lookup_global(d, name, prefer)?
+                && !(fortran.is_some()
+                    && dietypes::types(d)
+                        .index()
+                        .module_members
+                        .contains_key(&var.die))
+            {
+                if !self.dbg.session.is_running() && is_thread_local(&var) {
+                    return Err(DwarfError::user(format!(
+                        "Cannot read `{name}' without registers"
+                    )));
+                }
+                let ctx = crate::source::StaticCtx::new(self.dbg, *bias);
+                return cohort_dwarf::location::variable_value(d, &var, &ctx).map(Some);
+            }
+            // As gdb, the selected frame's object is searched whole before the others: its
+            // functions come before another library's variable of the same name (a Fortran
+            // function `half` against libm's `half`).
+            if prefer.is_some() {
+                if let Some(v) = lookup_enumerator(d, name) {
+                    return Ok(Some(v));
+                }
+                if let Ok(Some(f)) = scopes::function_by_name(d, name) {
+                    return Ok(Some(function_value(d, &f, *bias)));
+                }
+            }
+        }
+        // Enumerators and functions.
+        for (d, bias) in &objs {
+            if let Some(v) = lookup_enumerator(d, name) {
+                return Ok(Some(v));
+            }
+            if let Ok(Some(f)) = scopes::function_by_name(d, name) {
+                return Ok(Some(function_value(d, &f, *bias)));
+            }
+        }
+        // A C++ function by its qualified name (`geom::twice`): the last overload, as gdb.
+        if name.contains("::")
+            && let Some(v) = qualified_functions(self.dbg, name).pop()
+        {
+            return Ok(Some(v));
+        }
+        if parts == Parts::All
+            && let Some(v) = self.minimal_symbol_value(name)
+        {
+            return Ok(Some(v));
+        }
+        if parts == Parts::All {
+            return self.no_symbol_table();
+        }
+        Ok(None)
+    }
+
+    /// Nothing found: gdb's parser says so differently when there are no full or partial
+    /// symbols anywhere.
+    fn no_symbol_table(&self) -> cohort_dwarf::Result<Option<Value>> {
+        if !self
+            .dbg
+            .debug_objects()
+            .iter()
+            .any(|(d, _)| d.has_debug_info())
+        {
+            return Err(DwarfError::user(
+                "No symbol table is loaded.  Use the \"file\" command.",
+            ));
+        }
+        Ok(None)
+    }
+
+    /// A symbol known only to the ELF symbol table: gdb's minimal symbols, a function of
+    /// unknown return type, or data of unknown type (usable through a cast).
+    fn minimal_symbol_value(&self, name: &str) -> Option<Value> {
+        {
+            let (o, sym) = self.dbg.session.symbols().lookup_symbol(name)?;
+            let addr = sym.addr.wrapping_add(o.bias);
+            let ty = if sym.kind == cohort_engine::symbols::SymKind::Function {
+                let ret = Type::new(Some("<unknown return type>".into()), 0, TypeKind::Void);
+                Type::new(
+                    Some("<text variable, no debug info>".into()),
+                    1,
+                    TypeKind::Function {
+                        ret: Some(cohort_dwarf::types::LazyType::ready(ret)),
+                        params: Vec::new(),
+                        varargs: false,
+                        prototyped: false,
+                    },
+                )
+            } else {
+                Type::new(
+                    Some("<data variable, no debug info>".into()),
+                    0,
+                    TypeKind::Error(format!(
+                        "'{name}' has unknown type; cast it to its declared type"
+                    )),
+                )
+            };
+            Some(Value::new(ty, Vec::new(), Lval::Memory(addr)))
+        }
+    }
+}
+
 impl EvalContext for EvalCtx<'_> {
     fn gdb_setting(&self, name: &str) -> Option<(cohort_dwarf::context::SettingKind, String)> {
         self.dbg.setting_value(name)
@@ -1484,138 +1658,27 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn lookup_variable(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
-        // Locals of the selected frame first.
-        if let Some(frame) = self.frames.get(self.sel)
-            && let Some((d, _, scope)) = self.dbg.scope_of(frame)
-            && let Some(fs) = scope.innermost()
-            && let Some(var) = fs.lookup(name)
-        {
-            return self.value_of(&d, var).map(Some);
-        }
-        // C++: in a member function, a member of `*this` by its bare name (gdb looks through
-        // `this` after the block's symbols, before file statics and globals).
-        if name != "this"
-            && !name.contains("::")
-            && let Some(frame) = self.frames.get(self.sel)
-            && let Some((_, _, scope)) = self.dbg.scope_of(frame)
-            && scope
-                .innermost()
-                .is_some_and(|fs| fs.lookup("this").is_some())
-            && let Ok(e) = cohort_dwarf::expr::parse(&format!("this->{name}"))
-            && let Ok(v) = cohort_dwarf::expr::evaluate_lazy(&e, self)
-        {
-            return Ok(Some(v));
-        }
-        // Fortran: module variables by plain name where a `use` makes them visible; other
-        // modules' variables only as `mod::name`.
-        let fortran = if name.contains("::") {
-            None
+        self.lookup_variable_in(name, Parts::All)
+    }
+
+    fn spelled_nocase(&self, name: &str) -> Option<String> {
+        self.dbg
+            .debug_objects()
+            .iter()
+            .find_map(|(d, _)| d.variable_spelled_nocase(name))
+    }
+
+    fn lookup_variable_part(
+        &self,
+        name: &str,
+        minimal: bool,
+    ) -> cohort_dwarf::Result<Option<Value>> {
+        let parts = if minimal {
+            Parts::Minimal
         } else {
-            self.fortran_visibility()
+            Parts::Debug
         };
-        if fortran.is_some()
-            && let Some(v) = self.lookup_fortran_host(name)?
-        {
-            return Ok(Some(v));
-        }
-        if let Some(vis) = &fortran
-            && let Some(v) = self.lookup_fortran_used(vis, name)?
-        {
-            return Ok(Some(v));
-        }
-        // Then globals and statics: the frame's object first (its unit's statics first).
-        let here = self.frame_debug();
-        let mut objs = self.dbg.debug_objects();
-        if let Some((d, _)) = &here {
-            objs.sort_by_key(|(o, _)| !Arc::ptr_eq(o, d));
-        }
-        let unit = here.as_ref().and_then(|(d, _)| {
-            let f = self.frames.get(self.sel)?;
-            let bias = self.dbg.debug_for(f.lookup_pc())?.1;
-            d.unit_for_pc(f.lookup_pc().wrapping_sub(bias))
-        });
-        for (d, bias) in &objs {
-            let prefer = if here.as_ref().is_some_and(|(h, _)| Arc::ptr_eq(h, d)) {
-                unit
-            } else {
-                None
-            };
-            if let Some(var) = scopes::lookup_global(d, name, prefer)?
-                && !(fortran.is_some()
-                    && dietypes::types(d)
-                        .index()
-                        .module_members
-                        .contains_key(&var.die))
-            {
-                if !self.dbg.session.is_running() && is_thread_local(&var) {
-                    return Err(DwarfError::user(format!(
-                        "Cannot read `{name}' without registers"
-                    )));
-                }
-                let ctx = crate::source::StaticCtx::new(self.dbg, *bias);
-                return cohort_dwarf::location::variable_value(d, &var, &ctx).map(Some);
-            }
-            // As gdb, the selected frame's object is searched whole before the others: its
-            // functions come before another library's variable of the same name (a Fortran
-            // function `half` against libm's `half`).
-            if prefer.is_some() {
-                if let Some(v) = lookup_enumerator(d, name) {
-                    return Ok(Some(v));
-                }
-                if let Ok(Some(f)) = scopes::function_by_name(d, name) {
-                    return Ok(Some(function_value(d, &f, *bias)));
-                }
-            }
-        }
-        // Enumerators and functions.
-        for (d, bias) in &objs {
-            if let Some(v) = lookup_enumerator(d, name) {
-                return Ok(Some(v));
-            }
-            if let Ok(Some(f)) = scopes::function_by_name(d, name) {
-                return Ok(Some(function_value(d, &f, *bias)));
-            }
-        }
-        // A C++ function by its qualified name (`geom::twice`): the last overload, as gdb.
-        if name.contains("::")
-            && let Some(v) = qualified_functions(self.dbg, name).pop()
-        {
-            return Ok(Some(v));
-        }
-        // A symbol known only to the ELF symbol table: gdb's minimal symbols, a function of
-        // unknown return type, or data of unknown type (usable through a cast).
-        if let Some((o, sym)) = self.dbg.session.symbols().lookup_symbol(name) {
-            let addr = sym.addr.wrapping_add(o.bias);
-            let ty = if sym.kind == cohort_engine::symbols::SymKind::Function {
-                let ret = Type::new(Some("<unknown return type>".into()), 0, TypeKind::Void);
-                Type::new(
-                    Some("<text variable, no debug info>".into()),
-                    1,
-                    TypeKind::Function {
-                        ret: Some(cohort_dwarf::types::LazyType::ready(ret)),
-                        params: Vec::new(),
-                        varargs: false,
-                        prototyped: false,
-                    },
-                )
-            } else {
-                Type::new(
-                    Some("<data variable, no debug info>".into()),
-                    0,
-                    TypeKind::Error(format!(
-                        "'{name}' has unknown type; cast it to its declared type"
-                    )),
-                )
-            };
-            return Ok(Some(Value::new(ty, Vec::new(), Lval::Memory(addr))));
-        }
-        if !objs.iter().any(|(d, _)| d.has_debug_info()) {
-            // gdb's parser: no full or partial symbols anywhere.
-            return Err(DwarfError::user(
-                "No symbol table is loaded.  Use the \"file\" command.",
-            ));
-        }
-        Ok(None)
+        self.lookup_variable_in(name, parts)
     }
 
     fn entry_value(&self, name: &str) -> cohort_dwarf::Result<Value> {

@@ -22,6 +22,15 @@ impl Debugger {
                 .and_then(|e| expr::evaluate_lazy(&e, &ctx))
                 .and_then(|v| expr::as_address(&v))
         };
+        // A Fortran name in another case (`&q` for libm's `Q`) as Fortran's parser sees it.
+        let r = match r {
+            Err(e) if self.language() == cohort_dwarf::format::Language::Fortran => self
+                .evaluate(text)
+                .ok()
+                .and_then(|v| expr::as_address(&v).ok())
+                .ok_or(e),
+            r => r,
+        };
         match r {
             Ok(a) => Ok(a),
             Err(e) => self

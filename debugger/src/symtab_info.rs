@@ -358,11 +358,26 @@ impl Debugger {
         if name.is_empty() {
             return Err(EngineError::Other("Argument required.".into()));
         }
-        let elf = self.session.symbols().objects().find_map(|o| {
-            o.file
-                .lookup_exact(name)
-                .map(|s| (s.addr.wrapping_add(o.bias), s.kind))
+        // Fortran matches a name in any case (`info address qtab` finds C's `QTAB`), and
+        // names the symbol as it is spelled.
+        let mut names = vec![name.to_string()];
+        if self.language() == Language::Fortran {
+            for n in [name.to_ascii_lowercase(), name.to_ascii_uppercase()] {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
+        let found = names.iter().find_map(|n| {
+            self.session.symbols().objects().find_map(|o| {
+                o.file
+                    .lookup_exact(n)
+                    .map(|s| ((s.addr.wrapping_add(o.bias), s.kind), n.clone()))
+            })
         });
+        let spelled = found.as_ref().map_or(name.to_string(), |(_, n)| n.clone());
+        let name = spelled.as_str();
+        let elf = found.map(|(e, _)| e);
         let mut debug_fn = false;
         let mut debug_var = false;
         for (d, _) in self.debug_objects() {

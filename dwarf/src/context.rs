@@ -86,6 +86,22 @@ pub trait EvalContext: Target {
     /// functions. `Ok(None)` when nothing has that name (the caller words the error).
     fn lookup_variable(&self, name: &str) -> Result<Option<Value>>;
 
+    /// `lookup_variable` in two parts, for a language that tries a name in several cases
+    /// (Fortran): with `minimal`, the ELF symbol table alone (gdb's minimal symbols), else
+    /// debug information alone; gdb tries every case in debug information first.
+    /// How a global variable of the debug information spells `name` in another case (`Mixed`
+    /// for `mixed`), for a case-insensitive language.
+    fn spelled_nocase(&self, _name: &str) -> Option<String> {
+        None
+    }
+
+    fn lookup_variable_part(&self, name: &str, minimal: bool) -> Result<Option<Value>> {
+        match minimal {
+            false => self.lookup_variable(name),
+            true => Ok(None),
+        }
+    }
+
     /// gdb's `name@entry`: the value parameter `name` of the selected frame's function had
     /// on entry to it.
     fn entry_value(&self, name: &str) -> Result<Value> {

@@ -978,6 +978,17 @@ impl DebugFile {
     }
 
     /// Global and file-static variables called `name`.
+    /// The spelling of a top-level variable whose name equals `name` but for case (Fortran's
+    /// `mixed` for a C unit's `Mixed`), by a scan of the names: only for a name no exact
+    /// spelling found.
+    pub fn variable_spelled_nocase(&self, name: &str) -> Option<String> {
+        let ix = self.name_index();
+        ix.variables
+            .iter()
+            .find(|v| v.name.eq_ignore_ascii_case(name))
+            .map(|v| v.name.to_string())
+    }
+
     pub fn variables_named(&self, name: &str) -> Vec<VariableEntry> {
         let ix = self.name_index();
         ix.variable_names

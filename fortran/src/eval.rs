@@ -27,7 +27,7 @@ pub fn evaluate(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
 /// [`evaluate`] of an expression parsed once (a breakpoint condition, evaluated at every
 /// crossing).
 pub fn evaluate_parsed(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
-    let ev = Ev { ctx };
+    let ev = Ev { ctx, typing: false };
     let v = ev.eval(e)?;
     // An address taken is a value of its own, not a Fortran pointer shown as its target.
     if matches!(e, Expr::Unary(UnOp::Addr, _)) {
@@ -42,7 +42,7 @@ pub fn evaluate_parsed(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
 /// its target (a disassociated one `<not associated>`). `print` reaches it through
 /// [`evaluate`]; `info locals`, `info args` and `bt full` call it for each variable they list.
 pub fn variable_value(v: Value, ctx: &dyn EvalContext) -> Result<Value> {
-    let ev = Ev { ctx };
+    let ev = Ev { ctx, typing: false };
     let v = ev.named(v)?;
     printed(&ev, v)
 }
@@ -91,7 +91,7 @@ pub fn evaluate_type(text: &str, ctx: &dyn EvalContext) -> Result<Value> {
     if let Expr::Type(t) = e {
         return Ok(Value::new(ftype(t)?, Vec::new(), Lval::None));
     }
-    let mut v = evaluate_expr(&e, ctx)?;
+    let mut v = Ev { ctx, typing: true }.eval(&e)?;
     v.ty = resolved_members(&v, ctx);
     Ok(v)
 }
@@ -186,7 +186,7 @@ pub fn check_value_size(v: &Value, limit: Option<u64>) -> Result<()> {
 
 /// Evaluate a parsed expression.
 pub fn evaluate_expr(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
-    Ev { ctx }.eval(e)
+    Ev { ctx, typing: false }.eval(e)
 }
 
 /// Whether a condition's value holds (a nonzero logical, integer or real).
@@ -229,6 +229,8 @@ pub const INTRINSICS: &[(&str, Intrinsic)] = &[
 /// The evaluator: a context and the rules.
 pub struct Ev<'a> {
     pub ctx: &'a dyn EvalContext,
+    /// Only the type is wanted (`ptype`, `whatis`): a symbol of unknown type is no error.
+    pub typing: bool,
 }
 
 /// A scalar as arithmetic sees it.
@@ -549,7 +551,31 @@ impl Ev<'_> {
             Expr::Type(_) => Err(user("Attempt to use a type name as an expression")),
             Expr::Cast(t, x) => {
                 let ty = ftype(*t)?;
-                let v = self.operand(x)?;
+                // A cast gives data of unknown type its type (`(integer*4) q`).
+                let v = if matches!(&**x, Expr::Name(_)) {
+                    Ev {
+                        ctx: self.ctx,
+                        typing: true,
+                    }
+                    .operand(x)?
+                } else {
+                    self.operand(x)?
+                };
+                // Data of unknown type, or an array in memory made a scalar, is read as the
+                // type at its address (gdb: `(real*8) qtab` is its first element).
+                if let Lval::Memory(a) = &v.lval
+                    && (matches!(v.ty.strip().kind, TypeKind::Error(_))
+                        || shape_of(&v.ty).is_some() && shape_of(&ty).is_none())
+                {
+                    let a = v.address().unwrap_or(*a);
+                    // A logical is the truth of the integer there.
+                    if let TypeKind::Base(Encoding::Boolean) = ty.strip().kind {
+                        let it = Type::base("integer", ty.byte_size(), Encoding::Signed);
+                        let iv = self.complete(Value::new(it, Vec::new(), Lval::Memory(a)))?;
+                        return cast(&iv, &ty);
+                    }
+                    return self.complete(Value::new(ty, Vec::new(), Lval::Memory(a)));
+                }
                 cast(&v, &ty)
             }
             Expr::SizeOf(x) => {
@@ -566,7 +592,12 @@ impl Ev<'_> {
                 Ok(builtin_int(size as i128, "int", 4))
             }
             Expr::Unary(UnOp::Addr, x) => {
-                let v = self.eval(x)?;
+                // The address of data of unknown type is known (`&q`).
+                let v = Ev {
+                    ctx: self.ctx,
+                    typing: true,
+                }
+                .eval(x)?;
                 let Some(a) = v.address() else {
                     return Err(user(
                         "Attempt to take address of value not located in memory.",
@@ -669,21 +700,34 @@ impl Ev<'_> {
     }
 
     /// A variable by name: as spelled, then in lower case (Fortran compilers lower-case
-    /// names), then in upper case (flang's program names).
+    /// names), then in upper case (flang's program names or a C unit's `QTAB`); the ELF
+    /// symbol table after debug information in every case, as gdb's minimal symbols.
     fn name(&self, n: &str) -> Result<Value> {
-        let mut tried = Vec::new();
+        let mut tried: Vec<String> = Vec::new();
         for cand in [
             n.to_string(),
             n.to_ascii_lowercase(),
             n.to_ascii_uppercase(),
         ] {
-            if tried.contains(&cand) {
-                continue;
+            if !tried.contains(&cand) {
+                tried.push(cand);
             }
-            if let Some(v) = self.ctx.lookup_variable(&cand)? {
+        }
+        for cand in &tried {
+            if let Some(v) = self.ctx.lookup_variable_part(cand, false)? {
                 return self.named(v);
             }
-            tried.push(cand);
+        }
+        // Any other case (a C unit's `Mixed`), as gdb matches Fortran names.
+        if let Some(spelled) = self.ctx.spelled_nocase(n)
+            && let Some(v) = self.ctx.lookup_variable_part(&spelled, false)?
+        {
+            return self.named(v);
+        }
+        for cand in &tried {
+            if let Some(v) = self.ctx.lookup_variable_part(cand, true)? {
+                return self.named(v);
+            }
         }
         // `procedure::variable`: a local of a procedure, in the innermost frame running it
         // (gdb's FUNCTION::VARIABLE; `mod::name` was looked up above).
@@ -704,6 +748,13 @@ impl Ev<'_> {
     /// A variable's value as its name evaluates: a gfortran deferred-length character array
     /// through its descriptor, anything else read.
     fn named(&self, v: Value) -> Result<Value> {
+        // Data known only to the ELF symbol table, not cast to a type: gdb's error.
+        if let TypeKind::Error(msg) = &v.ty.strip().kind
+            && !self.typing
+            && matches!(v.lval, Lval::Memory(_))
+        {
+            return Err(user(msg.clone()));
+        }
         if let Some(a) = crate::descriptor::gfortran_char_array(&v, self.ctx)? {
             return Ok(a);
         }
@@ -1627,6 +1678,14 @@ fn intr_associated(ev: &Ev<'_>, args: &[Arg]) -> Result<Value> {
         if matches!(v.ty.strip().kind, TypeKind::Pointer(_)) {
             let v = ev.complete(v)?;
             return Ok(builtin_bool(v.as_u64() != 0));
+        }
+        // gdb asks for a pointer: a type with an association status (`DW_AT_associated`);
+        // an allocatable or fixed array or a scalar is an error, not `.TRUE.`.
+        let pointer = shape_of(&v.ty).and_then(|s| s.spec).is_some_and(
+            |t| matches!(&t.strip().kind, TypeKind::DynArray(a) if a.associated.is_some()),
+        );
+        if !pointer {
+            return Err(user("ASSOCIATED can only be applied to pointers"));
         }
     }
     Ok(builtin_bool(
