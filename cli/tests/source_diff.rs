@@ -152,6 +152,8 @@ cases! {
     catch_syscall_threads,
     complete,
     convenience_funcs,
+    caller_funcs,
+    cxx_caller_funcs,
     cxx_call_stop,
     cxx_calls,
     cxx_calls_clang,

@@ -1661,6 +1661,25 @@ impl EvalContext for EvalCtx<'_> {
         self.lookup_variable_in(name, Parts::All)
     }
 
+    fn frame_name(&self, up: usize) -> cohort_dwarf::Result<Option<Option<String>>> {
+        if self.frames.is_empty() || !self.dbg.session.is_running() {
+            return Err(DwarfError::user("No frame is currently selected."));
+        }
+        Ok(self
+            .frames
+            .get(self.sel + up)
+            .map(|f| self.dbg.frame_function_name(f).0))
+    }
+
+    fn value_text(&self, v: &Value) -> Option<String> {
+        // Python's `str(value)` is gdb's `common_val_print`: no `(type *)` prefix.
+        let opts = FormatOptions {
+            type_prefix: false,
+            ..FormatOptions::default()
+        };
+        Some(self.dbg.format(v, &opts))
+    }
+
     fn spelled_nocase(&self, name: &str) -> Option<String> {
         self.dbg
             .debug_objects()

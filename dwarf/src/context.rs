@@ -67,6 +67,22 @@ pub trait EvalContext: Target {
         None
     }
 
+    /// The function name of the frame `up` frames older than the selected one, as Python's
+    /// `Frame.name()` gives it (for `$_caller_is`): `Err` with gdb's message when no frame
+    /// is selected, `Ok(None)` past the outermost frame, `Ok(Some(None))` for a frame with no
+    /// function name.
+    fn frame_name(&self, _up: usize) -> Result<Option<Option<String>>> {
+        Err(crate::error::DwarfError::user(
+            "No frame is currently selected.",
+        ))
+    }
+
+    /// A value as `print` shows it with the current settings (Python's `str(value)`, for
+    /// `$_as_string`).
+    fn value_text(&self, _v: &Value) -> Option<String> {
+        None
+    }
+
     /// Whether a process runs (gdb's `target_has_execution`): without one, nothing can be
     /// allocated in the program.
     fn has_execution(&self) -> bool {

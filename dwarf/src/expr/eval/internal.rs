@@ -1,6 +1,7 @@
 //! gdb's convenience functions, called as `$_isvoid(x)`: those built into gdb 13
 //! (`$_isvoid`, `$_creal`, `$_cimag`) and those its Python library adds (`$_strlen`,
-//! `$_streq`, `$_memeq`, `$_regex`), in gdb's words. A convenience variable of the same name
+//! `$_streq`, `$_memeq`, `$_regex`, `$_caller_is`, `$_caller_matches`, `$_any_caller_is`,
+//! `$_any_caller_matches`, `$_as_string`), in gdb's words. A convenience variable of the same name
 //! (`set $_isvoid = 1`) hides the function, as in gdb.
 
 use super::{Cls, Ev, V, classify, user};
@@ -20,6 +21,11 @@ pub(crate) const INTERNAL_FUNCTIONS: &[&str] = &[
     "_streq",
     "_memeq",
     "_regex",
+    "_caller_is",
+    "_caller_matches",
+    "_any_caller_is",
+    "_any_caller_matches",
+    "_as_string",
 ];
 
 /// The type of a convenience function's value: `whatis $_isvoid` says
@@ -73,11 +79,16 @@ impl Ev<'_> {
         if !self.side {
             return Ok(Some(self.int(0)));
         }
-        // The Python functions' `invoke` parameters, as Python words a wrong count.
-        let count = |class: &str, params: &[&str]| -> Result<()> {
+        // The Python functions' `invoke` parameters, as Python words a wrong count (the
+        // last `optional` of them have defaults).
+        let count_opt = |class: &str, params: &[&str], optional: usize| -> Result<()> {
             let (n, got) = (params.len(), values.len());
-            let msg = if got < n {
-                let missing: Vec<String> = params[got..].iter().map(|p| format!("'{p}'")).collect();
+            let required = n - optional;
+            let msg = if got < required {
+                let missing: Vec<String> = params[got..required]
+                    .iter()
+                    .map(|p| format!("'{p}'"))
+                    .collect();
                 let list = match missing.as_slice() {
                     [one] => one.clone(),
                     [rest @ .., last] if rest.len() == 1 => format!("{} and {last}", rest[0]),
@@ -86,13 +97,16 @@ impl Ev<'_> {
                 };
                 format!(
                     "{class}.invoke() missing {} required positional argument{}: {list}",
-                    n - got,
-                    if n - got == 1 { "" } else { "s" }
+                    required - got,
+                    if required - got == 1 { "" } else { "s" }
                 )
             } else if got > n {
+                let takes = match optional {
+                    0 => format!("{}", n + 1),
+                    _ => format!("from {} to {}", required + 1, n + 1),
+                };
                 format!(
-                    "{class}.invoke() takes {} positional arguments but {} were given",
-                    n + 1,
+                    "{class}.invoke() takes {takes} positional arguments but {} were given",
                     got + 1
                 )
             } else {
@@ -100,6 +114,7 @@ impl Ev<'_> {
             };
             Err(python_error("TypeError", &msg))
         };
+        let count = |class: &str, params: &[&str]| count_opt(class, params, 0);
         let v = match name {
             "_isvoid" => {
                 let [v] = values.as_slice() else {
@@ -160,7 +175,7 @@ impl Ev<'_> {
                 count("_StrEq", &["a", "b"])?;
                 let a = self.c_string(values[0].clone())?;
                 let b = self.c_string(values[1].clone())?;
-                self.int((a == b) as i128)
+                self.py_bool(a == b)
             }
             "_memeq" => {
                 count("_MemEq", &["a", "b", "length"])?;
@@ -174,7 +189,7 @@ impl Ev<'_> {
                     return Err(python_error("ValueError", "length must be non-negative"));
                 }
                 if len == 0 {
-                    return Ok(Some(self.int(1)));
+                    return Ok(Some(self.py_bool(true)));
                 }
                 let a = self.address_of_arg(values[0].clone())?;
                 let b = self.address_of_arg(values[1].clone())?;
@@ -192,7 +207,7 @@ impl Ev<'_> {
                         .read_memory(at, buf)
                         .map_err(|e| python_error("gdb.MemoryError", &e.to_string()))?;
                 }
-                self.int((x == y) as i128)
+                self.py_bool(x == y)
             }
             "_regex" => {
                 count("_RegEx", &["string", "regex"])?;
@@ -202,11 +217,100 @@ impl Ev<'_> {
                 // Python's `re.match`: anchored at the start only.
                 let re = regex::Regex::new(&format!("^(?:{r})"))
                     .map_err(|e| python_error("re.error", &e.to_string()))?;
-                self.int(re.is_match(&s) as i128)
+                self.py_bool(re.is_match(&s))
+            }
+            "_caller_is" | "_caller_matches" | "_any_caller_is" | "_any_caller_matches" => {
+                let class = match name {
+                    "_caller_is" => "CallerIs",
+                    "_caller_matches" => "CallerMatches",
+                    "_any_caller_is" => "AnyCallerIs",
+                    _ => "AnyCallerMatches",
+                };
+                count_opt(class, &["name", "nframes"], 1)?;
+                self.py_bool(self.caller_test(name, &values)?)
+            }
+            "_as_string" => {
+                count("_AsString", &["val"])?;
+                let text = self
+                    .ctx
+                    .value_text(&super::to_value(values[0].clone()))
+                    .unwrap_or_default();
+                self.char_array(&text)
             }
             _ => return Ok(None),
         };
         Ok(Some(v))
+    }
+
+    /// gdb's Python `$_caller_is`, `$_caller_matches`, `$_any_caller_is` and
+    /// `$_any_caller_matches` (gdb/python/lib/gdb/function/caller_is.py): the function name
+    /// of the frame NFRAMES (default 1) older than the selected one, or of any frame up to
+    /// it, equal to NAME or matched at its start by the regular expression NAME.
+    fn caller_test(&self, name: &str, values: &[V]) -> Result<bool> {
+        let nframes = match values.get(1) {
+            Some(n) => {
+                let mut n = n.clone();
+                match classify(&n.ty) {
+                    Cls::Int { .. } => self.int_of(&mut n)?,
+                    Cls::Float(_) => crate::extfloat::quad_to_int(self.float_of(&mut n)?),
+                    _ => return Err(python_error("gdb.error", "Cannot convert value to long.")),
+                }
+            }
+            None => 1,
+        };
+        if nframes < 0 {
+            return Err(python_error("ValueError", "nframes must be >= 0"));
+        }
+        let wanted = String::from_utf8_lossy(&self.c_string(values[0].clone())?).into_owned();
+        let regex = name.ends_with("_matches");
+        let re = if regex {
+            Some(
+                regex::Regex::new(&format!("^(?:{wanted})"))
+                    .map_err(|e| python_error("re.error", &e.to_string()))?,
+            )
+        } else {
+            None
+        };
+        let matches = |frame: Option<String>| -> Result<bool> {
+            match (&re, frame) {
+                (Some(re), Some(f)) => Ok(re.is_match(&f)),
+                (Some(_), None) => Err(python_error(
+                    "TypeError",
+                    "expected string or bytes-like object, got 'NoneType'",
+                )),
+                (None, f) => Ok(f.as_deref() == Some(wanted.as_str())),
+            }
+        };
+        // The selected frame must exist even for NFRAMES 0.
+        let here = self
+            .ctx
+            .frame_name(0)
+            .map_err(|e| python_error("gdb.error", &e.to_string()))?;
+        let nframes = usize::try_from(nframes).unwrap_or(usize::MAX);
+        if name.starts_with("_any") {
+            let mut frame = here;
+            for up in 0..=nframes {
+                let Some(f) = frame else { return Ok(false) };
+                if matches(f)? {
+                    return Ok(true);
+                }
+                frame = self.ctx.frame_name(up + 1).unwrap_or(None);
+            }
+            return Ok(false);
+        }
+        match self.ctx.frame_name(nframes).unwrap_or(None) {
+            Some(f) => matches(f),
+            None => Ok(false),
+        }
+    }
+
+    /// A Python `bool` a convenience function returns, as gdb converts it: the language's
+    /// boolean type (`bool` in C++, `int` in C).
+    fn py_bool(&self, b: bool) -> V {
+        if self.ctx.language() == crate::format::Language::Cplus {
+            return V::new(super::builtins().bool_.clone(), vec![b as u8]);
+        }
+        self.int(b as i128)
     }
 
     /// gdb's `value_cstring`: the characters, without a terminating null.
