@@ -615,6 +615,8 @@ impl Debugger {
 
     /// `show WHAT`: only what cohort knows.
     pub(crate) fn cmd_show(&mut self, arg: &str) -> Result<Flow> {
+        let resolved = crate::settings::gdb_resolve("show", arg).map_err(EngineError::Other)?;
+        let arg = resolved.as_str();
         if let Some(r) = self.show_setting(arg) {
             r?;
             return Ok(Flow::Go);

@@ -2566,6 +2566,8 @@ impl Debugger {
     }
 
     fn cmd_set(&mut self, arg: &str) -> Result<Flow> {
+        let resolved = crate::settings::gdb_resolve("set", arg).map_err(EngineError::Other)?;
+        let arg = resolved.as_str();
         if let Some(r) = self.set_setting(arg) {
             r?;
             return Ok(Flow::Go);

@@ -579,3 +579,87 @@ fn split_word(s: &str) -> (&str, &str) {
         None => (s, ""),
     }
 }
+
+/// gdb 13's subcommands of `set` and `show` and their prefixes, with aliases
+/// (`scripts/gen-setting-words.py`).
+const GDB_WORDS: &str = include_str!("setting_words.txt");
+
+/// The names (and `ALIAS>NAME` aliases) under the prefix command `prefix` (`set print`), in
+/// gdb's order; `None` when `prefix` has no subcommands.
+fn gdb_words(prefix: &str) -> Option<Vec<&'static str>> {
+    let head = format!("[{prefix}]");
+    let mut lines = GDB_WORDS.lines().skip_while(|l| *l != head);
+    lines.next()?;
+    Some(
+        lines
+            .take_while(|l| !l.starts_with('['))
+            .filter(|l| !l.starts_with('#'))
+            .collect(),
+    )
+}
+
+/// gdb's lookup of the words of `text` after `cmd` (`set` or `show`) through its command
+/// lists: `text` with each command word written out (`p pre on` → `print pretty on`), or
+/// gdb's error when a word begins several subcommands and is none of them
+/// (`Ambiguous show command "conf": configuration, confirm.`), even where cohort knows only
+/// one of them.
+pub(crate) fn gdb_resolve(cmd: &str, text: &str) -> std::result::Result<String, String> {
+    let mut prefix = cmd.to_string();
+    let mut rest = text.trim();
+    let mut words: Vec<&str> = Vec::new();
+    let done = |words: &[&str], rest: &str| {
+        let mut t = words.join(" ");
+        if !rest.is_empty() {
+            if !t.is_empty() {
+                t.push(' ');
+            }
+            t.push_str(rest);
+        }
+        t
+    };
+    loop {
+        let Some(entries) = gdb_words(&prefix) else {
+            return Ok(done(&words, rest));
+        };
+        // gdb's command words: letters, digits, `-` and `_`.
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .unwrap_or(rest.len());
+        let word = &rest[..end];
+        if word.is_empty() {
+            return Ok(done(&words, rest));
+        }
+        let name_of = |e: &'static str| e.split_once('>').map_or(e, |(a, _)| a);
+        let target_of = |e: &'static str| e.split_once('>').map_or(e, |(_, t)| t);
+        let found: Vec<&str> = entries
+            .iter()
+            .copied()
+            .filter(|e| name_of(e).starts_with(word))
+            .collect();
+        let chosen = match found.iter().find(|e| name_of(e) == word) {
+            Some(e) => target_of(e),
+            None if found.len() == 1 => target_of(found[0]),
+            None if found.is_empty() => return Ok(done(&words, rest)),
+            None => {
+                // gdb's buffer of 100 bytes: names while they fit, then `..`.
+                let mut list = String::new();
+                for e in &found {
+                    let n = name_of(e);
+                    if list.len() + n.len() + 6 < 100 {
+                        if !list.is_empty() {
+                            list.push_str(", ");
+                        }
+                        list.push_str(n);
+                    } else {
+                        list.push_str("..");
+                        break;
+                    }
+                }
+                return Err(format!("Ambiguous {prefix} command \"{rest}\": {list}."));
+            }
+        };
+        words.push(chosen);
+        prefix = format!("{prefix} {chosen}");
+        rest = rest[end..].trim_start();
+    }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Writes debugger/src/setting_words.txt from the installed gdb (13): the subcommands of
+`set` and `show` and of their prefix subcommands, with aliases, in gdb's order, for gdb's
+"Ambiguous set command" messages. Run: python3 scripts/gen-setting-words.py"""
+import re, subprocess, pathlib
+
+def help_of(prefix):
+    out = subprocess.run(["gdb", "-nx", "-batch", "-ex", f"help {prefix}"],
+                         capture_output=True, text=True).stdout
+    entries = []
+    for line in out.splitlines():
+        if " -- " not in line:
+            continue
+        names = [n.strip() for n in line.split(" -- ")[0].split(",")]
+        words = [n[len(prefix) + 1:] for n in names if n.startswith(prefix + " ")]
+        if not words or any(" " in w for w in words):
+            continue
+        desc = line.split(" -- ", 1)[1]
+        entries.append((words, desc))
+    return entries
+
+lines = ["# gdb 13's subcommands of set and show and of their prefixes (NAME, or ALIAS>NAME),",
+         "# in gdb's order: written by scripts/gen-setting-words.py from gdb's help."]
+todo = ["set", "show"]
+seen = set()
+while todo:
+    p = todo.pop(0)
+    if p in seen:
+        continue
+    seen.add(p)
+    entries = help_of(p)
+    if not entries:
+        continue
+    lines.append(f"[{p}]")
+    flat = []
+    for words, desc in entries:
+        flat.append(words[0])
+        for a in words[1:]:
+            flat.append(f"{a}>{words[0]}")
+        # A prefix command has its own list.
+        sub = help_of(f"{p} {words[0]}")
+        if sub:
+            todo.append(f"{p} {words[0]}")
+    # gdb's lists are sorted by name, aliases among them.
+    flat.sort(key=lambda e: e.split(">")[0])
+    lines.extend(flat)
+out = pathlib.Path(__file__).resolve().parent.parent / "debugger/src/setting_words.txt"
+out.write_text("\n".join(lines) + "\n")
+print(f"wrote {out} ({len(lines)} lines)")
