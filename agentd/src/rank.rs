@@ -286,6 +286,10 @@ pub(crate) fn worker(
                     ":mpi" => {
                         output::write_out(&format!("{}\n", crate::mpirec::report(&d)));
                     }
+                    ":mq" => match crate::msgq::report(&d, rank) {
+                        Ok(text) => output::write_out(&text),
+                        Err(e) => cohort_debugger::errln!("No message queues: {e}."),
+                    },
                     ":state" => {
                         let s = d.state_summary();
                         output::write_out(&format!("{s}\n"));
