@@ -25,6 +25,8 @@ use cohort_dwarf::types::{TypeKind, TypeRef};
 /// Why a rank's queues cannot be shown.
 #[derive(Debug, thiserror::Error)]
 pub enum MsgqError {
+    #[error("the rank has no process")]
+    NoProcess,
     #[error(
         "the rank's MPI library names no message-queue library (no MPIR_dll_name; Open MPI has one, MPICH as packaged here does not)"
     )]
@@ -639,6 +641,9 @@ fn shim_types(libmpi: &Path) -> Result<Arc<DebugFile>, MsgqError> {
 /// The rank's communicators and their queues, as its MPI library's message-queue library
 /// reads them (the rank stopped).
 pub fn queues(d: &Debugger, rank: u32) -> Result<Vec<CommQueues>, MsgqError> {
+    if d.pid().is_none() {
+        return Err(MsgqError::NoProcess);
+    }
     let path = dll_name(d)?;
     let types = type_sources(d)?;
     let dll = load(&path)?;
@@ -815,6 +820,9 @@ fn describe(class: usize, op: &Operation) -> String {
 /// The queues in words: the communicators with operations first, each queue under it; then
 /// the communicators with none, in one line.
 pub fn render(comms: &[CommQueues]) -> String {
+    if comms.is_empty() {
+        return "No communicators (MPI is not initialized, or was finalized).\n".to_string();
+    }
     let mut out = String::new();
     let mut idle = Vec::new();
     let mut hidden = false;
@@ -880,6 +888,14 @@ mod tests {
                 "MPI_INT".to_string(),
             ],
         }
+    }
+
+    #[test]
+    fn no_communicators_in_words() {
+        assert_eq!(
+            render(&[]),
+            "No communicators (MPI is not initialized, or was finalized).\n"
+        );
     }
 
     #[test]

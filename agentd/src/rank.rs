@@ -284,7 +284,7 @@ pub(crate) fn worker(
                         d.execute("bt");
                     }
                     ":mpi" => {
-                        output::write_out(&format!("{}\n", crate::mpirec::report(&d)));
+                        output::write_out(&format!("{}\n", crate::mpirec::report(&d, rank)));
                     }
                     ":mq" => match crate::msgq::report(&d, rank) {
                         Ok(text) => output::write_out(&text),

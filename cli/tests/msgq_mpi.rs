@@ -131,3 +131,50 @@ fn mpich_mq_says_the_library_has_no_queue_interface() {
         "\nstdout:\n{out}\nstderr:\n{err}"
     );
 }
+
+/// Without the MPI call recorder `diagnose` takes the peers and tags of the calls the frames
+/// show from the message queues: the mutual receive is a deadlock again, not a bare call.
+#[test]
+fn open_mpi_diagnose_without_the_recorder_reads_the_queues() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mpicc.openmpi-queues-deadlock");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mpi/deadlock.c");
+    std::fs::copy(&src, dir.join("deadlock.c")).unwrap();
+    let st = Command::new("mpicc.openmpi")
+        .args(["-g", "-O0", "-o", "deadlock", "deadlock.c"])
+        .current_dir(&dir)
+        .status()
+        .expect("Open MPI is installed by scripts/test.sh");
+    assert!(st.success());
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args([
+            "launch",
+            "-n",
+            "2",
+            "--launcher",
+            "openmpi",
+            "--no-mpi-recorder",
+        ])
+        .args([
+            "--settle", "1000", "-batch", "-ex", "continue", "-ex", "diagnose",
+        ])
+        .args(["--", "./deadlock"])
+        .current_dir(&dir)
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let verdicts: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(" MPI call recorder") || l.contains(" wait for each other"))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            "[0-1] have no MPI call recorder: peers and tags are from the MPI library's message queues",
+            "ranks 0 and 1 wait for each other: rank 0 in MPI_Recv from 1 tag 7 at deadlock.c:11, rank 1 in MPI_Recv from 0 tag 7 at deadlock.c:11",
+        ],
+        "\nstdout:\n{out}\nstderr:\n{err}"
+    );
+}
