@@ -609,8 +609,29 @@ fn type_sources(d: &Debugger) -> Result<Vec<Arc<DebugFile>>, MsgqError> {
     Ok(shim)
 }
 
-/// The DWARF of the types compiled with the Open MPI whose libraries include `libmpi`'s folder.
+/// The compiled types by the rank's `libmpi`, or why there are none: found once per agent
+/// (the ranks of an agent ask together, and finding runs `mpicc`).
+type Shim = Result<Arc<DebugFile>, String>;
+static SHIMS: Mutex<Vec<(PathBuf, Shim)>> = Mutex::new(Vec::new());
+
 fn shim_types(libmpi: &Path) -> Result<Arc<DebugFile>, MsgqError> {
+    let mut shims = SHIMS.lock().unwrap_or_else(|e| e.into_inner());
+    let found = match shims.iter().find(|(p, _)| p == libmpi) {
+        Some((_, s)) => s.clone(),
+        None => {
+            let s = find_shim_types(libmpi).map_err(|e| match e {
+                MsgqError::Types(t) => t,
+                e => e.to_string(),
+            });
+            shims.push((libmpi.to_path_buf(), s.clone()));
+            s
+        }
+    };
+    found.map_err(MsgqError::Types)
+}
+
+/// The DWARF of the types compiled with the Open MPI that links the rank's `libmpi`.
+fn find_shim_types(libmpi: &Path) -> Result<Arc<DebugFile>, MsgqError> {
     let no_dwarf = || {
         format!(
             "{} has no DWARF (no debug symbols installed)",
