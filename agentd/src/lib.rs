@@ -9,6 +9,7 @@
 
 pub mod flow;
 pub mod mpirec;
+pub mod msgq;
 pub mod node;
 pub mod rank;
 pub mod stdio;

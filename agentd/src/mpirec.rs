@@ -65,6 +65,10 @@ pub struct RankMpi {
     pub place: Option<Place>,
     /// The recorder is loaded and its state was read.
     pub recorder: bool,
+    /// Without the recorder: `call`'s peers and tags are from the MPI library's message
+    /// queues (crate::msgq), for the call the frames show.
+    #[serde(default)]
+    pub queues: bool,
     /// The rank has called `MPI_Finalize`.
     pub finalized: bool,
     /// The blocking call the rank is in (recorder).
@@ -164,7 +168,7 @@ fn call_name(n: i32) -> String {
 }
 
 /// The rank's answer to `:mpi`, as one line of JSON.
-pub fn report(d: &Debugger) -> String {
+pub fn report(d: &Debugger, rank: u32) -> String {
     let mut r = RankMpi {
         alive: d.pid().is_some(),
         state: d.state_summary(),
@@ -178,8 +182,89 @@ pub fn report(d: &Debugger) -> String {
             lib_call: p.lib_call,
         });
         read_recorder(d, &mut r);
+        if !r.recorder {
+            from_queues(d, rank, &mut r);
+        }
     }
     serde_json::to_string(&r).unwrap_or_default()
+}
+
+/// Without the recorder: the point-to-point call the frames show, with its peers and tags
+/// from the operations pending in the MPI library's message queues (when it has them).
+fn from_queues(d: &Debugger, rank: u32, r: &mut RankMpi) {
+    let Some(place) = &r.place else { return };
+    let Some(name) = place.mpi_call.clone() else {
+        return;
+    };
+    let sends_of = |n: &str| matches!(n, "MPI_Send" | "MPI_Ssend" | "MPI_Sendrecv");
+    let recvs_of = |n: &str| matches!(n, "MPI_Recv" | "MPI_Probe" | "MPI_Sendrecv");
+    let waits = matches!(name.as_str(), "MPI_Wait" | "MPI_Waitall" | "MPI_Waitany");
+    if !sends_of(&name) && !recvs_of(&name) && !waits {
+        return;
+    }
+    let Ok(comms) = crate::msgq::queues(d, rank) else {
+        return;
+    };
+    // The pending operations: (is a send, world peer or ANY, tag or ANY, communicator).
+    let mut ops: Vec<(bool, i32, i32, String)> = Vec::new();
+    for c in &comms {
+        for (class, send) in [(0, true), (1, false)] {
+            for op in c.queues[class].iter().flatten().filter(|o| o.status == 0) {
+                let peer = if op.peer < 0 {
+                    ANY
+                } else {
+                    i32::try_from(op.world_peer).unwrap_or(NONE)
+                };
+                let tag = op.tag.map_or(ANY, |t| i32::try_from(t).unwrap_or(NONE));
+                ops.push((send, peer, tag, c.name.clone()));
+            }
+        }
+    }
+    let one = |send: bool| {
+        let mut it = ops.iter().filter(|o| o.0 == send);
+        match (it.next(), it.next()) {
+            (Some(o), None) => Some(o.clone()),
+            _ => None,
+        }
+    };
+    let mut call = Call {
+        name: name.clone(),
+        peer: NONE,
+        tag: NONE,
+        source: NONE,
+        recv_tag: NONE,
+        root: NONE,
+        at: place.at.clone(),
+        ..Call::default()
+    };
+    if waits {
+        if ops.is_empty() {
+            return;
+        }
+        call.comm = ops[0].3.clone();
+        call.reqs = ops
+            .iter()
+            .map(|o| Req {
+                kind: if o.0 { "send" } else { "recv" }.to_string(),
+                peer: o.1,
+                tag: o.2,
+                done: false,
+            })
+            .collect();
+    } else if name == "MPI_Sendrecv" {
+        let (Some(s), Some(v)) = (one(true), one(false)) else {
+            return;
+        };
+        (call.peer, call.tag, call.source, call.recv_tag) = (s.1, s.2, v.1, v.2);
+        call.comm = s.3;
+    } else {
+        let Some(o) = one(sends_of(&name)) else {
+            return;
+        };
+        (call.peer, call.tag, call.comm) = (o.1, o.2, o.3);
+    }
+    r.call = Some(call);
+    r.queues = true;
 }
 
 /// Fills the recorder's part of `r`, when the rank has the recorder.

@@ -284,8 +284,12 @@ pub(crate) fn worker(
                         d.execute("bt");
                     }
                     ":mpi" => {
-                        output::write_out(&format!("{}\n", crate::mpirec::report(&d)));
+                        output::write_out(&format!("{}\n", crate::mpirec::report(&d, rank)));
                     }
+                    ":mq" => match crate::msgq::report(&d, rank) {
+                        Ok(text) => output::write_out(&text),
+                        Err(e) => cohort_debugger::errln!("No message queues: {e}."),
+                    },
                     ":state" => {
                         let s = d.state_summary();
                         output::write_out(&format!("{s}\n"));

@@ -69,6 +69,7 @@
 mod error;
 mod gate;
 mod mpir;
+pub mod msgq_types;
 mod proc_util;
 pub mod recorder;
 mod slurm;

@@ -30,7 +30,7 @@ pub enum RecorderError {
 
 /// The `mpicc` of a family: its own name first (Debian's `mpicc.openmpi`, `mpicc.mpich`),
 /// else plain `mpicc` when it belongs to that family.
-fn compiler_of(family: MpiFamily) -> Option<PathBuf> {
+pub(crate) fn compiler_of(family: MpiFamily) -> Option<PathBuf> {
     let own = match family {
         MpiFamily::OpenMpi => "mpicc.openmpi",
         MpiFamily::Mpich => "mpicc.mpich",
@@ -58,7 +58,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn cache_root() -> Option<PathBuf> {
+pub(crate) fn cache_root() -> Option<PathBuf> {
     std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -66,7 +66,7 @@ fn cache_root() -> Option<PathBuf> {
 }
 
 /// FNV-1a: names one build (source and compiler), not a security measure.
-fn fnv(parts: &[&[u8]]) -> u64 {
+pub(crate) fn fnv(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for p in parts {
         for &b in *p {

@@ -563,9 +563,27 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
             },
         });
     }
+    let queued: RankSet = ranks
+        .iter()
+        .filter(|(_, m)| m.alive && !m.recorder && m.queues)
+        .map(|(r, _)| *r)
+        .collect();
+    if !queued.is_empty() {
+        out.insert(
+            0,
+            Verdict {
+                kind: Kind::Note,
+                ranks: queued.clone(),
+                text: format!(
+                    "{} no MPI call recorder: peers and tags are from the MPI library's message queues",
+                    subject(&queued, "has", "have")
+                ),
+            },
+        );
+    }
     let bare: RankSet = ranks
         .iter()
-        .filter(|(_, m)| m.alive && !m.recorder)
+        .filter(|(_, m)| m.alive && !m.recorder && !m.queues)
         .map(|(r, _)| *r)
         .collect();
     if !bare.is_empty() {

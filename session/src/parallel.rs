@@ -1009,6 +1009,27 @@ impl Front {
                 crate::compare::run(self, &expr, named.unwrap_or(set)).await;
                 return self.ending.is_none();
             }
+            "mq" | "message-queues" => {
+                // MPI message queues through the MPI library's debugger interface
+                // (agentd/src/msgq.rs); the set's running ranks stop first.
+                let set = match cmd[word.len()..].trim() {
+                    "" => set,
+                    arg => match self.groups.parse(arg, self.size) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            self.say("", &format!("{e}\n"));
+                            return true;
+                        }
+                    },
+                };
+                let _ = self
+                    .node
+                    .send(Msg::Down(Down::Interrupt { ranks: set.clone() }));
+                let a = self.ask(set, ":mq").await;
+                let (o, e) = a.render();
+                self.say(&o, &e);
+                return self.ending.is_none();
+            }
             "diagnose" => {
                 // The set's running ranks stop first (their stops shown as usual).
                 let set = match cmd[word.len()..].trim() {
