@@ -153,6 +153,7 @@ cases! {
     complete,
     convenience_funcs,
     caller_funcs,
+    registers_vector,
     cxx_caller_funcs,
     cxx_call_stop,
     cxx_calls,

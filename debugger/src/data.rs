@@ -1805,7 +1805,8 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn register(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
-        crate::registers::register_value(&self.frames, self.sel, name)
+        let thread = || self.dbg.session.registers(true).ok();
+        crate::registers::register_value(&self.frames, self.sel, name, &thread)
     }
 
     fn register_name(&self, dwarf: u16) -> Option<String> {

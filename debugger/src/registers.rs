@@ -1,7 +1,7 @@
 //! Registers as expression values: `$pc` (`void (*)()`), `$sp`/`$fp` (`void *`), `$rax`
 //! (`long`), `$eax` (`int`), at the selected frame, typed the way gdb types them.
 
-use cohort_dwarf::types::{Encoding, Type, TypeKind, TypeRef};
+use cohort_dwarf::types::{AggregateKind, Encoding, LazyType, Member, Type, TypeKind, TypeRef};
 use cohort_dwarf::value::{Lval, Value};
 use cohort_engine::arch::RegKind;
 use cohort_unwind::Frame;
@@ -40,6 +40,7 @@ pub fn register_value(
     frames: &[Frame],
     sel: usize,
     name: &str,
+    thread: &dyn Fn() -> Option<cohort_engine::regs::Registers>,
 ) -> cohort_dwarf::Result<Option<Value>> {
     let Some(frame) = frames.get(sel) else {
         // No frame: without a program gdb has no registers to read.
@@ -66,10 +67,8 @@ pub fn register_value(
                     RegKind::DataPtr => Type::pointer_to(Type::void(), ptr),
                     RegKind::Int | RegKind::Flags(_) => Type::base("long", 8, Encoding::Signed),
                     RegKind::Uint => Type::base("unsigned long", 8, Encoding::Unsigned),
-                    RegKind::Float80 => Type::base("long double", 16, Encoding::Float),
-                    RegKind::Vector128 => {
-                        Type::array_of(Type::base("char", 1, Encoding::SignedChar), 16)
-                    }
+                    RegKind::Float80 => Type::base("builtin_type_i387_ext", 16, Encoding::Float),
+                    RegKind::Vector128 => vec128(),
                 };
                 let ty = if d.size == 4 && matches!(d.kind, RegKind::Int | RegKind::Flags(_)) {
                     Type::base("int", 4, Encoding::Signed)
@@ -95,7 +94,9 @@ pub fn register_value(
     };
     let size = ty.byte_size() as usize;
     let dwarf = arch.regs.get(idx).and_then(|r| r.dwarf);
-    let Some(v) = reg_in(frames, sel, idx) else {
+    // A register the unwinder does not track (x87, SSE, control registers) has, as gdb's
+    // same-value rule gives it, the thread's value in every frame.
+    let Some(v) = reg_in(frames, sel, idx).or_else(|| thread().and_then(|r| r.get(idx))) else {
         return Ok(Some(Value::optimized_out(ty)));
     };
     let bytes = v.to_le_bytes()[..size.min(16)].to_vec();
@@ -112,6 +113,58 @@ fn sub_register(arch: &cohort_engine::arch::ArchInfo, name: &str) -> Option<(usi
         .iter()
         .find(|(n, _, _)| *n == name)
         .and_then(|(_, full, size)| arch.reg_index(full).map(|i| (i, *size)))
+}
+
+/// gdb's type of the SSE registers (`union vec128`, as its amd64 target description has it):
+/// every lane width as a GCC vector, and the whole as `uint128_t`.
+fn vec128() -> TypeRef {
+    static T: std::sync::OnceLock<TypeRef> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let lanes = |tname: &str, ename: &str, esize: u64, enc: Encoding| {
+            let count = 16 / esize;
+            let v = Type::vector_of(Type::base(ename, esize, enc), count);
+            Type::new(
+                Some(tname.into()),
+                16,
+                TypeKind::Typedef(LazyType::ready(v)),
+            )
+        };
+        let fields = [
+            (
+                "v8_bfloat16",
+                lanes("v8bf16", "bfloat16", 2, Encoding::Float),
+            ),
+            ("v8_half", lanes("v8h", "half", 2, Encoding::Float)),
+            ("v4_float", lanes("v4f", "float", 4, Encoding::Float)),
+            ("v2_double", lanes("v2d", "double", 8, Encoding::Float)),
+            ("v16_int8", lanes("v16i8", "int8_t", 1, Encoding::Signed)),
+            ("v8_int16", lanes("v8i16", "int16_t", 2, Encoding::Signed)),
+            ("v4_int32", lanes("v4i32", "int32_t", 4, Encoding::Signed)),
+            ("v2_int64", lanes("v2i64", "int64_t", 8, Encoding::Signed)),
+            ("uint128", Type::base("uint128_t", 16, Encoding::Unsigned)),
+        ];
+        let members = fields
+            .into_iter()
+            .map(|(name, ty)| Member {
+                name: Some(name.into()),
+                ty: LazyType::ready(ty),
+                offset: 0,
+                bitfield: None,
+                is_static: false,
+                is_base: false,
+            })
+            .collect();
+        Type::new(
+            Some("vec128".into()),
+            16,
+            TypeKind::Aggregate {
+                kind: AggregateKind::Union,
+                members,
+                declaration: false,
+            },
+        )
+    })
+    .clone()
 }
 
 /// gdb's type of code-pointer registers: `void (*)()`.

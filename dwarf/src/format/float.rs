@@ -13,6 +13,8 @@ use super::num::Big;
 pub enum FloatFormat {
     /// IEEE binary16 (`_Float16`).
     Half,
+    /// bfloat16 (`__bf16`, the upper half of a binary32).
+    BFloat16,
     /// IEEE binary32.
     Single,
     /// IEEE binary64.
@@ -28,6 +30,7 @@ impl FloatFormat {
     fn layout(self) -> (u32, u32) {
         match self {
             FloatFormat::Half => (5, 10),
+            FloatFormat::BFloat16 => (8, 7),
             FloatFormat::Single => (8, 23),
             FloatFormat::Double => (11, 52),
             FloatFormat::X87Extended => (15, 64),
@@ -52,7 +55,7 @@ impl FloatFormat {
     /// Bytes the format occupies (before padding).
     pub fn bytes(self) -> usize {
         match self {
-            FloatFormat::Half => 2,
+            FloatFormat::Half | FloatFormat::BFloat16 => 2,
             FloatFormat::Single => 4,
             FloatFormat::Double => 8,
             FloatFormat::X87Extended => 10,

@@ -330,6 +330,9 @@ impl<'a> Printer<'a> {
     fn float_format(&self, size: u64, name: Option<&str>) -> Option<FloatFormat> {
         match size {
             16 if name.is_some_and(|n| n.contains("128")) => Some(FloatFormat::Quad),
+            2 if name.is_some_and(|n| n.contains("bf16") || n.contains("bfloat16")) => {
+                Some(FloatFormat::BFloat16)
+            }
             2 => Some(FloatFormat::Half),
             4 => Some(FloatFormat::Single),
             8 => Some(FloatFormat::Double),
