@@ -152,6 +152,12 @@ fn line_editing_completion_and_saved_history() {
         saved.lines().any(|l| l == "print 2*counter"),
         "history: {saved}"
     );
+    // gdb's format: one command a line, no `#V2` header (gdb would read it as a command).
+    assert_eq!(
+        saved.lines().next(),
+        Some("set history save on"),
+        "history: {saved}"
+    );
 
     // The next session has it: Ctrl-R finds the line.
     let p = Pane::start("cohort-term-2", &home, &dir, "./term");

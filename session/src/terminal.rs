@@ -83,6 +83,8 @@ impl Terminal {
         let config = rustyline::Config::builder()
             .auto_add_history(false)
             .completion_type(rustyline::CompletionType::List)
+            // gdb's `history size`.
+            .max_history_size(256)?
             .build();
         let mut editor = Editor::with_config(config)?;
         editor.set_helper(Some(CohortHelper { complete }));
@@ -107,11 +109,17 @@ impl Terminal {
         }
     }
 
-    /// Write the history back (`set history save on`).
+    /// Write the history back (`set history save on`) as gdb writes it: one command a line,
+    /// no header (rustyline's own format begins with `#V2`, which gdb would read back as a
+    /// command).
     pub fn save(&mut self) {
-        if let Some(h) = &self.history
-            && let Err(e) = self.editor.save_history(h)
-        {
+        let Some(h) = &self.history else { return };
+        let mut text = String::new();
+        for l in self.editor.history().iter() {
+            text.push_str(l);
+            text.push('\n');
+        }
+        if let Err(e) = std::fs::write(h, text) {
             eprintln!(
                 "warning: could not save the history in {}: {e}",
                 h.display()
