@@ -154,6 +154,7 @@ cases! {
     convenience_funcs,
     caller_funcs,
     registers_vector,
+    disassemble_range,
     cxx_caller_funcs,
     cxx_call_stop,
     cxx_calls,

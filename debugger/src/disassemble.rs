@@ -37,6 +37,19 @@ impl Debugger {
             }
             rest = r[end..].trim();
         }
+        // `START,END` or `START,+LENGTH`: a range (`FUNC,` is the function).
+        if let Some((a, b)) = split_range(rest) {
+            if a.trim().is_empty() {
+                return Err(EngineError::Other(format!(
+                    "A syntax error in expression, near `{}'.",
+                    rest.trim_start()
+                )));
+            }
+            if !b.trim().is_empty() {
+                return self.disassemble_range(a.trim(), b.trim(), raw, source);
+            }
+            rest = a.trim();
+        }
         let pc = if rest.is_empty() {
             if !self.session.is_running() {
                 return Err(EngineError::Other("No frame selected.".into()));
@@ -120,6 +133,78 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
+    /// `disassemble START,END` (or `START,+LENGTH`): the instructions that begin in the range,
+    /// each named `<FUNCTION+OFFSET>` as gdb names them there.
+    fn disassemble_range(&mut self, a: &str, b: &str, raw: bool, source: bool) -> Result<Flow> {
+        let start = self.address_of_expr(a)?;
+        let end = match b.strip_prefix('+') {
+            Some(len) => start.wrapping_add(self.address_of_expr(len)?),
+            None => self.address_of_expr(b)?,
+        };
+        let mark = if self.session.is_running() {
+            self.frames(usize::MAX)
+                .get(self.selected_frame())
+                .map(|f| f.pc())
+        } else {
+            None
+        };
+        out(format!(
+            "Dump of assembler code from {start:#x} to {end:#x}:"
+        ));
+        if end > start {
+            // The last instruction may end past `end`: read an instruction's length more.
+            let len = (end - start).saturating_add(15).min(1 << 20);
+            let mut code = vec![0u8; len as usize];
+            if self.session.read_memory(start, &mut code).is_err() {
+                // What gdb prints before it finds the memory unreadable.
+                out(format!("   0x{start:016x}:\t"));
+                return Err(EngineError::Memory(start));
+            }
+            let sym = |x: u64| self.address_symbol(x);
+            let insns = disasm::disassemble(self.session.arch(), &code, start, usize::MAX, &sym)?;
+            let insns: Vec<&disasm::Insn> = insns.iter().filter(|i| i.addr < end).collect();
+            let line = |i: &disasm::Insn| {
+                let m = if Some(i.addr) == mark { "=> " } else { "   " };
+                let mut s = format!("{m}0x{:016x}", i.addr);
+                if let Some(n) = self.address_symbol(i.addr) {
+                    let n = if n.contains('+') { n } else { format!("{n}+0") };
+                    s.push_str(&format!(" <{n}>"));
+                }
+                s.push_str(":\t");
+                if raw {
+                    let b: Vec<String> = i.bytes.iter().map(|b| format!("{b:02x}")).collect();
+                    s.push_str(&format!("{:<RAW_WIDTH$}\t", b.join(" ")));
+                }
+                s.push_str(&i.text);
+                s
+            };
+            if source {
+                let blocks = self.source_blocks(start, end);
+                let mut last_file: Option<PathBuf> = None;
+                for b in &blocks {
+                    if last_file.as_ref() != Some(&b.file) {
+                        out(format!("{}:", b.name));
+                        last_file = Some(b.file.clone());
+                    }
+                    let text = self.source_text(&b.file);
+                    match text.as_ref().and_then(|t| t.get(b.line as usize - 1)) {
+                        Some(t) => out(format!("{}\t{t}", b.line)),
+                        None => out(format!("{}\tin {}", b.line, b.file.display())),
+                    }
+                    for i in insns.iter().filter(|i| i.addr >= b.start && i.addr < b.end) {
+                        out(line(i));
+                    }
+                }
+            } else {
+                for i in &insns {
+                    out(line(i));
+                }
+            }
+        }
+        out("End of assembler dump.");
+        Ok(Flow::Go)
+    }
+
     /// Name and code range of the function containing `pc` (debug information first, then
     /// the ELF symbol).
     fn function_bounds(&self, pc: u64) -> Option<(String, u64, u64)> {
@@ -167,4 +252,22 @@ impl Debugger {
         }
         out
     }
+}
+
+/// `START,END`: the two sides of the first comma outside parentheses, brackets and quotes.
+fn split_range(text: &str) -> Option<(&str, &str)> {
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => return Some((&text[..i], &text[i + 1..])),
+            _ => {}
+        }
+    }
+    None
 }

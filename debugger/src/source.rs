@@ -415,14 +415,17 @@ impl Debugger {
     }
 
     /// `<sym+off>` as gdb's `print_address` names a code address (`x`, `x/i`, `disassemble`,
-    /// `info line`): the ELF symbol, except that a C++ function without a linkage name (`main`)
-    /// is called by its physname (`main()`), which is what gdb's symbol has as its linkage name.
+    /// `info line`): the ELF symbol, except that a C++ function without a linkage name (`main`,
+    /// a `static` function) is called by its physname (`main()`, `sfun(int)`), which is what
+    /// gdb's symbol has as its linkage name.
     pub(crate) fn address_symbol(&self, addr: u64) -> Option<String> {
         let sym = self.session.symbolize(addr)?;
         let physname = || -> Option<String> {
             let (d, f, name, off) = self.symbol_function(addr, &sym)?;
+            // A function of internal linkage (`static`) has no linkage name either; its ELF
+            // symbol is mangled all the same (`_ZL4sfuni`).
             if f.linkage_name.is_some()
-                || f.name != name
+                || (f.name != name && !name.starts_with("_Z"))
                 || scopes::unit_language(&d, f.unit) != Language::Cplus
             {
                 return None;
