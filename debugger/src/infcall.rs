@@ -282,12 +282,20 @@ pub(crate) fn call(
             dbg.session.switch_thread(hit);
             p.call_keep(run).map_err(engine_err)?;
             dbg.invalidate_frames();
+            // gdb names the signal first, then the switch.
+            let (num, name) = thread_name(dbg, hit);
             out(format!(
-                "{}received signal {sname}, {desc}.",
-                thread_head(dbg, hit)
+                "\nThread {num} \"{name}\" received signal {sname}, {desc}."
             ));
+            let head = thread_head(dbg, hit);
+            if let Some(switch) = head.strip_suffix(&format!("\nThread {num} \"{name}\" ")) {
+                out(switch.trim_end_matches('\n'));
+            }
             show_stop(dbg);
-            Err(user(format!("{OTHER_THREAD}\n{abandoned}\n{SILENT}")))
+            Err(user(format!(
+                "The program received a signal in another thread while\n\
+                 making a function call from GDB.\n{abandoned}\n{SILENT}"
+            )))
         }
         CallStop::Exited(_) | CallStop::Killed(_) => {
             let _ = p.call_restore(run);
@@ -326,13 +334,17 @@ fn thread_head(dbg: &Debugger, tid: i32) -> String {
         ));
         dbg.last_tid.set(Some(tid));
     }
-    let (num, name) = dbg
-        .session
-        .process()
-        .map(|p| (p.thread_num(tid).unwrap_or(1), p.thread_name(tid)))
-        .unwrap_or((1, String::new()));
+    let (num, name) = thread_name(dbg, tid);
     s.push_str(&format!("\nThread {num} \"{name}\" "));
     s
+}
+
+/// gdb's number and the name of thread `tid`.
+fn thread_name(dbg: &Debugger, tid: i32) -> (usize, String) {
+    dbg.session
+        .process()
+        .map(|p| (p.thread_num(tid).unwrap_or(1), p.thread_name(tid)))
+        .unwrap_or((1, String::new()))
 }
 
 /// Whether a hit of breakpoint `id` now stops the program: its ignore count, less the hits

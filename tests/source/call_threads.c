@@ -1,7 +1,8 @@
 /* Functions called from the debugger that wait for another thread (issue 17): gdb resumes
    every thread while a call runs, so a call that asks the worker thread for an answer
-   returns. */
+   returns; one that makes a thread. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -10,6 +11,13 @@ static int ready = 0;
 static int request = 0;
 static int reply = 0;
 static int served = 0;
+static volatile int usr1 = 0;
+
+static void on_usr1(int sig)
+{
+  (void) sig;
+  usr1++;
+}
 
 int serve(int q)
 {
@@ -29,6 +37,8 @@ static void *worker(void *arg)
         pthread_cond_wait(&cond, &lock);
       if (request < 0)
         break;
+      if (request == 99)
+        raise(SIGUSR1);
       reply = serve(request);
       request = 0;
       pthread_cond_broadcast(&cond);
@@ -51,6 +61,22 @@ int ask(int q)
   return r;
 }
 
+static void *square(void *arg)
+{
+  long v = (long) arg;
+  return (void *) (v * v);
+}
+
+/* Makes a thread and waits for its result. */
+long spawn(long v)
+{
+  pthread_t t;
+  void *r;
+  pthread_create(&t, NULL, square, (void *) v);
+  pthread_join(t, &r);
+  return (long) r;
+}
+
 void stop_here(int n)
 {
   (void) n;
@@ -59,6 +85,7 @@ void stop_here(int n)
 int main(void)
 {
   pthread_t t;
+  signal(SIGUSR1, on_usr1);
   pthread_create(&t, NULL, worker, NULL);
   pthread_mutex_lock(&lock);
   while (!ready)

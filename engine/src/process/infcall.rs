@@ -86,6 +86,8 @@ pub(super) enum CallFix {
     Deliver(i32, Signo),
     /// A thread made during the call (stopped now).
     NewThread(i32),
+    /// The thread pointer of a thread made during the call, read at its first stop.
+    ThreadPointer(i32, u64),
     /// A thread that ended during the call.
     Gone(i32),
 }
@@ -517,11 +519,13 @@ impl Process {
                 WaitStatus::PtraceEvent(_, _, ev)
                     if first_stop && ev == libc::PTRACE_EVENT_STOP =>
                 {
+                    fixes.push(self.call_thread_pointer(t));
                     if !self.call_starting.borrow_mut().remove(&tid) {
                         self.call_early.borrow_mut().insert(tid);
                     }
                 }
                 WaitStatus::Stopped(_, sig) if first_stop && sig.raw() == libc::SIGSTOP => {
+                    fixes.push(self.call_thread_pointer(t));
                     if !self.call_starting.borrow_mut().remove(&tid) {
                         self.call_early.borrow_mut().insert(tid);
                     }
@@ -811,8 +815,21 @@ impl Process {
         }
     }
 
+    /// The thread pointer of a thread made during the call, read at its first stop (it
+    /// may be gone by the time the thread table learns of it).
+    fn call_thread_pointer(&self, t: Pid) -> CallFix {
+        let pointer = self
+            .arch
+            .thread_pointer
+            .and_then(|tp| native::read_gp(t).ok().map(|r| r.u64(tp)))
+            .unwrap_or(0);
+        CallFix::ThreadPointer(t.as_raw(), pointer)
+    }
+
     /// The first stop of a thread made during the call: it runs with the others.
     fn call_first_stop(&self, t: Pid, running: &mut Vec<Pid>) -> Result<()> {
+        let pointer = self.call_thread_pointer(t);
+        self.call_fixes.borrow_mut().push(pointer);
         if self.call_starting.borrow_mut().remove(&t.as_raw()) {
             if sigwait::cont(t, None).is_ok() {
                 running.push(t);
@@ -1021,6 +1038,13 @@ impl Process {
     /// after each command.
     pub fn settle_call(&mut self) {
         let fixes = std::mem::take(&mut *self.call_fixes.borrow_mut());
+        let pointers: std::collections::HashMap<i32, u64> = fixes
+            .iter()
+            .filter_map(|f| match *f {
+                CallFix::ThreadPointer(tid, p) => Some((tid, p)),
+                _ => None,
+            })
+            .collect();
         for fix in fixes {
             match fix {
                 CallFix::AtBreakpoint(tid, on) => {
@@ -1041,12 +1065,16 @@ impl Process {
                 CallFix::NewThread(tid) => {
                     if !self.threads.contains_key(&tid) {
                         self.add_thread(Pid::from_raw(tid), TState::Starting);
+                        if let Some(t) = self.threads.get_mut(&tid) {
+                            t.pointer = pointers.get(&tid).copied().unwrap_or(0);
+                        }
                         if let Err(e) = self.thread_started(tid, true) {
                             tracing::warn!(tid, "a thread made during a call: {e}");
                         }
                     }
                 }
                 CallFix::Gone(tid) => self.thread_gone(tid),
+                CallFix::ThreadPointer(..) => {}
             }
         }
     }
