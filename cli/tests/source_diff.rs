@@ -155,6 +155,8 @@ cases! {
     complete,
     convenience_funcs,
     cxx_call_stop,
+    cxx_call_terminate,
+    cxx_call_terminate_clang,
     cxx_calls,
     cxx_calls_clang,
     cxx_calls_clang_o2,

@@ -142,6 +142,14 @@ pub(crate) fn call(
         ret: (!void).then(|| abi_value(&call.ret, vec![0; call.ret.byte_size() as usize])),
         return_addr,
         stack_top: low.get(),
+        // gdb's `unwind-on-terminating-exception` (on by default): a breakpoint on
+        // std::terminate() during the call.
+        terminate: if dbg.settings.on("unwind-on-terminating-exception") {
+            dbg.session.symbols().lookup_minimal("_ZSt9terminatev")
+        } else {
+            None
+        },
+        others_run: dbg.settings.get("scheduler-locking") != "on",
     };
     let mut run = p.call_function(tid, &req).map_err(engine_err)?;
     // Each breakpoint there whose condition holds counts the hit; one with an ignore count
@@ -295,6 +303,19 @@ pub(crate) fn call(
             Err(user(format!(
                 "The program received a signal in another thread while\n\
                  making a function call from GDB.\n{abandoned}\n{SILENT}"
+            )))
+        }
+        CallStop::Terminate => {
+            p.call_restore(run).map_err(engine_err)?;
+            dbg.invalidate_frames();
+            Err(user(format!(
+                "The program being debugged entered a std::terminate call, most likely\n\
+                 caused by an unhandled C++ exception.  GDB blocked this call in order\n\
+                 to prevent the program from being terminated, and has restored the\n\
+                 context to its original state before the call.\n\
+                 To change this behaviour use \"set unwind-on-terminating-exception off\".\n\
+                 Evaluation of the expression containing the function ({name})\n\
+                 will be abandoned."
             )))
         }
         CallStop::Exited(_) | CallStop::Killed(_) => {

@@ -273,6 +273,9 @@ pub struct Process {
     /// before their parent's clone event.
     call_starting: std::cell::RefCell<HashSet<i32>>,
     call_early: std::cell::RefCell<HashSet<i32>>,
+    /// The `std::terminate()` trap of the call running now, with the bytes it replaced
+    /// (`None` when a breakpoint site was there already).
+    call_terminate: std::cell::RefCell<Option<(u64, Option<Vec<u8>>)>>,
     /// Stop at forks and vforks (gdb's `catch fork`, `catch vfork`).
     pub catch_fork: bool,
     pub catch_vfork: bool,
@@ -406,6 +409,7 @@ impl Process {
             call_fixes: std::cell::RefCell::new(Vec::new()),
             call_starting: std::cell::RefCell::new(HashSet::new()),
             call_early: std::cell::RefCell::new(HashSet::new()),
+            call_terminate: std::cell::RefCell::new(None),
             catch_fork: false,
             catch_vfork: false,
             held_fork: None,

@@ -51,6 +51,11 @@ pub struct CallRequest {
     /// The lowest address the caller already uses below the stack pointer (data it wrote for
     /// the call, such as a string argument); the call's frame goes below it.
     pub stack_top: Option<u64>,
+    /// `std::terminate()`: a trap there during the call ends it ([`CallStop::Terminate`]),
+    /// as gdb's `unwind-on-terminating-exception`.
+    pub terminate: Option<u64>,
+    /// The other threads run during the call (gdb: unless `scheduler-locking on`).
+    pub others_run: bool,
 }
 
 /// How a call ended.
@@ -69,6 +74,9 @@ pub enum CallStop {
     /// Another thread, running during the call, hit a breakpoint of the user's at `addr`
     /// (its pc is back on it); the calling thread is stopped inside the function.
     ThreadBreakpoint { tid: i32, addr: u64 },
+    /// The function called `std::terminate()` (an exception nobody catches): the thread is
+    /// on its first instruction.
+    Terminate,
     /// Another thread got a signal that stops the program (delivered when it resumes, if
     /// `handle` passes it); the calling thread is stopped inside the function.
     ThreadSignal { tid: i32, sig: Signo },
@@ -126,6 +134,8 @@ pub struct CallRun {
     before: Registers,
     return_addr: u64,
     return_sp: u64,
+    terminate: Option<u64>,
+    others_run: bool,
     /// Where the return value is (for [`Process::call_resume`]).
     ret_place: Place,
     ret: Option<AbiValue>,
@@ -294,6 +304,8 @@ impl Process {
             before,
             return_addr,
             return_sp: expected_sp,
+            terminate: req.terminate,
+            others_run: req.others_run,
             ret_place: layout.ret.clone(),
             ret: req.ret.clone(),
             buffer,
@@ -306,7 +318,7 @@ impl Process {
             let _ = self.call_restore(run);
             return Err(e);
         }
-        run.stop = match self.call_go(pid, return_addr, expected_sp) {
+        run.stop = match self.call_go(&run) {
             Ok(s) => s,
             Err(e) => {
                 let _ = self.call_restore(run);
@@ -365,10 +377,10 @@ impl Process {
                 self.call_fixes
                     .borrow_mut()
                     .push(CallFix::Deliver(hit.as_raw(), sig));
-                self.call_go(run.tid, run.return_addr, run.return_sp)
+                self.call_go(&run)
             }
             Ok(Some(stop)) => Ok(stop),
-            Ok(None) => self.call_go(run.tid, run.return_addr, run.return_sp),
+            Ok(None) => self.call_go(&run),
             Err(e) => Err(e),
         };
         match stop {
@@ -381,10 +393,38 @@ impl Process {
         self.call_read_return(run)
     }
 
-    /// Run the calling thread `pid` with the other threads until the call ends (see
-    /// [`Self::call_wait_stopped`]); every thread is stopped again then.
-    fn call_go(&self, pid: Pid, ret_addr: u64, sp: u64) -> Result<CallStop> {
-        let mut running = self.call_resume_others(pid)?;
+    /// Run the calling thread with the other threads until the call ends (see
+    /// [`Self::call_wait_stopped`]); every thread is stopped again then. A trap at
+    /// `std::terminate()` is there meanwhile.
+    fn call_go(&self, run: &CallRun) -> Result<CallStop> {
+        let (pid, ret_addr, sp) = (run.tid, run.return_addr, run.return_sp);
+        let terminate = match run.terminate {
+            Some(a) if !self.sites.contains_key(&a) && !self.dummy_trap_at(a) => {
+                let bp = self.arch.breakpoint_insn;
+                let mut orig = vec![0u8; bp.len()];
+                self.mem.read(a, &mut orig)?;
+                self.mem.write(a, bp)?;
+                Some((a, Some(orig)))
+            }
+            Some(a) => Some((a, None)),
+            None => None,
+        };
+        let before = self.call_terminate.replace(terminate);
+        let r = self.call_go_trapped(pid, ret_addr, sp, run.others_run);
+        let trap = self.call_terminate.replace(before);
+        if let Some((a, Some(orig))) = trap {
+            self.mem.write(a, &orig)?;
+        }
+        r
+    }
+
+    /// [`Self::call_go`] once the `std::terminate()` trap is in.
+    fn call_go_trapped(&self, pid: Pid, ret_addr: u64, sp: u64, others: bool) -> Result<CallStop> {
+        let mut running = if others {
+            self.call_resume_others(pid)?
+        } else {
+            Vec::new()
+        };
         let ran = ptrace::cont(pid, None)
             .map_err(|err| EngineError::Ptrace {
                 op: "PTRACE_CONT",
@@ -544,6 +584,13 @@ impl Process {
                         && let Ok(regs) = native::read_gp(t)
                     {
                         let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
+                        if self.terminate_trap_at(at) && !self.sites.contains_key(&at) {
+                            // The trap goes with the call: the thread runs the instruction.
+                            let mut r = Registers::new(self.arch);
+                            r.set(self.arch.pc, at as u128);
+                            native::write_gp(t, None, &r)?;
+                            continue;
+                        }
                         if let Some(site) = self.sites.get(&at) {
                             let mut r = Registers::new(self.arch);
                             r.set(self.arch.pc, at as u128);
@@ -626,6 +673,12 @@ impl Process {
                     let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
                     if at == ret_addr && regs.sp() == sp {
                         return Ok(CallStop::Returned(Vec::new()));
+                    }
+                    if self.terminate_trap_at(at) {
+                        let mut r = Registers::new(self.arch);
+                        r.set(self.arch.pc, at as u128);
+                        native::write_gp(pid, None, &r)?;
+                        return Ok(CallStop::Terminate);
                     }
                     if self.dummy_trap_at(at) {
                         // The return of a call made earlier and left in its function (the
@@ -748,6 +801,24 @@ impl Process {
                 }
                 let regs = native::read_gp(t)?;
                 let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
+                let terminate = self.call_terminate.borrow().clone();
+                if let Some((a, Some(orig))) = terminate
+                    && a == at
+                {
+                    // Another thread's std::terminate() is not the call's: over the trap.
+                    let mut r = Registers::new(self.arch);
+                    r.set(self.arch.pc, at as u128);
+                    native::write_gp(t, None, &r)?;
+                    self.mem.write(at, &orig)?;
+                    let stepped = self.call_step(t);
+                    self.mem.write(at, self.arch.breakpoint_insn)?;
+                    match stepped? {
+                        None => go(None)?,
+                        Some(CallStop::Signal(sig)) => go(Some(sig))?,
+                        Some(stop) => return Ok(Some(stop)),
+                    }
+                    return Ok(None);
+                }
                 if let Some(site) = self.sites.get(&at) {
                     let mut r = Registers::new(self.arch);
                     r.set(self.arch.pc, at as u128);
@@ -998,6 +1069,14 @@ impl Process {
             .iter()
             .map(|d| d.view.clone())
             .collect()
+    }
+
+    /// Whether the `std::terminate()` trap of the call running now is at `addr`.
+    fn terminate_trap_at(&self, addr: u64) -> bool {
+        self.call_terminate
+            .borrow()
+            .as_ref()
+            .is_some_and(|(a, _)| *a == addr)
     }
 
     /// Whether a return trap of a call left in its function is at `addr`.
