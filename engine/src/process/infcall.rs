@@ -438,7 +438,7 @@ impl Process {
         ) {
             running.push(pid);
         }
-        let stopped = self.call_stop_others(&mut running);
+        let stopped = self.call_stop_others(&mut running, ret_addr);
         let stop = ran?;
         stopped?;
         Ok(stop)
@@ -485,7 +485,7 @@ impl Process {
                 Err(nix::errno::Errno::ESRCH) => {}
                 Err(err) => {
                     // Those already running stop again.
-                    let _ = self.call_stop_others(&mut running);
+                    let _ = self.call_stop_others(&mut running, 0);
                     return Err(EngineError::Ptrace {
                         op: "PTRACE_CONT",
                         tid,
@@ -500,7 +500,10 @@ impl Process {
     /// Stop the threads in `running` again after a call (all-stop), collecting what they
     /// did meanwhile: a breakpoint one hit just then or a signal it got is its stop to
     /// report at the next resume, as after any stop of all threads.
-    fn call_stop_others(&self, running: &mut Vec<Pid>) -> Result<()> {
+    /// The calling thread, stopped as another thread stopped the program, may have just
+    /// come back to the call's return trap at `ret_addr`: it is left to come back there
+    /// again when it resumes (the call is then kept as a dummy frame).
+    fn call_stop_others(&self, running: &mut Vec<Pid>, ret_addr: u64) -> Result<()> {
         for &t in running.iter() {
             match ptrace::interrupt(t) {
                 Ok(()) | Err(nix::errno::Errno::ESRCH) => {}
@@ -580,12 +583,23 @@ impl Process {
                 }
                 WaitStatus::Stopped(_, sig) => {
                     running.retain(|&r| r != t);
+                    let regs = native::read_gp(t);
+                    if sig == Signo::SIGSEGV
+                        && regs
+                            .as_ref()
+                            .is_ok_and(|r| r.pc() == ret_addr && ret_addr != 0)
+                    {
+                        continue;
+                    }
                     if sig == Signo::SIGTRAP
-                        && let Ok(regs) = native::read_gp(t)
+                        && let Ok(regs) = regs
                     {
                         let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
-                        if self.terminate_trap_at(at) && !self.sites.contains_key(&at) {
-                            // The trap goes with the call: the thread runs the instruction.
+                        if (self.terminate_trap_at(at) && !self.sites.contains_key(&at))
+                            || (at == ret_addr && ret_addr != 0)
+                        {
+                            // The trap goes with the call (the thread runs the instruction),
+                            // or is the return trap (the thread comes back to it).
                             let mut r = Registers::new(self.arch);
                             r.set(self.arch.pc, at as u128);
                             native::write_gp(t, None, &r)?;
@@ -876,6 +890,7 @@ impl Process {
                         _ => CallStop::Exited(0),
                     }));
                 }
+                self.call_starting.borrow_mut().remove(&tid);
                 self.call_fixes.borrow_mut().push(CallFix::Gone(tid));
                 Ok(None)
             }
