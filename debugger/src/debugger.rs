@@ -63,7 +63,7 @@ pub struct Debugger {
     /// Highest gdb thread number seen: once above 1, stops name their thread.
     pub(crate) many_threads: bool,
     /// Thread last reported to the user.
-    pub(crate) last_tid: Option<i32>,
+    pub(crate) last_tid: std::cell::Cell<Option<i32>>,
     /// `set language LANG` (None: `auto`, the selected frame's unit decides).
     pub(crate) language_set: Option<cohort_dwarf::format::Language>,
     /// `set print elements N` and `set print repeats N` (`usize::MAX`: unlimited).
@@ -205,7 +205,7 @@ impl Debugger {
             soft_reported: false,
             call_hits: std::cell::RefCell::new(Vec::new()),
             many_threads: false,
-            last_tid: None,
+            last_tid: std::cell::Cell::new(None),
             ended: None,
             exit_status: None,
             activity: None,
@@ -236,14 +236,17 @@ impl Debugger {
         }
         self.note_resume(line.trim());
         let r = self.dispatch(line.trim());
+        // Threads made, ended or stopped during function calls of the command.
+        self.session.settle_call();
         for id in self.call_hits.take() {
-            self.session.count_hit(id);
-            // A temporary breakpoint hit inside a called function goes, as at any stop.
-            if self
-                .session
-                .breakpoints()
-                .iter()
-                .any(|b| b.id == id && b.temporary)
+            // A temporary breakpoint that stopped inside a called function goes, as at any
+            // stop (not while its ignore count lasts).
+            if self.session.count_hit(id)
+                && self
+                    .session
+                    .breakpoints()
+                    .iter()
+                    .any(|b| b.id == id && b.temporary)
             {
                 let _ = self.session.delete_breakpoint(id);
             }
@@ -943,7 +946,7 @@ impl Debugger {
         self.many_threads = false;
         self.session.start_process()?;
         self.new_process();
-        self.last_tid = self.session.current_thread();
+        self.last_tid.set(self.session.current_thread());
         self.flush_messages();
         if stop_at_entry {
             out("\nProgram stopped.");
@@ -1013,7 +1016,7 @@ impl Debugger {
                 None => e,
             })?;
         self.new_process();
-        self.last_tid = self.session.current_thread();
+        self.last_tid.set(self.session.current_thread());
         self.flush_messages();
         let threads = self.session.threads();
         self.many_threads = threads.len() > 1;
@@ -1470,6 +1473,17 @@ impl Debugger {
             // dummy frame: gdb puts the thread back as it was before the call and stops
             // without a word.
             Event::CallReturned { tid, .. } => {
+                // In another thread than the one reported last (a call another thread's
+                // stop interrupted), gdb names the switch.
+                if self.last_tid.get().is_some_and(|t| t != tid)
+                    && let Some(t) = self.session.threads().into_iter().find(|t| t.tid == tid)
+                {
+                    out(format!(
+                        "[Switching to {}]",
+                        thread_target(t.pointer, t.tid, self.session.pid())
+                    ));
+                }
+                self.last_tid.set(Some(tid));
                 self.session.pop_call_dummy(tid)?;
                 self.invalidate_frames();
                 self.select_frame(0);
@@ -1664,7 +1678,7 @@ impl Debugger {
             self.many_threads = true;
         }
         let mut s = String::new();
-        if self.last_tid.is_some_and(|t| t != tid)
+        if self.last_tid.get().is_some_and(|t| t != tid)
             && let Some(t) = self.session.threads().into_iter().find(|t| t.tid == tid)
         {
             s.push_str(&format!(
@@ -1672,7 +1686,7 @@ impl Debugger {
                 thread_target(t.pointer, t.tid, self.session.pid())
             ));
         }
-        self.last_tid = Some(tid);
+        self.last_tid.set(Some(tid));
         if self.many_threads {
             let (num, name) = self
                 .session
@@ -2513,7 +2527,7 @@ impl Debugger {
             .session
             .select_thread(num)
             .map_err(|_| EngineError::Other(format!("Unknown thread {num}.")))?;
-        self.last_tid = Some(tid);
+        self.last_tid.set(Some(tid));
         self.set_thread_variable();
         let t = self.session.threads().into_iter().find(|t| t.tid == tid);
         let pointer = t.map(|t| t.pointer).unwrap_or(0);

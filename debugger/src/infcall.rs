@@ -3,11 +3,12 @@
 //! this module turns the evaluator's typed arguments into the calling convention's values
 //! and reports a call that did not return as gdb does.
 //!
-//! A breakpoint inside the called function ends the evaluation and leaves the thread there,
-//! below a dummy frame (`<function called from gdb>` in a backtrace): when the function
-//! returns to it, the thread is put back as it was before the call and stops silently
-//! (`Event::CallReturned`). A signal does the same, unless `set unwindonsignal on`: then
-//! the thread is put back at once. gdb 13 does both.
+//! A breakpoint inside the called function (its condition true, its ignore count used up)
+//! ends the evaluation and leaves the thread there, below a dummy frame (`<function called
+//! from gdb>` in a backtrace): when the function returns to it, the thread is put back as it
+//! was before the call and stops silently (`Event::CallReturned`). The breakpoint's
+//! commands do not run (`silent` hides the stop). A signal does the same, unless `set
+//! unwindonsignal on`: then the thread is put back at once. gdb 13 does all this.
 
 use std::cell::Cell;
 
@@ -111,6 +112,10 @@ fn engine_err(e: cohort_engine::EngineError) -> DwarfError {
     user(e.to_string())
 }
 
+/// gdb's words when another thread stops the program during a call.
+const OTHER_THREAD: &str =
+    "The program stopped in another thread while making a function call from GDB.";
+
 /// gdb's last words on a call left where it stopped.
 const SILENT: &str = "When the function is done executing, GDB will silently stop.";
 
@@ -137,19 +142,46 @@ pub(crate) fn call(
         ret: (!void).then(|| abi_value(&call.ret, vec![0; call.ret.byte_size() as usize])),
         return_addr,
         stack_top: low.get(),
+        // gdb's `unwind-on-terminating-exception` (on by default): a breakpoint on
+        // std::terminate() during the call.
+        terminate: if dbg.settings.on("unwind-on-terminating-exception") {
+            dbg.session.symbols().lookup_minimal("_ZSt9terminatev")
+        } else {
+            None
+        },
+        others_run: dbg.settings.get("scheduler-locking") != "on",
     };
     let mut run = p.call_function(tid, &req).map_err(engine_err)?;
-    // A breakpoint inside whose condition is false does not stop the call (as gdb).
-    while let CallStop::Breakpoint(pc) = run.stop {
+    // Each breakpoint there whose condition holds counts the hit; one with an ignore count
+    // still to use up does not stop the call, nor does one whose condition is false (as
+    // gdb). The hits are counted once the command is done (`Debugger::call_hits`).
+    let mut stops: Vec<u32> = Vec::new();
+    loop {
+        let (pc, hit) = match run.stop {
+            CallStop::Breakpoint(pc) => (pc, tid),
+            CallStop::ThreadBreakpoint { tid: t, addr } => (addr, t),
+            _ => break,
+        };
+        // The condition is the thread's that hit the breakpoint.
+        dbg.session.switch_thread(hit);
         dbg.invalidate_frames();
-        if dbg
+        let ids: Vec<u32> = dbg
             .session
             .breakpoints_at(pc)
             .into_iter()
-            .any(|id| dbg.condition_holds_now(id))
-        {
+            .filter(|&id| dbg.condition_holds_now(id))
+            .collect();
+        stops = ids
+            .iter()
+            .copied()
+            .filter(|&id| hit_stops(dbg, id))
+            .collect();
+        dbg.call_hits.borrow_mut().extend(ids);
+        if !stops.is_empty() {
             break;
         }
+        dbg.session.switch_thread(tid);
+        dbg.invalidate_frames();
         run = p.call_resume(run).map_err(engine_err)?;
     }
     // gdb names the function by its symbol at the address: C++ with its parameters.
@@ -167,7 +199,11 @@ pub(crate) fn call(
         }
         CallStop::Signal(sig) => {
             let (name, desc) = describe(sig.raw());
-            out(format!("\nProgram received signal {name}, {desc}."));
+            let what = format!("received signal {name}, {desc}");
+            out(format!(
+                "{}.",
+                stop_head(dbg, tid, &what, &format!("Program {what}"))
+            ));
             dbg.invalidate_frames();
             show_stop(dbg);
             if dbg.settings.on("unwindonsignal") {
@@ -188,16 +224,9 @@ pub(crate) fn call(
             )))
         }
         CallStop::Breakpoint(pc) => {
-            // gdb names the first breakpoint there whose condition holds; each of them
-            // counts the hit.
+            // gdb names the first breakpoint there that stops; a `silent` one shows nothing.
             dbg.invalidate_frames();
-            let ids: Vec<u32> = dbg
-                .session
-                .breakpoints_at(pc)
-                .into_iter()
-                .filter(|&id| dbg.condition_holds_now(id))
-                .collect();
-            let first = ids.first().copied().unwrap_or(0);
+            let first = stops.first().copied().unwrap_or(0);
             let temporary = dbg
                 .session
                 .breakpoints()
@@ -210,14 +239,83 @@ pub(crate) fn call(
             };
             let num = dbg.breakpoint_label(first, pc);
             dbg.invalidate_frames();
-            out(format!("\n{what} {num}, {}", dbg.frame0_line()));
-            dbg.print_source_line_at(pc);
-            dbg.call_hits.borrow_mut().extend(ids);
+            if !dbg.breakpoint_silent(first) {
+                out(format!(
+                    "{}, {}",
+                    stop_head(
+                        dbg,
+                        tid,
+                        &format!("hit {what} {num}"),
+                        &format!("{what} {num}")
+                    ),
+                    dbg.frame0_line()
+                ));
+                dbg.print_source_line_at(pc);
+            }
             p.call_keep(run).map_err(engine_err)?;
             dbg.invalidate_frames();
             Err(user(format!(
                 "The program being debugged stopped while in a function called from GDB.\n\
                  {abandoned}\n{SILENT}"
+            )))
+        }
+        CallStop::ThreadBreakpoint { tid: hit, addr } => {
+            // gdb switches to the thread that hit it, and leaves the call where it was.
+            let first = stops.first().copied().unwrap_or(0);
+            let temporary = dbg
+                .session
+                .breakpoints()
+                .iter()
+                .any(|b| b.id == first && b.temporary);
+            let what = if temporary {
+                "Temporary breakpoint"
+            } else {
+                "Breakpoint"
+            };
+            let num = dbg.breakpoint_label(first, addr);
+            p.call_keep(run).map_err(engine_err)?;
+            dbg.invalidate_frames();
+            if !dbg.breakpoint_silent(first) {
+                out(format!(
+                    "{}hit {what} {num}, {}",
+                    thread_head(dbg, hit),
+                    dbg.frame0_line()
+                ));
+                dbg.print_source_line_at(addr);
+            }
+            Err(user(format!("{OTHER_THREAD}\n{abandoned}\n{SILENT}")))
+        }
+        CallStop::ThreadSignal { tid: hit, sig } => {
+            let (sname, desc) = describe(sig.raw());
+            dbg.session.switch_thread(hit);
+            p.call_keep(run).map_err(engine_err)?;
+            dbg.invalidate_frames();
+            // gdb names the signal first, then the switch.
+            let (num, name) = thread_name(dbg, hit);
+            out(format!(
+                "\nThread {num} \"{name}\" received signal {sname}, {desc}."
+            ));
+            let head = thread_head(dbg, hit);
+            if let Some(switch) = head.strip_suffix(&format!("\nThread {num} \"{name}\" ")) {
+                out(switch.trim_end_matches('\n'));
+            }
+            show_stop(dbg);
+            Err(user(format!(
+                "The program received a signal in another thread while\n\
+                 making a function call from GDB.\n{abandoned}\n{SILENT}"
+            )))
+        }
+        CallStop::Terminate => {
+            p.call_restore(run).map_err(engine_err)?;
+            dbg.invalidate_frames();
+            Err(user(format!(
+                "The program being debugged entered a std::terminate call, most likely\n\
+                 caused by an unhandled C++ exception.  GDB blocked this call in order\n\
+                 to prevent the program from being terminated, and has restored the\n\
+                 context to its original state before the call.\n\
+                 To change this behaviour use \"set unwind-on-terminating-exception off\".\n\
+                 Evaluation of the expression containing the function ({name})\n\
+                 will be abandoned."
             )))
         }
         CallStop::Exited(_) | CallStop::Killed(_) => {
@@ -227,6 +325,58 @@ pub(crate) fn call(
             )))
         }
     }
+}
+
+/// The head of a stop report in the calling thread `tid`: `\nThread 1 "name" THREADED` once
+/// the program has had a second thread, else `\nPLAIN` (as gdb).
+fn stop_head(dbg: &Debugger, tid: i32, threaded: &str, plain: &str) -> String {
+    if dbg
+        .session
+        .process()
+        .is_some_and(|p| p.highest_thread_num() > 1)
+    {
+        format!("{}{threaded}", thread_head(dbg, tid))
+    } else {
+        format!("\n{plain}")
+    }
+}
+
+/// The head of a stop report in thread `tid`, another than the one reported last:
+/// `[Switching to Thread …]` and `\nThread 2 "name" ` (the thread is then the one reported).
+fn thread_head(dbg: &Debugger, tid: i32) -> String {
+    let mut s = String::new();
+    if dbg.last_tid.get() != Some(tid)
+        && let Some(p) = dbg.session.process()
+    {
+        let pointer = p.thread_pointer(tid);
+        s.push_str(&format!(
+            "[Switching to {}]\n",
+            crate::debugger::thread_target(pointer, tid, dbg.session.pid())
+        ));
+        dbg.last_tid.set(Some(tid));
+    }
+    let (num, name) = thread_name(dbg, tid);
+    s.push_str(&format!("\nThread {num} \"{name}\" "));
+    s
+}
+
+/// gdb's number and the name of thread `tid`.
+fn thread_name(dbg: &Debugger, tid: i32) -> (usize, String) {
+    dbg.session
+        .process()
+        .map(|p| (p.thread_num(tid).unwrap_or(1), p.thread_name(tid)))
+        .unwrap_or((1, String::new()))
+}
+
+/// Whether a hit of breakpoint `id` now stops the program: its ignore count, less the hits
+/// of this command not counted yet, is used up.
+fn hit_stops(dbg: &Debugger, id: u32) -> bool {
+    let pending = dbg.call_hits.borrow().iter().filter(|&&h| h == id).count() as u64;
+    dbg.session
+        .breakpoints()
+        .iter()
+        .find(|b| b.id == id)
+        .is_some_and(|b| b.ignore <= pending)
 }
 
 /// The frame line and source line of the thread where it stopped inside the call.

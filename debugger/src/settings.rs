@@ -200,6 +200,12 @@ const SETTINGS: &[Setting] = &[
         "off",
     ),
     s(
+        "unwind-on-terminating-exception",
+        "Unwind stack if a C++ exception is unhandled while in a call dummy",
+        Kind::Bool,
+        "on",
+    ),
+    s(
         "follow-fork-mode",
         "Debugger response to a program call of fork or vfork",
         Kind::Enum(&["parent", "child"]),
@@ -240,7 +246,7 @@ pub(crate) struct Settings {
 }
 
 impl Settings {
-    fn get(&self, name: &str) -> &str {
+    pub(crate) fn get(&self, name: &str) -> &str {
         self.values
             .get(name)
             .map(String::as_str)

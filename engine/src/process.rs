@@ -266,6 +266,16 @@ pub struct Process {
     /// Calls that stopped inside the called function and were left there (gdb's dummy
     /// frames), oldest first: see [`Process::call_keep`].
     dummies: std::cell::RefCell<Vec<infcall::Dummy>>,
+    /// What calls changed in the thread table behind its back (the other threads ran
+    /// during them), applied by [`Process::settle_call`].
+    call_fixes: std::cell::RefCell<Vec<infcall::CallFix>>,
+    /// Threads made during a call whose first stop is still to come, and first stops seen
+    /// before their parent's clone event.
+    call_starting: std::cell::RefCell<HashSet<i32>>,
+    call_early: std::cell::RefCell<HashSet<i32>>,
+    /// The `std::terminate()` trap of the call running now, with the bytes it replaced
+    /// (`None` when a breakpoint site was there already).
+    call_terminate: std::cell::RefCell<Option<(u64, Option<Vec<u8>>)>>,
     /// Stop at forks and vforks (gdb's `catch fork`, `catch vfork`).
     pub catch_fork: bool,
     pub catch_vfork: bool,
@@ -396,6 +406,10 @@ impl Process {
             epoch: std::cell::Cell::new(0),
             call_ended: std::cell::Cell::new(None),
             dummies: std::cell::RefCell::new(Vec::new()),
+            call_fixes: std::cell::RefCell::new(Vec::new()),
+            call_starting: std::cell::RefCell::new(HashSet::new()),
+            call_early: std::cell::RefCell::new(HashSet::new()),
+            call_terminate: std::cell::RefCell::new(None),
             catch_fork: false,
             catch_vfork: false,
             held_fork: None,
@@ -716,6 +730,7 @@ impl Process {
 
     /// Threads in gdb's numbering order.
     pub fn threads(&mut self) -> Vec<ThreadInfo> {
+        self.settle_call();
         let pid = self.pid;
         let tp = self.arch.thread_pointer;
         let mut out = Vec::new();
@@ -751,6 +766,11 @@ impl Process {
         std::fs::read_to_string(format!("/proc/{}/task/{tid}/comm", self.pid))
             .map(|s| s.trim_end().to_string())
             .unwrap_or_default()
+    }
+
+    /// Thread `tid`'s thread pointer as last read (`pthread_t` on glibc).
+    pub fn thread_pointer(&self, tid: i32) -> u64 {
+        self.threads.get(&tid).map_or(0, |t| t.pointer)
     }
 
     pub fn thread_num(&self, tid: i32) -> Option<usize> {

@@ -223,7 +223,7 @@ pub struct Session {
     pub signals: SignalTable,
     /// glibc's internal signals have been made silent (see `SignalTable::nptl_internal`).
     nptl_signals_set: bool,
-    current: Option<i32>,
+    current: std::cell::Cell<Option<i32>>,
     r_debug: Option<u64>,
     /// The dynamic linker's `_dl_debug_state` (run-time).
     dl_hook: Option<u64>,
@@ -273,7 +273,7 @@ impl Session {
             next_id: 1,
             signals: SignalTable::default(),
             nptl_signals_set: false,
-            current: None,
+            current: std::cell::Cell::new(None),
             r_debug: None,
             dl_hook: None,
             step_bps: Vec::new(),
@@ -349,18 +349,32 @@ impl Session {
 
     /// The thread commands apply to (gdb's current thread).
     pub fn current_thread(&self) -> Option<i32> {
-        self.current
+        self.current.get()
+    }
+
+    /// Make `tid` the current thread from where the session is shared (a stop in another
+    /// thread during a function call from an expression).
+    pub fn switch_thread(&self, tid: i32) {
+        self.current.set(Some(tid));
+    }
+
+    /// Apply what function calls changed in the thread table (see
+    /// [`Process::settle_call`]).
+    pub fn settle_call(&mut self) {
+        if let Some(p) = self.process.as_mut() {
+            p.settle_call();
+        }
     }
 
     pub fn select_thread(&mut self, num: usize) -> Result<i32> {
         if let (None, Some(c)) = (&self.process, &self.core) {
             let tid = c.thread(num).ok_or(EngineError::NoThread(num))?.tid;
-            self.current = Some(tid);
+            self.current.set(Some(tid));
             return Ok(tid);
         }
         let p = self.process.as_ref().ok_or(EngineError::NotRunning)?;
         let tid = p.tid_of(num).ok_or(EngineError::NoThread(num))?;
-        self.current = Some(tid);
+        self.current.set(Some(tid));
         Ok(tid)
     }
 
@@ -381,7 +395,7 @@ impl Session {
             return Ok(());
         };
         let pid = p.pid();
-        self.current = Some(pid);
+        self.current.set(Some(pid));
         let auxv = solib::read_auxv(pid)?;
         let at = |k: u64| auxv.iter().find(|(t, _)| *t == k).map(|(_, v)| *v);
         let exe_path = p.exe().to_path_buf();
@@ -551,7 +565,7 @@ impl Session {
     }
 
     fn after_exit(&mut self) {
-        self.current = None;
+        self.current.set(None);
         // gdb keeps the dynamic linker (the first library, found from PT_INTERP at start) in
         // its list once the program is gone; the others go.
         let interp = self.exe.as_ref().and_then(|e| e.interp());
@@ -1300,7 +1314,7 @@ impl Session {
 
     /// Execute one instruction in the current thread.
     pub fn step_instruction(&mut self) -> Result<Event> {
-        let tid = self.current.ok_or(EngineError::NotRunning)?;
+        let tid = self.current.get().ok_or(EngineError::NotRunning)?;
         loop {
             let stop = self.process_mut()?.step_instruction(tid)?;
             if let StopKind::Breakpoint(a) = stop.kind
@@ -1356,7 +1370,7 @@ impl Session {
                 Ok(Some(Event::Killed { pid, signo }))
             }
             StopKind::Breakpoint(addr) if self.at_call_dummy(tid, addr) => {
-                self.current = Some(tid);
+                self.current.set(Some(tid));
                 Ok(Some(Event::CallReturned { tid, pc: addr }))
             }
             StopKind::Breakpoint(addr) => {
@@ -1370,13 +1384,13 @@ impl Session {
                 });
                 let Some(b) = first else {
                     if self.step_bps.contains(&addr) || self.scope_bps.contains(&addr) {
-                        self.current = Some(tid);
+                        self.current.set(Some(tid));
                         return Ok(Some(Event::StepBreakpoint { tid, pc: addr }));
                     }
                     return Ok(None);
                 };
                 let (id, temporary) = (b.id, b.temporary);
-                self.current = Some(tid);
+                self.current.set(Some(tid));
                 Ok(Some(Event::Breakpoint {
                     tid,
                     id,
@@ -1393,11 +1407,11 @@ impl Session {
                 // not change is no hit).
                 let Some(b) = found else { return Ok(None) };
                 let (id, addr) = (b.id, b.addrs.first().copied().unwrap_or(0));
-                self.current = Some(tid);
+                self.current.set(Some(tid));
                 Ok(Some(Event::Watchpoint { tid, id, addr }))
             }
             StopKind::Step => {
-                self.current = Some(tid);
+                self.current.set(Some(tid));
                 let pc = self.process_mut()?.pc(tid)?;
                 if self.at_call_dummy(tid, pc) {
                     return Ok(Some(Event::CallReturned { tid, pc }));
@@ -1405,7 +1419,7 @@ impl Session {
                 Ok(Some(Event::Step { tid, pc }))
             }
             StopKind::Signal(signo) => {
-                self.current = Some(tid);
+                self.current.set(Some(tid));
                 let pc = self.process_mut()?.pc(tid)?;
                 Ok(Some(Event::Signal { tid, signo, pc }))
             }
@@ -1419,7 +1433,7 @@ impl Session {
                 else {
                     return Ok(None);
                 };
-                self.current = Some(tid);
+                self.current.set(Some(tid));
                 let p = self.process_mut()?;
                 let (path, pc) = (p.exe().to_path_buf(), p.pc(tid)?);
                 Ok(Some(Event::Exec { tid, id, path, pc }))
@@ -1429,7 +1443,7 @@ impl Session {
                 if ids.is_empty() {
                     return Ok(None);
                 }
-                self.current = Some(tid);
+                self.current.set(Some(tid));
                 let pc = self.process_mut()?.pc(tid)?;
                 Ok(Some(Event::Syscall {
                     tid,
@@ -1449,7 +1463,7 @@ impl Session {
                 else {
                     return Ok(None);
                 };
-                self.current = Some(tid);
+                self.current.set(Some(tid));
                 let pc = self.process_mut()?.pc(tid)?;
                 Ok(Some(Event::Forked {
                     tid,
@@ -1496,7 +1510,7 @@ impl Session {
         {
             return r;
         }
-        let (Some(p), Some(tid)) = (self.process.as_ref(), self.current) else {
+        let (Some(p), Some(tid)) = (self.process.as_ref(), self.current.get()) else {
             return Err(EngineError::NotRunning);
         };
         if all {

@@ -5,9 +5,17 @@
 //! the thread's stack; the return address is a trap where gdb puts it (x86-64: on the
 //! stack, just below the red zone, where the return faults on a stack that is not
 //! executable; aarch64: the address the caller gives, the program's entry point); and the
-//! thread alone runs until it comes back there, traps elsewhere, or gets a signal. The
-//! return value is read, then the registers are put back exactly. Only the calling thread runs: the others stay stopped, so a call that waits
-//! for another thread (a lock it holds) does not return.
+//! thread runs until it comes back there, traps elsewhere, or gets a signal. The return
+//! value is read, then the registers are put back exactly.
+//!
+//! The other threads run during the call too, as gdb runs them (`scheduler-locking off`,
+//! its default): a call that waits for another thread (a lock it holds, an answer it
+//! gives) returns. They are stopped again when the call ends (their registers are their
+//! own: they ran). One that hits a breakpoint of the user's or gets a signal that stops the
+//! program ends the call ([`CallStop::ThreadBreakpoint`], [`CallStop::ThreadSignal`]); what
+//! changes their state in the thread table (a breakpoint to step over, a signal to deliver,
+//! threads made or gone during the call) is noted and applied at the next
+//! [`Process::settle_call`].
 //!
 //! A call that stops inside the function (a breakpoint, a signal) can be left there
 //! ([`Process::call_keep`]): gdb's dummy frame. The thread's registers from before the call
@@ -21,14 +29,14 @@
 use nix::sys::ptrace;
 use nix::unistd::Pid;
 
-use super::{Process, TState, wait_flags};
+use super::{Process, StopKind, TState, wait_flags};
 use crate::arch::WatchKind;
 use crate::arch::{AbiValue, Place};
 use crate::error::{EngineError, Result};
 use crate::native;
 use crate::regs::Registers;
 use crate::signals::Signo;
-use crate::sigwait::WaitStatus;
+use crate::sigwait::{self, WaitStatus};
 
 /// A call to make in [`Process::call_function`].
 #[derive(Debug, Clone)]
@@ -43,6 +51,11 @@ pub struct CallRequest {
     /// The lowest address the caller already uses below the stack pointer (data it wrote for
     /// the call, such as a string argument); the call's frame goes below it.
     pub stack_top: Option<u64>,
+    /// `std::terminate()`: a trap there during the call ends it ([`CallStop::Terminate`]),
+    /// as gdb's `unwind-on-terminating-exception`.
+    pub terminate: Option<u64>,
+    /// The other threads run during the call (gdb: unless `scheduler-locking on`).
+    pub others_run: bool,
 }
 
 /// How a call ended.
@@ -58,6 +71,33 @@ pub enum CallStop {
     Exited(i32),
     /// The process was killed by this signal during the call.
     Killed(Signo),
+    /// Another thread, running during the call, hit a breakpoint of the user's at `addr`
+    /// (its pc is back on it); the calling thread is stopped inside the function.
+    ThreadBreakpoint { tid: i32, addr: u64 },
+    /// The function called `std::terminate()` (an exception nobody catches): the thread is
+    /// on its first instruction.
+    Terminate,
+    /// Another thread got a signal that stops the program (delivered when it resumes, if
+    /// `handle` passes it); the calling thread is stopped inside the function.
+    ThreadSignal { tid: i32, sig: Signo },
+}
+
+/// A change to the thread table that a call made behind it (applied by
+/// [`Process::settle_call`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum CallFix {
+    /// The thread is (or is no longer) on a breakpoint to step over when it resumes.
+    AtBreakpoint(i32, bool),
+    /// A stop collected while the threads were being stopped, reported at the next resume.
+    Pending(i32, StopKind),
+    /// A signal to deliver when the thread resumes.
+    Deliver(i32, Signo),
+    /// A thread made during the call (stopped now).
+    NewThread(i32),
+    /// The thread pointer of a thread made during the call, read at its first stop.
+    ThreadPointer(i32, u64),
+    /// A thread that ended during the call.
+    Gone(i32),
 }
 
 /// A call left inside its function (gdb's dummy frame), as the unwinder sees it.
@@ -94,6 +134,8 @@ pub struct CallRun {
     before: Registers,
     return_addr: u64,
     return_sp: u64,
+    terminate: Option<u64>,
+    others_run: bool,
     /// Where the return value is (for [`Process::call_resume`]).
     ret_place: Place,
     ret: Option<AbiValue>,
@@ -117,6 +159,22 @@ fn align_down(x: u64, a: u64) -> u64 {
 
 fn align_up(x: u64, a: u64) -> u64 {
     x.div_ceil(a.max(1)) * a.max(1)
+}
+
+/// How long the other threads may take to stop after a call.
+const STOP_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The thread a wait status is about.
+fn status_tid(st: &WaitStatus) -> Option<Pid> {
+    match *st {
+        WaitStatus::Exited(t, _)
+        | WaitStatus::Signaled(t, _, _)
+        | WaitStatus::Stopped(t, _)
+        | WaitStatus::PtraceEvent(t, _, _)
+        | WaitStatus::PtraceSyscall(t)
+        | WaitStatus::Continued(t) => Some(t),
+        WaitStatus::StillAlive => None,
+    }
 }
 
 /// Little-endian integer of up to 16 bytes.
@@ -246,6 +304,8 @@ impl Process {
             before,
             return_addr,
             return_sp: expected_sp,
+            terminate: req.terminate,
+            others_run: req.others_run,
             ret_place: layout.ret.clone(),
             ret: req.ret.clone(),
             buffer,
@@ -258,7 +318,7 @@ impl Process {
             let _ = self.call_restore(run);
             return Err(e);
         }
-        run.stop = match self.call_wait(pid, return_addr, expected_sp) {
+        run.stop = match self.call_go(&run) {
             Ok(s) => s,
             Err(e) => {
                 let _ = self.call_restore(run);
@@ -284,35 +344,43 @@ impl Process {
     }
 
     /// Go on with a call that stopped at a breakpoint the front end does not stop at (its
-    /// condition is false): the instruction under it runs, then the thread until the call
-    /// ends again.
+    /// condition is false, its ignore count not used up): the instruction under it runs
+    /// (in the thread that hit it), then every thread until the call ends again.
     pub fn call_resume(&self, mut run: CallRun) -> Result<CallRun> {
-        let CallStop::Breakpoint(at) = run.stop else {
-            return Ok(run);
+        let (at, hit) = match run.stop {
+            CallStop::Breakpoint(at) => (at, run.tid),
+            CallStop::ThreadBreakpoint { tid, addr } => (addr, Pid::from_raw(tid)),
+            _ => return Ok(run),
         };
-        let pid = run.tid;
-        if let Ok(t) = self.thread(pid.as_raw()) {
-            t.forget_registers();
+        for t in [run.tid, hit] {
+            if let Ok(t) = self.thread(t.as_raw()) {
+                t.forget_registers();
+            }
         }
         self.bump_epoch();
         let orig = self.sites.get(&at).map(|s| s.orig.clone());
         if let Some(o) = &orig {
             self.mem.write(at, o)?;
         }
-        let stepped = self.call_step(pid);
+        let stepped = self.call_step(hit);
         if orig.is_some() {
             self.mem.write(at, self.arch.breakpoint_insn)?;
         }
+        if hit != run.tid {
+            self.call_fixes
+                .borrow_mut()
+                .push(CallFix::AtBreakpoint(hit.as_raw(), false));
+        }
         let stop = match stepped {
-            Ok(Some(stop)) => Ok(stop),
-            Ok(None) => {
-                let ran = ptrace::cont(pid, None).map_err(|err| EngineError::Ptrace {
-                    op: "PTRACE_CONT",
-                    tid: pid.as_raw(),
-                    err,
-                });
-                ran.and_then(|()| self.call_wait_stopped(pid, run.return_addr, run.return_sp))
+            // A signal the other thread got as it stepped: delivered when it next resumes.
+            Ok(Some(CallStop::Signal(sig))) if hit != run.tid => {
+                self.call_fixes
+                    .borrow_mut()
+                    .push(CallFix::Deliver(hit.as_raw(), sig));
+                self.call_go(&run)
             }
+            Ok(Some(stop)) => Ok(stop),
+            Ok(None) => self.call_go(&run),
             Err(e) => Err(e),
         };
         match stop {
@@ -325,32 +393,285 @@ impl Process {
         self.call_read_return(run)
     }
 
-    /// Run `pid` until the call returns to `ret_addr` with the stack pointer at `sp`, or
-    /// stops for another reason.
-    fn call_wait(&self, pid: Pid, ret_addr: u64, sp: u64) -> Result<CallStop> {
-        ptrace::cont(pid, None).map_err(|err| EngineError::Ptrace {
-            op: "PTRACE_CONT",
-            tid: pid.as_raw(),
-            err,
-        })?;
-        self.call_wait_stopped(pid, ret_addr, sp)
+    /// Run the calling thread with the other threads until the call ends (see
+    /// [`Self::call_wait_stopped`]); every thread is stopped again then. A trap at
+    /// `std::terminate()` is there meanwhile.
+    fn call_go(&self, run: &CallRun) -> Result<CallStop> {
+        let (pid, ret_addr, sp) = (run.tid, run.return_addr, run.return_sp);
+        let terminate = match run.terminate {
+            Some(a) if !self.sites.contains_key(&a) && !self.dummy_trap_at(a) => {
+                let bp = self.arch.breakpoint_insn;
+                let mut orig = vec![0u8; bp.len()];
+                self.mem.read(a, &mut orig)?;
+                self.mem.write(a, bp)?;
+                Some((a, Some(orig)))
+            }
+            Some(a) => Some((a, None)),
+            None => None,
+        };
+        let before = self.call_terminate.replace(terminate);
+        let r = self.call_go_trapped(pid, ret_addr, sp, run.others_run);
+        let trap = self.call_terminate.replace(before);
+        if let Some((a, Some(orig))) = trap {
+            self.mem.write(a, &orig)?;
+        }
+        r
     }
 
-    /// [`Self::call_wait`] once the thread runs.
-    fn call_wait_stopped(&self, pid: Pid, ret_addr: u64, sp: u64) -> Result<CallStop> {
-        let perr = |op| {
+    /// [`Self::call_go`] once the `std::terminate()` trap is in.
+    fn call_go_trapped(&self, pid: Pid, ret_addr: u64, sp: u64, others: bool) -> Result<CallStop> {
+        let mut running = if others {
+            self.call_resume_others(pid)?
+        } else {
+            Vec::new()
+        };
+        let ran = ptrace::cont(pid, None)
+            .map_err(|err| EngineError::Ptrace {
+                op: "PTRACE_CONT",
+                tid: pid.as_raw(),
+                err,
+            })
+            .and_then(|()| self.call_wait_stopped(pid, ret_addr, sp, &mut running));
+        if matches!(
+            ran,
+            Ok(CallStop::ThreadBreakpoint { .. } | CallStop::ThreadSignal { .. })
+        ) {
+            running.push(pid);
+        }
+        let stopped = self.call_stop_others(&mut running, ret_addr);
+        let stop = ran?;
+        stopped?;
+        Ok(stop)
+    }
+
+    /// Let the other stopped threads run for a call (not those with a stop still to
+    /// report): one on a breakpoint steps over it first. Their signals to deliver wait for
+    /// their next resume. Returns the threads that run.
+    fn call_resume_others(&self, pid: Pid) -> Result<Vec<Pid>> {
+        let mut running = Vec::new();
+        let ids: Vec<i32> = self
+            .threads
+            .values()
+            .filter(|t| t.tid != pid && t.state == TState::Stopped && t.pending.is_none())
+            .map(|t| t.tid.as_raw())
+            .collect();
+        for tid in ids {
+            let t = self.thread(tid)?;
+            let tpid = t.tid;
+            t.forget_registers();
+            if t.at_breakpoint {
+                let pc = native::read_gp(tpid)?.pc();
+                if let Some(orig) = self.sites.get(&pc).map(|s| s.orig.clone()) {
+                    self.mem.write(pc, &orig)?;
+                    let stepped = self.call_step(tpid);
+                    self.mem.write(pc, self.arch.breakpoint_insn)?;
+                    match stepped? {
+                        None => {}
+                        Some(CallStop::Signal(sig)) => {
+                            self.call_fixes
+                                .borrow_mut()
+                                .push(CallFix::Deliver(tid, sig));
+                        }
+                        // The process ended: the calling thread's wait reports it.
+                        Some(_) => return Ok(running),
+                    }
+                }
+                self.call_fixes
+                    .borrow_mut()
+                    .push(CallFix::AtBreakpoint(tid, false));
+            }
+            match ptrace::cont(tpid, None) {
+                Ok(()) => running.push(tpid),
+                Err(nix::errno::Errno::ESRCH) => {}
+                Err(err) => {
+                    // Those already running stop again.
+                    let _ = self.call_stop_others(&mut running, 0);
+                    return Err(EngineError::Ptrace {
+                        op: "PTRACE_CONT",
+                        tid,
+                        err,
+                    });
+                }
+            }
+        }
+        Ok(running)
+    }
+
+    /// Stop the threads in `running` again after a call (all-stop), collecting what they
+    /// did meanwhile: a breakpoint one hit just then or a signal it got is its stop to
+    /// report at the next resume, as after any stop of all threads.
+    /// The calling thread, stopped as another thread stopped the program, may have just
+    /// come back to the call's return trap at `ret_addr`: it is left to come back there
+    /// again when it resumes (the call is then kept as a dummy frame).
+    fn call_stop_others(&self, running: &mut Vec<Pid>, ret_addr: u64) -> Result<()> {
+        for &t in running.iter() {
+            match ptrace::interrupt(t) {
+                Ok(()) | Err(nix::errno::Errno::ESRCH) => {}
+                Err(err) => {
+                    return Err(EngineError::Ptrace {
+                        op: "PTRACE_INTERRUPT",
+                        tid: t.as_raw(),
+                        err,
+                    });
+                }
+            }
+        }
+        // New threads whose first stop is still to come are waited for too. A thread that
+        // does not stop is an error, not a hang.
+        let deadline = std::time::Instant::now() + STOP_LIMIT;
+        while !running.is_empty() || !self.call_starting.borrow().is_empty() {
+            let flags = wait_flags() | nix::sys::wait::WaitPidFlag::WNOHANG;
+            let st = match crate::mux::wait_process(self.pid, Pid::from_raw(-1), flags) {
+                Ok(WaitStatus::StillAlive) => {
+                    if std::time::Instant::now() > deadline {
+                        return Err(EngineError::Call(
+                            "the other threads did not stop after the call",
+                        ));
+                    }
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                    continue;
+                }
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(nix::errno::Errno::ECHILD) => break,
+                Err(err) => {
+                    return Err(EngineError::Ptrace {
+                        op: "waitpid",
+                        tid: -1,
+                        err,
+                    });
+                }
+                Ok(st) => st,
+            };
+            let Some(t) = status_tid(&st) else { continue };
+            let tid = t.as_raw();
+            let first_stop = !running.contains(&t) && !self.threads.contains_key(&tid);
+            let mut fixes = self.call_fixes.borrow_mut();
+            match st {
+                WaitStatus::PtraceEvent(_, _, ev) if ev == libc::PTRACE_EVENT_CLONE => {
+                    if let Ok(new) = ptrace::getevent(t) {
+                        let new = new as i32;
+                        fixes.push(CallFix::NewThread(new));
+                        if !self.call_early.borrow_mut().remove(&new) {
+                            self.call_starting.borrow_mut().insert(new);
+                        }
+                    }
+                    running.retain(|&r| r != t);
+                }
+                // A new thread's first stop (it stays stopped); before its parent's clone
+                // event, that event is still to come.
+                WaitStatus::PtraceEvent(_, _, ev)
+                    if first_stop && ev == libc::PTRACE_EVENT_STOP =>
+                {
+                    fixes.push(self.call_thread_pointer(t));
+                    if !self.call_starting.borrow_mut().remove(&tid) {
+                        self.call_early.borrow_mut().insert(tid);
+                    }
+                }
+                WaitStatus::Stopped(_, sig) if first_stop && sig.raw() == libc::SIGSTOP => {
+                    fixes.push(self.call_thread_pointer(t));
+                    if !self.call_starting.borrow_mut().remove(&tid) {
+                        self.call_early.borrow_mut().insert(tid);
+                    }
+                }
+                WaitStatus::PtraceEvent(_, _, ev) if ev == libc::PTRACE_EVENT_STOP => {
+                    if sigwait::trap_queued(t) && sigwait::cont(t, None).is_ok() {
+                        // A trap taken just before the interrupt comes after it, once
+                        // resumed (see `Process::handle_event`).
+                    } else {
+                        running.retain(|&r| r != t);
+                    }
+                }
+                WaitStatus::Stopped(_, sig) => {
+                    running.retain(|&r| r != t);
+                    let regs = native::read_gp(t);
+                    if sig == Signo::SIGSEGV
+                        && regs
+                            .as_ref()
+                            .is_ok_and(|r| r.pc() == ret_addr && ret_addr != 0)
+                    {
+                        continue;
+                    }
+                    if sig == Signo::SIGTRAP
+                        && let Ok(regs) = regs
+                    {
+                        let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
+                        if (self.terminate_trap_at(at) && !self.sites.contains_key(&at))
+                            || (at == ret_addr && ret_addr != 0)
+                        {
+                            // The trap goes with the call (the thread runs the instruction),
+                            // or is the return trap (the thread comes back to it).
+                            let mut r = Registers::new(self.arch);
+                            r.set(self.arch.pc, at as u128);
+                            native::write_gp(t, None, &r)?;
+                            continue;
+                        }
+                        if let Some(site) = self.sites.get(&at) {
+                            let mut r = Registers::new(self.arch);
+                            r.set(self.arch.pc, at as u128);
+                            native::write_gp(t, None, &r)?;
+                            fixes.push(CallFix::AtBreakpoint(tid, true));
+                            if site.user > 0 {
+                                fixes.push(CallFix::Pending(tid, StopKind::Breakpoint(at)));
+                            }
+                            continue;
+                        }
+                    }
+                    if sig != Signo::SIGTRAP {
+                        fixes.push(CallFix::Deliver(tid, sig));
+                        let d = self.signals.get(sig.raw());
+                        if d.stop || self.caught_signals.contains(&sig.raw()) {
+                            fixes.push(CallFix::Pending(tid, StopKind::Signal(sig.raw())));
+                        }
+                    }
+                }
+                WaitStatus::Exited(..) | WaitStatus::Signaled(..) => {
+                    running.retain(|&r| r != t);
+                    self.call_starting.borrow_mut().remove(&tid);
+                    if t == self.pid {
+                        self.call_ended.set(Some(st));
+                        break;
+                    }
+                    fixes.push(CallFix::Gone(tid));
+                }
+                // Another event (a system call stop, a fork, an exec): the thread is stopped.
+                _ => running.retain(|&r| r != t),
+            }
+        }
+        Ok(())
+    }
+
+    /// Wait until the call of `pid` returns to `ret_addr` with the stack pointer at `sp`, or
+    /// stops for another reason, while the threads in `running` run too (threads they make
+    /// join them).
+    fn call_wait_stopped(
+        &self,
+        pid: Pid,
+        ret_addr: u64,
+        sp: u64,
+        running: &mut Vec<Pid>,
+    ) -> Result<CallStop> {
+        let perr = |op, t: Pid| {
             move |err| EngineError::Ptrace {
                 op,
-                tid: pid.as_raw(),
+                tid: t.as_raw(),
                 err,
             }
         };
         loop {
-            let st = match crate::mux::wait_process(self.pid, pid, wait_flags()) {
+            let st = match crate::mux::wait_process(self.pid, Pid::from_raw(-1), wait_flags()) {
                 Err(nix::errno::Errno::EINTR) => continue,
-                Err(e) => return Err(perr("waitpid")(e)),
+                Err(e) => return Err(perr("waitpid", pid)(e)),
                 Ok(st) => st,
             };
+            let Some(t) = status_tid(&st) else { continue };
+            if t != pid {
+                if let Some(stop) = self.call_other_thread(st, running)? {
+                    // That thread is stopped already.
+                    running.retain(|&r| r != t);
+                    return Ok(stop);
+                }
+                continue;
+            }
             match st {
                 WaitStatus::Stopped(_, sig) if sig == Signo::SIGTRAP => {
                     let regs = native::read_gp(pid)?;
@@ -366,6 +687,12 @@ impl Process {
                     let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
                     if at == ret_addr && regs.sp() == sp {
                         return Ok(CallStop::Returned(Vec::new()));
+                    }
+                    if self.terminate_trap_at(at) {
+                        let mut r = Registers::new(self.arch);
+                        r.set(self.arch.pc, at as u128);
+                        native::write_gp(pid, None, &r)?;
+                        return Ok(CallStop::Terminate);
                     }
                     if self.dummy_trap_at(at) {
                         // The return of a call made earlier and left in its function (the
@@ -391,7 +718,7 @@ impl Process {
                         if let Some(stop) = stepped? {
                             return Ok(stop);
                         }
-                        ptrace::cont(pid, None).map_err(perr("PTRACE_CONT"))?;
+                        ptrace::cont(pid, None).map_err(perr("PTRACE_CONT", pid))?;
                         continue;
                     }
                     return Ok(CallStop::Signal(sig));
@@ -417,12 +744,212 @@ impl Process {
                     self.call_ended.set(Some(st));
                     return Ok(CallStop::Killed(sig));
                 }
-                // An event of the function's own (a thread it made, an exec): let it go on.
+                // A thread the function made runs with the others.
+                WaitStatus::PtraceEvent(_, _, ev) if ev == libc::PTRACE_EVENT_CLONE => {
+                    self.call_new_thread(pid, running);
+                    ptrace::cont(pid, None).map_err(perr("PTRACE_CONT", pid))?;
+                }
+                // Another event of the function's own (an exec, a stale interrupt): let it
+                // go on.
                 WaitStatus::PtraceEvent(..) | WaitStatus::PtraceSyscall(_) => {
-                    ptrace::cont(pid, None).map_err(perr("PTRACE_CONT"))?;
+                    ptrace::cont(pid, None).map_err(perr("PTRACE_CONT", pid))?;
                 }
                 WaitStatus::Continued(_) | WaitStatus::StillAlive => {}
             }
+        }
+    }
+
+    /// Thread `parent` made a thread (a clone event): it runs with the others.
+    fn call_new_thread(&self, parent: Pid, running: &mut Vec<Pid>) {
+        let Ok(new) = ptrace::getevent(parent) else {
+            return;
+        };
+        let new = Pid::from_raw(new as i32);
+        self.call_fixes
+            .borrow_mut()
+            .push(CallFix::NewThread(new.as_raw()));
+        // Its first stop may have come already.
+        if self.call_early.borrow_mut().remove(&new.as_raw()) && sigwait::cont(new, None).is_ok() {
+            running.push(new);
+        } else {
+            self.call_starting.borrow_mut().insert(new.as_raw());
+        }
+    }
+
+    /// An event of a thread other than the calling one during a call: `Some` when it ends
+    /// the call (a breakpoint of the user's, a signal that stops the program), else the
+    /// thread goes on.
+    fn call_other_thread(
+        &self,
+        st: WaitStatus,
+        running: &mut Vec<Pid>,
+    ) -> Result<Option<CallStop>> {
+        let Some(t) = status_tid(&st) else {
+            return Ok(None);
+        };
+        let tid = t.as_raw();
+        let go = |sig: Option<Signo>| match sigwait::cont(t, sig) {
+            Ok(()) | Err(nix::errno::Errno::ESRCH) => Ok(()),
+            Err(err) => Err(EngineError::Ptrace {
+                op: "PTRACE_CONT",
+                tid,
+                err,
+            }),
+        };
+        match st {
+            WaitStatus::Stopped(_, sig) if sig == Signo::SIGTRAP => {
+                if self.watch.iter().any(Option::is_some)
+                    && let Some(slot) = native::take_watch_hit(t)?
+                {
+                    if let Some((addr, WatchKind::Execute, _)) =
+                        self.watch.get(slot).copied().flatten()
+                    {
+                        self.call_fixes
+                            .borrow_mut()
+                            .push(CallFix::AtBreakpoint(tid, true));
+                        return Ok(Some(CallStop::ThreadBreakpoint { tid, addr }));
+                    }
+                    // A watchpoint another thread triggered during a call is not reported.
+                    go(None)?;
+                    return Ok(None);
+                }
+                let regs = native::read_gp(t)?;
+                let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
+                let terminate = self.call_terminate.borrow().clone();
+                if let Some((a, Some(orig))) = terminate
+                    && a == at
+                {
+                    // Another thread's std::terminate() is not the call's: over the trap.
+                    let mut r = Registers::new(self.arch);
+                    r.set(self.arch.pc, at as u128);
+                    native::write_gp(t, None, &r)?;
+                    self.mem.write(at, &orig)?;
+                    let stepped = self.call_step(t);
+                    self.mem.write(at, self.arch.breakpoint_insn)?;
+                    match stepped? {
+                        None => go(None)?,
+                        Some(CallStop::Signal(sig)) => go(Some(sig))?,
+                        Some(stop) => return Ok(Some(stop)),
+                    }
+                    return Ok(None);
+                }
+                if let Some(site) = self.sites.get(&at) {
+                    let mut r = Registers::new(self.arch);
+                    r.set(self.arch.pc, at as u128);
+                    native::write_gp(t, None, &r)?;
+                    if site.user > 0 {
+                        // It steps over the breakpoint when it resumes.
+                        self.call_fixes
+                            .borrow_mut()
+                            .push(CallFix::AtBreakpoint(tid, true));
+                        return Ok(Some(CallStop::ThreadBreakpoint { tid, addr: at }));
+                    }
+                    // The debugger's own breakpoint: over it, and on.
+                    self.mem.write(at, &site.orig)?;
+                    let stepped = self.call_step(t);
+                    self.mem.write(at, self.arch.breakpoint_insn)?;
+                    match stepped? {
+                        None => go(None)?,
+                        Some(CallStop::Signal(sig)) => go(Some(sig))?,
+                        Some(stop) => return Ok(Some(stop)),
+                    }
+                    return Ok(None);
+                }
+                self.call_other_signal(t, sig)
+            }
+            WaitStatus::Stopped(_, sig) => {
+                if !running.contains(&t) && !self.threads.contains_key(&tid) {
+                    // A new thread's first stop (a SIGSTOP) before its parent's clone event.
+                    self.call_first_stop(t, running)?;
+                    return Ok(None);
+                }
+                self.call_other_signal(t, sig)
+            }
+            WaitStatus::PtraceEvent(_, _, ev) if ev == libc::PTRACE_EVENT_CLONE => {
+                self.call_new_thread(t, running);
+                go(None)?;
+                Ok(None)
+            }
+            WaitStatus::PtraceEvent(_, _, ev) if ev == libc::PTRACE_EVENT_STOP => {
+                if running.contains(&t) {
+                    // A stale interrupt or a group-stop: on.
+                    go(None)?;
+                } else {
+                    self.call_first_stop(t, running)?;
+                }
+                Ok(None)
+            }
+            WaitStatus::Exited(..) | WaitStatus::Signaled(..) => {
+                running.retain(|&r| r != t);
+                if t == self.pid {
+                    // The leader's end is reported last: the whole process ended.
+                    self.call_ended.set(Some(st));
+                    return Ok(Some(match st {
+                        WaitStatus::Signaled(_, sig, _) => CallStop::Killed(sig),
+                        WaitStatus::Exited(_, code) => CallStop::Exited(code),
+                        _ => CallStop::Exited(0),
+                    }));
+                }
+                self.call_starting.borrow_mut().remove(&tid);
+                self.call_fixes.borrow_mut().push(CallFix::Gone(tid));
+                Ok(None)
+            }
+            _ => {
+                go(None)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The thread pointer of a thread made during the call, read at its first stop (it
+    /// may be gone by the time the thread table learns of it).
+    fn call_thread_pointer(&self, t: Pid) -> CallFix {
+        let pointer = self
+            .arch
+            .thread_pointer
+            .and_then(|tp| native::read_gp(t).ok().map(|r| r.u64(tp)))
+            .unwrap_or(0);
+        CallFix::ThreadPointer(t.as_raw(), pointer)
+    }
+
+    /// The first stop of a thread made during the call: it runs with the others.
+    fn call_first_stop(&self, t: Pid, running: &mut Vec<Pid>) -> Result<()> {
+        let pointer = self.call_thread_pointer(t);
+        self.call_fixes.borrow_mut().push(pointer);
+        if self.call_starting.borrow_mut().remove(&t.as_raw()) {
+            if sigwait::cont(t, None).is_ok() {
+                running.push(t);
+            }
+        } else {
+            // Before its parent's clone event: it goes once that comes.
+            self.call_early.borrow_mut().insert(t.as_raw());
+        }
+        Ok(())
+    }
+
+    /// A signal another thread got during a call: one that stops the program ends the call
+    /// (it is delivered when the thread resumes, if `handle` passes it); any other is
+    /// passed on (or not) at once.
+    fn call_other_signal(&self, t: Pid, sig: Signo) -> Result<Option<CallStop>> {
+        let d = self.signals.get(sig.raw());
+        let caught = self.caught_signals.contains(&sig.raw())
+            || (self.catch_all_signals && sig != Signo::SIGTRAP && sig.raw() != libc::SIGINT);
+        if d.stop || caught {
+            self.call_fixes
+                .borrow_mut()
+                .push(CallFix::Deliver(t.as_raw(), sig));
+            return Ok(Some(CallStop::ThreadSignal {
+                tid: t.as_raw(),
+                sig,
+            }));
+        }
+        match sigwait::cont(t, d.pass.then_some(sig)) {
+            Ok(()) | Err(nix::errno::Errno::ESRCH) => Ok(None),
+            Err(err) => Err(EngineError::Ptrace {
+                op: "PTRACE_CONT",
+                tid: t.as_raw(),
+                err,
+            }),
         }
     }
 
@@ -523,9 +1050,12 @@ impl Process {
     /// ([`Process::dummy_returned`]), [`Process::pop_dummy`] puts the thread back as it was
     /// before the call. A call that returned or ended the process is restored instead.
     pub fn call_keep(&self, run: CallRun) -> Result<()> {
-        if !matches!(run.stop, CallStop::Signal(_) | CallStop::Breakpoint(_)) {
-            return self.call_restore(run);
-        }
+        let stop = match run.stop {
+            CallStop::Signal(_) | CallStop::Breakpoint(_) => Some(run.stop.clone()),
+            // Stopped where it was when another thread stopped the program.
+            CallStop::ThreadBreakpoint { .. } | CallStop::ThreadSignal { .. } => None,
+            _ => return self.call_restore(run),
+        };
         if let Ok(t) = self.thread(run.tid.as_raw()) {
             t.forget_registers();
         }
@@ -542,7 +1072,7 @@ impl Process {
             },
             saved: run.saved,
             trap: run.trap,
-            stop: Some(run.stop),
+            stop,
         });
         Ok(())
     }
@@ -554,6 +1084,14 @@ impl Process {
             .iter()
             .map(|d| d.view.clone())
             .collect()
+    }
+
+    /// Whether the `std::terminate()` trap of the call running now is at `addr`.
+    fn terminate_trap_at(&self, addr: u64) -> bool {
+        self.call_terminate
+            .borrow()
+            .as_ref()
+            .is_some_and(|(a, _)| *a == addr)
     }
 
     /// Whether a return trap of a call left in its function is at `addr`.
@@ -589,10 +1127,57 @@ impl Process {
             .is_some_and(|d| d.view.pc == pc && d.view.sp == sp)
     }
 
+    /// Apply to the thread table what calls changed behind it (see [`CallFix`]): the
+    /// other threads ran during them. Done before the program resumes and by the front end
+    /// after each command.
+    pub fn settle_call(&mut self) {
+        let fixes = std::mem::take(&mut *self.call_fixes.borrow_mut());
+        let pointers: std::collections::HashMap<i32, u64> = fixes
+            .iter()
+            .filter_map(|f| match *f {
+                CallFix::ThreadPointer(tid, p) => Some((tid, p)),
+                _ => None,
+            })
+            .collect();
+        for fix in fixes {
+            match fix {
+                CallFix::AtBreakpoint(tid, on) => {
+                    if let Some(t) = self.threads.get_mut(&tid) {
+                        t.at_breakpoint = on;
+                    }
+                }
+                CallFix::Pending(tid, kind) => {
+                    if let Some(t) = self.threads.get_mut(&tid) {
+                        t.pending = Some(kind);
+                    }
+                }
+                CallFix::Deliver(tid, sig) => {
+                    if let Some(t) = self.threads.get_mut(&tid) {
+                        t.deliver = Some(sig);
+                    }
+                }
+                CallFix::NewThread(tid) => {
+                    if !self.threads.contains_key(&tid) {
+                        self.add_thread(Pid::from_raw(tid), TState::Starting);
+                        if let Some(t) = self.threads.get_mut(&tid) {
+                            t.pointer = pointers.get(&tid).copied().unwrap_or(0);
+                        }
+                        if let Err(e) = self.thread_started(tid, true) {
+                            tracing::warn!(tid, "a thread made during a call: {e}");
+                        }
+                    }
+                }
+                CallFix::Gone(tid) => self.thread_gone(tid),
+                CallFix::ThreadPointer(..) => {}
+            }
+        }
+    }
+
     /// The thread of a call left in its function resumes: it goes on from the stop inside
     /// the function as from any stop (over the breakpoint, with the signal if `handle`
     /// passes it).
     pub(super) fn adopt_call_stops(&mut self) {
+        self.settle_call();
         let stops: Vec<(i32, CallStop)> = self
             .dummies
             .borrow_mut()

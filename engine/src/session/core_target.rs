@@ -53,7 +53,7 @@ impl Session {
             self.exe = Some(e);
         }
         let base = at(solib::AT_BASE).filter(|&b| b != 0);
-        self.current = core.threads.first().map(|t| t.tid);
+        self.current.set(core.threads.first().map(|t| t.tid));
         self.core = Some(core);
         self.symbols = SymbolTable::default();
         self.libs.clear();
@@ -133,7 +133,7 @@ impl Session {
 
     pub(super) fn core_registers(&self, all: bool) -> Option<Result<Registers>> {
         let c = self.core.as_ref()?;
-        let t = self.current.and_then(|tid| c.thread_by_tid(tid))?.1;
+        let t = self.current.get().and_then(|tid| c.thread_by_tid(tid))?.1;
         Some(Ok(if all {
             t.all_registers()
         } else {
