@@ -157,6 +157,7 @@ cases! {
     caller_funcs,
     registers_vector,
     disassemble_range,
+    tail_linkage,
     cxx_caller_funcs,
     cxx_call_stop,
     cxx_call_terminate,

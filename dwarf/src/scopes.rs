@@ -1047,7 +1047,15 @@ pub fn call_target_address(file: &Arc<DebugFile>, t: &CallTarget) -> Option<u64>
         CallTarget::Name(n) => function_by_name(file, n)
             .ok()
             .flatten()
-            .map(|f| f.block_entry_pc()),
+            .map(|f| f.block_entry_pc())
+            // A linkage name (glibc's `__GI___futex_abstimed_wait_cancelable64`, declared in
+            // one unit and defined in another), as gdb finds it by its minimal symbol.
+            .or_else(|| {
+                file.functions_named(n)
+                    .iter()
+                    .filter(|f| !f.inlined_copy && f.linkage_name == Some(n.as_str()))
+                    .find_map(|f| f.entry_pc())
+            }),
         CallTarget::Expr(_) | CallTarget::Unspecified => None,
     }
 }
