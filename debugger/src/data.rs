@@ -673,7 +673,7 @@ impl Debugger {
             Some(u64::from_le_bytes(b))
         };
         let vptr = word(addr)?;
-        let class = cohort_dwarf::format::vtable_class(&self.session.symbolize(vptr)?)?;
+        let class = cohort_dwarf::demangle::vtable_class(&self.session.symbolize(vptr)?)?;
         let top = word(vptr.wrapping_sub(2 * ptr as u64))? as i64;
         let ty = ["", "struct ", "class "].iter().find_map(|k| {
             self.debug_objects()
@@ -700,7 +700,7 @@ impl Debugger {
             return;
         };
         let name = sym.rsplit_once('+').map_or(sym.as_str(), |(n, _)| n);
-        let Some(class) = cohort_dwarf::local_name::vtable_class(name) else {
+        let Some(class) = cohort_dwarf::demangle::vtable_class(name) else {
             return;
         };
         let found = ["", "struct ", "class "].iter().any(|k| {

@@ -992,59 +992,23 @@ impl<'a> Printer<'a> {
 
 /// The C++ special names of a class's tables, demangled as gdb shows them (`_ZTV7Diamond+24`
 /// is `vtable for Diamond+24`, `_ZTT`: `VTT for`, `_ZTI`: `typeinfo for`, `_ZTS`: `typeinfo
-/// name for`), for a class named by plain or nested source names (`N4geom5ShapeE`); `None`
-/// for anything else.
-/// The class whose vtable symbol `sym` (`_ZTV6Circle+16`) is: `Circle`.
-pub fn vtable_class(sym: &str) -> Option<String> {
-    let d = demangle_special(sym)?;
-    let class = d.strip_prefix("vtable for ")?;
-    Some(class.split('+').next().unwrap_or(class).to_string())
-}
-
+/// name for`); `None` for anything else.
 fn demangle_special(sym: &str) -> Option<String> {
     let (name, off) = match sym.rsplit_once('+') {
         Some((n, o)) => (n, Some(o)),
         None => (sym, None),
     };
-    let rest = name.strip_prefix("_ZT")?;
-    let what = match rest.as_bytes().first()? {
-        b'V' => "vtable for ",
-        b'T' => "VTT for ",
-        b'I' => "typeinfo for ",
-        b'S' => "typeinfo name for ",
-        _ => return None,
-    };
-    let mut r = &rest[1..];
-    let nested = r.starts_with('N');
-    if nested {
-        r = &r[1..];
+    if !["_ZTV", "_ZTT", "_ZTI", "_ZTS"]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
+        return None;
     }
-    let mut parts = Vec::new();
-    loop {
-        if nested && r == "E" {
-            break;
-        }
-        if !nested && r.is_empty() && !parts.is_empty() {
-            break;
-        }
-        let digits = r.bytes().take_while(|b| b.is_ascii_digit()).count();
-        let len: usize = r.get(..digits)?.parse().ok()?;
-        let id = r.get(digits..digits + len)?;
-        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return None;
-        }
-        parts.push(id);
-        r = &r[digits + len..];
-        if !nested && !r.is_empty() {
-            return None;
-        }
-    }
-    let mut out = format!("{what}{}", parts.join("::"));
-    if let Some(o) = off {
-        out.push('+');
-        out.push_str(o);
-    }
-    Some(out)
+    let d = crate::demangle::demangle(name)?;
+    Some(match off {
+        Some(o) => format!("{d}+{o}"),
+        None => d,
+    })
 }
 
 /// gdb's `generic_val_print_enum_1`.
