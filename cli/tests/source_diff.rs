@@ -202,6 +202,8 @@ cases! {
     cxx_thread_call,
     cxx_unary_ops,
     cxx_unary_ops_o2,
+    cxx_template_names,
+    cxx_template_names_clang,
     cxx_whatis,
     cxx_whatis_o2,
     disassemble_x,

@@ -1706,6 +1706,13 @@ impl EvalContext for EvalCtx<'_> {
         self.dbg.dynamic_class(addr)
     }
 
+    fn is_namespace(&self, name: &str) -> bool {
+        self.dbg
+            .debug_objects()
+            .iter()
+            .any(|(d, _)| dietypes::is_namespace(d, name))
+    }
+
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {
         let found = self.lookup_type_c(name);
         if found.is_some()

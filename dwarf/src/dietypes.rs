@@ -256,6 +256,8 @@ pub struct TopIndex {
     /// Fortran modules (`DW_TAG_module` at the top of a unit), definitions and declarations,
     /// in unit order.
     pub modules: Vec<ModuleDie>,
+    /// C++ namespaces by qualified name (`std`, `std::__detail`).
+    pub namespaces: std::collections::HashSet<String>,
 }
 
 /// A `DW_TAG_module`.
@@ -331,6 +333,7 @@ impl TopIndex {
                         todo.push((c.offset, format!("{ns}::{n}")));
                     }
                 }
+                idx.namespaces.insert(ns.clone());
                 namespaces.push((full, ns));
             }
             let mut entries: Vec<(&Die, Option<String>, Option<&Die>)> = Vec::new();
@@ -480,6 +483,11 @@ pub fn top_index(file: &Arc<DebugFile>) -> Arc<FileTypes> {
 /// `item_t`, with trailing `*`s for pointers).
 pub fn lookup_type(file: &Arc<DebugFile>, name: &str) -> Option<TypeRef> {
     types(file).lookup(name)
+}
+
+/// Whether `name` (`std`, `phys::detail`) is a C++ namespace of `file`.
+pub fn is_namespace(file: &Arc<DebugFile>, name: &str) -> bool {
+    types(file).index().namespaces.contains(name)
 }
 
 /// The name of the class among `ns`'s children whose member declaration the definition `d`

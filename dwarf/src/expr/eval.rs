@@ -586,6 +586,8 @@ impl<'a> Ev<'a> {
         }
         if scope.contains('.') || self.ctx.lookup_variable(scope)?.is_some() {
             Err(user(format!("No symbol \"{n}\" in specified context.")))
+        } else if self.ctx.is_namespace(scope) {
+            Err(user(format!("No symbol \"{n}\" in namespace \"{scope}\".")))
         } else {
             Err(user(format!("No symbol \"{scope}\" in current context.")))
         }
