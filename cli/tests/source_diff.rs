@@ -204,6 +204,8 @@ cases! {
     cxx_unary_ops_o2,
     cxx_template_names,
     cxx_template_names_clang,
+    cxx_typedef_base,
+    cxx_typedef_base_clang,
     cxx_whatis,
     cxx_whatis_o2,
     disassemble_x,

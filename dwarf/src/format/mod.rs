@@ -59,6 +59,7 @@ pub use typeprint::{Language, declaration, ptype, ptype_in, type_name, type_name
 use crate::context::Target;
 use crate::types::{AggregateKind, Bound, Encoding, Member, TypeKind, TypeRef};
 use crate::value::Value;
+use std::cell::Cell;
 use typeprint::view;
 
 /// gdb's print settings that change how a value looks.
@@ -751,16 +752,33 @@ impl<'a> Printer<'a> {
         out.push('{');
         let mut first = true;
         let indent = 2 * self.depth.get();
-        let sep = |out: &mut String, first: &mut bool| {
+        // gdb's `cp_print_value` ends each base class with ", "; under `set print pretty`
+        // the class's own members then follow a "members of Derived:" line.
+        let after_base = Cell::new(false);
+        let fields_seen = Cell::new(false);
+        let class_name = st.name.clone().unwrap_or_default();
+        let sep = |out: &mut String, first: &mut bool, base: bool| {
             if !*first {
                 out.push(',');
+                if self.opts.pretty && after_base.get() {
+                    out.push(' ');
+                }
             }
             if self.opts.pretty {
+                if !base && !fields_seen.get() && after_base.get() {
+                    out.push('\n');
+                    out.push_str(&" ".repeat(indent + 2));
+                    out.push_str(&format!("members of {class_name}:"));
+                }
                 out.push('\n');
                 out.push_str(&" ".repeat(indent + 2));
             } else if !*first {
                 out.push(' ');
             }
+            if !base {
+                fields_seen.set(true);
+            }
+            after_base.set(base);
             *first = false;
         };
         for (i, m) in members.iter().enumerate() {
@@ -774,7 +792,7 @@ impl<'a> Printer<'a> {
                 ) else {
                     continue;
                 };
-                sep(out, &mut first);
+                sep(out, &mut first, false);
                 out.push_str("static ");
                 out.push_str(name);
                 out.push_str(" = ");
@@ -799,18 +817,19 @@ impl<'a> Printer<'a> {
                     continue;
                 }
                 self.vbases.borrow_mut().push(name);
-                sep(out, &mut first);
+                sep(out, &mut first, true);
                 out.push('<');
-                out.push_str(view(&mty).name().unwrap_or(""));
+                out.push_str(view(&mty.strip()).name().unwrap_or(""));
                 out.push_str("> = ");
                 self.virtual_base(out, expr, &mty, addr);
                 continue;
             }
-            sep(out, &mut first);
+            sep(out, &mut first, m.is_base);
             let was_base = self.in_base.replace(m.is_base);
             if m.is_base {
+                // By the class's name, through a typedef (clang names the base so).
                 out.push('<');
-                out.push_str(view(&mty).name().unwrap_or(""));
+                out.push_str(view(&mty.strip()).name().unwrap_or(""));
                 out.push_str("> = ");
             } else if let Some(name) = &m.name {
                 out.push_str(name);
