@@ -206,6 +206,7 @@ cases! {
     cxx_template_names_clang,
     cxx_typedef_base,
     cxx_typedef_base_clang,
+    cxx_rtti_warning,
     cxx_whatis,
     cxx_whatis_o2,
     disassemble_x,

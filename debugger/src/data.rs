@@ -795,6 +795,10 @@ impl Debugger {
             out(NONE);
             return Ok(Flow::Go);
         };
+        // gdb follows a pointer or reference with `value_ind`/`coerce_ref`: its RTTI look-up.
+        if !matches!(st.kind, TypeKind::Aggregate { .. }) && addr != 0 {
+            self.full_object(addr);
+        }
         let mut subs: Vec<(u64, TypeRef, i64)> = Vec::new();
         vtable_subobjects(&ty, addr, &mut subs);
         subs.sort_by_key(|s| s.0);

@@ -454,9 +454,23 @@ impl Debugger {
                 None => plain,
             })
         };
+        // A function without debug information: its symbol demangled, as gdb's minimal
+        // symbols are named (`<Hidden::~Hidden()>` in `info vtbl`).
+        let minimal = || -> Option<String> {
+            let (name, off) = match sym.rsplit_once('+') {
+                Some((n, o)) => (n, Some(o)),
+                None => (sym.as_str(), None),
+            };
+            let d = cohort_dwarf::demangle::demangle(name)?;
+            Some(match off {
+                Some(o) => format!("{d}+{o}"),
+                None => d,
+            })
+        };
         cxx()
             .or_else(variable)
             .or_else(|| self.thunk_name(&sym))
+            .or_else(minimal)
             .or(Some(sym))
     }
 

@@ -327,7 +327,14 @@ pub fn source_case(name: &str) -> SourceCase {
     if dir.join(&second).exists() {
         units.push(second);
     }
-    let nodebug = format!("{base}_nodebug.c");
+    // A unit without debug information: `NAME_nodebug.c`, or `NAME_nodebug.cc` for a C++
+    // case (built by the case's compiler).
+    let nodebug_cc = format!("{base}_nodebug.cc");
+    let nodebug = if dir.join(&nodebug_cc).exists() {
+        nodebug_cc
+    } else {
+        format!("{base}_nodebug.c")
+    };
     let has_nodebug = dir.join(&nodebug).exists();
     // Libraries the program dlopens: `libNAME.c`, and a second one `libNAME_b.c`.
     let libs: Vec<String> = [format!("lib{base}"), format!("lib{base}_b")]
@@ -365,7 +372,11 @@ pub fn source_case(name: &str) -> SourceCase {
         if has_nodebug {
             let obj = out.join(format!("{name}_nodebug.o"));
             let flags: Vec<String> = ["-g0", "-O0", "-c"].map(String::from).to_vec();
-            compile("gcc", &dir, &flags, &[nodebug], &obj);
+            let cc = match nodebug.ends_with(".cc") {
+                true => compiler.as_deref().unwrap_or("g++"),
+                false => "gcc",
+            };
+            compile(cc, &dir, &flags, &[nodebug], &obj);
             units.push(obj.to_string_lossy().into_owned());
         }
         let compiler = compiler

@@ -236,6 +236,21 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
                 Some(a) => {
                     out.push_str(&format!("@{a:#x}: "));
                     let ty = t.get().clone();
+                    // gdb's RTTI look-ups of a referenced class object: `print` coerces the
+                    // reference once, its printer once more (`info locals`: only the printer).
+                    if a != 0
+                        && matches!(
+                            ty.strip().kind,
+                            TypeKind::Aggregate {
+                                kind: AggregateKind::Struct | AggregateKind::Class,
+                                ..
+                            }
+                        )
+                    {
+                        for _ in 0..(1 + usize::from(opts.type_prefix)) {
+                            target.full_object(a);
+                        }
+                    }
                     let size = ty.byte_size();
                     if size > MAX_VALUE_SIZE {
                         out.push_str(&format!(
@@ -836,6 +851,18 @@ impl<'a> Printer<'a> {
                 out.push_str(" = ");
             }
             let maddr = addr.map(|a| a.wrapping_add(m.offset));
+            // The class's vtable pointer: gdb's `print_function_pointer_address`, whatever
+            // the format (`print/x` too: `0x… <vtable for Circle+16>`).
+            if self.format().is_some()
+                && m.name.as_deref().is_some_and(|n| n.starts_with("_vptr"))
+                && matches!(mty.strip().kind, TypeKind::Pointer(_))
+                && let Some(b) = bytes.get(m.offset as usize..)
+                && let Some(a) = self.pointer_value(b)
+            {
+                self.pointer_address(out, a);
+                self.in_base.set(was_base);
+                continue;
+            }
             match m.bitfield {
                 Some(bf) => {
                     let b = extract_bits(bytes, bf.bit_offset, bf.bit_size, &mty);
