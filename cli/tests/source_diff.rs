@@ -207,6 +207,8 @@ cases! {
     cxx_typedef_base,
     cxx_typedef_base_clang,
     cxx_rtti_warning,
+    cxx_opaque,
+    cxx_opaque_clang,
     cxx_whatis,
     cxx_whatis_o2,
     disassemble_x,
