@@ -209,6 +209,8 @@ cases! {
     cxx_rtti_warning,
     cxx_opaque,
     cxx_opaque_clang,
+    cxx_symbols,
+    cxx_symbols_clang,
     cxx_whatis,
     cxx_whatis_o2,
     disassemble_x,
