@@ -1956,6 +1956,7 @@ impl<'a> Ev<'a> {
     fn full_object(&self, target: &TypeRef, addr: u64) {
         if self.side
             && addr != 0
+            && self.ctx.language() == crate::format::Language::Cplus
             && matches!(
                 target.strip().kind,
                 TypeKind::Aggregate {
