@@ -516,7 +516,7 @@ impl Debugger {
             None => FormatOptions::default(),
         };
         let (v, prefix) = match fmt {
-            None => self.dynamic_value(v),
+            None => self.dynamic_value(v, true),
             Some(_) => (v, None),
         };
         let printer_error = match fmt {
@@ -675,7 +675,7 @@ impl Debugger {
             Some(u64::from_le_bytes(b))
         };
         let vptr = word(addr)?;
-        let class = cohort_dwarf::format::vtable_class(&self.session.symbolize(vptr)?)?;
+        let class = cohort_dwarf::demangle::vtable_class(&self.session.symbolize(vptr)?)?;
         let top = word(vptr.wrapping_sub(2 * ptr as u64))? as i64;
         let ty = ["", "struct ", "class "].iter().find_map(|k| {
             self.debug_objects()
@@ -702,7 +702,7 @@ impl Debugger {
             return;
         };
         let name = sym.rsplit_once('+').map_or(sym.as_str(), |(n, _)| n);
-        let Some(class) = cohort_dwarf::local_name::vtable_class(name) else {
+        let Some(class) = cohort_dwarf::demangle::vtable_class(name) else {
             return;
         };
         let found = ["", "struct ", "class "].iter().any(|k| {
@@ -717,8 +717,9 @@ impl Debugger {
 
     /// `v` as `set print object on` shows it: a pointer or reference to a polymorphic class
     /// retyped to the object's dynamic class and moved to the whole object; a polymorphic
-    /// object as its dynamic class, with the `(Circle) ` gdb puts before it.
-    fn dynamic_value(&self, v: Value) -> (Value, Option<String>) {
+    /// object as its dynamic class, with the `(Circle) ` gdb puts before it. `printing`: for
+    /// `print` (not `whatis`/`ptype`), whose reference costs gdb one more RTTI look-up.
+    fn dynamic_value(&self, v: Value, printing: bool) -> (Value, Option<String>) {
         if !self.settings.on("print object")
             || self.language() != Language::Cplus
             || v.optimized_out
@@ -735,6 +736,15 @@ impl Debugger {
                 let a = v.as_u64();
                 if a == 0 {
                     return (v, None);
+                }
+                // gdb's RTTI look-ups here (`value_rtti_indirect_type`: `value_ind`, then the
+                // type; a printed reference once more), each with its warning.
+                let lookups = match st.kind {
+                    TypeKind::Pointer(_) => 2,
+                    _ => 2 + usize::from(printing),
+                };
+                for _ in 0..lookups {
+                    self.full_object(a);
                 }
                 let Some((dy, full)) = self.dynamic_class(a) else {
                     return (v, None);
@@ -763,6 +773,7 @@ impl Debugger {
                 let Some(a) = v.address() else {
                     return (v, None);
                 };
+                self.full_object(a);
                 let Some((dy, full)) = self.dynamic_class(a) else {
                     return (v, None);
                 };
@@ -797,6 +808,14 @@ impl Debugger {
             out(NONE);
             return Ok(Flow::Go);
         };
+        // gdb follows a pointer or reference with `value_ind`/`coerce_ref`: its RTTI look-up.
+        if !matches!(st.kind, TypeKind::Aggregate { .. }) && addr != 0 {
+            self.full_object(addr);
+        }
+        // `set print object on`: gdb's `value_full_object` on the object too.
+        if self.settings.on("print object") && addr != 0 {
+            self.full_object(addr);
+        }
         let mut subs: Vec<(u64, TypeRef, i64)> = Vec::new();
         vtable_subobjects(&ty, addr, &mut subs);
         subs.sort_by_key(|s| s.0);
@@ -882,7 +901,7 @@ impl Debugger {
                 )
                 && let Ok(v) = expr::evaluate(&e, &ctx)
             {
-                let (dv, _) = self.dynamic_value(v);
+                let (dv, _) = self.dynamic_value(v, false);
                 if !Arc::ptr_eq(&dv.ty, &ty) && !Arc::ptr_eq(&dv.ty, &ty.strip()) {
                     real = Some(type_name_in(&dv.ty, Language::Cplus));
                 }
@@ -1787,7 +1806,17 @@ impl EvalContext for EvalCtx<'_> {
         if !self.dbg.settings.on("print object") {
             return None;
         }
+        // `value_rtti_indirect_type`'s look-ups (`value_ind`, then the type).
+        self.dbg.full_object(addr);
+        self.dbg.full_object(addr);
         self.dbg.dynamic_class(addr)
+    }
+
+    fn is_namespace(&self, name: &str) -> bool {
+        self.dbg
+            .debug_objects()
+            .iter()
+            .any(|(d, _)| dietypes::is_namespace(d, name))
     }
 
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {

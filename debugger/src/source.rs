@@ -451,62 +451,46 @@ impl Debugger {
                 Some((n, o)) => (n, Some(o)),
                 None => (sym.as_str(), None),
             };
-            let plain = cohort_dwarf::cxxname::demangle_variable(name)?;
+            let plain = cohort_dwarf::demangle::demangle_variable(name)?;
             Some(match off {
                 Some(o) => format!("{plain}+{o}"),
                 None => plain,
             })
         };
+        // A function without debug information: its symbol demangled, as gdb's minimal
+        // symbols are named (`<Hidden::~Hidden()>` in `info vtbl`).
+        let minimal = || -> Option<String> {
+            let (name, off) = match sym.rsplit_once('+') {
+                Some((n, o)) => (n, Some(o)),
+                None => (sym.as_str(), None),
+            };
+            let d = cohort_dwarf::demangle::demangle(name)?;
+            Some(match off {
+                Some(o) => format!("{d}+{o}"),
+                None => d,
+            })
+        };
         cxx()
             .or_else(variable)
             .or_else(|| self.thunk_name(&sym))
+            .or_else(minimal)
             .or(Some(sym))
     }
 
     /// A C++ thunk's symbol as gdb's demangler names it (`_ZThn16_N5MultiD1Ev` →
-    /// `non-virtual thunk to Multi::~Multi()`): the function it adjusts `this` for, by its
-    /// linkage name in the debug information.
+    /// `non-virtual thunk to Multi::~Multi()`).
     fn thunk_name(&self, sym: &str) -> Option<String> {
         let (name, off) = match sym.rsplit_once('+') {
             Some((n, o)) => (n, Some(o)),
             None => (sym, None),
         };
-        let rest = name.strip_prefix("_ZT")?;
-        // A call offset: `h N _` (non-virtual) or `v N _ N _` (virtual).
-        let number = |r: &str| -> Option<usize> {
-            let r2 = r.strip_prefix('n').unwrap_or(r);
-            let d = r2.bytes().take_while(u8::is_ascii_digit).count();
-            (d > 0 && r2.as_bytes().get(d) == Some(&b'_')).then(|| r.len() - r2.len() + d + 1)
-        };
-        let (what, encoding) = match rest.as_bytes().first()? {
-            b'h' => (
-                "non-virtual thunk to ",
-                rest.get(1 + number(&rest[1..])?..)?,
-            ),
-            b'v' => {
-                let a = 1 + number(&rest[1..])?;
-                let b = a + number(rest.get(a..)?)?;
-                ("virtual thunk to ", rest.get(b..)?)
-            }
-            _ => return None,
-        };
-        let linkage = format!("_Z{encoding}");
-        // A complete object's constructor or destructor is described as the base object's.
-        let candidates = [
-            linkage.clone(),
-            linkage.replace("D1E", "D2E").replace("C1E", "C2E"),
-        ];
-        let target = self.debug_objects().iter().find_map(|(d, _)| {
-            candidates.iter().find_map(|l| {
-                let f = d.functions_named(l).into_iter().next()?;
-                let u = d.unit(f.unit).ok()?;
-                let die = cohort_dwarf::types::DieRef(f.offset.to_debug_info_offset(&u.header)?);
-                cohort_dwarf::cxxname::physname(d, die, &f.name)
-            })
-        })?;
+        if !(name.starts_with("_ZTh") || name.starts_with("_ZTv") || name.starts_with("_ZTc")) {
+            return None;
+        }
+        let d = cohort_dwarf::demangle::demangle(name)?;
         Some(match off {
-            Some(o) => format!("{what}{target}+{o}"),
-            None => format!("{what}{target}"),
+            Some(o) => format!("{d}+{o}"),
+            None => d,
         })
     }
 

@@ -332,7 +332,7 @@ impl Debugger {
         // A C++ symbol by its demangled name, as gdb's minimal symbols show it (else from the
         // debug information: the function whose entry it is, or a variable's plain name).
         let name = match sym.name.starts_with("_Z") {
-            true => cohort_dwarf::local_name::demangle(&sym.name)
+            true => cohort_dwarf::demangle::demangle(&sym.name)
                 .or_else(|| {
                     self.value_symbol(addr.wrapping_sub(off))
                         .filter(|n| !n.starts_with("_Z") && !n.contains('+'))

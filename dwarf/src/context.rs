@@ -133,6 +133,11 @@ pub trait EvalContext: Target {
     /// `item_t`; `None` when unknown.
     fn lookup_type(&self, name: &str) -> Option<TypeRef>;
 
+    /// Whether `name` is a C++ namespace (`std`): gdb's words for a name not in it differ.
+    fn is_namespace(&self, _name: &str) -> bool {
+        false
+    }
+
     /// `$pc`, `$sp`, `$fp`, `$rax`, `$eax`… at the selected frame; `Ok(None)` when not a
     /// register name (then it may be a convenience variable).
     fn register(&self, name: &str) -> Result<Option<Value>>;

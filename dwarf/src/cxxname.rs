@@ -272,36 +272,6 @@ fn last_top_level_space(s: &str) -> Option<usize> {
     last
 }
 
-/// The demangled name of a variable's symbol (`_ZL1g` → `g`, `_ZN4phys5countE` →
-/// `phys::count`); `None` for anything else (functions have parameters: see [`physname`]).
-pub fn demangle_variable(sym: &str) -> Option<String> {
-    let rest = sym.strip_prefix("_Z")?;
-    let rest = rest.strip_prefix('L').unwrap_or(rest);
-    let mut parts = Vec::new();
-    let (nested, mut rest) = match rest.strip_prefix('N') {
-        Some(r) => (true, r.strip_prefix('L').unwrap_or(r)),
-        None => (false, rest),
-    };
-    loop {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            break;
-        }
-        let n: usize = rest.get(..digits)?.parse().ok()?;
-        let name = rest.get(digits..digits + n)?;
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return None;
-        }
-        parts.push(name);
-        rest = rest.get(digits + n..)?;
-        if !nested {
-            break;
-        }
-    }
-    let done = if nested { rest == "E" } else { rest.is_empty() };
-    (done && !parts.is_empty()).then(|| parts.join("::"))
-}
-
 fn top_unqualified(ty: &TypeRef) -> TypeRef {
     let mut t = ty.clone();
     loop {
@@ -407,20 +377,7 @@ pub fn squeeze(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{demangle_variable, squeeze, top_level_paren};
-
-    #[test]
-    fn variable_symbols() {
-        assert_eq!(demangle_variable("_ZL1g").as_deref(), Some("g"));
-        assert_eq!(
-            demangle_variable("_ZN4phys5countE").as_deref(),
-            Some("phys::count")
-        );
-        assert_eq!(demangle_variable("_ZNL2ns1xE").as_deref(), Some("ns::x"));
-        assert_eq!(demangle_variable("_Z1fd"), None);
-        assert_eq!(demangle_variable("_ZN1A1fEi"), None);
-        assert_eq!(demangle_variable("main"), None);
-    }
+    use super::{squeeze, top_level_paren};
 
     #[test]
     fn parameter_lists() {

@@ -256,6 +256,8 @@ pub struct TopIndex {
     /// Fortran modules (`DW_TAG_module` at the top of a unit), definitions and declarations,
     /// in unit order.
     pub modules: Vec<ModuleDie>,
+    /// C++ namespaces by qualified name (`std`, `std::__detail`).
+    pub namespaces: std::collections::HashSet<String>,
 }
 
 /// A `DW_TAG_module`.
@@ -331,6 +333,7 @@ impl TopIndex {
                         todo.push((c.offset, format!("{ns}::{n}")));
                     }
                 }
+                idx.namespaces.insert(ns.clone());
                 namespaces.push((full, ns));
             }
             let mut entries: Vec<(&Die, Option<String>, Option<&Die>)> = Vec::new();
@@ -482,6 +485,11 @@ pub fn lookup_type(file: &Arc<DebugFile>, name: &str) -> Option<TypeRef> {
     types(file).lookup(name)
 }
 
+/// Whether `name` (`std`, `phys::detail`) is a C++ namespace of `file`.
+pub fn is_namespace(file: &Arc<DebugFile>, name: &str) -> bool {
+    types(file).index().namespaces.contains(name)
+}
+
 /// The name of the class among `ns`'s children whose member declaration the definition `d`
 /// (`DW_AT_specification`) completes: DIEs are laid out in tree order, so that declaration
 /// lies between the class's offset and its next sibling's.
@@ -509,6 +517,27 @@ thread_local! {
 
 const MAX_DEPTH: u32 = 256;
 
+impl FileTypes {
+    /// The definition of the class, struct or union `name` in another loaded binary.
+    fn definition_elsewhere(&self, ns: TypeNs, name: &str) -> Option<TypeRef> {
+        // C++ declares and defines a class with either keyword.
+        let kinds: &[TypeNs] = match ns {
+            TypeNs::Struct | TypeNs::Class => &[TypeNs::Struct, TypeNs::Class],
+            _ => &[TypeNs::Union],
+        };
+        crate::loader::loaded_files()
+            .iter()
+            .filter(|f| !Arc::ptr_eq(f, &self.file))
+            .find_map(|f| {
+                let ft = types(f);
+                kinds.iter().find_map(|k| {
+                    let def = ft.index().type_die(*k, name)?;
+                    (!def.declaration).then(|| ft.type_at(def.die))
+                })
+            })
+    }
+}
+
 impl TypeSource for FileTypes {
     fn type_at(&self, die: DieRef) -> TypeRef {
         if let Some(t) = self
@@ -533,6 +562,17 @@ impl TypeSource for FileTypes {
             }
         };
         DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        // A declaration without a definition is looked up again next time: a library
+        // loaded since may define it.
+        if matches!(
+            t.kind,
+            TypeKind::Aggregate {
+                declaration: true,
+                ..
+            }
+        ) {
+            return t;
+        }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.entry(die).or_insert(t).clone()
     }
@@ -779,6 +819,13 @@ impl FileTypes {
                 if !def.declaration && Some(def.die) != here {
                     return Ok(self.type_at(def.die));
                 }
+            }
+            // gdb's `check_typedef` looks for the definition in every objfile: a type only
+            // declared here may be defined in a shared library (or the program).
+            if let Some(n) = &name
+                && let Some(t) = self.definition_elsewhere(ns, n)
+            {
+                return Ok(t);
             }
             return Ok(Type::new(
                 cxx_canonical(file, die, name),

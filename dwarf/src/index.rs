@@ -629,7 +629,7 @@ impl DebugFile {
     fn local_name(f: &DieFacts) -> Option<String> {
         f.linkage_name
             .filter(|l| l.starts_with("_ZZ"))
-            .and_then(crate::local_name::local_function_name)
+            .and_then(crate::demangle::local_function_name)
     }
 
     /// The scope (its number, `NONE32` at the top level) of subprogram `off`'s declaration.

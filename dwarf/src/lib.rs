@@ -12,6 +12,7 @@
 pub mod canon;
 pub mod context;
 pub mod cxxname;
+pub mod demangle;
 pub mod dietypes;
 pub mod error;
 pub mod expr;
@@ -21,7 +22,6 @@ pub mod fortran_names;
 pub mod index;
 pub mod lines;
 pub mod loader;
-pub mod local_name;
 pub mod location;
 pub mod retval;
 pub mod scopes;

@@ -86,6 +86,17 @@ impl DebugFile {
     }
 }
 
+/// Every binary whose DWARF this debugger process has loaded (programs and their shared
+/// libraries).
+pub fn loaded_files() -> Vec<Arc<DebugFile>> {
+    CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .values()
+        .cloned()
+        .collect()
+}
+
 impl DebugFile {
     /// The DWARF of `path`, parsed once per debugger process and shared.
     pub fn load(path: &Path) -> Result<Arc<DebugFile>> {

@@ -327,19 +327,33 @@ pub fn source_case(name: &str) -> SourceCase {
     if dir.join(&second).exists() {
         units.push(second);
     }
-    let nodebug = format!("{base}_nodebug.c");
+    // A unit without debug information: `NAME_nodebug.c`, or `NAME_nodebug.cc` for a C++
+    // case (built by the case's compiler).
+    let nodebug_cc = format!("{base}_nodebug.cc");
+    let nodebug = if dir.join(&nodebug_cc).exists() {
+        nodebug_cc
+    } else {
+        format!("{base}_nodebug.c")
+    };
     let has_nodebug = dir.join(&nodebug).exists();
     // Libraries the program dlopens: `libNAME.c`, and a second one `libNAME_b.c`.
+    // `libNAME.cc`: a C++ library (built by g++, whichever compiler builds the program, so
+    // that the cases sharing it build the same library).
     let libs: Vec<String> = [format!("lib{base}"), format!("lib{base}_b")]
         .into_iter()
-        .filter(|l| dir.join(format!("{l}.c")).exists())
+        .filter_map(|l| {
+            ["c", "cc"]
+                .iter()
+                .map(|x| format!("{l}.{x}"))
+                .find(|f| dir.join(f).exists())
+        })
         .collect();
 
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut inputs: Vec<PathBuf> = units.iter().map(|u| dir.join(u)).collect();
     inputs.push(script_path.clone());
     for l in &libs {
-        inputs.push(dir.join(format!("{l}.c")));
+        inputs.push(dir.join(l));
     }
     if has_nodebug {
         inputs.push(dir.join(&nodebug));
@@ -354,18 +368,26 @@ pub fn source_case(name: &str) -> SourceCase {
         Err(_) => false,
     };
     for l in &libs {
-        let lib_out = out.join(format!("{l}.so"));
+        let (stem, cc) = match l.strip_suffix(".cc") {
+            Some(stem) => (stem, "g++"),
+            None => (l.strip_suffix(".c").unwrap_or(l), "gcc"),
+        };
+        let lib_out = out.join(format!("{stem}.so"));
         if !fresh(&lib_out) {
             let mut flags = cflags.clone();
             flags.extend(["-shared".into(), "-fPIC".into()]);
-            compile("gcc", &dir, &flags, &[format!("{l}.c")], &lib_out);
+            compile(cc, &dir, &flags, std::slice::from_ref(l), &lib_out);
         }
     }
     if !fresh(&program) {
         if has_nodebug {
             let obj = out.join(format!("{name}_nodebug.o"));
             let flags: Vec<String> = ["-g0", "-O0", "-c"].map(String::from).to_vec();
-            compile("gcc", &dir, &flags, &[nodebug], &obj);
+            let cc = match nodebug.ends_with(".cc") {
+                true => compiler.as_deref().unwrap_or("g++"),
+                false => "gcc",
+            };
+            compile(cc, &dir, &flags, &[nodebug], &obj);
             units.push(obj.to_string_lossy().into_owned());
         }
         let compiler = compiler

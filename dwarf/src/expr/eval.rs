@@ -14,7 +14,7 @@ use crate::error::{DwarfError, Result};
 use crate::extfloat::{
     FloatKind, FloatOp, Quad, arith, from_quad, quad_from_f64, quad_from_int, quad_to_int, to_quad,
 };
-use crate::types::{Bound, Encoding, LazyType, Type, TypeKind, TypeRef};
+use crate::types::{AggregateKind, Bound, Encoding, LazyType, Type, TypeKind, TypeRef};
 use crate::value::{Lval, Value};
 use rustc_apfloat::Float as _;
 
@@ -586,6 +586,8 @@ impl<'a> Ev<'a> {
         }
         if scope.contains('.') || self.ctx.lookup_variable(scope)?.is_some() {
             Err(user(format!("No symbol \"{n}\" in specified context.")))
+        } else if self.ctx.is_namespace(scope) {
+            Err(user(format!("No symbol \"{n}\" in namespace \"{scope}\".")))
         } else {
             Err(user(format!("No symbol \"{scope}\" in current context.")))
         }
@@ -662,7 +664,16 @@ impl<'a> Ev<'a> {
         match op {
             UnOp::Addr => {
                 let v = self.eval(x)?;
-                let v = if v.is_type { v } else { self.coerce_ref(v)? };
+                // `&r` takes the reference's target without gdb's RTTI look-up.
+                let v = match &v.ty.strip().kind {
+                    TypeKind::Reference(t) | TypeKind::RvalueReference(t) if !v.is_type => {
+                        let target = t.get().clone();
+                        let mut r = v;
+                        let a = self.int_of(&mut r)? as u64;
+                        V::lazy_at(target, a)
+                    }
+                    _ => v,
+                };
                 if v.is_type {
                     return Err(user(
                         "Attempt to take address of value not located in memory.",
@@ -780,6 +791,7 @@ impl<'a> Ev<'a> {
                 } else {
                     target
                 };
+                self.full_object(&target, a);
                 Ok(V::lazy_at(target, a))
             }
             Cls::Array(elem) => match v.lval {
@@ -1931,9 +1943,29 @@ impl<'a> Ev<'a> {
             TypeKind::Reference(t) | TypeKind::RvalueReference(t) => {
                 let target = t.get().clone();
                 let a = self.int_of(&mut v)? as u64;
+                self.full_object(&target, a);
                 Ok(V::lazy_at(target, a))
             }
             _ => Ok(v),
+        }
+    }
+
+    /// gdb's `value_full_object` as `value_ind` and `coerce_ref` run it on a class object
+    /// they reach (evaluated for its value, not only its type): its RTTI look-up, with its
+    /// warning for a dynamic class without debug information.
+    fn full_object(&self, target: &TypeRef, addr: u64) {
+        if self.side
+            && addr != 0
+            && self.ctx.language() == crate::format::Language::Cplus
+            && matches!(
+                target.strip().kind,
+                TypeKind::Aggregate {
+                    kind: AggregateKind::Struct | AggregateKind::Class,
+                    ..
+                }
+            )
+        {
+            self.ctx.full_object(addr);
         }
     }
 

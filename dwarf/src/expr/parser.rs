@@ -529,6 +529,44 @@ impl<'a> Parser<'a> {
         qualified.then_some((out, i))
     }
 
+    /// Whether the first `<` between tokens `i` and `end` adjoins the name before it
+    /// (`map<int>`, not `a < b`), as gdb's lexer requires of a template argument list.
+    fn template_adjoins(&self, i: usize, end: usize) -> bool {
+        (i + 1..end)
+            .find(|&j| matches!(self.toks[j].tok, Tok::Punct("<")))
+            .is_some_and(|j| {
+                let (prev, t) = (&self.toks[j - 1], &self.toks[j]);
+                matches!(&prev.tok, Tok::Ident(w) if prev.start + w.len() == t.start)
+            })
+    }
+
+    /// A template name no type has (`std::map<int, double>`, gdb knows the type by its full
+    /// name only): a name in its scope, which the evaluation does not find (`No symbol
+    /// "map<int, double>" in namespace "std".`); a scope with template arguments that is no
+    /// type is an error here, in gdb's lexer's words.
+    fn unknown_template_name(&self, full: &str) -> Result<Expr> {
+        let parts = split_scope(full);
+        for k in 1..parts.len().saturating_sub(1) {
+            if parts[k].contains('<') {
+                let prefix = parts[..=k].join("::");
+                if !self.oracle.is_some_and(|o| o(&prefix)) {
+                    return Err(DwarfError::user(format!(
+                        "No type \"{}\" within class or namespace \"{}\".",
+                        parts[k],
+                        parts[..k].join("::")
+                    )));
+                }
+            }
+        }
+        Ok(match full.rsplit_once("::").filter(|_| parts.len() > 1) {
+            Some(_) => {
+                let last = parts.last().copied().unwrap_or(full);
+                Expr::Scoped(parts[..parts.len() - 1].join("::"), last.to_string())
+            }
+            None => Expr::Name(full.to_string()),
+        })
+    }
+
     /// The template argument list at token `i` (a `<`), spelled as g++ names it
     /// (`<double, std::allocator<double> >`), and the index after its `>`.
     fn template_args_at(&self, mut i: usize) -> Option<(String, usize)> {
@@ -792,6 +830,16 @@ impl<'a> Parser<'a> {
                         None => Err(self.syntax_error()),
                     };
                 }
+                // gdb's lexer takes a template argument list adjoining a name into the name
+                // (`std::map<int, double>`, a type gdb knows only by its full name): an
+                // unknown name, not a comparison.
+                if let Some((full, end)) = self.cxx_name_at(self.pos)
+                    && full.contains('<')
+                    && self.template_adjoins(self.pos, end)
+                {
+                    self.pos = end;
+                    return self.unknown_template_name(&full);
+                }
                 if let Tok::Ident(w) = self.peek()
                     && TYPE_KEYWORDS.contains(&w.as_str())
                 {
@@ -982,4 +1030,27 @@ pub fn parse_expr(text: &str, oracle: Option<TypeOracle<'_>>) -> Result<Expr> {
 /// A type name filling all of `text`.
 pub fn parse_type_name(text: &str, oracle: Option<TypeOracle<'_>>) -> Option<TypeName> {
     Parser::new(text, oracle).ok()?.parse_type_all()
+}
+
+/// `a::b<c::d>::e` → `a`, `b<c::d>`, `e`: the components outside template arguments.
+fn split_scope(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'<' | b'(' => depth += 1,
+            b'>' | b')' => depth -= 1,
+            b':' if depth == 0 && b.get(i + 1) == Some(&b':') => {
+                parts.push(&s[start..i]);
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&s[start..]);
+    parts
 }

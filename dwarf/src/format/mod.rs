@@ -59,6 +59,7 @@ pub use typeprint::{Language, declaration, ptype, ptype_in, type_name, type_name
 use crate::context::Target;
 use crate::types::{AggregateKind, Bound, Encoding, Member, TypeKind, TypeRef};
 use crate::value::Value;
+use std::cell::Cell;
 use typeprint::view;
 
 /// gdb's print settings that change how a value looks.
@@ -235,6 +236,21 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
                 Some(a) => {
                     out.push_str(&format!("@{a:#x}: "));
                     let ty = t.get().clone();
+                    // gdb's RTTI look-ups of a referenced class object: `print` coerces the
+                    // reference once, its printer once more (`info locals`: only the printer).
+                    if a != 0
+                        && matches!(
+                            ty.strip().kind,
+                            TypeKind::Aggregate {
+                                kind: AggregateKind::Struct | AggregateKind::Class,
+                                ..
+                            }
+                        )
+                    {
+                        for _ in 0..(1 + usize::from(opts.type_prefix)) {
+                            target.full_object(a);
+                        }
+                    }
                     let size = ty.byte_size();
                     if size > MAX_VALUE_SIZE {
                         out.push_str(&format!(
@@ -754,16 +770,33 @@ impl<'a> Printer<'a> {
         out.push('{');
         let mut first = true;
         let indent = 2 * self.depth.get();
-        let sep = |out: &mut String, first: &mut bool| {
+        // gdb's `cp_print_value` ends each base class with ", "; under `set print pretty`
+        // the class's own members then follow a "members of Derived:" line.
+        let after_base = Cell::new(false);
+        let fields_seen = Cell::new(false);
+        let class_name = st.name.clone().unwrap_or_default();
+        let sep = |out: &mut String, first: &mut bool, base: bool| {
             if !*first {
                 out.push(',');
+                if self.opts.pretty && after_base.get() {
+                    out.push(' ');
+                }
             }
             if self.opts.pretty {
+                if !base && !fields_seen.get() && after_base.get() {
+                    out.push('\n');
+                    out.push_str(&" ".repeat(indent + 2));
+                    out.push_str(&format!("members of {class_name}:"));
+                }
                 out.push('\n');
                 out.push_str(&" ".repeat(indent + 2));
             } else if !*first {
                 out.push(' ');
             }
+            if !base {
+                fields_seen.set(true);
+            }
+            after_base.set(base);
             *first = false;
         };
         for (i, m) in members.iter().enumerate() {
@@ -777,7 +810,7 @@ impl<'a> Printer<'a> {
                 ) else {
                     continue;
                 };
-                sep(out, &mut first);
+                sep(out, &mut first, false);
                 out.push_str("static ");
                 out.push_str(name);
                 out.push_str(" = ");
@@ -802,24 +835,37 @@ impl<'a> Printer<'a> {
                     continue;
                 }
                 self.vbases.borrow_mut().push(name);
-                sep(out, &mut first);
+                sep(out, &mut first, true);
                 out.push('<');
-                out.push_str(view(&mty).name().unwrap_or(""));
+                out.push_str(view(&mty.strip()).name().unwrap_or(""));
                 out.push_str("> = ");
                 self.virtual_base(out, expr, &mty, addr);
                 continue;
             }
-            sep(out, &mut first);
+            sep(out, &mut first, m.is_base);
             let was_base = self.in_base.replace(m.is_base);
             if m.is_base {
+                // By the class's name, through a typedef (clang names the base so).
                 out.push('<');
-                out.push_str(view(&mty).name().unwrap_or(""));
+                out.push_str(view(&mty.strip()).name().unwrap_or(""));
                 out.push_str("> = ");
             } else if let Some(name) = &m.name {
                 out.push_str(name);
                 out.push_str(" = ");
             }
             let maddr = addr.map(|a| a.wrapping_add(m.offset));
+            // The class's vtable pointer: gdb's `print_function_pointer_address`, whatever
+            // the format (`print/x` too: `0x… <vtable for Circle+16>`).
+            if self.format().is_some()
+                && m.name.as_deref().is_some_and(|n| n.starts_with("_vptr"))
+                && matches!(mty.strip().kind, TypeKind::Pointer(_))
+                && let Some(b) = bytes.get(m.offset as usize..)
+                && let Some(a) = self.pointer_value(b)
+            {
+                self.pointer_address(out, a);
+                self.in_base.set(was_base);
+                continue;
+            }
             match m.bitfield {
                 Some(bf) => {
                     let b = extract_bits(bytes, bf.bit_offset, bf.bit_size, &mty);
@@ -995,59 +1041,23 @@ impl<'a> Printer<'a> {
 
 /// The C++ special names of a class's tables, demangled as gdb shows them (`_ZTV7Diamond+24`
 /// is `vtable for Diamond+24`, `_ZTT`: `VTT for`, `_ZTI`: `typeinfo for`, `_ZTS`: `typeinfo
-/// name for`), for a class named by plain or nested source names (`N4geom5ShapeE`); `None`
-/// for anything else.
-/// The class whose vtable symbol `sym` (`_ZTV6Circle+16`) is: `Circle`.
-pub fn vtable_class(sym: &str) -> Option<String> {
-    let d = demangle_special(sym)?;
-    let class = d.strip_prefix("vtable for ")?;
-    Some(class.split('+').next().unwrap_or(class).to_string())
-}
-
+/// name for`); `None` for anything else.
 fn demangle_special(sym: &str) -> Option<String> {
     let (name, off) = match sym.rsplit_once('+') {
         Some((n, o)) => (n, Some(o)),
         None => (sym, None),
     };
-    let rest = name.strip_prefix("_ZT")?;
-    let what = match rest.as_bytes().first()? {
-        b'V' => "vtable for ",
-        b'T' => "VTT for ",
-        b'I' => "typeinfo for ",
-        b'S' => "typeinfo name for ",
-        _ => return None,
-    };
-    let mut r = &rest[1..];
-    let nested = r.starts_with('N');
-    if nested {
-        r = &r[1..];
+    if !["_ZTV", "_ZTT", "_ZTI", "_ZTS"]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
+        return None;
     }
-    let mut parts = Vec::new();
-    loop {
-        if nested && r == "E" {
-            break;
-        }
-        if !nested && r.is_empty() && !parts.is_empty() {
-            break;
-        }
-        let digits = r.bytes().take_while(|b| b.is_ascii_digit()).count();
-        let len: usize = r.get(..digits)?.parse().ok()?;
-        let id = r.get(digits..digits + len)?;
-        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return None;
-        }
-        parts.push(id);
-        r = &r[digits + len..];
-        if !nested && !r.is_empty() {
-            return None;
-        }
-    }
-    let mut out = format!("{what}{}", parts.join("::"));
-    if let Some(o) = off {
-        out.push('+');
-        out.push_str(o);
-    }
-    Some(out)
+    let d = crate::demangle::demangle(name)?;
+    Some(match off {
+        Some(o) => format!("{d}+{o}"),
+        None => d,
+    })
 }
 
 /// gdb's `generic_val_print_enum_1`.
