@@ -232,3 +232,56 @@ fn batch_sessions_neither_restore_nor_save() {
     assert!(o.status.success(), "{o:?}");
     assert!(saved(&state).is_empty());
 }
+
+/// Under an MPI launcher: 2 ranks of `tests/mpi/start.c`, launched through `cc`'s launcher;
+/// the breakpoint saved by the first session stops the second one's first `continue` (number
+/// `bp`: under `mpich`, 1 was `start`'s).
+fn restored_under_a_launcher(launcher: &str, cc: &str, bp: u32, env: &[(&str, &str)]) {
+    let prog = cohort_fixtures::mpi_program_in_own_dir("start", cc);
+    let state = state_dir(&format!("launcher-{launcher}"));
+    let state_s = state.to_string_lossy().into_owned();
+    let mut env = env.to_vec();
+    env.push(("XDG_STATE_HOME", &state_s));
+    let args: Vec<String> = ["launch", "-n", "2", "--launcher", launcher, "--", "./start"]
+        .map(String::from)
+        .into();
+    let line =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mpi/start.c"))
+            .unwrap()
+            .lines()
+            .position(|l| l.contains("/* PRINT */"))
+            .unwrap()
+            + 1;
+    let mut s = Session::start(&args, prog.parent().unwrap(), &env);
+    s.send(&format!("break start.c:{line}"));
+    s.wait_for(|l| l.contains(&format!("] Breakpoint {bp} at ")));
+    s.send("group first 0");
+    s.wait_for(|l| l.ends_with("first: [0]"));
+    quit(s);
+    let mut s = Session::start(&args, prog.parent().unwrap(), &env);
+    s.wait_for(|l| {
+        l.ends_with(
+            "Restored 1 breakpoint and 1 group from the last session (--no-restore to start clean).",
+        )
+    });
+    s.send("continue");
+    s.wait_for(|l| l.contains(&format!("Breakpoint {bp}, main () at start.c:{line}")));
+    s.send("[first] print rank");
+    s.wait_for(|l| l.ends_with("[0] $1 = 0"));
+    quit(s);
+}
+
+#[test]
+fn restored_under_open_mpi() {
+    restored_under_a_launcher(
+        "openmpi",
+        "mpicc.openmpi",
+        1,
+        &[("OMPI_MCA_btl", "self,vader")],
+    );
+}
+
+#[test]
+fn restored_under_mpich() {
+    restored_under_a_launcher("mpich", "mpicc.mpich", 2, &[]);
+}
