@@ -285,3 +285,39 @@ fn restored_under_open_mpi() {
 fn restored_under_mpich() {
     restored_under_a_launcher("mpich", "mpicc.mpich", 2, &[]);
 }
+
+/// Ranks still running at the end (here rank 0, blocked reading its input) are not asked: the
+/// session ends at once, with what the stopped ranks have saved.
+#[test]
+fn running_ranks_do_not_hold_up_the_end() {
+    let prog = cohort_fixtures::program_in_own_dir("stdin_ranks", "session");
+    let state = state_dir("running");
+    let state_s = state.to_string_lossy().into_owned();
+    let args: Vec<String> = ["launch", "-n", "2", "--", "./stdin_ranks"]
+        .map(String::from)
+        .into();
+    let mut s = Session::start(
+        &args,
+        prog.parent().unwrap(),
+        &[("XDG_STATE_HOME", state_s.as_str())],
+    );
+    s.send("break stdin_ranks.c:14");
+    s.wait_for(|l| l.contains("Breakpoint 2 at "));
+    s.send("[0] continue");
+    s.wait_for(|l| l.contains("[0] running (`continue` has not finished)"));
+    // (`quit` only: a command to rank 0 would wait for its `continue`.)
+    let t0 = Instant::now();
+    s.send("quit");
+    while !s.exited() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "{}",
+            s.seen.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let files = saved(&state);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.ends_with("\nbreak stdin_ranks.c:14\n"), "{text}");
+}

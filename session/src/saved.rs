@@ -234,9 +234,28 @@ pub async fn restore(front: &mut Front, program: &Path) {
     );
 }
 
-/// The text of this session to save (None: no rank answered, keep what was saved).
+/// The text of this session to save (None: no rank answered, keep what was saved). Only the
+/// ranks that are not running are asked (a running rank's debugger is busy with its
+/// `continue` until the rank stops); what they share is saved for every rank.
 async fn state_text(front: &mut Front, program: &Path) -> Option<String> {
-    let a = front.ask(RankSet::all(front.size), ":session-save").await;
+    use cohort_wire::RankState;
+    let idle: RankSet = (0..front.size)
+        .filter(|r| {
+            matches!(
+                front.tracker.states.get(*r),
+                Some(
+                    RankState::Stopped { .. }
+                        | RankState::Exited { .. }
+                        | RankState::Killed { .. }
+                        | RankState::NotStarted
+                )
+            )
+        })
+        .collect();
+    if idle.is_empty() {
+        return None;
+    }
+    let a = front.ask(idle, ":session-save").await;
     let answered = a
         .merged
         .groups
