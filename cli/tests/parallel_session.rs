@@ -96,12 +96,13 @@ fn breakpoints_displays_and_groups_come_back_in_the_next_session_of_the_program(
         )
     );
 
-    // A breakpoint whose place is gone from the source is said in one line and skipped.
+    // A breakpoint whose place is gone from the source is said in one line and skipped; one
+    // whose condition names what is gone comes back without it.
     std::fs::write(
         &files[0],
         text.replace(
             "display iterations\n",
-            "break ranks.c:999\n  condition $bpnum step == 2\ndisplay iterations\n",
+            "break ranks.c:999\n  condition $bpnum step == 2\nbreak ranks.c:28\n  condition $bpnum nosuch == 1\ndisplay iterations\n",
         ),
     )
     .unwrap();
@@ -111,8 +112,11 @@ fn breakpoints_displays_and_groups_come_back_in_the_next_session_of_the_program(
     let mut s = session(&prog, &state, &[]);
     s.wait_for(|l| l.contains("Not restored: break ranks.c:999: No line 999 in file \"ranks.c\"."));
     s.wait_for(|l| {
+        l == "Partly restored: break ranks.c:28: condition 5 nosuch == 1: No symbol \"nosuch\" in current context."
+    });
+    s.wait_for(|l| {
         l.ends_with(
-            "Restored 3 breakpoints, 1 display and 1 group from the last session (--no-restore to start clean).",
+            "Restored 4 breakpoints, 1 display and 1 group from the last session (--no-restore to start clean).",
         )
     });
     s.send("info breakpoints");
