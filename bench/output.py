@@ -81,7 +81,7 @@ class Reader(threading.Thread):
 
 def cohort_session(a, mib, rate):
     p = subprocess.Popen(
-        [a.cohort, "launch", "-n", str(a.n), "--settle", "600000", "-nx", "--", a.prog, str(mib)],
+        [a.cohort, "launch", "-n", str(a.n), "--settle", "600000", "-nx", "--no-restore", "--", a.prog, str(mib)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     r = Reader(p.stdout, 0)
     r.start()

@@ -33,7 +33,7 @@ def main():
     prog = os.path.join(root, "target/bench/ploop")
     src = os.path.join(root, "bench/fixtures/ploop.c")
     line = next(i for i, t in enumerate(open(src), 1) if "LOOP_LINE */" in t)
-    c = pd.Cohort([cohort, "launch", "-n", str(n), "-nx", "--", prog], 120)
+    c = pd.Cohort([cohort, "launch", "-n", str(n), "-nx", "--no-restore", "--", prog], 120)
     try:
         c.read_until(lambda b: b"\n" in b)
         c.prompt()

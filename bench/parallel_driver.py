@@ -203,7 +203,7 @@ def check_stop(out, n, lines, what):
 
 
 def run_cohort(a):
-    argv = [a.cohort, "launch", "-n", str(a.n), "-nx", "--settle", str(a.settle), "--timeout", str(a.settle)]
+    argv = [a.cohort, "launch", "-n", str(a.n), "-nx", "--no-restore", "--settle", str(a.settle), "--timeout", str(a.settle)]
     if a.agents:
         argv += ["--agents", str(a.agents)]
     if a.fanout:

@@ -290,6 +290,25 @@ pub(crate) fn worker(
                         Ok(text) => output::write_out(&text),
                         Err(e) => cohort_debugger::errln!("No message queues: {e}."),
                     },
+                    l if l.starts_with(":restore ") => {
+                        // An item of the program's last session (session/src/saved.rs).
+                        let lines: Vec<&str> = l[":restore ".len()..].lines().collect();
+                        match d.restore_item(&lines) {
+                            Ok(failed) => {
+                                for f in failed {
+                                    output::write_err(&format!("{f}\n"));
+                                }
+                            }
+                            Err(why) => {
+                                output::write_err(&format!("{why}\n"));
+                                failed = true;
+                            }
+                        }
+                    }
+                    ":session-save" => {
+                        // What the next session of the program restores (session/src/saved.rs).
+                        output::write_out(&d.session_state());
+                    }
                     ":state" => {
                         let s = d.state_summary();
                         output::write_out(&format!("{s}\n"));

@@ -11,6 +11,23 @@ fn cohort() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_cohort"))
 }
 
+/// A state folder of its own (`XDG_STATE_HOME`) for an interactive session: it saves its
+/// breakpoints, displays and groups for the next session of its program
+/// (session/src/saved.rs), which another test's session must not find.
+fn state_home() -> PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("state-homes")
+        .join(format!(
+            "parallel-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
 /// The fixture compiled in its own folder under a relative name (as gdb users build).
 fn build(name: &str) -> PathBuf {
     cohort_fixtures::program_in_own_dir(name, "parallel")
@@ -454,6 +471,7 @@ fn commands_come_from_a_pipe_or_a_file_on_standard_input() {
     let run = |stdin: Stdio, feed: bool| -> String {
         let mut c = Command::new(cohort());
         c.args(["launch", "-n", "2", "--", "ranks"])
+            .env("XDG_STATE_HOME", state_home())
             .current_dir(prog.parent().unwrap())
             .stdin(stdin)
             .stdout(Stdio::piped())
@@ -819,6 +837,7 @@ impl Interactive {
             .args(args)
             .arg("--")
             .arg(Path::new(".").join(prog.file_name().unwrap()))
+            .env("XDG_STATE_HOME", state_home())
             .envs(env.iter().copied())
             .current_dir(prog.parent().unwrap())
             .stdin(Stdio::piped())

@@ -312,7 +312,9 @@ fn ranks_killed_while_stopped_are_reported_killed() {
     let prog = std::fs::canonicalize(program("ranks")).unwrap();
     let src = cohort_fixtures::source_dir().join("ranks.c");
     let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
-    c.args(["launch", "-n", "4", "--"]).arg(&prog);
+    c.args(["launch", "-n", "4", "--"])
+        .arg(&prog)
+        .env("XDG_STATE_HOME", common::state_home());
     let mut s = Interactive::start(c, "(cohort) ", Duration::from_secs(20));
     let limit = Duration::from_secs(10);
     let say = |s: &mut Interactive, line: &str| match s.command(line, limit) {
@@ -413,7 +415,9 @@ impl Front {
 fn ranks_waiting_for_input_stop_on_interrupt_and_get_their_input() {
     let prog = std::fs::canonicalize(program("stdin_ranks")).unwrap();
     let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
-    c.args(["launch", "-n", "2", "--"]).arg(&prog);
+    c.args(["launch", "-n", "2", "--"])
+        .arg(&prog)
+        .env("XDG_STATE_HOME", common::state_home());
     let mut f = Front {
         s: Interactive::start(c, "(cohort) ", Duration::from_secs(20)),
         seen: String::new(),

@@ -136,6 +136,7 @@ cases! {
     backtrace,
     bad_input,
     brace_exprs,
+    break_bpnum,
     break_cond,
     break_extras,
     break_func,

@@ -121,6 +121,7 @@ impl Slow {
             .arg(prog)
             .args(prog_args)
             .env("COHORT_TEST_MARKER", marker)
+            .env("XDG_STATE_HOME", common::state_home())
             .current_dir(prog.parent().unwrap())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

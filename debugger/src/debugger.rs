@@ -663,6 +663,26 @@ impl Debugger {
         }
     }
 
+    /// A breakpoint number as written: digits, or a convenience variable that holds an
+    /// integer (`$bpnum`, as `save breakpoints` writes it).
+    pub(crate) fn bp_number(&self, w: &str) -> Option<u32> {
+        match w.strip_prefix('$') {
+            Some(name)
+                if !name.is_empty()
+                    && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    && !name.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                let vars = self.data.convenience.borrow();
+                let v = vars.get(name)?;
+                if !v.ty.is_integer() {
+                    return None;
+                }
+                u32::try_from(v.as_i64()).ok()
+            }
+            _ => w.parse().ok(),
+        }
+    }
+
     fn ids(&self, arg: &str) -> Result<Vec<u32>> {
         let mut v = Vec::new();
         for w in arg.split_whitespace() {
@@ -673,7 +693,7 @@ impl Debugger {
                     _ => return Err(EngineError::Other(format!("Bad breakpoint number '{w}'"))),
                 }
             } else {
-                v.push(w.parse().map_err(|_| {
+                v.push(self.bp_number(w).ok_or_else(|| {
                     EngineError::Other(format!(
                         "Convenience variable must have integer value.\nBad breakpoint number '{w}'"
                     ))

@@ -555,9 +555,9 @@ impl Debugger {
                 "Argument required (breakpoint number).".into(),
             ));
         }
-        let id: u32 = num
-            .parse()
-            .map_err(|_| EngineError::Other(format!("Bad breakpoint argument: '{arg}'")))?;
+        let id = self
+            .bp_number(num)
+            .ok_or_else(|| EngineError::Other(format!("Bad breakpoint argument: '{arg}'")))?;
         if !self.session.breakpoints().iter().any(|b| b.id == id) {
             return Err(EngineError::Other(format!("No breakpoint number {id}.")));
         }
@@ -587,9 +587,9 @@ impl Debugger {
                 "Argument required (a breakpoint number).".into(),
             ));
         };
-        let id: u32 = n
-            .parse()
-            .map_err(|_| EngineError::Other(format!("Bad breakpoint argument: '{n}'")))?;
+        let id = self
+            .bp_number(n)
+            .ok_or_else(|| EngineError::Other(format!("Bad breakpoint argument: '{n}'")))?;
         let count: u64 = c
             .parse()
             .map_err(|_| EngineError::Other(format!("No symbol \"{c}\" in current context.")))?;

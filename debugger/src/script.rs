@@ -818,18 +818,36 @@ impl Debugger {
     /// `save breakpoints FILE`: commands that make the breakpoints again (gdb's
     /// `print_recreate`).
     fn cmd_save_breakpoints(&mut self, arg: &str) -> Result<Flow> {
-        use cohort_engine::session::{BpKind, BpSpec};
         let file = arg.trim();
         if file.is_empty() {
             return err("Argument required (file name in which to save)");
         }
-        let bps = self.session.breakpoints().to_vec();
-        if bps.is_empty() {
+        if self.session.breakpoints().is_empty() {
             out("Nothing to save.");
             return Ok(Flow::Go);
         }
+        let text = self.recreate_breakpoints(false);
+        std::fs::write(file, text).map_err(|e| {
+            EngineError::Other(format!("Unable to open file '{file}' for saving ({e})"))
+        })?;
+        if self.from_tty {
+            out(format!("Saved to file '{file}'."));
+        }
+        Ok(Flow::Go)
+    }
+
+    /// The commands that make the breakpoints again, as `save breakpoints` writes them. For
+    /// a saved session (`for_session`, see [`Debugger::session_state`]): neither temporary
+    /// breakpoints nor watchpoints (their expressions belong to a frame of the last run) nor
+    /// breakpoint commands (lines sent one at a time cannot give a command list), and
+    /// `disable $bpnum` indented, so that every line of a breakpoint after its first is.
+    pub(crate) fn recreate_breakpoints(&self, for_session: bool) -> String {
+        use cohort_engine::session::{BpKind, BpSpec};
         let mut text = String::new();
-        for b in &bps {
+        for b in self.session.breakpoints() {
+            if for_session && (b.temporary || matches!(b.kind, BpKind::Watch { .. })) {
+                continue;
+            }
             let spec = match &b.spec {
                 BpSpec::Symbol(n) | BpSpec::Location(n) => n.clone(),
                 BpSpec::SymbolExact(n) => format!("*{n}"),
@@ -864,7 +882,7 @@ impl Debugger {
             if b.ignore > 0 {
                 text.push_str(&format!("  ignore $bpnum {}\n", b.ignore));
             }
-            if let Some(lines) = self.script.bp_commands.get(&b.id) {
+            if !for_session && let Some(lines) = self.script.bp_commands.get(&b.id) {
                 text.push_str("  commands\n");
                 for l in indented(lines, 4) {
                     text.push_str(&l);
@@ -873,16 +891,74 @@ impl Debugger {
                 text.push_str("  end\n");
             }
             if !b.enabled {
-                text.push_str("disable $bpnum\n");
+                text.push_str(if for_session {
+                    "  disable $bpnum\n"
+                } else {
+                    "disable $bpnum\n"
+                });
             }
         }
-        std::fs::write(file, text).map_err(|e| {
-            EngineError::Other(format!("Unable to open file '{file}' for saving ({e})"))
-        })?;
-        if self.from_tty {
-            out(format!("Saved to file '{file}'."));
+        text
+    }
+
+    /// What a multi-rank session keeps for its next session of the same program (`cohort
+    /// launch`, the agent's `:session-save`): the commands that make this rank's breakpoints
+    /// (see [`Debugger::recreate_breakpoints`]) and displays again, one item a line, the
+    /// lines that complete an item indented under it.
+    pub fn session_state(&self) -> String {
+        let mut text = self.recreate_breakpoints(true);
+        for (_, fmt, expr) in self.data.displays.borrow().iter() {
+            match fmt {
+                Some(f) => text.push_str(&format!("display/{f} {expr}\n")),
+                None => text.push_str(&format!("display {expr}\n")),
+            }
         }
-        Ok(Flow::Go)
+        text
+    }
+
+    /// Runs an item of a saved session (see [`Debugger::session_state`]): its first line,
+    /// which makes a breakpoint or a display, silently, then the lines that complete it, with
+    /// `$bpnum` the new breakpoint's number. `Err`: why the first line made nothing (the
+    /// first line the command said, as `No line 99 in file "ring.c".`); `Ok`: the lines that
+    /// failed, each with why.
+    pub fn restore_item(&mut self, lines: &[&str]) -> std::result::Result<Vec<String>, String> {
+        let Some((head, rest)) = lines.split_first() else {
+            return Ok(Vec::new());
+        };
+        let last_bp = |d: &Self| d.session.breakpoints().iter().map(|b| b.id).max();
+        let (bp_before, displays_before) = (last_bp(self), self.data.displays.borrow().len());
+        let r = self.run_command(head);
+        let said = crate::output::take();
+        let bp = last_bp(self).filter(|id| Some(*id) != bp_before);
+        if bp.is_none() && self.data.displays.borrow().len() == displays_before {
+            let why = match r {
+                Err(e) => e.to_string(),
+                Ok(_) => format!("{}\n{}", said.err, said.out),
+            };
+            return Err(why
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or("nothing was made")
+                .to_string());
+        }
+        let mut failed = Vec::new();
+        for l in rest {
+            let l = match bp {
+                Some(id) => l.replace("$bpnum", &id.to_string()),
+                None => l.to_string(),
+            };
+            let r = self.run_command(&l);
+            let said = crate::output::take();
+            let why = match r {
+                Err(e) => e.to_string(),
+                Ok(_) => said.err,
+            };
+            if let Some(why) = why.lines().map(str::trim).find(|l| !l.is_empty()) {
+                failed.push(format!("{l}: {why}"));
+            }
+        }
+        Ok(failed)
     }
 
     /// `shell COMMAND` / `!COMMAND`: run by `/bin/sh -c`, its output shown.

@@ -21,6 +21,11 @@ fn is_name(s: &str) -> bool {
 }
 
 impl Groups {
+    /// The groups and their sets, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &RankSet)> {
+        self.sets.iter().map(|(n, s)| (n.as_str(), s))
+    }
+
     /// A rank set as typed: ranks, ranges, `all`, and group names, separated by commas
     /// (optionally in brackets).
     pub fn parse(&self, s: &str, size: u32) -> anyhow::Result<RankSet> {

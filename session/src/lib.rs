@@ -8,5 +8,6 @@ pub mod events;
 pub mod groups;
 pub mod parallel;
 mod recorder;
+pub mod saved;
 mod stdin;
 pub mod terminal;

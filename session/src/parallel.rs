@@ -89,9 +89,21 @@ pub struct LaunchOpts {
     /// `--cores PATTERN`: each rank examines a core file (`%r` in PATTERN is its rank)
     /// instead of starting the program (local launcher).
     pub cores: Option<String>,
+    /// Restore the breakpoints, displays and groups of the program's last session (off:
+    /// `--no-restore`; see [`crate::saved`]).
+    pub restore: bool,
 }
 
-pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [--no-mpi-recorder] [--cores PATTERN] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
+impl LaunchOpts {
+    /// Whether the session is saved at its end (and restored at its start, unless
+    /// `--no-restore`): an interactive one, on live ranks (not `-batch`, whose script does
+    /// what it says every time, nor `--cores`).
+    fn keeps_session(&self) -> bool {
+        !self.batch && self.cores.is_none()
+    }
+}
+
+pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [--no-mpi-recorder] [--cores PATTERN]\n                     [--no-restore] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
 
 pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
     let mut o = LaunchOpts {
@@ -112,6 +124,7 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
         agent_hosts: Vec::new(),
         agent_prefix: None,
         mpi_recorder: true,
+        restore: true,
     };
     let mut i = 0;
     let mut program: Option<PathBuf> = None;
@@ -190,6 +203,7 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
                 i += 1;
             }
             "--no-mpi-recorder" => o.mpi_recorder = false,
+            "--no-restore" => o.restore = false,
             "--cores" => {
                 // Absolute: the agents run elsewhere.
                 let p = val(i)?;
@@ -1254,7 +1268,14 @@ pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
         let a = front.ask(all, ":start").await;
         let (out, err) = a.render();
         front.say(&out, &err);
+        let keep = o.keeps_session();
+        if keep && o.restore {
+            crate::saved::restore(&mut front, &program).await;
+        }
         front.command_loop(o.commands, o.batch).await;
+        if keep {
+            crate::saved::save(&mut front, &program).await;
+        }
         front.shutdown().await;
         agents.wait(Duration::from_secs(15)).await;
         drop(agents);
@@ -1327,7 +1348,14 @@ fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
         let a = front.ask(RankSet::all(o.n), ":start").await;
         let (out, err) = a.render();
         front.say(&out, &err);
+        let keep = o.keeps_session();
+        if keep && o.restore {
+            crate::saved::restore(&mut front, &program).await;
+        }
         front.command_loop(o.commands, o.batch).await;
+        if keep {
+            crate::saved::save(&mut front, &program).await;
+        }
         agents_h.kill_launcher();
         front.shutdown().await;
         agents_h.wait(Duration::from_secs(15)).await;
@@ -1422,7 +1450,7 @@ fn disable_randomization(commands: &[Cmd]) -> bool {
 }
 
 /// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
-pub const ATTACH_USAGE: &str = "Usage: cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [--agents A] [-batch] [-ex CMD]... [-x FILE]";
+pub const ATTACH_USAGE: &str = "Usage: cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [--agents A] [--no-restore] [-batch] [-ex CMD]... [-x FILE]";
 
 pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
     const USAGE: &str = ATTACH_USAGE;
@@ -1613,7 +1641,14 @@ fn run_mpir_job(
             let (out, err) = a.render();
             front.say(&out, &err);
         }
+        let keep = o.keeps_session();
+        if keep && o.restore {
+            crate::saved::restore(&mut front, &program).await;
+        }
         front.command_loop(o.commands, o.batch).await;
+        if keep {
+            crate::saved::save(&mut front, &program).await;
+        }
         front.shutdown().await;
         let launcher = front.launcher.take();
         // The agents kill the ranks; the launcher ends its daemons (Open MPI's `mpirun` does

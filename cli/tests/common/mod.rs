@@ -24,6 +24,24 @@ pub fn unique_marker() -> String {
     )
 }
 
+/// A state folder of its own (`XDG_STATE_HOME`) for a session: an interactive session saves
+/// its breakpoints, displays and groups for the next session of its program
+/// (session/src/saved.rs), and the tests' sessions neither see each other's nor write to the
+/// user's home.
+pub fn state_home() -> PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("state-homes")
+        .join(format!(
+            "{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
 /// A process of /proc: its state letter, command line and executable.
 pub struct Proc {
     pub pid: i32,
@@ -96,6 +114,7 @@ impl Session {
     pub fn start(args: &[String], dir: &Path, env: &[(&str, &str)]) -> Session {
         let mut child = Command::new(cohort())
             .args(args)
+            .env("XDG_STATE_HOME", state_home())
             .envs(env.iter().copied())
             .current_dir(dir)
             .stdin(Stdio::piped())

@@ -1,0 +1,327 @@
+//! Saved sessions (issue 20): an interactive `cohort launch` session keeps its breakpoints,
+//! displays and groups for the next session of the same program, which restores them before
+//! its first prompt (one line says so) unless `--no-restore`. Real 4-rank jobs of
+//! `tests/fixtures/ranks.c` under the local launcher, each test with its own state folder
+//! (`XDG_STATE_HOME`).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::Session;
+
+/// `cohort launch -n 4 EXTRA -- ./ranks` in the program's folder, saving its session under
+/// `state` (a folder, or whatever XDG_STATE_HOME is to be).
+fn session(prog: &Path, state: &Path, extra: &[&str]) -> Session {
+    let mut args: Vec<String> = ["launch", "-n", "4"].map(String::from).into();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(["--".to_string(), "./ranks".to_string()]);
+    let state = state.to_string_lossy().into_owned();
+    Session::start(
+        &args,
+        prog.parent().unwrap(),
+        &[("XDG_STATE_HOME", state.as_str())],
+    )
+}
+
+/// `quit`, and wait until the session has ended (its state saved).
+fn quit(mut s: Session) {
+    s.send("echo END-OF-SESSION\\n");
+    s.wait_for(|l| l.contains("END-OF-SESSION"));
+    s.send("quit");
+    let until = Instant::now() + Duration::from_secs(30);
+    while !s.exited() {
+        assert!(
+            Instant::now() < until,
+            "did not end:\n{}",
+            s.seen.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn fixture(tag: &str) -> PathBuf {
+    cohort_fixtures::program_in_own_dir("ranks", tag)
+}
+
+fn state_dir(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("saved-sessions")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// The saved sessions under a state folder.
+fn saved(state: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(state.join("cohort/sessions"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn breakpoints_displays_and_groups_come_back_in_the_next_session_of_the_program() {
+    let prog = fixture("session");
+    let state = state_dir("restore");
+
+    // Session 1: two breakpoints (one with a condition, one disabled), a display, a group.
+    let mut s = session(&prog, &state, &[]);
+    s.send("break compute if step == 1");
+    s.wait_for(|l| l.contains("Breakpoint 2 at "));
+    s.send("break ranks.c:26");
+    s.wait_for(|l| l.contains("Breakpoint 3 at "));
+    s.send("disable 3");
+    s.send("[0-1] break ranks.c:27");
+    s.wait_for(|l| l.contains("[0-1] Breakpoint 4 at "));
+    s.send("tbreak ranks.c:24");
+    s.wait_for(|l| l.contains("Temporary breakpoint 5 at "));
+    s.send("display iterations");
+    s.send("group evens 0,2");
+    s.wait_for(|l| l.ends_with("evens: [0,2]"));
+    let first = s.seen.join("\n");
+    assert!(!first.contains("Restored"), "{first}");
+    quit(s);
+    let files = saved(&state);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let canonical = prog.canonicalize().unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "# cohort session of {}\nbreak compute\n  condition $bpnum step == 1\nbreak ranks.c:26\n  disable $bpnum\n[0-1] break ranks.c:27\ndisplay iterations\ngroup evens 0,2\n",
+            canonical.display()
+        )
+    );
+
+    // A breakpoint whose place is gone from the source is said in one line and skipped; one
+    // whose condition names what is gone comes back without it.
+    std::fs::write(
+        &files[0],
+        text.replace(
+            "display iterations\n",
+            "break ranks.c:999\n  condition $bpnum step == 2\nbreak ranks.c:28\n  condition $bpnum nosuch == 1\ndisplay iterations\n",
+        ),
+    )
+    .unwrap();
+
+    // Session 2: restored before the first prompt; the first continue stops at the restored
+    // breakpoint, under its condition.
+    let mut s = session(&prog, &state, &[]);
+    s.wait_for(|l| l.contains("Not restored: break ranks.c:999: No line 999 in file \"ranks.c\"."));
+    s.wait_for(|l| {
+        l == "Partly restored: break ranks.c:28: condition 5 nosuch == 1: No symbol \"nosuch\" in current context."
+    });
+    s.wait_for(|l| {
+        l.ends_with(
+            "Restored 4 breakpoints, 1 display and 1 group from the last session (--no-restore to start clean).",
+        )
+    });
+    s.send("info breakpoints");
+    s.wait_for(|l| {
+        l.contains("2       breakpoint     keep y") && l.ends_with("in compute at ranks.c:10")
+    });
+    s.wait_for(|l| l.ends_with("\tstop only if step == 1"));
+    s.wait_for(|l| {
+        l.contains("3       breakpoint     keep n") && l.ends_with("in main at ranks.c:26")
+    });
+    s.wait_for(|l| {
+        l.starts_with("[0-1] 4       breakpoint     keep y") && l.ends_with("in main at ranks.c:27")
+    });
+    s.send("continue");
+    s.wait_for(|l| l.contains("] Breakpoint 2, compute (") && l.contains("step=1)"));
+    s.wait_for(|l| l.ends_with("] 1: iterations = 3"));
+    s.send("print step");
+    s.wait_for(|l| l.ends_with("[0-3] $1 = 1"));
+    s.send("group list");
+    s.wait_for(|l| l.ends_with("evens: [0,2]"));
+    s.send("[evens] print rank");
+    s.wait_for(|l| l.ends_with("[0] $2 = 0"));
+    s.wait_for(|l| l.ends_with("[2] $2 = 2"));
+    let out = s.seen.join("\n");
+    assert_eq!(out.matches("Restored ").count(), 1, "{out}");
+    quit(s);
+
+    // Another program (the same source built elsewhere): nothing of the first.
+    let other = fixture("session-other");
+    let mut s = session(&other, &state, &[]);
+    s.send("info breakpoints");
+    s.wait_for(|l| l.contains("No breakpoints or watchpoints."));
+    s.send("group list");
+    s.wait_for(|l| l.contains("No groups."));
+    s.send("break compute");
+    s.wait_for(|l| l.contains("Breakpoint 2 at "));
+    let out = s.seen.join("\n");
+    assert!(!out.contains("Restored"), "{out}");
+    quit(s);
+    assert_eq!(saved(&state).len(), 2);
+
+    // Session 3, --no-restore: a clean start (and its state, none, is what it saves).
+    let mut s = session(&prog, &state, &["--no-restore"]);
+    s.send("info breakpoints");
+    s.wait_for(|l| l.contains("No breakpoints or watchpoints."));
+    s.send("group list");
+    s.wait_for(|l| l.contains("No groups."));
+    s.send("info display");
+    s.wait_for(|l| l.contains("There are no auto-display expressions now."));
+    let out = s.seen.join("\n");
+    assert!(!out.contains("Restored"), "{out}");
+    quit(s);
+    let mut s = session(&prog, &state, &[]);
+    s.send("info breakpoints");
+    s.wait_for(|l| l.contains("No breakpoints or watchpoints."));
+    let out = s.seen.join("\n");
+    assert!(!out.contains("Restored"), "{out}");
+    quit(s);
+
+    // The other program's session is its own.
+    let mut s = session(&other, &state, &[]);
+    s.wait_for(|l| {
+        l.ends_with("Restored 1 breakpoint from the last session (--no-restore to start clean).")
+    });
+    quit(s);
+}
+
+#[test]
+fn a_state_folder_that_cannot_be_written_is_one_warning() {
+    let prog = fixture("session-unwritable");
+    let dir = state_dir("unwritable");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file where the state folder would be.
+    let state = dir.join("a-file");
+    std::fs::write(&state, "").unwrap();
+    let mut s = session(&prog, &state, &[]);
+    s.send("break compute");
+    s.wait_for(|l| l.contains("Breakpoint 2 at "));
+    s.send("echo END-OF-SESSION\\n");
+    s.wait_for(|l| l.contains("END-OF-SESSION"));
+    s.send("quit");
+    s.wait_for(|l| {
+        l.starts_with(&format!(
+            "cohort: warning: the session's breakpoints, displays and groups are not saved in {}/cohort/sessions: ",
+            state.display()
+        ))
+    });
+    let until = Instant::now() + Duration::from_secs(30);
+    while !s.exited() {
+        assert!(Instant::now() < until);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = s.seen.join("\n");
+    assert_eq!(out.matches("warning").count(), 1, "{out}");
+}
+
+/// `-batch` neither restores nor saves: a script does what it says every time.
+#[test]
+fn batch_sessions_neither_restore_nor_save() {
+    let prog = fixture("session-batch");
+    let state = state_dir("batch");
+    let o = std::process::Command::new(common::cohort())
+        .args([
+            "launch",
+            "-n",
+            "2",
+            "-batch",
+            "-ex",
+            "break compute",
+            "--",
+            "./ranks",
+        ])
+        .env("XDG_STATE_HOME", &state)
+        .current_dir(prog.parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    assert!(saved(&state).is_empty());
+}
+
+/// Under an MPI launcher: 2 ranks of `tests/mpi/start.c`, launched through `cc`'s launcher;
+/// the breakpoint saved by the first session stops the second one's first `continue` (number
+/// `bp`: under `mpich`, 1 was `start`'s).
+fn restored_under_a_launcher(launcher: &str, cc: &str, bp: u32, env: &[(&str, &str)]) {
+    let prog = cohort_fixtures::mpi_program_in_own_dir("start", cc);
+    let state = state_dir(&format!("launcher-{launcher}"));
+    let state_s = state.to_string_lossy().into_owned();
+    let mut env = env.to_vec();
+    env.push(("XDG_STATE_HOME", &state_s));
+    let args: Vec<String> = ["launch", "-n", "2", "--launcher", launcher, "--", "./start"]
+        .map(String::from)
+        .into();
+    let line =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mpi/start.c"))
+            .unwrap()
+            .lines()
+            .position(|l| l.contains("/* PRINT */"))
+            .unwrap()
+            + 1;
+    let mut s = Session::start(&args, prog.parent().unwrap(), &env);
+    s.send(&format!("break start.c:{line}"));
+    s.wait_for(|l| l.contains(&format!("] Breakpoint {bp} at ")));
+    s.send("group first 0");
+    s.wait_for(|l| l.ends_with("first: [0]"));
+    quit(s);
+    let mut s = Session::start(&args, prog.parent().unwrap(), &env);
+    s.wait_for(|l| {
+        l.ends_with(
+            "Restored 1 breakpoint and 1 group from the last session (--no-restore to start clean).",
+        )
+    });
+    s.send("continue");
+    s.wait_for(|l| l.contains(&format!("Breakpoint {bp}, main () at start.c:{line}")));
+    s.send("[first] print rank");
+    s.wait_for(|l| l.ends_with("[0] $1 = 0"));
+    quit(s);
+}
+
+#[test]
+fn restored_under_open_mpi() {
+    restored_under_a_launcher(
+        "openmpi",
+        "mpicc.openmpi",
+        1,
+        &[("OMPI_MCA_btl", "self,vader")],
+    );
+}
+
+#[test]
+fn restored_under_mpich() {
+    restored_under_a_launcher("mpich", "mpicc.mpich", 2, &[]);
+}
+
+/// Ranks still running at the end (here rank 0, blocked reading its input) are not asked: the
+/// session ends at once, with what the stopped ranks have saved.
+#[test]
+fn running_ranks_do_not_hold_up_the_end() {
+    let prog = cohort_fixtures::program_in_own_dir("stdin_ranks", "session");
+    let state = state_dir("running");
+    let state_s = state.to_string_lossy().into_owned();
+    let args: Vec<String> = ["launch", "-n", "2", "--", "./stdin_ranks"]
+        .map(String::from)
+        .into();
+    let mut s = Session::start(
+        &args,
+        prog.parent().unwrap(),
+        &[("XDG_STATE_HOME", state_s.as_str())],
+    );
+    s.send("break stdin_ranks.c:14");
+    s.wait_for(|l| l.contains("Breakpoint 2 at "));
+    s.send("[0] continue");
+    s.wait_for(|l| l.contains("[0] running (`continue` has not finished)"));
+    // (`quit` only: a command to rank 0 would wait for its `continue`.)
+    let t0 = Instant::now();
+    s.send("quit");
+    while !s.exited() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "{}",
+            s.seen.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let files = saved(&state);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.ends_with("\nbreak stdin_ranks.c:14\n"), "{text}");
+}
