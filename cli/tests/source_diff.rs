@@ -159,6 +159,7 @@ cases! {
     registers_vector,
     disassemble_range,
     tail_linkage,
+    cxx_frame_names,
     cxx_caller_funcs,
     cxx_call_stop,
     cxx_call_terminate,

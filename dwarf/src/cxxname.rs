@@ -17,6 +17,19 @@ use crate::types::{DieRef, TypeKind, TypeRef};
 /// C++ or the DIE cannot be read.
 pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<String> {
     let (params, quals, linkage) = parameters(file, die)?;
+    // gdb's `dwarf2_physname`: the demangled linkage name where there is one (its spelling:
+    // `std::function<int (double, char)>`, where the DWARF's names say `int(double, char)`).
+    if linkage
+        && let Ok(tree) = dietypes::read_tree(file, die, 0)
+        && let Some(l) = dietypes::with_origin(file, &tree)
+            .string(file, dw::DW_AT_linkage_name)
+            .or_else(|| {
+                dietypes::with_origin(file, &tree).string(file, dw::DW_AT_MIPS_linkage_name)
+            })
+        && let Some(p) = crate::demangle::demangle_physname(&l)
+    {
+        return Some(p);
+    }
     Some(physname_from(qualified, &params, &quals, linkage))
 }
 
@@ -396,5 +409,96 @@ mod tests {
             "A::f(unsigned long)const"
         );
         assert_eq!(squeeze("f(char const *)"), "f(char const*)");
+    }
+}
+
+/// Whether gdb 13's C++ name parser (`cp_demangled_name_to_comp`) fails on the demangled name
+/// `name`, as it does on a function type given as a template argument
+/// (`std::function<void ()>`; a pointer or reference to one, `W<int (*)(int)>`, it reads).
+pub fn gdb_cannot_parse(name: &str) -> bool {
+    let b = name.as_bytes();
+    let mut angle = 0i32;
+    for i in 0..b.len() {
+        match b[i] {
+            b'<' => angle += 1,
+            b'>' => angle -= 1,
+            b'(' if angle > 0
+                && i > 0
+                && b[i - 1] == b' '
+                && !matches!(b.get(i + 1), Some(b'*' | b'&')) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// gdb's `cp_remove_params`: a physname without its parameter list and the method's
+/// qualifiers (`W<int>::m(int) const` → `W<int>::m`, `operator()(int)` → `operator()`);
+/// `None` when it does not end in a parameter list.
+pub fn without_params(name: &str) -> Option<String> {
+    let mut s = name.trim_end();
+    while let Some(t) = [" const", " volatile", " &&", " &"]
+        .iter()
+        .find_map(|q| s.strip_suffix(q))
+    {
+        s = t;
+    }
+    if !s.ends_with(')') {
+        return None;
+    }
+    let b = s.as_bytes();
+    let mut depth = 0i32;
+    for i in (0..b.len()).rev() {
+        match b[i] {
+            b')' => depth += 1,
+            b'(' => {
+                depth -= 1;
+                if depth == 0 {
+                    let head = s[..i].trim_end();
+                    return (!head.is_empty()).then(|| head.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::{gdb_cannot_parse, without_params};
+
+    #[test]
+    fn parameters_removed() {
+        assert_eq!(
+            without_params("W<int>::m(int) const").as_deref(),
+            Some("W<int>::m")
+        );
+        assert_eq!(
+            without_params("operator()(int) const").as_deref(),
+            Some("operator()")
+        );
+        assert_eq!(
+            without_params("ns::f(void (*)(int), int)").as_deref(),
+            Some("ns::f")
+        );
+        assert_eq!(without_params("main").as_deref(), None);
+    }
+
+    #[test]
+    fn function_types_as_template_arguments() {
+        assert!(gdb_cannot_parse(
+            "a6(std::function<int (double, char)> const&)"
+        ));
+        assert!(gdb_cannot_parse("b5(void (*)(std::function<void ()>))"));
+        assert!(!gdb_cannot_parse("W<int (*)(int)>::m(int (*)(int)) const"));
+        assert!(!gdb_cannot_parse(
+            "W<void (&)(int)>::m(void (&)(int)) const"
+        ));
+        assert!(!gdb_cannot_parse("b3(std::array<int, 3ul> const&)"));
+        assert!(!gdb_cannot_parse("(anonymous namespace)::a3()"));
     }
 }

@@ -68,6 +68,33 @@ pub fn demangle(sym: &str) -> Option<String> {
     Some(post(&out))
 }
 
+/// gdb's physname of a function with linkage name `sym` (its `dwarf2_physname`: the
+/// demangled name with its parameters, without a template's return type, DMGL_RET_DROP):
+/// `a6(std::function<int (double, char)> const&)`, `W<int>::m(int) const`. `None` for
+/// what is not a function's mangled name or cannot be read.
+pub fn demangle_physname(sym: &str) -> Option<String> {
+    if !sym.starts_with("_Z") || special(sym).is_some() {
+        return None;
+    }
+    let mut bare = run(sym, &DemangleOptions::new().no_return_type())?;
+    if !sym.starts_with("_ZZ")
+        && is_ctor_template(sym)
+        && let Some(fixed) = ctor_template(sym, &DemangleOptions::new())
+    {
+        bare = fixed;
+    }
+    let out = post(&bare);
+    // Only a function has a parameter list at its end (before its qualifiers).
+    let mut end = out.as_str();
+    while let Some(t) = [" const", " volatile", " &&", " &"]
+        .iter()
+        .find_map(|q| end.strip_suffix(q))
+    {
+        end = t;
+    }
+    end.ends_with(')').then_some(out)
+}
+
 /// `ret name(params)` as libiberty writes it: a return type with a declarator (`void (**)(int)`,
 /// `char const (&) [2]`) around the name (`void (**f(int))(int)`); a pointer cpp_demangle
 /// writes inside a dependent name (`A*::type`) after it (`A::type*`).

@@ -1062,9 +1062,20 @@ pub fn call_target_address(file: &Arc<DebugFile>, t: &CallTarget) -> Option<u64>
 
 /// The name gdb gives a function in frame lines: in C, its linkage name when the DWARF has one
 /// (gdb keeps C symbol names in linkage form: glibc's `__GI___libc_read`), else its name.
-pub fn frame_function_name(file: &DebugFile, f: &Function) -> String {
+pub fn frame_function_name(file: &Arc<DebugFile>, f: &Function) -> String {
     match &f.linkage_name {
         Some(l) if unit_is_c(file, f.unit) => l.clone(),
+        // gdb prints a C++ function's name without its parameters, unless its C++ name
+        // parser cannot read the physname (`cp_remove_params` fails): then the whole
+        // physname (`a6(std::function<int (double, char)> const&)`).
+        Some(_) if crate::format::Language::Cplus == unit_language(file, f.unit) => {
+            match crate::cxxname::physname(file, f.die, &f.name) {
+                Some(p) if crate::cxxname::gdb_cannot_parse(&p) => p,
+                // The physname's spelling (`W<std::array<char, 2ul> >::m`).
+                Some(p) => crate::cxxname::without_params(&p).unwrap_or_else(|| f.name.clone()),
+                None => f.name.clone(),
+            }
+        }
         _ => f.name.clone(),
     }
 }
