@@ -160,6 +160,8 @@ cases! {
     disassemble_range,
     tail_linkage,
     cxx_frame_names,
+    cxx_iterators,
+    cxx_lambda_frames,
     cxx_caller_funcs,
     cxx_call_stop,
     cxx_call_terminate,

@@ -30,13 +30,21 @@ pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<S
     {
         return Some(p);
     }
+    // gdb's `dwarf2_compute_name` for a function without one: each parameter's type as its
+    // C++ type printer writes it (`const std::_Any_data &`, a lambda's closure
+    // `struct {...}`). It shows only where gdb cannot parse the name (a lambda in it); other
+    // names keep the demangler's spelling (see `physname_from`).
+    if !linkage && gdb_cannot_parse(qualified) {
+        let list: Vec<&str> = params.iter().map(|p| p.2.as_str()).collect();
+        return Some(format!("{qualified}({}){quals}", list.join(", ")));
+    }
     Some(physname_from(qualified, &params, &quals, linkage))
 }
 
 /// [`physname`] from the function's [`parameters`].
 fn physname_from(
     qualified: &str,
-    params: &[(String, String)],
+    params: &[(String, String, String)],
     quals: &str,
     linkage: bool,
 ) -> String {
@@ -45,7 +53,7 @@ fn physname_from(
     // named from the DWARF, typedefs kept (`std::string`, `size_t`).
     let list: Vec<&str> = params
         .iter()
-        .map(|(bare, kept)| {
+        .map(|(bare, kept, _)| {
             if linkage {
                 bare.as_str()
             } else {
@@ -56,8 +64,9 @@ fn physname_from(
     format!("{qualified}({}){quals}", list.join(", "))
 }
 
-/// Each parameter's (demangled, typedefs kept) spellings, the qualifiers, the linkage flag.
-type Parameters = (Vec<(String, String)>, String, bool);
+/// Each parameter's (demangled, typedefs kept, C++ type printer) spellings, the qualifiers,
+/// the linkage flag.
+type Parameters = (Vec<(String, String, String)>, String, bool);
 
 /// The parameter types of function DIE `die`, each as the demangler spells it (typedefs
 /// replaced) and with its typedefs kept; the method's qualifiers (` const`); whether the
@@ -98,7 +107,7 @@ fn parameters(file: &Arc<DebugFile>, die: DieRef) -> Option<Parameters> {
     let mut quals = String::new();
     for p in &params {
         if p.tag == dw::DW_TAG_unspecified_parameters {
-            list.push(("...".to_string(), "...".to_string()));
+            list.push(("...".to_string(), "...".to_string(), "...".to_string()));
             continue;
         }
         let ty = match p.reference(file, dw::DW_AT_type) {
@@ -126,7 +135,11 @@ fn parameters(file: &Arc<DebugFile>, die: DieRef) -> Option<Parameters> {
             continue;
         }
         let top = top_unqualified(&ty);
-        list.push((demangled_type(&top, true), demangled_type(&top, false)));
+        list.push((
+            demangled_type(&top, true),
+            demangled_type(&top, false),
+            crate::format::type_name_in(&ty, crate::format::Language::Cplus),
+        ));
     }
     Some((list, quals, linkage))
 }
@@ -208,7 +221,7 @@ fn signature_matches(file: &Arc<DebugFile>, die: DieRef, qualified: &str, wanted
         && w_list
             .iter()
             .zip(&params)
-            .all(|(w, (bare, kept))| *w == squeeze(bare) || *w == squeeze(kept))
+            .all(|(w, (bare, kept, _))| *w == squeeze(bare) || *w == squeeze(kept))
 }
 
 /// The `)` that closes the `(` at `open`.
@@ -416,6 +429,11 @@ mod tests {
 /// `name`, as it does on a function type given as a template argument
 /// (`std::function<void ()>`; a pointer or reference to one, `W<int (*)(int)>`, it reads).
 pub fn gdb_cannot_parse(name: &str) -> bool {
+    // Names only gdb's DWARF reader makes: a lambda's (`main()::<lambda(int)>`), an unnamed
+    // type's (`{lambda(int)#1}`, `{unnamed type#1}`, `struct {...}`).
+    if name.contains("<lambda") || name.contains('{') {
+        return true;
+    }
     let b = name.as_bytes();
     let mut angle = 0i32;
     for i in 0..b.len() {

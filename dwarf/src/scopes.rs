@@ -1068,12 +1068,14 @@ pub fn frame_function_name(file: &Arc<DebugFile>, f: &Function) -> String {
         // gdb prints a C++ function's name without its parameters, unless its C++ name
         // parser cannot read the physname (`cp_remove_params` fails): then the whole
         // physname (`a6(std::function<int (double, char)> const&)`).
-        Some(_) if crate::format::Language::Cplus == unit_language(file, f.unit) => {
+        l if crate::format::Language::Cplus == unit_language(file, f.unit) => {
             match crate::cxxname::physname(file, f.die, &f.name) {
                 Some(p) if crate::cxxname::gdb_cannot_parse(&p) => p,
                 // The physname's spelling (`W<std::array<char, 2ul> >::m`).
-                Some(p) => crate::cxxname::without_params(&p).unwrap_or_else(|| f.name.clone()),
-                None => f.name.clone(),
+                Some(p) if l.is_some() => {
+                    crate::cxxname::without_params(&p).unwrap_or_else(|| f.name.clone())
+                }
+                _ => f.name.clone(),
             }
         }
         _ => f.name.clone(),

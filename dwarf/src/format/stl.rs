@@ -35,6 +35,12 @@ const PRINTERS: &[(&str, PrintFn)] = &[
     ("std::weak_ptr<", shared_ptr),
     ("std::variant<", variant),
     ("std::atomic<", atomic),
+    ("__gnu_cxx::__normal_iterator<", normal_iterator),
+    ("std::_Rb_tree_iterator<", node_iterator),
+    ("std::_Rb_tree_const_iterator<", node_iterator),
+    ("std::_List_iterator<", node_iterator),
+    ("std::_List_const_iterator<", node_iterator),
+    ("std::_Deque_iterator<", deque_iterator),
 ];
 
 /// The printer for class type `ty` (typedefs and qualifiers stripped), if any.
@@ -867,19 +873,24 @@ fn pointer_child(p: &Printer, out: &mut String, pty: &TypeRef, bytes: &[u8], off
 }
 
 /// libstdc++'s `UniquePointerPrinter`: `std::unique_ptr<Pt> = {get() = 0x…}`.
-fn unique_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: bool) -> bool {
+fn unique_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
     let (Some((off, pty)), Some(targ)) = (smart_pointer(ty), template_arg(ty, 0)) else {
         return false;
     };
     out.push_str("std::unique_ptr<");
     out.push_str(&super::typeprint::raw_type_name(&targ));
     out.push('>');
+    // A printer with children shows `{...}` for them in a frame line.
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
     pointer_child(p, out, &pty, bytes, off)
 }
 
 /// libstdc++'s `SharedPointerPrinter`: `std::shared_ptr<int> (use count 1, weak count 0) =
 /// {get() = 0x…}`, `(empty)` without a control block; the same for `std::weak_ptr`.
-fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: bool) -> bool {
+fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
     let ptr = p.target.ptr_size();
     let (Some((off, pty)), Some(targ), Some((pi_off, _))) = (
         field(ty, "_M_ptr"),
@@ -922,6 +933,10 @@ fn shared_ptr(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summar
     out.push('<');
     out.push_str(&super::typeprint::raw_type_name(&targ));
     out.push_str(&format!("> ({state})"));
+    if summary {
+        out.push_str(" = {...}");
+        return true;
+    }
     pointer_child(p, out, &pty, bytes, off)
 }
 
@@ -1201,4 +1216,108 @@ fn string(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: b
         p.opts.print_elements,
     ));
     true
+}
+
+/// An iterator's element at `addr` of type `ety`, as libstdc++'s iterator printers show it
+/// (`str(value)`, in full also in a frame line: the printers have no children).
+fn iterator_element(p: &Printer, out: &mut String, ety: &TypeRef, addr: u64) -> bool {
+    let mut buf = vec![0u8; ety.byte_size().min(super::MAX_VALUE_SIZE) as usize];
+    match p.target.read_memory(addr, &mut buf) {
+        Ok(()) => p.nested(out, ety, &buf, Some(addr)),
+        Err(e) => out.push_str(&format!("<error: {e}>")),
+    }
+    true
+}
+
+/// libstdc++'s `StdVectorIteratorPrinter` (`__gnu_cxx::__normal_iterator`, a vector's or a
+/// string's iterator): the element it points at.
+fn normal_iterator(
+    p: &Printer,
+    out: &mut String,
+    ty: &TypeRef,
+    bytes: &[u8],
+    _summary: bool,
+) -> bool {
+    let Some((off, pty)) = field(ty, "_M_current") else {
+        return false;
+    };
+    let Some(ety) = pty.strip().pointee() else {
+        return false;
+    };
+    let Some(at) = word(bytes, off, p.target.ptr_size()) else {
+        return false;
+    };
+    if at == 0 {
+        out.push_str("non-dereferenceable iterator for std::vector");
+        return true;
+    }
+    iterator_element(p, out, &ety, at)
+}
+
+/// libstdc++'s `StdRbtreeIteratorPrinter` and `StdListIteratorPrinter` (map, set and list
+/// iterators): the value in the node it points at, after the node's links.
+fn node_iterator(
+    p: &Printer,
+    out: &mut String,
+    ty: &TypeRef,
+    bytes: &[u8],
+    _summary: bool,
+) -> bool {
+    // g++ gives `_List_iterator` no template parameters: its `operator*`'s reference then.
+    let deref = || {
+        let c = ty.cxx.as_deref()?;
+        let m = c.methods.iter().find(|m| m.name == "operator*")?;
+        let r = m.ret.as_ref()?.get().strip_typedefs();
+        match &r.kind {
+            TypeKind::Reference(t) => Some(t.get().clone()),
+            _ => None,
+        }
+    };
+    let Some(ety) = template_arg(ty, 0).or_else(deref) else {
+        return false;
+    };
+    let Some((off, _)) = field(ty, "_M_node") else {
+        return false;
+    };
+    let ptr = p.target.ptr_size();
+    let Some(node) = word(bytes, off, ptr) else {
+        return false;
+    };
+    let name = ty.name.as_deref().unwrap_or("");
+    let tree = name.starts_with("std::_Rb_tree");
+    if node == 0 {
+        out.push_str(if tree {
+            "non-dereferenceable iterator for associative container"
+        } else {
+            "non-dereferenceable iterator for std::list"
+        });
+        return true;
+    }
+    // `_Rb_tree_node_base`: colour, parent, left, right; `_List_node_base`: next, prev.
+    let links = if tree { 4 * ptr } else { 2 * ptr };
+    iterator_element(p, out, &ety, node + links.next_multiple_of(align_of(&ety)))
+}
+
+/// libstdc++'s `StdDequeIteratorPrinter`: the element `_M_cur` points at.
+fn deque_iterator(
+    p: &Printer,
+    out: &mut String,
+    ty: &TypeRef,
+    bytes: &[u8],
+    _summary: bool,
+) -> bool {
+    let Some((off, pty)) = field(ty, "_M_cur") else {
+        return false;
+    };
+    let Some(ety) = pty.strip().pointee() else {
+        return false;
+    };
+    let Some(at) = word(bytes, off, p.target.ptr_size()) else {
+        return false;
+    };
+    if at == 0 {
+        out.push_str("non-dereferenceable iterator for std::deque");
+        return true;
+    }
+    iterator_element(p, out, &ety, at)
 }
