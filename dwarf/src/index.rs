@@ -871,10 +871,12 @@ impl DebugFile {
                         ix.set_scope(ui, off, scope);
                     }
                     let f = self.die_facts(unit, off, 0);
+                    // gdb's `determine_prefix`: an unnamed class gives its members no prefix
+                    // at all (`go`, not `(anonymous namespace)::go`).
                     let inner = match (&f.name, scope) {
                         (Some(n), "") => n.to_string(),
                         (Some(n), s) => format!("{s}::{n}"),
-                        (None, s) => s.to_string(),
+                        (None, _) => String::new(),
                     };
                     if let Some(name) = f.name
                         && !f.declaration
