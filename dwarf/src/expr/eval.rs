@@ -803,6 +803,24 @@ impl<'a> Ev<'a> {
                 let a = self.int_of(&mut v)? as u64;
                 Ok(V::lazy_at(builtins().int.clone(), a))
             }
+            // A class's own `operator*` (an iterator's), called as gdb's `value_x_unop` does.
+            Cls::Agg if self.ctx.language() == crate::format::Language::Cplus => {
+                let mut callees = self.method_candidates(&v, "operator*")?;
+                callees.retain(|c| !c.inlined);
+                if callees.is_empty() {
+                    // Declared, but with no code in the program (never used there).
+                    let declared =
+                        v.ty.strip()
+                            .cxx
+                            .as_deref()
+                            .is_some_and(|c| c.methods.iter().any(|m| m.name == "operator*"));
+                    if declared {
+                        return Err(user("Could not find operator*."));
+                    }
+                    return Err(self.no_unary_operator(&v, "*"));
+                }
+                self.call_values(callees, Vec::new(), None)
+            }
             Cls::Agg => Err(self.no_unary_operator(&v, "*")),
             _ => Err(user("Attempt to take contents of a non-pointer value.")),
         }
@@ -1475,6 +1493,9 @@ impl<'a> Ev<'a> {
             let size = ret.byte_size() as usize;
             return Ok(V::new(ret, vec![0; size]));
         }
+        // The value a call returns has its type's typedefs resolved (gdb's `check_typedef`
+        // in `call_function_by_hand`): `(int &) @0x…: 4` for an iterator's `reference`.
+        let ret = ret.strip_typedefs();
         // gdb reads each argument first: a reference it cannot follow stops the call.
         if values
             .iter()
