@@ -79,51 +79,10 @@ impl Debugger {
         let sym = |a: u64| self.address_symbol(a);
         let insns = disasm::disassemble(self.session.arch(), &code, low, usize::MAX, &sym)?;
         out(format!("Dump of assembler code for function {name}:"));
-        let line = |i: &disasm::Insn| {
-            let m = if Some(i.addr) == mark { "=> " } else { "   " };
-            let mut s = format!("{m}0x{:016x} <+{}>:\t", i.addr, i.addr - low);
-            if raw {
-                let b: Vec<String> = i.bytes.iter().map(|b| format!("{b:02x}")).collect();
-                s.push_str(&format!("{:<RAW_WIDTH$}\t", b.join(" ")));
-            }
-            s.push_str(&i.text);
-            s
-        };
+        let insns: Vec<&disasm::Insn> = insns.iter().collect();
+        let line = |i: &disasm::Insn| insn_line(i, mark, raw, &format!(" <+{}>", i.addr - low));
         if source {
-            let blocks = self.source_blocks(low, high);
-            let mut last_file: Option<PathBuf> = None;
-            let mut printed_max = 0u32;
-            for (bi, b) in blocks.iter().enumerate() {
-                if bi > 0 {
-                    out("");
-                }
-                if last_file.as_ref() != Some(&b.file) {
-                    out(format!("{}:", b.name));
-                    last_file = Some(b.file.clone());
-                    printed_max = 0;
-                }
-                // Lines before this one not yet shown and without code of their own here.
-                let mut first = b.line;
-                if printed_max != 0 && b.line > printed_max + 1 {
-                    let mut l = b.line - 1;
-                    while l > printed_max && !blocks.iter().any(|o| o.file == b.file && o.line == l)
-                    {
-                        l -= 1;
-                    }
-                    first = l + 1;
-                }
-                let text = self.source_text(&b.file);
-                for l in first..=b.line {
-                    match text.as_ref().and_then(|t| t.get(l as usize - 1)) {
-                        Some(t) => out(format!("{l}\t{t}")),
-                        None => out(format!("{l}\tin {}", b.file.display())),
-                    }
-                }
-                printed_max = printed_max.max(b.line);
-                for i in insns.iter().filter(|i| i.addr >= b.start && i.addr < b.end) {
-                    out(line(i));
-                }
-            }
+            self.dump_with_source(low, high, &insns, &line);
         } else {
             for i in &insns {
                 out(line(i));
@@ -164,37 +123,15 @@ impl Debugger {
             let insns = disasm::disassemble(self.session.arch(), &code, start, usize::MAX, &sym)?;
             let insns: Vec<&disasm::Insn> = insns.iter().filter(|i| i.addr < end).collect();
             let line = |i: &disasm::Insn| {
-                let m = if Some(i.addr) == mark { "=> " } else { "   " };
-                let mut s = format!("{m}0x{:016x}", i.addr);
-                if let Some(n) = self.address_symbol(i.addr) {
-                    let n = if n.contains('+') { n } else { format!("{n}+0") };
-                    s.push_str(&format!(" <{n}>"));
-                }
-                s.push_str(":\t");
-                if raw {
-                    let b: Vec<String> = i.bytes.iter().map(|b| format!("{b:02x}")).collect();
-                    s.push_str(&format!("{:<RAW_WIDTH$}\t", b.join(" ")));
-                }
-                s.push_str(&i.text);
-                s
+                let label = match self.address_symbol(i.addr) {
+                    Some(n) if n.contains('+') => format!(" <{n}>"),
+                    Some(n) => format!(" <{n}+0>"),
+                    None => String::new(),
+                };
+                insn_line(i, mark, raw, &label)
             };
             if source {
-                let blocks = self.source_blocks(start, end);
-                let mut last_file: Option<PathBuf> = None;
-                for b in &blocks {
-                    if last_file.as_ref() != Some(&b.file) {
-                        out(format!("{}:", b.name));
-                        last_file = Some(b.file.clone());
-                    }
-                    let text = self.source_text(&b.file);
-                    match text.as_ref().and_then(|t| t.get(b.line as usize - 1)) {
-                        Some(t) => out(format!("{}\t{t}", b.line)),
-                        None => out(format!("{}\tin {}", b.line, b.file.display())),
-                    }
-                    for i in insns.iter().filter(|i| i.addr >= b.start && i.addr < b.end) {
-                        out(line(i));
-                    }
-                }
+                self.dump_with_source(start, end, &insns, &line);
             } else {
                 for i in &insns {
                     out(line(i));
@@ -203,6 +140,51 @@ impl Debugger {
         }
         out("End of assembler dump.");
         Ok(Flow::Go)
+    }
+
+    /// `disassemble /s`: the instructions of `low..high` under the source lines they come
+    /// from, in address order, with the lines before each not yet shown (gdb's
+    /// `do_mixed_source_and_assembly`).
+    fn dump_with_source(
+        &self,
+        low: u64,
+        high: u64,
+        insns: &[&disasm::Insn],
+        line: &dyn Fn(&disasm::Insn) -> String,
+    ) {
+        let blocks = self.source_blocks(low, high);
+        let mut last_file: Option<PathBuf> = None;
+        let mut printed_max = 0u32;
+        for (bi, b) in blocks.iter().enumerate() {
+            if bi > 0 {
+                out("");
+            }
+            if last_file.as_ref() != Some(&b.file) {
+                out(format!("{}:", b.name));
+                last_file = Some(b.file.clone());
+                printed_max = 0;
+            }
+            // Lines before this one not yet shown and without code of their own here.
+            let mut first = b.line;
+            if printed_max != 0 && b.line > printed_max + 1 {
+                let mut l = b.line - 1;
+                while l > printed_max && !blocks.iter().any(|o| o.file == b.file && o.line == l) {
+                    l -= 1;
+                }
+                first = l + 1;
+            }
+            let text = self.source_text(&b.file);
+            for l in first..=b.line {
+                match text.as_ref().and_then(|t| t.get(l as usize - 1)) {
+                    Some(t) => out(format!("{l}\t{t}")),
+                    None => out(format!("{l}\tin {}", b.file.display())),
+                }
+            }
+            printed_max = printed_max.max(b.line);
+            for i in insns.iter().filter(|i| i.addr >= b.start && i.addr < b.end) {
+                out(line(i));
+            }
+        }
     }
 
     /// Name and code range of the function containing `pc` (debug information first, then
@@ -270,4 +252,17 @@ fn split_range(text: &str) -> Option<(&str, &str)> {
         }
     }
     None
+}
+
+/// One instruction as `disassemble` lists it: the `=> ` mark at the selected pc, the address
+/// with its `label` (` <+4>`, ` <main+4>`), the raw bytes for `/r`, the text.
+fn insn_line(i: &disasm::Insn, mark: Option<u64>, raw: bool, label: &str) -> String {
+    let m = if Some(i.addr) == mark { "=> " } else { "   " };
+    let mut s = format!("{m}0x{:016x}{label}:\t", i.addr);
+    if raw {
+        let b: Vec<String> = i.bytes.iter().map(|b| format!("{b:02x}")).collect();
+        s.push_str(&format!("{:<RAW_WIDTH$}\t", b.join(" ")));
+    }
+    s.push_str(&i.text);
+    s
 }

@@ -1238,7 +1238,20 @@ fn normal_iterator(
     bytes: &[u8],
     _summary: bool,
 ) -> bool {
-    let Some((off, pty)) = field(ty, "_M_current") else {
+    pointer_iterator(p, out, ty, bytes, "_M_current", "std::vector")
+}
+
+/// An iterator holding a pointer to its element in member `member`, or `non-dereferenceable
+/// iterator for CONTAINER` when it is null.
+fn pointer_iterator(
+    p: &Printer,
+    out: &mut String,
+    ty: &TypeRef,
+    bytes: &[u8],
+    member: &str,
+    container: &str,
+) -> bool {
+    let Some((off, pty)) = field(ty, member) else {
         return false;
     };
     let Some(ety) = pty.strip().pointee() else {
@@ -1248,7 +1261,7 @@ fn normal_iterator(
         return false;
     };
     if at == 0 {
-        out.push_str("non-dereferenceable iterator for std::vector");
+        out.push_str(&format!("non-dereferenceable iterator for {container}"));
         return true;
     }
     iterator_element(p, out, &ety, at)
@@ -1306,18 +1319,5 @@ fn deque_iterator(
     bytes: &[u8],
     _summary: bool,
 ) -> bool {
-    let Some((off, pty)) = field(ty, "_M_cur") else {
-        return false;
-    };
-    let Some(ety) = pty.strip().pointee() else {
-        return false;
-    };
-    let Some(at) = word(bytes, off, p.target.ptr_size()) else {
-        return false;
-    };
-    if at == 0 {
-        out.push_str("non-dereferenceable iterator for std::deque");
-        return true;
-    }
-    iterator_element(p, out, &ety, at)
+    pointer_iterator(p, out, ty, bytes, "_M_cur", "std::deque")
 }
