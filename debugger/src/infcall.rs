@@ -227,16 +227,7 @@ pub(crate) fn call(
             // gdb names the first breakpoint there that stops; a `silent` one shows nothing.
             dbg.invalidate_frames();
             let first = stops.first().copied().unwrap_or(0);
-            let temporary = dbg
-                .session
-                .breakpoints()
-                .iter()
-                .any(|b| b.id == first && b.temporary);
-            let what = if temporary {
-                "Temporary breakpoint"
-            } else {
-                "Breakpoint"
-            };
+            let what = breakpoint_kind(dbg, first);
             let num = dbg.breakpoint_label(first, pc);
             dbg.invalidate_frames();
             if !dbg.breakpoint_silent(first) {
@@ -262,16 +253,7 @@ pub(crate) fn call(
         CallStop::ThreadBreakpoint { tid: hit, addr } => {
             // gdb switches to the thread that hit it, and leaves the call where it was.
             let first = stops.first().copied().unwrap_or(0);
-            let temporary = dbg
-                .session
-                .breakpoints()
-                .iter()
-                .any(|b| b.id == first && b.temporary);
-            let what = if temporary {
-                "Temporary breakpoint"
-            } else {
-                "Breakpoint"
-            };
+            let what = breakpoint_kind(dbg, first);
             let num = dbg.breakpoint_label(first, addr);
             p.call_keep(run).map_err(engine_err)?;
             dbg.invalidate_frames();
@@ -384,5 +366,19 @@ fn show_stop(dbg: &Debugger) {
     out(dbg.frame0_line());
     if let Ok(regs) = dbg.session.registers(false) {
         dbg.print_source_line_at(regs.pc());
+    }
+}
+
+/// How gdb names breakpoint `id` in a stop: `Temporary breakpoint` or `Breakpoint`.
+fn breakpoint_kind(dbg: &Debugger, id: u32) -> &'static str {
+    let temporary = dbg
+        .session
+        .breakpoints()
+        .iter()
+        .any(|b| b.id == id && b.temporary);
+    if temporary {
+        "Temporary breakpoint"
+    } else {
+        "Breakpoint"
     }
 }

@@ -546,6 +546,26 @@ fn print(out: &str, err: &str) {
 }
 
 impl Front {
+    /// The rank set a command's argument names (the command's own set when empty), its
+    /// running ranks asked to stop (`mq`, `diagnose`); `None` after saying why the argument
+    /// is no set.
+    fn stop_set_of(&mut self, arg: &str, set: RankSet) -> Option<RankSet> {
+        let set = match arg.trim() {
+            "" => set,
+            arg => match self.groups.parse(arg, self.size) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.say("", &format!("{e}\n"));
+                    return None;
+                }
+            },
+        };
+        let _ = self
+            .node
+            .send(Msg::Down(Down::Interrupt { ranks: set.clone() }));
+        Some(set)
+    }
+
     pub fn say(&mut self, out: &str, err: &str) {
         if !out.is_empty() || !err.is_empty() {
             self.end_open_line();
@@ -1026,19 +1046,9 @@ impl Front {
             "mq" | "message-queues" => {
                 // MPI message queues through the MPI library's debugger interface
                 // (agentd/src/msgq.rs); the set's running ranks stop first.
-                let set = match cmd[word.len()..].trim() {
-                    "" => set,
-                    arg => match self.groups.parse(arg, self.size) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            self.say("", &format!("{e}\n"));
-                            return true;
-                        }
-                    },
+                let Some(set) = self.stop_set_of(&cmd[word.len()..], set) else {
+                    return true;
                 };
-                let _ = self
-                    .node
-                    .send(Msg::Down(Down::Interrupt { ranks: set.clone() }));
                 let a = self.ask(set, ":mq").await;
                 let (o, e) = a.render();
                 self.say(&o, &e);
@@ -1046,19 +1056,9 @@ impl Front {
             }
             "diagnose" => {
                 // The set's running ranks stop first (their stops shown as usual).
-                let set = match cmd[word.len()..].trim() {
-                    "" => set,
-                    arg => match self.groups.parse(arg, self.size) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            self.say("", &format!("{e}\n"));
-                            return true;
-                        }
-                    },
+                let Some(set) = self.stop_set_of(&cmd[word.len()..], set) else {
+                    return true;
                 };
-                let _ = self
-                    .node
-                    .send(Msg::Down(Down::Interrupt { ranks: set.clone() }));
                 crate::diagnose::run(self, set).await;
                 return self.ending.is_none();
             }
