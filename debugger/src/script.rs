@@ -743,6 +743,13 @@ impl Debugger {
                 return Ok(Flow::Go);
             }
         }
+        // A setting's words as `set`/`show` take them (`help set unwindon`, `help show p pre`).
+        if let Some((cmd @ ("set" | "show"), rest)) = key.split_once(' ') {
+            let resolved = crate::settings::gdb_resolve(cmd, rest).map_err(EngineError::Other)?;
+            if resolved != rest {
+                return self.cmd_help(&format!("{cmd} {resolved}"));
+            }
+        }
         // A unique prefix of one of gdb's commands is that command (`help core`).
         if !key.is_empty() && !key.contains(' ') {
             let mut names = crate::complete::section("top").filter(|n| n.starts_with(&key));
