@@ -251,8 +251,9 @@ fn is_ctor_template(sym: &str) -> bool {
         && (strip_args(last) == strip_args(class) || sym.contains("CI1") || sym.contains("CI2"))
 }
 
-/// `a::b<c::d>::e` → `a`, `b<c::d>`, `e`: the components outside brackets.
-fn split_scope(s: &str) -> Vec<&str> {
+/// `a::b<c::d>::e` → `a`, `b<c::d>`, `e`: the components outside brackets (also for the
+/// expression parser's qualified names).
+pub(crate) fn split_scope(s: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     let b = s.as_bytes();

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::MpiFamily;
-use crate::recorder::{RecorderError, cache_root, compiler_of, fnv};
+use crate::recorder::{RecorderError, build_shared, cache_root, compiler_of, fnv};
 
 /// The source whose DWARF holds the types.
 pub const TYPES_SOURCE: &str = include_str!("../recorder/cohort_msgq_types.c");
@@ -45,28 +45,15 @@ pub fn types_library(cc: &Path) -> Result<PathBuf, RecorderError> {
     if lib.is_file() {
         return Ok(lib);
     }
-    let io = |what: &Path, e| RecorderError::Io(what.display().to_string(), e);
-    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
-    let me = std::process::id();
-    let src = dir.join(format!("cohort_msgq_types-{me}.c"));
-    let tmp = dir.join(format!("{TYPES_NAME}.{me}"));
-    std::fs::write(&src, TYPES_SOURCE).map_err(|e| io(&src, e))?;
     // A shared object, not an object file: its DWARF is relocated.
-    let out = Command::new(cc)
-        .args(["-shared", "-fPIC", "-g", "-O0", "-o"])
-        .arg(&tmp)
-        .arg(&src)
-        .output();
-    let _ = std::fs::remove_file(&src);
-    let out = out.map_err(|e| io(cc, e))?;
-    if !out.status.success() {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(RecorderError::Build {
-            compiler: cc.display().to_string(),
-            why: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        });
-    }
-    std::fs::rename(&tmp, &lib).map_err(|e| io(&lib, e))?;
+    build_shared(
+        cc,
+        &dir,
+        &lib,
+        "cohort_msgq_types",
+        TYPES_SOURCE,
+        &["-g", "-O0"],
+    )?;
     Ok(lib)
 }
 

@@ -106,14 +106,30 @@ pub fn recorder_for(family: MpiFamily) -> Result<PathBuf, RecorderError> {
 }
 
 fn build(cc: &Path, dir: &Path, lib: &Path) -> Result<(), RecorderError> {
+    build_shared(cc, dir, lib, "cohort_mpirec", RECORDER_SOURCE, &["-O2"])
+}
+
+/// Compile C `source` with the MPI compiler `cc` (and `flags`) into the shared object `lib` in
+/// `dir`, through a file of this process (`STEM-PID.c`) renamed into place when built, so
+/// that agents building at once do not meet half-written files.
+pub(crate) fn build_shared(
+    cc: &Path,
+    dir: &Path,
+    lib: &Path,
+    stem: &str,
+    source: &str,
+    flags: &[&str],
+) -> Result<(), RecorderError> {
     let io = |what: &Path, e| RecorderError::Io(what.display().to_string(), e);
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let me = std::process::id();
-    let src = dir.join(format!("cohort_mpirec-{me}.c"));
-    let tmp = dir.join(format!("{RECORDER_NAME}.{me}"));
-    std::fs::write(&src, RECORDER_SOURCE).map_err(|e| io(&src, e))?;
+    let src = dir.join(format!("{stem}-{me}.c"));
+    let tmp = lib.with_extension(format!("so.{me}"));
+    std::fs::write(&src, source).map_err(|e| io(&src, e))?;
     let out = Command::new(cc)
-        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .args(["-shared", "-fPIC"])
+        .args(flags)
+        .arg("-o")
         .arg(&tmp)
         .arg(&src)
         .output();

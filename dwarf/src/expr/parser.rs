@@ -1032,25 +1032,4 @@ pub fn parse_type_name(text: &str, oracle: Option<TypeOracle<'_>>) -> Option<Typ
     Parser::new(text, oracle).ok()?.parse_type_all()
 }
 
-/// `a::b<c::d>::e` → `a`, `b<c::d>`, `e`: the components outside template arguments.
-fn split_scope(s: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'<' | b'(' => depth += 1,
-            b'>' | b')' => depth -= 1,
-            b':' if depth == 0 && b.get(i + 1) == Some(&b':') => {
-                parts.push(&s[start..i]);
-                start = i + 2;
-                i += 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    parts.push(&s[start..]);
-    parts
-}
+use crate::demangle::split_scope;
