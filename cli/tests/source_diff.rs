@@ -160,6 +160,7 @@ cases! {
     disassemble_range,
     tail_linkage,
     cxx_frame_names,
+    cxx_using,
     cxx_iterators,
     cxx_lambda_frames,
     cxx_caller_funcs,

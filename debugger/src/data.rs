@@ -1236,6 +1236,22 @@ impl EvalCtx<'_> {
         None
     }
 
+    /// A type by name from the selected frame's object, else any object; C++ classes,
+    /// structs, unions and enums also without their keyword.
+    fn lookup_type_here(&self, name: &str) -> Option<TypeRef> {
+        let found = self.lookup_type_c(name);
+        if found.is_some()
+            || self.dbg.language() != Language::Cplus
+            || (name.contains(' ') && !name.contains('<'))
+        {
+            return found;
+        }
+        // C++ names classes, structs, unions and enums without their keyword.
+        ["struct", "class", "union", "enum"]
+            .iter()
+            .find_map(|k| self.lookup_type_c(&format!("{k} {name}")))
+    }
+
     fn frame_debug(&self) -> Option<(Arc<DebugFile>, u64)> {
         let f = self.frames.get(self.sel)?;
         self.dbg.debug_for(f.lookup_pc())
@@ -1365,6 +1381,16 @@ impl EvalCtx<'_> {
             }
             return self.no_symbol_table();
         }
+        // `::x`: the top level only.
+        if let Some(top) = name.strip_prefix("::") {
+            if let Some(v) = self.lookup_outside(top, &None)? {
+                return Ok(Some(v));
+            }
+            if parts == Parts::All {
+                return Ok(self.minimal_symbol_value(top));
+            }
+            return Ok(None);
+        }
         // Locals of the selected frame first.
         if let Some(frame) = self.frames.get(self.sel)
             && let Some((d, _, scope)) = self.dbg.scope_of(frame)
@@ -1404,6 +1430,63 @@ impl EvalCtx<'_> {
         {
             return Ok(Some(v));
         }
+        // C++: the function's classes and namespaces before the top level, the namespaces
+        // `using namespace` imports after it (gdb's `cp_lookup_symbol_nonlocal`).
+        let cxx = if fortran.is_none() {
+            self.cxx_lookup()
+        } else {
+            None
+        };
+        for p in cxx.iter().flat_map(|c| c.scopes.iter()) {
+            if let Some(v) = self.lookup_outside(&format!("{p}::{name}"), &None)? {
+                return Ok(Some(v));
+            }
+        }
+        if let Some(v) = self.lookup_outside(name, &fortran)? {
+            return Ok(Some(v));
+        }
+        for p in cxx.iter().flat_map(|c| c.imports.iter()) {
+            if let Some(v) = self.lookup_outside(&format!("{p}::{name}"), &None)? {
+                return Ok(Some(v));
+            }
+        }
+        if parts == Parts::All
+            && let Some(v) = self.minimal_symbol_value(name)
+        {
+            return Ok(Some(v));
+        }
+        if parts == Parts::All {
+            return self.no_symbol_table();
+        }
+        Ok(None)
+    }
+
+    /// C++: where the selected frame looks bare names up besides the top level; `None`
+    /// outside a C++ function.
+    fn cxx_lookup(&self) -> Option<cohort_dwarf::cxx_lookup::CxxLookup> {
+        let frame = self.frames.get(self.sel)?;
+        let (d, _, scope) = self.dbg.scope_of(frame)?;
+        let fs = scope.innermost()?;
+        if scopes::unit_language(&d, fs.function.unit) != Language::Cplus {
+            return None;
+        }
+        let innermost = fs.blocks.last().map_or(fs.function.die, |b| b.die);
+        let line = self.dbg.frame_src_line(frame).map(|l| u64::from(l.line));
+        Some(cohort_dwarf::cxx_lookup::cxx_lookup(
+            &d,
+            &fs.function,
+            innermost,
+            line,
+        ))
+    }
+
+    /// A global, file static, enumerator or function called `name`, in every object with
+    /// debug information (the selected frame's object and unit first).
+    fn lookup_outside(
+        &self,
+        name: &str,
+        fortran: &Option<cohort_dwarf::fortran_names::Visibility>,
+    ) -> cohort_dwarf::Result<Option<Value>> {
         // Then globals and statics: the frame's object first (its unit's statics first).
         let here = self.frame_debug();
         let mut objs = self.dbg.debug_objects();
@@ -1462,14 +1545,6 @@ impl EvalCtx<'_> {
             && let Some(v) = qualified_functions(self.dbg, name).pop()
         {
             return Ok(Some(v));
-        }
-        if parts == Parts::All
-            && let Some(v) = self.minimal_symbol_value(name)
-        {
-            return Ok(Some(v));
-        }
-        if parts == Parts::All {
-            return self.no_symbol_table();
         }
         Ok(None)
     }
@@ -1820,17 +1895,28 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {
-        let found = self.lookup_type_c(name);
-        if found.is_some()
-            || self.dbg.language() != Language::Cplus
-            || (name.contains(' ') && !name.contains('<'))
-        {
-            return found;
+        // C++: the function's classes and namespaces, the top level, then the namespaces
+        // `using namespace` imports (as variables).
+        if let Some(top) = name.strip_prefix("::") {
+            return self.lookup_type_here(top);
         }
-        // C++ names classes, structs, unions and enums without their keyword.
-        ["struct", "class", "union", "enum"]
+        let cxx = if self.dbg.language() == Language::Cplus {
+            self.cxx_lookup()
+        } else {
+            None
+        };
+        let Some(cxx) = cxx else {
+            return self.lookup_type_here(name);
+        };
+        cxx.scopes
             .iter()
-            .find_map(|k| self.lookup_type_c(&format!("{k} {name}")))
+            .find_map(|p| self.lookup_type_here(&format!("{p}::{name}")))
+            .or_else(|| self.lookup_type_here(name))
+            .or_else(|| {
+                cxx.imports
+                    .iter()
+                    .find_map(|p| self.lookup_type_here(&format!("{p}::{name}")))
+            })
     }
 
     fn register(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {

@@ -388,18 +388,26 @@ impl TopIndex {
                     // (`phys::Solver::nsolvers`, its declaration in the class).
                     Some(m) if in_namespace && is_var && d.has(dw::DW_AT_specification) => {
                         match parent_ns.and_then(|n| enclosing_class(file, n, d)) {
-                            // (The bare name too, as for one defined at the top level.)
-                            Some(c) => vec![format!("{m}::{c}::{name}"), name],
+                            Some(c) => vec![format!("{m}::{c}::{name}")],
                             None => vec![format!("{m}::{name}")],
                         }
                     }
                     Some(m) if in_namespace => vec![format!("{m}::{name}")],
                     Some(m) => vec![format!("{m}::{name}"), name],
-                    // A C++ static data member defined outside its class: `Class::member`
-                    // too.
+                    // A C++ static data member defined outside its class, or a namespace's
+                    // variable defined outside it (g++): only as `Class::member`, as gdb
+                    // (the function's scopes and `using namespace` find it by bare name).
                     None if is_var && full.has(dw::DW_AT_specification) => {
                         match file.die_scope(ui, d.offset) {
-                            Some(s) => vec![format!("{s}::{name}"), name],
+                            Some(s) => vec![format!("{s}::{name}")],
+                            None => vec![name],
+                        }
+                    }
+                    // A C++ member function (or a namespace's function) defined outside its
+                    // class: only as `Class::name`, as gdb (a constructor is no `Config`).
+                    None if is_fn && d.has(dw::DW_AT_specification) => {
+                        match file.die_scope(ui, d.offset) {
+                            Some(s) => vec![format!("{s}::{name}")],
                             None => vec![name],
                         }
                     }
@@ -920,6 +928,12 @@ impl FileTypes {
             if is_base {
                 cxx.base_access
                     .push((members.len(), access(c, default_access)));
+            }
+            if is_static
+                && let Some(v) = c.attr(dw::DW_AT_const_value)
+                && let Ok(b) = crate::location::const_bytes(file, c.unit, v, mty.byte_size())
+            {
+                cxx.static_consts.push((members.len(), b));
             }
             members.push(Member {
                 name: c.name(file),

@@ -64,7 +64,11 @@ impl Visibility {
 
 /// The offsets of the DIEs enclosing `target` in unit `ui` (outermost first, the unit's root
 /// excluded), `target` last; `None` when the unit does not hold it.
-fn ancestors(file: &DebugFile, ui: usize, target: UnitOffset) -> Option<Vec<UnitOffset>> {
+pub(crate) fn ancestors(
+    file: &DebugFile,
+    ui: usize,
+    target: UnitOffset,
+) -> Option<Vec<UnitOffset>> {
     let unit = file.unit(ui).ok()?;
     let mut cursor = unit.entries();
     let mut stack: Vec<UnitOffset> = Vec::new();

@@ -11,6 +11,7 @@
 
 pub mod canon;
 pub mod context;
+pub mod cxx_lookup;
 pub mod cxxname;
 pub mod demangle;
 pub mod dietypes;

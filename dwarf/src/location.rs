@@ -345,7 +345,12 @@ fn is_function_entry(file: &Arc<DebugFile>, pc: u64) -> bool {
 }
 
 /// Bytes of a `DW_AT_const_value` for an object of `size` bytes.
-fn const_bytes(file: &DebugFile, ui: usize, v: &AttributeValue<R>, size: u64) -> Result<Vec<u8>> {
+pub(crate) fn const_bytes(
+    file: &DebugFile,
+    ui: usize,
+    v: &AttributeValue<R>,
+    size: u64,
+) -> Result<Vec<u8>> {
     let size = size as usize;
     let mut out = match v {
         AttributeValue::Block(b) => b.slice().to_vec(),

@@ -491,9 +491,20 @@ pub struct CxxInfo {
     /// Resolved on first use: an argument may be the class being built (libstdc++'s
     /// `_Enable_copy_move<…, std::optional<int>>`).
     pub template_args: Vec<(String, LazyType)>,
+    /// Static data members whose declaration gives their value (`DW_AT_const_value`: a
+    /// `static const size_t _M_max_size = 16;`), by index in `members`: the value's bytes.
+    pub static_consts: Vec<(usize, Vec<u8>)>,
 }
 
 impl CxxInfo {
+    /// The value the declaration of static member `index` gives, if any.
+    pub fn static_const(&self, index: usize) -> Option<&[u8]> {
+        self.static_consts
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, b)| b.as_slice())
+    }
+
     /// The location expression of member `index` when it is a virtual base class.
     pub fn virtual_base(&self, index: usize) -> Option<&[u8]> {
         self.virtual_bases

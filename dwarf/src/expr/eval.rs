@@ -584,6 +584,13 @@ impl<'a> Ev<'a> {
                 return Ok(V::of_type(t));
             }
         }
+        // A static member only declared, with its value (`static const int version = 2;`).
+        if !scope.contains('.')
+            && let Some(t) = self.ctx.lookup_type(scope)
+            && let Some(v) = static_const_member(&t, n)
+        {
+            return Ok(V::from_value(v));
+        }
         if scope.contains('.') || self.ctx.lookup_variable(scope)?.is_some() {
             Err(user(format!("No symbol \"{n}\" in specified context.")))
         } else if self.ctx.is_namespace(scope) {
@@ -2696,4 +2703,19 @@ fn function_name(f: &Expr, fv: &V, ctx: &dyn EvalContext) -> String {
             .and_then(|a| ctx.symbol_for(a))
             .unwrap_or_else(|| "at 0x?".into()),
     }
+}
+
+/// Static member `name` of class `class` when its declaration gives its value.
+fn static_const_member(class: &TypeRef, name: &str) -> Option<Value> {
+    let t = class.strip();
+    let TypeKind::Aggregate { members, .. } = &t.kind else {
+        return None;
+    };
+    let cxx = t.cxx.as_deref()?;
+    let (i, m) = members
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.is_static && m.name.as_deref() == Some(name))?;
+    let bytes = cxx.static_const(i)?;
+    Some(Value::new(m.ty.get().clone(), bytes.to_vec(), Lval::None))
 }

@@ -813,7 +813,8 @@ impl<'a> Parser<'a> {
                 match self.peek().clone() {
                     Tok::Ident(n) => {
                         self.bump();
-                        Ok(Expr::Name(n))
+                        // `::x`: the top level only (no local, class or namespace `x`).
+                        Ok(Expr::Name(format!("::{n}")))
                     }
                     _ => Err(self.syntax_error()),
                 }

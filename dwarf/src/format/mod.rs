@@ -824,7 +824,15 @@ impl<'a> Printer<'a> {
                         self.value(out, &v.ty, &v.bytes, v.address());
                         self.in_base.set(was_base);
                     }
-                    _ => out.push_str("<optimized out>"),
+                    // Only declared, with its value (`static const int n = 16;`).
+                    _ => match st.cxx.as_deref().and_then(|c| c.static_const(i)) {
+                        Some(bytes) => {
+                            let was_base = self.in_base.replace(false);
+                            self.value(out, &mty, bytes, None);
+                            self.in_base.set(was_base);
+                        }
+                        None => out.push_str("<optimized out>"),
+                    },
                 }
                 continue;
             }

@@ -182,7 +182,11 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
         } else {
             tv.clone()
         };
-        if let Some(r) = recognize(&t.t) {
+        // (Template arguments inside a name keep their own names: `std::vector<double>`.)
+        let saved = TEMPLATE_PARAMS.with(|p| std::mem::take(&mut *p.borrow_mut()));
+        let recognized = recognize(&t.t);
+        TEMPLATE_PARAMS.with(|p| *p.borrow_mut() = saved);
+        if let Some(r) = recognized {
             modifiers(out, t.q, false, true, lang);
             out.push_str(&r);
             return;
@@ -192,6 +196,10 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
         && let Some(name) = tv.name()
     {
         modifiers(out, tv.q, false, true, lang);
+        if let Some(param) = template_param(name) {
+            out.push_str(&param);
+            return;
+        }
         match &tv.t.kind {
             // C++ names classes, structs and enums without their keyword.
             TypeKind::Aggregate { kind, .. } if lang == Language::C => out.push_str(keyword(*kind)),
@@ -239,6 +247,19 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                 }
                 out.push_str("] ");
             }
+            // The body names the class's type arguments by their parameters.
+            let params = if show > 0
+                && let Some(c) = cxx
+            {
+                c.template_args
+                    .iter()
+                    .map(|(n, t)| (type_name_in(t.get(), lang), n.clone()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let pushed = params.len();
+            TEMPLATE_PARAMS.with(|p| p.borrow_mut().extend(params));
             if show < 0 {
                 if tv.name().is_none() {
                     out.push_str("{...}");
@@ -298,21 +319,7 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                         out.push_str("static ");
                     }
                     let name = m.name.as_deref().unwrap_or("");
-                    // A member whose type is a template argument shows the parameter's name
-                    // (`T val;`), as gdb's typedef hash of the template's parameters does.
-                    let param = cxx.and_then(|c| {
-                        c.template_args
-                            .iter()
-                            .find(|(_, t)| std::sync::Arc::ptr_eq(t.get(), m.ty.get()))
-                    });
-                    match param {
-                        Some((p, _)) => {
-                            out.push_str(p);
-                            out.push(' ');
-                            out.push_str(name);
-                        }
-                        None => print_type(out, &view(m.ty.get()), name, show - 1, level + 4, lang),
-                    }
+                    print_type(out, &view(m.ty.get()), name, show - 1, level + 4, lang);
                     if let Some(bf) = m.bitfield
                         && !m.is_static
                     {
@@ -326,6 +333,11 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                 out.push_str(&" ".repeat(level));
                 out.push('}');
             }
+            TEMPLATE_PARAMS.with(|p| {
+                let mut p = p.borrow_mut();
+                let keep = p.len().saturating_sub(pushed);
+                p.truncate(keep);
+            });
         }
         TypeKind::Enum {
             enumerators,
@@ -456,7 +468,10 @@ fn print_methods(
             } else if m.is_static {
                 out.push_str("static ");
             }
-            let ctor = Some(m.name.as_str()) == class || m.name.starts_with('~');
+            // Constructors, destructors and conversion operators have no return type.
+            let ctor = class.is_some_and(|c| constructor_name(c) == m.name)
+                || m.name.starts_with('~')
+                || is_conversion_operator(&m.name);
             if !ctor {
                 match &m.ret {
                     Some(r) => print_type(out, &view(r.get()), "", -1, 0, lang),
@@ -487,6 +502,31 @@ fn print_methods(
             out.push_str(";\n");
         }
     }
+}
+
+/// The name of the constructors of class `class` (`Field` for `mesh::Field<double, 3>`).
+fn constructor_name(class: &str) -> &str {
+    let base = class.split('<').next().unwrap_or(class);
+    base.rsplit("::").next().unwrap_or(base)
+}
+
+/// gdb's `is_type_conversion_operator`: `operator bool`, `operator int *`, not `operator+`,
+/// `operator new` or `operator delete`.
+fn is_conversion_operator(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("operator") else {
+        return false;
+    };
+    let Some(c) = rest.chars().next() else {
+        return false;
+    };
+    if !(c == ' ' || c.is_ascii_alphabetic() || c == '_') {
+        return false;
+    }
+    let rest = rest.trim_start();
+    !["new", "delete"].iter().any(|k| {
+        rest.strip_prefix(k)
+            .is_some_and(|r| r.is_empty() || r.trim_start().starts_with('['))
+    })
 }
 
 fn prefix(
@@ -687,6 +727,21 @@ pub fn declaration(ty: &TypeRef, name: &str, lang: Language) -> String {
 thread_local! {
     /// Type printers off: names as gdb's `str(gdb.Type)` gives them to Python printers.
     static RAW_NAMES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Inside a template class's body in `ptype`: its type parameters by the name of their
+    /// argument (`double` is `T`), as gdb's local typedefs (`add_template_parameters`).
+    static TEMPLATE_PARAMS: std::cell::RefCell<Vec<(String, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The template parameter a type called `name` stands for in the class body being printed.
+fn template_param(name: &str) -> Option<String> {
+    TEMPLATE_PARAMS.with(|p| {
+        p.borrow()
+            .iter()
+            .rev()
+            .find(|(arg, _)| arg == name)
+            .map(|(_, param)| param.clone())
+    })
 }
 
 /// A C++ type's name without libstdc++'s type printers (what a Python printer's
