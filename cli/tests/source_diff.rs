@@ -161,6 +161,8 @@ cases! {
     tail_linkage,
     cxx_frame_names,
     cxx_using,
+    cxx_mesh,
+    cxx_member_ptr,
     cxx_iterators,
     cxx_lambda_frames,
     cxx_caller_funcs,

@@ -1627,7 +1627,13 @@ impl EvalContext for EvalCtx<'_> {
     }
 
     fn lookup_functions(&self, name: &str) -> cohort_dwarf::Result<Vec<Value>> {
-        let mut out = qualified_functions(self.dbg, name);
+        let mut out = if name.contains("::") {
+            qualified_functions(self.dbg, name)
+        } else {
+            // A bare name (`operator==`): functions at the top level and in namespaces (as
+            // argument-dependent lookup finds `std::operator==`), not class members.
+            free_functions(self.dbg, name)
+        };
         if out.is_empty()
             && let Some(v) = self.lookup_variable(name)?
             && matches!(v.ty.strip().kind, TypeKind::Function { .. })
@@ -1972,10 +1978,26 @@ impl EvalContext for EvalCtx<'_> {
 /// Every function with code called `name` (qualified, as C++ scopes name it: `ns::C::f`),
 /// in every object with debug information: the overloads of a C++ name.
 fn qualified_functions(dbg: &Debugger, name: &str) -> Vec<Value> {
+    functions_where(dbg, name, |_, _| true)
+}
+
+/// [`qualified_functions`] of a bare name that are not members of a class.
+fn free_functions(dbg: &Debugger, name: &str) -> Vec<Value> {
+    functions_where(dbg, name, |d, full| {
+        let parts = cohort_dwarf::demangle::split_scope(full);
+        parts.len() < 2 || dietypes::is_namespace(d, &parts[..parts.len() - 1].join("::"))
+    })
+}
+
+fn functions_where(
+    dbg: &Debugger,
+    name: &str,
+    keep: impl Fn(&Arc<DebugFile>, &str) -> bool,
+) -> Vec<Value> {
     let mut out = Vec::new();
     for (d, bias) in dbg.debug_objects() {
         for f in d.functions_named(name) {
-            if f.inlined_copy {
+            if f.inlined_copy || !keep(&d, &f.name) {
                 continue;
             }
             let (Some(pc), Ok(unit)) = (f.entry_pc(), d.unit(f.unit)) else {

@@ -34,9 +34,12 @@ pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<S
     // C++ type printer writes it (`const std::_Any_data &`, a lambda's closure
     // `struct {...}`). It shows only where gdb cannot parse the name (a lambda in it); other
     // names keep the demangler's spelling (see `physname_from`).
-    if !linkage && gdb_cannot_parse(qualified) {
+    if !linkage {
         let list: Vec<&str> = params.iter().map(|p| p.2.as_str()).collect();
-        return Some(format!("{qualified}({}){quals}", list.join(", ")));
+        let printed = format!("{qualified}({}){quals}", list.join(", "));
+        if gdb_cannot_parse(&printed) {
+            return Some(printed);
+        }
     }
     Some(physname_from(qualified, &params, &quals, linkage))
 }
@@ -138,7 +141,9 @@ fn parameters(file: &Arc<DebugFile>, die: DieRef) -> Option<Parameters> {
         list.push((
             demangled_type(&top, true),
             demangled_type(&top, false),
-            crate::format::type_name_in(&ty, crate::format::Language::Cplus),
+            // gdb's `dwarf2_compute_name` prints with `type_print_raw_options`: no type
+            // printers (`std::vector<int, std::allocator<int> >`).
+            crate::format::raw_type_name(&ty),
         ));
     }
     Some((list, quals, linkage))
@@ -440,9 +445,13 @@ pub fn gdb_cannot_parse(name: &str) -> bool {
         match b[i] {
             b'<' => angle += 1,
             b'>' => angle -= 1,
+            // A function type as a template argument: `void (int)` as the demangler spells
+            // it, `double(double)` as gdb's type printer does (a function without a linkage
+            // name).
             b'(' if angle > 0
                 && i > 0
-                && b[i - 1] == b' '
+                && !name[i..].starts_with("(anonymous namespace)")
+                && (b[i - 1] == b' ' || b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')
                 && !matches!(b.get(i + 1), Some(b'*' | b'&')) =>
             {
                 return true;
@@ -518,5 +527,10 @@ mod parse_tests {
         ));
         assert!(!gdb_cannot_parse("b3(std::array<int, 3ul> const&)"));
         assert!(!gdb_cannot_parse("(anonymous namespace)::a3()"));
+        // gdb's type printer's spelling (a function without a linkage name).
+        assert!(gdb_cannot_parse(
+            "relax(const std::function<double(double)> &, int)"
+        ));
+        assert!(!gdb_cannot_parse("f(W<int, (anonymous namespace)::X> &)"));
     }
 }

@@ -253,7 +253,7 @@ fn is_ctor_template(sym: &str) -> bool {
 
 /// `a::b<c::d>::e` → `a`, `b<c::d>`, `e`: the components outside brackets (also for the
 /// expression parser's qualified names).
-pub(crate) fn split_scope(s: &str) -> Vec<&str> {
+pub fn split_scope(s: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     let b = s.as_bytes();

@@ -711,7 +711,16 @@ impl FileTypes {
                 Type::new(name, size.unwrap_or(0), TypeKind::Base(e))
             }
             dw::DW_TAG_unspecified_type => Type::new(name, 0, TypeKind::Void),
-            dw::DW_TAG_pointer_type | dw::DW_TAG_ptr_to_member_type => {
+            dw::DW_TAG_ptr_to_member_type => {
+                let target = self.lazy(die.reference(file, dw::DW_AT_type));
+                let class = self.lazy(die.reference(file, dw::DW_AT_containing_type));
+                // The Itanium ABI's sizes (DWARF gives none): a member function pointer is
+                // a function address (or vtable offset + 1) and a `this` adjustment.
+                let method = matches!(target.get().kind, TypeKind::Function { .. });
+                let size = size.unwrap_or(if method { 2 * ptr_size } else { ptr_size });
+                Type::member_pointer(target, class, size)
+            }
+            dw::DW_TAG_pointer_type => {
                 let target = self.lazy(die.reference(file, dw::DW_AT_type));
                 Type::new(None, size.unwrap_or(ptr_size), TypeKind::Pointer(target))
             }
@@ -770,6 +779,22 @@ impl FileTypes {
                 let mut varargs = false;
                 for c in &die.children {
                     match c.tag {
+                        // gdb makes C++'s `this` const where GCC does not (GCC PR 43053):
+                        // `int (C::*)(C * const, int)`.
+                        dw::DW_TAG_formal_parameter
+                            if c.flag(dw::DW_AT_artificial) && is_cplus_unit(file, die.unit) =>
+                        {
+                            let t = match c.reference(file, dw::DW_AT_type) {
+                                Some(r) => self.type_at(r),
+                                None => Type::error("parameter without type"),
+                            };
+                            let t = if matches!(t.kind, TypeKind::Const(_)) {
+                                t
+                            } else {
+                                Type::new(None, t.size, TypeKind::Const(LazyType::ready(t)))
+                            };
+                            params.push(LazyType::ready(t));
+                        }
                         dw::DW_TAG_formal_parameter => {
                             let c = with_origin(file, c);
                             params.push(self.lazy(c.reference(file, dw::DW_AT_type)));

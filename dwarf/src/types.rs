@@ -439,6 +439,9 @@ pub struct Type {
     pub vector: bool,
     /// gdb's `TYPE_NOTTEXT`: the `char` element of a vector, printed as a number.
     pub nottext: bool,
+    /// A C++ pointer to member (`DW_TAG_ptr_to_member_type`, a [`TypeKind::Pointer`] to the
+    /// member's type): the class (`int C::*`, `void (C::*)(C * const)`).
+    pub member_of: Option<LazyType>,
 }
 
 /// C++ access of a member or member function.
@@ -601,6 +604,21 @@ impl Type {
             cxx: None,
             vector: false,
             nottext: false,
+            member_of: None,
+        })
+    }
+
+    /// A C++ pointer to a member of `class` whose type is `target`: two words for a member
+    /// function (the function or vtable offset, and the `this` adjustment), one for data.
+    pub fn member_pointer(target: LazyType, class: LazyType, size: u64) -> TypeRef {
+        Arc::new(Type {
+            name: None,
+            size,
+            kind: TypeKind::Pointer(target),
+            cxx: None,
+            vector: false,
+            nottext: false,
+            member_of: Some(class),
         })
     }
 
@@ -620,6 +638,7 @@ impl Type {
                 cxx: None,
                 vector: false,
                 nottext: true,
+                member_of: None,
             }),
             _ => element,
         };
@@ -633,6 +652,7 @@ impl Type {
             cxx: None,
             vector: true,
             nottext: false,
+            member_of: None,
         })
     }
 
@@ -645,6 +665,7 @@ impl Type {
             cxx: Some(Box::new(cxx)),
             vector: false,
             nottext: false,
+            member_of: None,
         })
     }
 

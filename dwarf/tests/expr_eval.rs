@@ -117,6 +117,7 @@ impl Mock {
                 cxx: None,
                 vector: false,
                 nottext: false,
+                member_of: None,
             }
         });
         let item_t = Type::new(

@@ -971,11 +971,11 @@ impl<'a> Ev<'a> {
                 return self.component(&a, off, element.clone());
             }
         }
-        // A C++ class: gdb looks for a user-defined operator[] (which needs a call).
+        // A C++ class: its user-defined operator[] (a call).
         if matches!(classify(&a.ty), Cls::Agg)
             && self.ctx.language() == crate::format::Language::Cplus
         {
-            return Err(user("Could not find operator[]."));
+            return self.user_operator("[]", a, i);
         }
         if !matches!(classify(&a.ty), Cls::Array(_) | Cls::Ptr(_)) {
             return Err(user(format!(
@@ -1577,6 +1577,15 @@ impl<'a> Ev<'a> {
         let mut score = 0;
         for (p, v) in params.iter().zip(values) {
             let p = p.get();
+            // gdb's reference binding ranks: an rvalue reference takes no lvalue; a const
+            // lvalue reference takes an rvalue at a small cost (`m["x"]` chooses
+            // `operator[](key_type&&)`).
+            let lvalue = matches!(v.lval, Lval::Memory(_)) && !v.temporary;
+            match &p.strip().kind {
+                TypeKind::RvalueReference(_) if lvalue => return None,
+                TypeKind::Reference(_) if !lvalue => score += 1,
+                _ => {}
+            }
             let p = match &p.strip().kind {
                 TypeKind::Reference(t) | TypeKind::RvalueReference(t) => t.get().clone(),
                 _ => p.clone(),
@@ -1592,7 +1601,15 @@ impl<'a> Ev<'a> {
                     (Cls::Int { .. }, Cls::Int { .. }) | (Cls::Float(_), Cls::Float(_)) => 1,
                     (Cls::Int { .. } | Cls::Float(_), Cls::Int { .. } | Cls::Float(_)) => 2,
                     (Cls::Ptr(_), Cls::Ptr(_) | Cls::Array(_)) => 2,
+                    // gdb's pointer-to-integer conversion rank (`m["x"]` of a map keyed
+                    // by `int`).
+                    (Cls::Int { .. }, Cls::Ptr(_) | Cls::Array(_)) => 10,
+                    // (gdb: a null pointer constant; other numbers fail the call.)
+                    (Cls::Ptr(_), Cls::Int { .. }) => 10,
                     (Cls::Agg, Cls::Agg) if self.class_cast_offset(&a, &p, None).is_some() => 3,
+                    // gdb ranks a number or a string for a class parameter as a conversion
+                    // (the call then fails to convert it: `Invalid cast.`).
+                    (Cls::Agg, Cls::Int { .. } | Cls::Float(_) | Cls::Array(_) | Cls::Ptr(_)) => 10,
                     _ => return None,
                 }
             };
@@ -1709,33 +1726,56 @@ impl<'a> Ev<'a> {
 
     /// A C++ operator on class values (`a + b`, `a == b`): the class's member `operatorOP`,
     /// else a function `operatorOP` of two arguments.
+    /// A C++ binary operator (or `[]`) on a class: the best of its member operators and the
+    /// functions of that name, as gdb's `find_overload_match` (method and non-method).
     fn user_operator(&self, op: &str, a: V, b: V) -> Result<V> {
         let fname = format!("operator{op}");
-        let mut callees = Vec::new();
+        let mut methods = Vec::new();
         if matches!(classify(&a.ty), Cls::Agg) {
-            callees = self.method_candidates(&a, &fname)?;
-            // An operator with no code of its own is not found, as in gdb.
-            callees.retain(|c| !c.inlined);
+            methods = self.method_candidates(&a, &fname)?;
         }
-        if !callees.is_empty() {
-            return self.call_values(callees, vec![b], None);
-        }
-        let pair = [a.clone(), b.clone()];
-        for v in self.ctx.lookup_functions(&fname)? {
-            let f = V::from_value(v);
-            if self.rank(&f.ty, &pair).is_some() {
-                callees.push(Callee {
-                    f,
-                    this: None,
-                    name: fname.clone(),
-                    inlined: false,
-                });
+        let funcs: Vec<Callee> = self
+            .ctx
+            .lookup_functions(&fname)?
+            .into_iter()
+            .map(|v| Callee {
+                f: V::from_value(v),
+                this: None,
+                name: fname.clone(),
+                inlined: false,
+            })
+            .collect();
+        match (methods.len(), funcs.len()) {
+            (0, 0) => {
+                return Err(user(format!("No symbol \"{fname}\" in current context.")));
             }
+            _ => {}
         }
-        if callees.is_empty() {
+        let one = [b.clone()];
+        let pair = [a.clone(), b.clone()];
+        let best_method = methods
+            .into_iter()
+            .filter_map(|c| Some((self.rank(&c.f.ty, &one)?, c)))
+            .min_by_key(|r| r.0);
+        let best_func = funcs
+            .into_iter()
+            .filter_map(|c| Some((self.rank(&c.f.ty, &pair)?, c)))
+            .min_by_key(|r| r.0);
+        let (callee, args) = match (best_method, best_func) {
+            (Some((m, c)), Some((f, _))) if m <= f => (c, vec![b]),
+            (Some((_, c)), None) => (c, vec![b]),
+            (_, Some((_, c))) => (c, vec![a, b]),
+            (None, None) => {
+                return Err(user(format!(
+                    "Cannot resolve function {fname} to any overloaded instance"
+                )));
+            }
+        };
+        // An operator with no code of its own (inlined everywhere), as gdb.
+        if callee.inlined {
             return Err(user(format!("Could not find {fname}.")));
         }
-        self.call_values(callees, vec![a, b], None)
+        self.call_values(vec![callee], args, None)
     }
 
     /// The address of `v` for a call (`this`, a reference parameter): a value not in memory
@@ -1762,6 +1802,37 @@ impl<'a> Ev<'a> {
     fn argument(&self, v: V, p: &TypeRef) -> Result<(TypeRef, Vec<u8>)> {
         if is_reference(p) {
             let v = self.coerce_ref(v)?;
+            // gdb casts the argument to the referenced type first: a class from anything
+            // but itself or a class derived from it is `Invalid cast.`; a number of
+            // another type becomes a value without an address.
+            let target = match &p.strip().kind {
+                TypeKind::Reference(t) | TypeKind::RvalueReference(t) => Some(t.get().clone()),
+                _ => None,
+            };
+            let v = match target {
+                Some(t) if matches!(classify(&t), Cls::Agg) => {
+                    if !matches!(classify(&v.ty), Cls::Agg)
+                        || !(same_type(&t, &v.ty)
+                            || self.class_cast_offset(&v.ty, &t, None).is_some())
+                    {
+                        return Err(user("Invalid cast."));
+                    }
+                    v
+                }
+                Some(t)
+                    if matches!(classify(&t), Cls::Int { .. } | Cls::Float(_))
+                        && matches!(
+                            classify(&v.ty),
+                            Cls::Int { .. } | Cls::Float(_) | Cls::Ptr(_) | Cls::Array(_)
+                        )
+                        && !same_type(&t, &v.ty) =>
+                {
+                    return Err(user(
+                        "Attempt to take address of value not located in memory.",
+                    ));
+                }
+                _ => v,
+            };
             let a = self.address_for_call(v)?;
             return Ok((
                 p.clone(),

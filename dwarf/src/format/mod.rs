@@ -54,7 +54,9 @@ pub mod text;
 mod typeprint;
 
 pub use float::FloatFormat;
-pub use typeprint::{Language, declaration, ptype, ptype_in, type_name, type_name_in};
+pub use typeprint::{
+    Language, declaration, ptype, ptype_in, raw_type_name, type_name, type_name_in,
+};
 
 use crate::context::Target;
 use crate::types::{AggregateKind, Bound, Encoding, Member, TypeKind, TypeRef};
@@ -200,7 +202,8 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
     let addr = v.address();
     match &st.kind {
         TypeKind::Pointer(_) if plain => {
-            if opts.type_prefix && !is_char_string_pointer(&v.ty) {
+            // (A pointer to member prints its own type where gdb shows one.)
+            if opts.type_prefix && !is_char_string_pointer(&v.ty) && st.member_of.is_none() {
                 out.push('(');
                 out.push_str(&value_type_name(&v.ty, opts.language));
                 out.push_str(") ");
@@ -471,6 +474,9 @@ impl<'a> Printer<'a> {
                 Some(f) => self.scalar(out, f, Scalar::Int { signed: *signed }, bytes),
                 None => enum_text(out, enumerators, num::to_i128(bytes, *signed)),
             },
+            TypeKind::Pointer(target) if st.member_of.is_some() && self.format().is_none() => {
+                self.member_pointer(out, ty, target.get(), bytes);
+            }
             TypeKind::Pointer(target) => match self.format() {
                 Some(f) => self.scalar(out, f, Scalar::Pointer, bytes),
                 None => {
@@ -647,6 +653,70 @@ impl<'a> Printer<'a> {
     }
 
     /// A pointer's value without a type prefix.
+    /// A C++ pointer to member, as gdb's `gnuv3_print_method_ptr` and
+    /// `cp_print_class_member` print it: `(void (C::*)(C * const)) 0x… <C::f()>, this
+    /// adjustment 8`, `&C::x`, `NULL`.
+    fn member_pointer(&self, out: &mut String, ty: &TypeRef, target: &TypeRef, bytes: &[u8]) {
+        let word = usize::try_from(self.target.ptr_size()).unwrap_or(8).min(8);
+        let class = ty.strip().member_of.as_ref().map(|c| c.get().strip());
+        if matches!(target.strip().kind, TypeKind::Function { .. }) {
+            let ptr = bytes
+                .get(..word)
+                .map_or(0, |b| num::to_i128(b, false) as u64);
+            let adjustment = bytes
+                .get(word..2 * word)
+                .map_or(0, |b| num::to_i128(b, true) as i64);
+            // x86-64 and aarch64 keep the virtual bit in the pointer.
+            let virtual_bit = ptr & 1;
+            let ptr = ptr ^ virtual_bit;
+            if ptr == 0 && virtual_bit == 0 {
+                out.push_str("NULL");
+                return;
+            }
+            let slot = ptr / self.target.ptr_size().max(1);
+            if virtual_bit != 0 {
+                match class.as_ref().and_then(|c| virtual_method_at(c, slot)) {
+                    Some(name) => {
+                        out.push_str("&virtual ");
+                        out.push_str(&name);
+                        return;
+                    }
+                    None => out.push_str(&format!("&virtual table offset {slot}")),
+                }
+            } else {
+                out.push('(');
+                out.push_str(&value_type_name(ty, self.opts.language));
+                out.push_str(") ");
+                self.pointer_address(out, ptr);
+            }
+            if adjustment != 0 {
+                out.push_str(&format!(", this adjustment {adjustment}"));
+            }
+            return;
+        }
+        let offset = bytes
+            .get(..word)
+            .map_or(0, |b| num::to_i128(b, true) as i64);
+        if offset == -1 {
+            out.push_str("NULL");
+            return;
+        }
+        if let Some(c) = class
+            && let TypeKind::Aggregate { members, .. } = &c.kind
+            && let Some(m) = members
+                .iter()
+                .find(|m| !m.is_static && !m.is_base && m.offset as i64 == offset)
+        {
+            out.push_str(&format!(
+                "&{}::{}",
+                c.name.as_deref().unwrap_or(""),
+                m.name.as_deref().unwrap_or("")
+            ));
+            return;
+        }
+        out.push_str(&offset.to_string());
+    }
+
     fn pointer(&self, out: &mut String, target: &TypeRef, a: u64) {
         let start = out.len();
         let t = target.strip();
@@ -1128,4 +1198,28 @@ fn extract_bits(bytes: &[u8], bit_offset: u64, bit_size: u64, ty: &TypeRef) -> O
         .max(bit_size.div_ceil(8) as usize)
         .min(16);
     Some(v.to_le_bytes()[..size].to_vec())
+}
+
+/// The virtual method of `class` (or of a base) in vtable slot `slot`, by its demangled
+/// linkage name (`Item::vf(int)`), as gdb's `gnuv3_find_method_in`.
+fn virtual_method_at(class: &TypeRef, slot: u64) -> Option<String> {
+    let c = class.strip();
+    if let Some(m) = c.cxx.as_deref().and_then(|x| {
+        x.methods
+            .iter()
+            .find(|m| m.is_virtual && m.vtable_slot == Some(slot))
+    }) {
+        return m
+            .linkage_name
+            .as_deref()
+            .and_then(crate::demangle::demangle_physname)
+            .or_else(|| Some(format!("{}::{}", c.name.as_deref().unwrap_or(""), m.name)));
+    }
+    let TypeKind::Aggregate { members, .. } = &c.kind else {
+        return None;
+    };
+    members
+        .iter()
+        .filter(|m| m.is_base)
+        .find_map(|b| virtual_method_at(b.ty.get(), slot))
 }

@@ -546,6 +546,11 @@ fn prefix(
             if let Some(t) = &target {
                 prefix(out, t, show, true, true, lang);
             }
+            // A pointer to member: `int C::*`, `void (C::*)(C * const)`.
+            if let Some(c) = &tv.t.member_of {
+                out.push_str(view(c.get()).name().unwrap_or("?"));
+                out.push_str("::");
+            }
             out.push('*');
             modifiers(out, tv.q, true, need_post_space, lang);
         }
