@@ -724,7 +724,11 @@ fn a_call_reports_another_threads_pending_breakpoint_hit() {
     p.remove_breakpoint(hit).unwrap();
     let s = p.cont().unwrap();
     assert_eq!(s.tid, p.pid());
-    assert!(p.dummy_returned(s.tid, p.pc(s.tid).unwrap(), p.registers(s.tid).unwrap().sp()));
+    assert!(p.dummy_returned(
+        s.tid,
+        p.pc(s.tid).unwrap(),
+        p.registers(s.tid).unwrap().sp()
+    ));
     p.kill().unwrap();
 }
 

@@ -530,7 +530,9 @@ impl Process {
             }
             let deliver = self.call_view(tid).deliver;
             if deliver.is_some() {
-                self.call_fixes.borrow_mut().push(CallFix::Deliver(tid, None));
+                self.call_fixes
+                    .borrow_mut()
+                    .push(CallFix::Deliver(tid, None));
             }
             let sig = deliver.filter(|s| self.signals.get(s.raw()).pass);
             match sigwait::cont(tpid, sig) {
