@@ -1,6 +1,7 @@
 /* Functions called from the debugger that wait for another thread (issue 17): gdb resumes
    every thread while a call runs, so a call that asks the worker thread for an answer
-   returns; one that makes a thread. */
+   returns; one that makes a thread. The worker raises SIGUSR1 once the main thread spins
+   in its own code (request 98); wait_usr1() waits for the handler. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>

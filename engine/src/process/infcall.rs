@@ -203,7 +203,7 @@ impl Process {
             "calling functions is not supported on this architecture",
         ))?;
         let t = self.thread(tid)?;
-        if self.gone || t.state != TState::Stopped || t.pending.is_some() {
+        if self.gone || t.state != TState::Stopped || self.call_view(tid).pending.is_some() {
             return Err(EngineError::Call("the thread is not stopped"));
         }
         let pid = t.tid;
@@ -367,14 +367,12 @@ impl Process {
             }
         }
         self.bump_epoch();
-        let orig = self.sites.get(&at).map(|s| s.orig.clone());
-        if let Some(o) = &orig {
-            self.mem.write(at, o)?;
-        }
-        let stepped = self.call_step(hit);
-        if orig.is_some() {
-            self.mem.write(at, self.arch.breakpoint_insn)?;
-        }
+        // The thread is on the breakpoint (a hardware one, or one deleted since, leaves no
+        // trap to step over).
+        let stepped = match self.sites.get(&at).map(|s| s.orig.clone()) {
+            Some(orig) => self.call_step_over(hit, at, &orig),
+            None => self.call_step(hit),
+        };
         if hit != run.tid {
             self.call_fixes
                 .borrow_mut()
