@@ -642,28 +642,34 @@ fn waits_go_through_the_threads_wait_hook() {
     );
 }
 
-/// Launch `call_pending` until the first worker thread at `hit()` is reported while the
-/// other one's hit is still to report (the two race; most runs give that). Returns the
-/// process, `hit` and the thread with the pending stop.
-fn pending_hit() -> (Process, std::path::PathBuf, u64, i32) {
-    for _ in 0..50 {
-        let (mut p, prog) = launch("call_pending", &[]);
+/// Launch `call_pending` (with `args`) until the first worker thread's stop is reported
+/// while the other one's is still to report (the two race; one run in a few gives that, and
+/// fewer on a busy machine, hence the many tries). Returns
+/// the process, the program, `hit` and the thread with the pending stop.
+fn pending_stop(args: &[&str]) -> (Process, std::path::PathBuf, u64, i32) {
+    for _ in 0..400 {
+        let (mut p, prog) = launch("call_pending", args);
         let hit = PIE_BASE + nm_address(&prog, "hit");
         p.add_breakpoint(hit).unwrap();
         let s = p.cont().unwrap();
-        assert_eq!(s.kind, StopKind::Breakpoint(hit));
         let other = p
             .threads()
             .iter()
             .map(|t| t.tid)
             .find(|&t| t != p.pid() && t != s.tid && p.pending_stop(t).is_some());
         if let Some(other) = other {
-            assert_eq!(p.pending_stop(other), Some(StopKind::Breakpoint(hit)));
+            assert_eq!(p.pending_stop(other), Some(s.kind));
             return (p, prog, hit, other);
         }
         p.kill().unwrap();
     }
-    panic!("no run left a worker's breakpoint hit pending");
+    panic!("no run left a worker's stop pending");
+}
+
+fn pending_hit() -> (Process, std::path::PathBuf, u64, i32) {
+    let (p, prog, hit, other) = pending_stop(&[]);
+    assert_eq!(p.pending_stop(other), Some(StopKind::Breakpoint(hit)));
+    (p, prog, hit, other)
 }
 
 /// Call `wait_done()` in the main thread (it waits for both workers), with a watchdog that
@@ -745,4 +751,38 @@ fn a_call_runs_a_thread_whose_pending_hit_lost_its_breakpoint() {
     assert_eq!(p.pending_stop(other), None);
     let s = p.cont().unwrap();
     assert_eq!(s.kind, StopKind::Exited(0));
+}
+
+#[test]
+fn a_call_reports_another_threads_pending_signal() {
+    use cohort_engine::process::CallStop;
+    use cohort_engine::signals::Signo;
+    // As gdb 13: "The program received a signal in another thread …" at once; the signal is
+    // delivered when the thread next resumes.
+    let (mut p, prog, _, other) = pending_stop(&["sig"]);
+    assert_eq!(p.pending_stop(other), Some(StopKind::Signal(libc::SIGUSR1)));
+    let run = call_wait_done(&p, &prog);
+    assert_eq!(
+        run.stop,
+        CallStop::ThreadSignal {
+            tid: other,
+            sig: Signo::new(libc::SIGUSR1).unwrap()
+        }
+    );
+    p.call_keep(run).unwrap();
+    p.settle_call();
+    assert_eq!(p.pending_stop(other), None);
+    // The call returns to its trap once both handlers ran; the process then ends.
+    let s = p.cont().unwrap();
+    assert_eq!(s.tid, p.pid());
+    assert!(p.dummy_returned(
+        s.tid,
+        p.pc(s.tid).unwrap(),
+        p.registers(s.tid).unwrap().sp()
+    ));
+    let handled = PIE_BASE + nm_address(&prog, "handled");
+    let mut b = [0u8; 4];
+    p.read_memory(handled, &mut b).unwrap();
+    assert_eq!(i32::from_le_bytes(b), 2);
+    p.kill().unwrap();
 }
