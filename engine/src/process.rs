@@ -755,6 +755,12 @@ impl Process {
         out
     }
 
+    /// The stop of thread `tid` collected but not reported yet (it is reported at the next
+    /// resume, or ends the next call from an expression).
+    pub fn pending_stop(&self, tid: i32) -> Option<StopKind> {
+        self.threads.get(&tid).and_then(|t| t.pending)
+    }
+
     /// The highest gdb thread number handed out so far (gdb names threads in stop reports once
     /// a program has had more than one).
     pub fn highest_thread_num(&self) -> usize {

@@ -641,3 +641,148 @@ fn waits_go_through_the_threads_wait_hook() {
         "{calls:?} (pid {pid})"
     );
 }
+
+/// Launch `call_pending` (with `args`) until the first worker thread's stop is reported
+/// while the other one's is still to report (the two race; one run in a few gives that, and
+/// fewer on a busy machine, hence the many tries). Returns
+/// the process, the program, `hit` and the thread with the pending stop.
+fn pending_stop(args: &[&str]) -> (Process, std::path::PathBuf, u64, i32) {
+    for _ in 0..400 {
+        let (mut p, prog) = launch("call_pending", args);
+        let hit = PIE_BASE + nm_address(&prog, "hit");
+        p.add_breakpoint(hit).unwrap();
+        let s = p.cont().unwrap();
+        let other = p
+            .threads()
+            .iter()
+            .map(|t| t.tid)
+            .find(|&t| t != p.pid() && t != s.tid && p.pending_stop(t).is_some());
+        if let Some(other) = other {
+            assert_eq!(p.pending_stop(other), Some(s.kind));
+            return (p, prog, hit, other);
+        }
+        p.kill().unwrap();
+    }
+    panic!("no run left a worker's stop pending");
+}
+
+fn pending_hit() -> (Process, std::path::PathBuf, u64, i32) {
+    let (p, prog, hit, other) = pending_stop(&[]);
+    assert_eq!(p.pending_stop(other), Some(StopKind::Breakpoint(hit)));
+    (p, prog, hit, other)
+}
+
+/// Call `wait_done()` in the main thread (it waits for both workers), with a watchdog that
+/// kills the program if the call hangs.
+fn call_wait_done(p: &Process, prog: &std::path::Path) -> cohort_engine::process::CallRun {
+    use cohort_engine::arch::{AbiValue, Scalar};
+    use cohort_engine::process::CallRequest;
+    let req = CallRequest {
+        func: PIE_BASE + nm_address(prog, "wait_done"),
+        args: Vec::new(),
+        ret: Some(AbiValue {
+            bytes: vec![0; 4],
+            align: 4,
+            pieces: vec![(0, 4, Scalar::Int)],
+            memory: false,
+        }),
+        return_addr: PIE_BASE + nm_address(prog, "_start"),
+        stack_top: None,
+        terminate: None,
+        others_run: true,
+    };
+    let pid = p.pid();
+    let (done, watchdog) = std::sync::mpsc::channel::<()>();
+    let dog = std::thread::spawn(move || {
+        if watchdog
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .is_err()
+        {
+            // SAFETY: kill(2) on the test's own child process.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    });
+    let run = p.call_function(pid, &req).expect("call");
+    let _ = done.send(());
+    dog.join().unwrap();
+    run
+}
+
+#[test]
+fn a_call_reports_another_threads_pending_breakpoint_hit() {
+    use cohort_engine::process::CallStop;
+    // As gdb 13: the other thread's stop is reported as soon as the call resumes it (the
+    // call used to leave that thread stopped, and a function waiting for it hung).
+    let (mut p, prog, hit, other) = pending_hit();
+    let run = call_wait_done(&p, &prog);
+    assert_eq!(
+        run.stop,
+        CallStop::ThreadBreakpoint {
+            tid: other,
+            addr: hit
+        }
+    );
+    assert_eq!(p.pc(other).unwrap(), hit);
+    p.call_keep(run).unwrap();
+    p.settle_call();
+    assert_eq!(p.pending_stop(other), None);
+    // On from there: the worker steps over the breakpoint, the call returns to its trap.
+    p.remove_breakpoint(hit).unwrap();
+    let s = p.cont().unwrap();
+    assert_eq!(s.tid, p.pid());
+    assert!(p.dummy_returned(
+        s.tid,
+        p.pc(s.tid).unwrap(),
+        p.registers(s.tid).unwrap().sp()
+    ));
+    p.kill().unwrap();
+}
+
+#[test]
+fn a_call_runs_a_thread_whose_pending_hit_lost_its_breakpoint() {
+    use cohort_engine::process::CallStop;
+    // gdb drops the stop of a breakpoint deleted since: the thread runs with the call.
+    let (mut p, prog, hit, other) = pending_hit();
+    p.remove_breakpoint(hit).unwrap();
+    let run = call_wait_done(&p, &prog);
+    assert_eq!(run.stop, CallStop::Returned(2i32.to_le_bytes().to_vec()));
+    p.call_restore(run).unwrap();
+    p.settle_call();
+    assert_eq!(p.pending_stop(other), None);
+    let s = p.cont().unwrap();
+    assert_eq!(s.kind, StopKind::Exited(0));
+}
+
+#[test]
+fn a_call_reports_another_threads_pending_signal() {
+    use cohort_engine::process::CallStop;
+    use cohort_engine::signals::Signo;
+    // As gdb 13: "The program received a signal in another thread …" at once; the signal is
+    // delivered when the thread next resumes.
+    let (mut p, prog, _, other) = pending_stop(&["sig"]);
+    assert_eq!(p.pending_stop(other), Some(StopKind::Signal(libc::SIGUSR1)));
+    let run = call_wait_done(&p, &prog);
+    assert_eq!(
+        run.stop,
+        CallStop::ThreadSignal {
+            tid: other,
+            sig: Signo::new(libc::SIGUSR1).unwrap()
+        }
+    );
+    p.call_keep(run).unwrap();
+    p.settle_call();
+    assert_eq!(p.pending_stop(other), None);
+    // The call returns to its trap once both handlers ran; the process then ends.
+    let s = p.cont().unwrap();
+    assert_eq!(s.tid, p.pid());
+    assert!(p.dummy_returned(
+        s.tid,
+        p.pc(s.tid).unwrap(),
+        p.registers(s.tid).unwrap().sp()
+    ));
+    let handled = PIE_BASE + nm_address(&prog, "handled");
+    let mut b = [0u8; 4];
+    p.read_memory(handled, &mut b).unwrap();
+    assert_eq!(i32::from_le_bytes(b), 2);
+    p.kill().unwrap();
+}

@@ -1,6 +1,7 @@
 /* Functions called from the debugger that wait for another thread (issue 17): gdb resumes
    every thread while a call runs, so a call that asks the worker thread for an answer
-   returns; one that makes a thread. */
+   returns; one that makes a thread. The worker raises SIGUSR1 once the main thread spins
+   in its own code (request 98); wait_usr1() waits for the handler. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@ static int request = 0;
 static int reply = 0;
 static int served = 0;
 static volatile int usr1 = 0;
+static volatile int spinning = 0;
+static volatile int acked = 0;
 
 static void on_usr1(int sig)
 {
@@ -39,6 +42,16 @@ static void *worker(void *arg)
         break;
       if (request == 99)
         raise(SIGUSR1);
+      if (request == 98)
+        {
+          /* Once the main thread spins (in its own code, not in a system call). */
+          while (!spinning)
+            ;
+          raise(SIGUSR1);
+          request = 0;
+          acked = 1;
+          continue;
+        }
       reply = serve(request);
       request = 0;
       pthread_cond_broadcast(&cond);
@@ -77,6 +90,14 @@ long spawn(long v)
   return (long) r;
 }
 
+/* Waits until the worker thread's SIGUSR1 handler has run. */
+int wait_usr1(void)
+{
+  while (usr1 == 0)
+    ;
+  return usr1;
+}
+
 void stop_here(int n)
 {
   (void) n;
@@ -94,6 +115,14 @@ int main(void)
   stop_here(1);
   int a = ask(5);
   stop_here(a);
+  pthread_mutex_lock(&lock);
+  request = 98;
+  pthread_cond_broadcast(&cond);
+  pthread_mutex_unlock(&lock);
+  spinning = 1;
+  while (!acked)
+    ;
+  stop_here(usr1);
   pthread_mutex_lock(&lock);
   request = -1;
   pthread_cond_broadcast(&cond);

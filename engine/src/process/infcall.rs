@@ -88,16 +88,25 @@ pub enum CallStop {
 pub(super) enum CallFix {
     /// The thread is (or is no longer) on a breakpoint to step over when it resumes.
     AtBreakpoint(i32, bool),
-    /// A stop collected while the threads were being stopped, reported at the next resume.
-    Pending(i32, StopKind),
-    /// A signal to deliver when the thread resumes.
-    Deliver(i32, Signo),
+    /// A stop collected while the threads were being stopped, reported at the next resume
+    /// (`None`: a call reported it, or let the thread run).
+    Pending(i32, Option<StopKind>),
+    /// A signal to deliver when the thread resumes (`None`: a call delivered it).
+    Deliver(i32, Option<Signo>),
     /// A thread made during the call (stopped now).
     NewThread(i32),
     /// The thread pointer of a thread made during the call, read at its first stop.
     ThreadPointer(i32, u64),
     /// A thread that ended during the call.
     Gone(i32),
+}
+
+/// A thread's state for a call: the thread table's, with the [`CallFix`]es since.
+#[derive(Debug, Clone, Copy, Default)]
+struct CallView {
+    pending: Option<StopKind>,
+    deliver: Option<Signo>,
+    at_breakpoint: bool,
 }
 
 /// A call left inside its function (gdb's dummy frame), as the unwinder sees it.
@@ -194,7 +203,7 @@ impl Process {
             "calling functions is not supported on this architecture",
         ))?;
         let t = self.thread(tid)?;
-        if self.gone || t.state != TState::Stopped || t.pending.is_some() {
+        if self.gone || t.state != TState::Stopped || self.call_view(tid).pending.is_some() {
             return Err(EngineError::Call("the thread is not stopped"));
         }
         let pid = t.tid;
@@ -358,14 +367,12 @@ impl Process {
             }
         }
         self.bump_epoch();
-        let orig = self.sites.get(&at).map(|s| s.orig.clone());
-        if let Some(o) = &orig {
-            self.mem.write(at, o)?;
-        }
-        let stepped = self.call_step(hit);
-        if orig.is_some() {
-            self.mem.write(at, self.arch.breakpoint_insn)?;
-        }
+        // The thread is on the breakpoint (a hardware one, or one deleted since, leaves no
+        // trap to step over).
+        let stepped = match self.sites.get(&at).map(|s| s.orig.clone()) {
+            Some(orig) => self.call_step_over(hit, at, &orig),
+            None => self.call_step(hit),
+        };
         if hit != run.tid {
             self.call_fixes
                 .borrow_mut()
@@ -376,7 +383,7 @@ impl Process {
             Ok(Some(CallStop::Signal(sig))) if hit != run.tid => {
                 self.call_fixes
                     .borrow_mut()
-                    .push(CallFix::Deliver(hit.as_raw(), sig));
+                    .push(CallFix::Deliver(hit.as_raw(), Some(sig)));
                 self.call_go(&run)
             }
             Ok(Some(stop)) => Ok(stop),
@@ -420,18 +427,23 @@ impl Process {
 
     /// [`Self::call_go`] once the `std::terminate()` trap is in.
     fn call_go_trapped(&self, pid: Pid, ret_addr: u64, sp: u64, others: bool) -> Result<CallStop> {
-        let mut running = if others {
+        let (mut running, first) = if others {
             self.call_resume_others(pid)?
         } else {
-            Vec::new()
+            (Vec::new(), None)
         };
+        // A stop another thread had still to report ends the call at once, as gdb reports
+        // such a thread's event as soon as it resumes it.
         let ran = ptrace::cont(pid, None)
             .map_err(|err| EngineError::Ptrace {
                 op: "PTRACE_CONT",
                 tid: pid.as_raw(),
                 err,
             })
-            .and_then(|()| self.call_wait_stopped(pid, ret_addr, sp, &mut running));
+            .and_then(|()| match first {
+                Some(stop) => Ok(stop),
+                None => self.call_wait_stopped(pid, ret_addr, sp, &mut running),
+            });
         if matches!(
             ran,
             Ok(CallStop::ThreadBreakpoint { .. } | CallStop::ThreadSignal { .. })
@@ -444,43 +456,84 @@ impl Process {
         Ok(stop)
     }
 
-    /// Let the other stopped threads run for a call (not those with a stop still to
-    /// report): one on a breakpoint steps over it first. Their signals to deliver wait for
-    /// their next resume. Returns the threads that run.
-    fn call_resume_others(&self, pid: Pid) -> Result<Vec<Pid>> {
+    /// Let the other stopped threads run for a call: one on a breakpoint steps over it first,
+    /// and one with a signal to deliver gets it (gdb passes a thread's stop signal whenever
+    /// it resumes it). Returns the threads that run, and the first stop another thread had
+    /// still to report (a breakpoint still there, a signal): that thread stays stopped and
+    /// the call ends with its stop. A thread with another kind of stop to report stays
+    /// stopped; one whose breakpoint is gone since runs.
+    fn call_resume_others(&self, pid: Pid) -> Result<(Vec<Pid>, Option<CallStop>)> {
         let mut running = Vec::new();
+        let mut first = None;
         let ids: Vec<i32> = self
             .threads
             .values()
-            .filter(|t| t.tid != pid && t.state == TState::Stopped && t.pending.is_none())
+            .filter(|t| t.tid != pid && t.state == TState::Stopped)
             .map(|t| t.tid.as_raw())
             .collect();
         for tid in ids {
             let t = self.thread(tid)?;
             let tpid = t.tid;
+            let view = self.call_view(tid);
+            let mut at_breakpoint = view.at_breakpoint;
+            match view.pending {
+                None => {}
+                Some(StopKind::Breakpoint(addr)) if self.breakpoint_at(addr) => {
+                    if first.is_none() {
+                        let mut fixes = self.call_fixes.borrow_mut();
+                        fixes.push(CallFix::Pending(tid, None));
+                        fixes.push(CallFix::AtBreakpoint(tid, true));
+                        first = Some(CallStop::ThreadBreakpoint { tid, addr });
+                    }
+                    continue;
+                }
+                Some(StopKind::Breakpoint(_)) => {
+                    // Its breakpoint is gone: the thread is on the instruction, and runs.
+                    let mut fixes = self.call_fixes.borrow_mut();
+                    fixes.push(CallFix::Pending(tid, None));
+                    fixes.push(CallFix::AtBreakpoint(tid, false));
+                    at_breakpoint = false;
+                }
+                Some(StopKind::Signal(s)) => {
+                    if first.is_none()
+                        && let Some(sig) = Signo::new(s)
+                    {
+                        let mut fixes = self.call_fixes.borrow_mut();
+                        fixes.push(CallFix::Pending(tid, None));
+                        fixes.push(CallFix::Deliver(tid, Some(sig)));
+                        first = Some(CallStop::ThreadSignal { tid, sig });
+                    }
+                    continue;
+                }
+                Some(_) => continue,
+            }
             t.forget_registers();
-            if t.at_breakpoint {
+            if at_breakpoint {
                 let pc = native::read_gp(tpid)?.pc();
                 if let Some(orig) = self.sites.get(&pc).map(|s| s.orig.clone()) {
-                    self.mem.write(pc, &orig)?;
-                    let stepped = self.call_step(tpid);
-                    self.mem.write(pc, self.arch.breakpoint_insn)?;
-                    match stepped? {
+                    match self.call_step_over(tpid, pc, &orig)? {
                         None => {}
                         Some(CallStop::Signal(sig)) => {
                             self.call_fixes
                                 .borrow_mut()
-                                .push(CallFix::Deliver(tid, sig));
+                                .push(CallFix::Deliver(tid, Some(sig)));
                         }
                         // The process ended: the calling thread's wait reports it.
-                        Some(_) => return Ok(running),
+                        Some(_) => return Ok((running, first)),
                     }
                 }
                 self.call_fixes
                     .borrow_mut()
                     .push(CallFix::AtBreakpoint(tid, false));
             }
-            match ptrace::cont(tpid, None) {
+            let deliver = self.call_view(tid).deliver;
+            if deliver.is_some() {
+                self.call_fixes
+                    .borrow_mut()
+                    .push(CallFix::Deliver(tid, None));
+            }
+            let sig = deliver.filter(|s| self.signals.get(s.raw()).pass);
+            match sigwait::cont(tpid, sig) {
                 Ok(()) => running.push(tpid),
                 Err(nix::errno::Errno::ESRCH) => {}
                 Err(err) => {
@@ -494,7 +547,53 @@ impl Process {
                 }
             }
         }
-        Ok(running)
+        Ok((running, first))
+    }
+
+    /// Thread `tid` as the thread table has it, with what calls changed behind it since
+    /// (the latest [`CallFix`] about it counts).
+    fn call_view(&self, tid: i32) -> CallView {
+        let mut view = self
+            .threads
+            .get(&tid)
+            .map(|t| CallView {
+                pending: t.pending,
+                deliver: t.deliver,
+                at_breakpoint: t.at_breakpoint,
+            })
+            .unwrap_or_default();
+        for fix in self.call_fixes.borrow().iter() {
+            match *fix {
+                CallFix::Pending(t, kind) if t == tid => view.pending = kind,
+                CallFix::Deliver(t, sig) if t == tid => view.deliver = sig,
+                CallFix::AtBreakpoint(t, on) if t == tid => view.at_breakpoint = on,
+                _ => {}
+            }
+        }
+        view
+    }
+
+    /// Whether a breakpoint of the user's is at `addr` (a trap or a debug register).
+    fn breakpoint_at(&self, addr: u64) -> bool {
+        self.sites.get(&addr).is_some_and(|s| s.user > 0)
+            || self
+                .watch
+                .iter()
+                .flatten()
+                .any(|(a, k, _)| *k == WatchKind::Execute && *a == addr)
+    }
+
+    /// Step thread `t`, stopped on the trap at `at` (its pc is moved back there), over
+    /// the instruction `orig` the trap replaced; the trap goes back after. `Some` when
+    /// the step did not end quietly (a signal, the end of the process).
+    fn call_step_over(&self, t: Pid, at: u64, orig: &[u8]) -> Result<Option<CallStop>> {
+        let mut r = Registers::new(self.arch);
+        r.set(self.arch.pc, at as u128);
+        native::write_gp(t, None, &r)?;
+        self.mem.write(at, orig)?;
+        let stepped = self.call_step(t);
+        self.mem.write(at, self.arch.breakpoint_insn)?;
+        stepped
     }
 
     /// Stop the threads in `running` again after a call (all-stop), collecting what they
@@ -611,16 +710,16 @@ impl Process {
                             native::write_gp(t, None, &r)?;
                             fixes.push(CallFix::AtBreakpoint(tid, true));
                             if site.user > 0 {
-                                fixes.push(CallFix::Pending(tid, StopKind::Breakpoint(at)));
+                                fixes.push(CallFix::Pending(tid, Some(StopKind::Breakpoint(at))));
                             }
                             continue;
                         }
                     }
                     if sig != Signo::SIGTRAP {
-                        fixes.push(CallFix::Deliver(tid, sig));
+                        fixes.push(CallFix::Deliver(tid, Some(sig)));
                         let d = self.signals.get(sig.raw());
                         if d.stop || self.caught_signals.contains(&sig.raw()) {
-                            fixes.push(CallFix::Pending(tid, StopKind::Signal(sig.raw())));
+                            fixes.push(CallFix::Pending(tid, Some(StopKind::Signal(sig.raw()))));
                         }
                     }
                 }
@@ -679,10 +778,16 @@ impl Process {
                     // debug status is read and cleared, as at any stop.
                     if self.watch.iter().any(Option::is_some)
                         && let Some(slot) = native::take_watch_hit(pid)?
-                        && let Some((addr, WatchKind::Execute, _)) =
-                            self.watch.get(slot).copied().flatten()
                     {
-                        return Ok(CallStop::Breakpoint(addr));
+                        if let Some((addr, WatchKind::Execute, _)) =
+                            self.watch.get(slot).copied().flatten()
+                        {
+                            return Ok(CallStop::Breakpoint(addr));
+                        }
+                        // A data watchpoint does not stop a call (gdb 13 does not check
+                        // them during one).
+                        ptrace::cont(pid, None).map_err(perr("PTRACE_CONT", pid))?;
+                        continue;
                     }
                     let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
                     if at == ret_addr && regs.sp() == sp {
@@ -712,10 +817,7 @@ impl Process {
                         }
                         // The debugger's own breakpoint (a library load hook): run the
                         // instruction under it and go on.
-                        self.mem.write(at, &site.orig)?;
-                        let stepped = self.call_step(pid);
-                        self.mem.write(at, self.arch.breakpoint_insn)?;
-                        if let Some(stop) = stepped? {
+                        if let Some(stop) = self.call_step_over(pid, at, &site.orig)? {
                             return Ok(stop);
                         }
                         ptrace::cont(pid, None).map_err(perr("PTRACE_CONT", pid))?;
@@ -809,35 +911,20 @@ impl Process {
                             .push(CallFix::AtBreakpoint(tid, true));
                         return Ok(Some(CallStop::ThreadBreakpoint { tid, addr }));
                     }
-                    // A watchpoint another thread triggered during a call is not reported.
+                    // A data watchpoint does not stop a call, in any thread (as gdb 13).
                     go(None)?;
                     return Ok(None);
                 }
                 let regs = native::read_gp(t)?;
                 let at = regs.pc().wrapping_sub(self.arch.pc_after_breakpoint);
                 let terminate = self.call_terminate.borrow().clone();
-                if let Some((a, Some(orig))) = terminate
-                    && a == at
-                {
+                let trap = match (terminate, self.sites.get(&at)) {
                     // Another thread's std::terminate() is not the call's: over the trap.
-                    let mut r = Registers::new(self.arch);
-                    r.set(self.arch.pc, at as u128);
-                    native::write_gp(t, None, &r)?;
-                    self.mem.write(at, &orig)?;
-                    let stepped = self.call_step(t);
-                    self.mem.write(at, self.arch.breakpoint_insn)?;
-                    match stepped? {
-                        None => go(None)?,
-                        Some(CallStop::Signal(sig)) => go(Some(sig))?,
-                        Some(stop) => return Ok(Some(stop)),
-                    }
-                    return Ok(None);
-                }
-                if let Some(site) = self.sites.get(&at) {
-                    let mut r = Registers::new(self.arch);
-                    r.set(self.arch.pc, at as u128);
-                    native::write_gp(t, None, &r)?;
-                    if site.user > 0 {
+                    (Some((a, Some(orig))), _) if a == at => Some(orig),
+                    (_, Some(site)) if site.user > 0 => {
+                        let mut r = Registers::new(self.arch);
+                        r.set(self.arch.pc, at as u128);
+                        native::write_gp(t, None, &r)?;
                         // It steps over the breakpoint when it resumes.
                         self.call_fixes
                             .borrow_mut()
@@ -845,17 +932,18 @@ impl Process {
                         return Ok(Some(CallStop::ThreadBreakpoint { tid, addr: at }));
                     }
                     // The debugger's own breakpoint: over it, and on.
-                    self.mem.write(at, &site.orig)?;
-                    let stepped = self.call_step(t);
-                    self.mem.write(at, self.arch.breakpoint_insn)?;
-                    match stepped? {
-                        None => go(None)?,
-                        Some(CallStop::Signal(sig)) => go(Some(sig))?,
-                        Some(stop) => return Ok(Some(stop)),
-                    }
-                    return Ok(None);
+                    (_, Some(site)) => Some(site.orig.clone()),
+                    _ => None,
+                };
+                let Some(orig) = trap else {
+                    return self.call_other_signal(t, sig);
+                };
+                match self.call_step_over(t, at, &orig)? {
+                    None => go(None)?,
+                    Some(CallStop::Signal(sig)) => go(Some(sig))?,
+                    Some(stop) => return Ok(Some(stop)),
                 }
-                self.call_other_signal(t, sig)
+                Ok(None)
             }
             WaitStatus::Stopped(_, sig) => {
                 if !running.contains(&t) && !self.threads.contains_key(&tid) {
@@ -937,7 +1025,7 @@ impl Process {
         if d.stop || caught {
             self.call_fixes
                 .borrow_mut()
-                .push(CallFix::Deliver(t.as_raw(), sig));
+                .push(CallFix::Deliver(t.as_raw(), Some(sig)));
             return Ok(Some(CallStop::ThreadSignal {
                 tid: t.as_raw(),
                 sig,
@@ -1148,12 +1236,12 @@ impl Process {
                 }
                 CallFix::Pending(tid, kind) => {
                     if let Some(t) = self.threads.get_mut(&tid) {
-                        t.pending = Some(kind);
+                        t.pending = kind;
                     }
                 }
                 CallFix::Deliver(tid, sig) => {
                     if let Some(t) = self.threads.get_mut(&tid) {
-                        t.deliver = Some(sig);
+                        t.deliver = sig;
                     }
                 }
                 CallFix::NewThread(tid) => {
