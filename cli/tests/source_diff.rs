@@ -268,6 +268,7 @@ cases! {
     settings_abbrev,
     script_lang,
     segv_recursion,
+    show_convenience,
     silent_values,
     step_next,
     step_nodebug,

@@ -1290,6 +1290,7 @@ impl Debugger {
         }
         match ev {
             Event::Exited { pid, code } => {
+                self.clear_exit_variables();
                 self.set_convenience_int("_exitcode", i64::from(code));
                 self.exit_status = Some((code & 0xff) << 8);
                 self.ended = Some(if code == 0 {
@@ -1308,6 +1309,8 @@ impl Debugger {
             }
             Event::Killed { signo, .. } => {
                 let (name, desc) = describe(signo);
+                self.clear_exit_variables();
+                self.set_convenience_int("_exitsignal", i64::from(signo));
                 self.ended = Some(format!("terminated with signal {name}"));
                 self.exit_status = Some(signo & 0x7f);
                 out(format!(
@@ -1326,6 +1329,15 @@ impl Debugger {
                 let num = self.breakpoint_label(id, pc);
                 if self.dprintf_hit(id) {
                     return Ok(false);
+                }
+                if !temporary {
+                    // gdb 13's `$_hit_bpnum` and `$_hit_locno` (not for a temporary
+                    // breakpoint, deleted by the stop).
+                    let locno = num
+                        .split_once('.')
+                        .map_or(1, |(_, l)| l.parse().unwrap_or(1));
+                    self.set_convenience_int("_hit_bpnum", i64::from(id));
+                    self.set_convenience_int("_hit_locno", locno);
                 }
                 if let Some(kind) = self.script.catchpoints.get(&id).copied() {
                     // `Catchpoint 1 (exception thrown), 0x… in __cxa_throw () from …`.
@@ -2364,22 +2376,6 @@ impl Debugger {
         }
         self.invalidate_frames();
         self.select_frame(frame);
-        self.set_thread_variable();
-    }
-
-    /// `$_thread`: the current thread's number.
-    pub(crate) fn set_thread_variable(&self) {
-        let num = self
-            .session
-            .current_thread()
-            .and_then(|t| self.session.thread_num(t))
-            .unwrap_or(0);
-        let ty = Type::base("int", 4, Encoding::Signed);
-        let v = Value::new(ty, (num as i32).to_le_bytes().to_vec(), Lval::None);
-        self.data
-            .convenience
-            .borrow_mut()
-            .insert("_thread".into(), v);
     }
 
     /// `thread apply all|LIST COMMAND`: run COMMAND in each thread (`all`: newest first),
@@ -2433,7 +2429,6 @@ impl Debugger {
             };
             self.session.select_thread(n)?;
             self.invalidate_frames();
-            self.set_thread_variable();
             out(format!("\nThread {n} ({}):", thread_label(t, pid)));
             // As gdb (without `-c`/`-s`): an error ends the loop and is the command's.
             match self.run_command(&rest) {
@@ -2548,7 +2543,6 @@ impl Debugger {
             .select_thread(num)
             .map_err(|_| EngineError::Other(format!("Unknown thread {num}.")))?;
         self.last_tid.set(Some(tid));
-        self.set_thread_variable();
         let t = self.session.threads().into_iter().find(|t| t.tid == tid);
         let pointer = t.map(|t| t.pointer).unwrap_or(0);
         let pc = self.session.registers(false)?.pc();

@@ -407,6 +407,13 @@ impl Debugger {
         r
     }
 
+    /// gdb's `clear_exit_convenience_vars`: `$_exitsignal` and `$_exitcode` void.
+    pub(crate) fn clear_exit_variables(&mut self) {
+        let mut conv = self.data.convenience.borrow_mut();
+        conv.clear("_exitsignal");
+        conv.clear("_exitcode");
+    }
+
     /// Convenience variable `$NAME` set to an `int`.
     pub(crate) fn set_convenience_int(&mut self, name: &str, v: i64) {
         let ty = Type::base("int", 4, Encoding::Signed);

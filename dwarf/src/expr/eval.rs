@@ -600,7 +600,8 @@ impl<'a> Ev<'a> {
                 if let Some(v) = self.ctx.register(n)? {
                     return Ok(V::from_value(v));
                 }
-                Ok(match self.ctx.convenience(n) {
+                self.ctx.touch_convenience(n);
+                Ok(match self.ctx.convenience(n)? {
                     Some(v) => V::from_value(v),
                     None if internal::INTERNAL_FUNCTIONS.contains(&n.as_str()) => {
                         V::new(internal::internal_function_type(), n.as_bytes().to_vec())
@@ -2320,7 +2321,7 @@ impl<'a> Ev<'a> {
     fn place_value(&self, p: &Place) -> Result<V> {
         match p {
             Place::Value(v) => Ok(v.clone()),
-            Place::Convenience(n) => Ok(match self.ctx.convenience(n) {
+            Place::Convenience(n) => Ok(match self.ctx.convenience(n)? {
                 Some(v) => V::from_value(v),
                 None => V::new(builtins().void.clone(), Vec::new()),
             }),
@@ -2332,7 +2333,7 @@ impl<'a> Ev<'a> {
         match place {
             Place::Convenience(n) => {
                 if internal::INTERNAL_FUNCTIONS.contains(&n.as_str())
-                    && self.ctx.convenience(&n).is_none()
+                    && self.ctx.convenience(&n)?.is_none()
                 {
                     return Err(user(format!("Cannot overwrite convenience function {n}")));
                 }
