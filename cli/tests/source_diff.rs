@@ -157,6 +157,7 @@ cases! {
     convenience_funcs,
     caller_funcs,
     registers_vector,
+    registers_flags,
     disassemble_range,
     tail_linkage,
     cxx_frame_names,

@@ -70,7 +70,10 @@ pub fn register_value(
                     RegKind::Float80 => Type::base("builtin_type_i387_ext", 16, Encoding::Float),
                     RegKind::Vector128 => vec128(),
                 };
-                let ty = if d.size == 4 && matches!(d.kind, RegKind::Int | RegKind::Flags(_)) {
+                let ty = if let RegKind::Flags(f) = d.kind {
+                    // gdb's flags type of the target description (`i386_eflags`).
+                    Type::base(f.type_name, d.size as u64, Encoding::Flags(f.bits))
+                } else if d.size == 4 && matches!(d.kind, RegKind::Int) {
                     Type::base("int", 4, Encoding::Signed)
                 } else {
                     ty

@@ -27,11 +27,20 @@ pub enum RegKind {
     /// Data pointer (gdb shows the hex value twice).
     DataPtr,
     /// A flags register whose set bits are named (e.g. eflags `[ IF ZF ]`).
-    Flags(&'static [(u32, &'static str)]),
+    Flags(&'static FlagsDesc),
     /// 80-bit x87 extended float.
     Float80,
     /// 128-bit vector register.
     Vector128,
+}
+
+/// A flags register's type as gdb's target description has it: the type's name (`ptype
+/// $eflags` says `flag i386_eflags {`) and its one-bit fields, in the description's order
+/// (an empty name is a bit the description lists without a name: `bool @1;`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct FlagsDesc {
+    pub type_name: &'static str,
+    pub bits: &'static [(u32, &'static str)],
 }
 
 /// One register of an architecture's table.
