@@ -158,6 +158,7 @@ cases! {
     caller_funcs,
     registers_vector,
     registers_flags,
+    registers_ymm,
     disassemble_range,
     tail_linkage,
     cxx_frame_names,

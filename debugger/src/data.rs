@@ -2021,7 +2021,8 @@ impl EvalContext for EvalCtx<'_> {
 
     fn register(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
         let thread = || self.dbg.session.registers(true).ok();
-        crate::registers::register_value(&self.frames, self.sel, name, &thread)
+        let high = |n| self.dbg.thread_ymm_high(n);
+        crate::registers::register_value(&self.frames, self.sel, name, &thread, &high)
     }
 
     fn register_name(&self, dwarf: u16) -> Option<String> {

@@ -288,6 +288,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     disasm: DisasmKind::Aarch64,
     hw_breakpoint_resumes: false,
     sub_registers: SUB_REGISTERS,
+    wide_vectors: &[],
     skip_prologue,
     sandbox: None,
     call: Some(&CALL),

@@ -132,6 +132,10 @@ pub struct ArchInfo {
     /// Narrower views of registers, as gdb names them: (name, full register, bytes), e.g.
     /// `eax` is the low 4 bytes of `rax`.
     pub sub_registers: &'static [(&'static str, &'static str, usize)],
+    /// Wider vector registers gdb makes of a table register and the extended state's upper
+    /// half (x86-64 with AVX: `ymm0` is `xmm0` and the upper 128 bits of `ymm0`), by number:
+    /// (name, the register of the low half).
+    pub wide_vectors: &'static [(&'static str, &'static str)],
     /// Length in bytes of the standard frame-setup sequence at `code`, if it starts with one
     /// (used to place a breakpoint after the prologue of a function without line info).
     pub skip_prologue: fn(code: &[u8]) -> usize,
