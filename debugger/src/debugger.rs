@@ -2023,14 +2023,33 @@ impl Debugger {
         let sym = |a: u64| self.address_symbol(a);
         let insns = disasm::disassemble(arch, &code, addr, count, &sym)?;
         let mut next = addr;
+        let mut last = None;
         for i in insns {
             let mark = if Some(i.addr) == pc { "=> " } else { "   " };
             let label = format!("{}:", self.address_with_symbol(i.addr));
             out(format!("{mark}{label}\t{}", i.text));
             next = i.addr + i.len as u64;
+            last = Some(i.addr);
         }
         self.x_next = Some(next);
+        if let Some(at) = last {
+            // gdb: `$_` the last instruction's address as an `int8_t *`; `$__` void (the
+            // instruction was never read as a value).
+            self.examined(at, vec![0]);
+            self.data.convenience.borrow_mut().clear("__");
+        }
         Ok(Flow::Go)
+    }
+
+    /// gdb's `set_next_address`: where `x` without an address goes on, and `$_` that
+    /// address as a `void *` (after `info line`).
+    pub(crate) fn set_next_address(&mut self, addr: u64) {
+        self.x_next = Some(addr);
+        let ptr = Type::pointer_to(Type::void(), self.session.arch().ptr_size as u64);
+        self.data.convenience.borrow_mut().insert(
+            "_".into(),
+            Value::new(ptr, addr.to_le_bytes().to_vec(), Lval::None),
+        );
     }
 
     // ------------------------------------------------------------------ info

@@ -1041,7 +1041,21 @@ impl Debugger {
         if !o.stderr.is_empty() {
             crate::output::write_err(&String::from_utf8_lossy(&o.stderr));
         }
-        self.set_convenience_int("_shell_exitcode", i64::from(o.status.code().unwrap_or(-1)));
+        // gdb's `exit_status_set_internal_vars`: both void (the code's created first), then
+        // the exit code or the signal.
+        {
+            let mut conv = self.data.convenience.borrow_mut();
+            conv.clear("_shell_exitcode");
+            conv.clear("_shell_exitsignal");
+        }
+        match (
+            o.status.code(),
+            std::os::unix::process::ExitStatusExt::signal(&o.status),
+        ) {
+            (Some(code), _) => self.set_convenience_int("_shell_exitcode", i64::from(code)),
+            (None, Some(sig)) => self.set_convenience_int("_shell_exitsignal", i64::from(sig)),
+            (None, None) => {}
+        }
         Ok(Flow::Go)
     }
 
