@@ -2327,9 +2327,9 @@ impl Debugger {
             }
         }
         let arch = regs.arch;
-        // A code pointer is a value: gdb names it demangled (`<geom::total(…)+12>`).
-        let sym = |a: u64| self.value_symbol(a);
         if names.is_empty() {
+            // A code pointer is a value: gdb names it demangled (`<geom::total(…)+12>`).
+            let sym = |a: u64| self.value_symbol(a);
             for (i, r) in arch.regs.iter().enumerate() {
                 if (all || r.general)
                     && let Some(v) = regs.get(i)
@@ -2348,7 +2348,20 @@ impl Debugger {
                 o => o,
             };
             match arch.reg_index(n).and_then(|i| regs.get(i).map(|v| (i, v))) {
-                Some((i, v)) => out(register_line(&arch.regs[i], v, &sym)),
+                Some((i, v)) => {
+                    let sym = |a: u64| self.value_symbol(a);
+                    out(register_line(&arch.regs[i], v, &sym))
+                }
+                // A wider vector (`ymm0`): its value in hex, as gdb shows vector registers.
+                None if arch.wide_vectors.iter().any(|(w, _)| *w == n) => {
+                    let v = self.evaluate(&format!("${n}"))?;
+                    if matches!(v.ty.strip().kind, cohort_dwarf::types::TypeKind::Void) {
+                        return Err(EngineError::NoRegister(n.to_string()));
+                    }
+                    let text =
+                        self.format(&v, &cohort_dwarf::format::FormatOptions::with_format('x'));
+                    out(format!("{n:<15}{text}"));
+                }
                 None => return Err(EngineError::NoRegister(n.to_string())),
             }
         }
