@@ -142,6 +142,7 @@ cases! {
     break_func,
     break_label,
     call_stop,
+    call_stop_displays,
     call_stop_cond,
     call_stop_ignore,
     call_stop_step,

@@ -60,6 +60,9 @@ pub struct Debugger {
     /// Breakpoints hit inside functions called from an expression, counted once the
     /// command ends (the evaluation holds the debugger shared).
     pub(crate) call_hits: std::cell::RefCell<Vec<u32>>,
+    /// A function called by the command stopped inside (breakpoint, signal) and the stop was
+    /// shown: the displays follow it, as at any stop.
+    pub(crate) call_stopped: std::cell::Cell<bool>,
     /// Highest gdb thread number seen: once above 1, stops name their thread.
     pub(crate) many_threads: bool,
     /// Thread last reported to the user.
@@ -204,6 +207,7 @@ impl Debugger {
             watches: HashMap::new(),
             soft_reported: false,
             call_hits: std::cell::RefCell::new(Vec::new()),
+            call_stopped: std::cell::Cell::new(false),
             many_threads: false,
             last_tid: std::cell::Cell::new(None),
             ended: None,
@@ -251,7 +255,8 @@ impl Debugger {
                 let _ = self.session.delete_breakpoint(id);
             }
         }
-        if crate::data::resumes(line) && self.session.is_running() {
+        let call_stopped = self.call_stopped.take();
+        if (crate::data::resumes(line) || call_stopped) && self.session.is_running() {
             self.do_displays();
         }
         if matches!(r, Ok(Flow::Go)) && self.script.stop_bp.is_some() {
