@@ -31,7 +31,7 @@ pub struct DataState {
     /// `cohort launch` skips the numbers of values printed on other ranks, see
     /// [`Debugger::skip_history_to`]).
     pub history: RefCell<Vec<Option<Value>>>,
-    pub convenience: RefCell<HashMap<String, Value>>,
+    pub convenience: RefCell<ConvVars>,
     /// `display` expressions: (number, format, text), numbered from 1.
     pub displays: RefCell<Vec<(u32, Option<char>, String)>>,
     pub next_display: std::cell::Cell<u32>,
@@ -42,6 +42,104 @@ pub struct DataState {
     /// Parsed Fortran breakpoint conditions (or the parse error), by breakpoint number.
     pub fortran_conditions: RefCell<HashMap<u32, (String, FortranCondition)>>,
 }
+
+/// Convenience variables as gdb keeps them: a value per name, and the order in which the
+/// names were first used (`show convenience` lists the newest first, above gdb's own).
+#[derive(Default)]
+pub struct ConvVars {
+    values: HashMap<String, Value>,
+    /// Names other than gdb's own ([`BUILTIN_CONVENIENCE`]), oldest first.
+    order: Vec<String>,
+}
+
+impl ConvVars {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+
+    pub fn insert(&mut self, name: String, v: Value) -> Option<Value> {
+        self.touch(&name);
+        self.values.insert(name, v)
+    }
+
+    /// `$name` made void (created if new).
+    pub fn clear(&mut self, name: &str) {
+        self.touch(name);
+        self.values.remove(name);
+    }
+
+    /// `$name` used: gdb creates the variable (void) the first time it sees it.
+    pub fn touch(&mut self, name: &str) {
+        if !self.values.contains_key(name)
+            && !self.order.iter().any(|n| n == name)
+            && !BUILTIN_CONVENIENCE.iter().any(|(n, _)| *n == name)
+        {
+            self.order.push(name.to_string());
+        }
+    }
+
+    /// The names that are not gdb's own, newest first, with their values (`None`: void).
+    pub fn newest_first(&self) -> impl Iterator<Item = (&str, Option<&Value>)> {
+        self.order
+            .iter()
+            .rev()
+            .map(|n| (n.as_str(), self.values.get(n)))
+    }
+}
+
+/// What one of gdb's own convenience variables is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    /// A convenience function (`<internal function _streq>`).
+    Function,
+    /// A value gdb computes on each use (`$_thread`, `$_gdb_major`, …).
+    Computed,
+    /// Void until something sets it.
+    Plain,
+}
+
+/// gdb 13's own convenience variables and functions, as `show convenience` lists them
+/// (newest first: the order in which gdb and its Python library create them at start-up).
+pub const BUILTIN_CONVENIENCE: &[(&str, Builtin)] = &[
+    ("_any_caller_matches", Builtin::Function),
+    ("_any_caller_is", Builtin::Function),
+    ("_caller_matches", Builtin::Function),
+    ("_caller_is", Builtin::Function),
+    ("_as_string", Builtin::Function),
+    ("_regex", Builtin::Function),
+    ("_streq", Builtin::Function),
+    ("_strlen", Builtin::Function),
+    ("_memeq", Builtin::Function),
+    ("_gdb_minor", Builtin::Computed),
+    ("_gdb_major", Builtin::Computed),
+    ("_inferior", Builtin::Computed),
+    ("_gdb_maint_setting", Builtin::Function),
+    ("_gdb_maint_setting_str", Builtin::Function),
+    ("_gdb_setting", Builtin::Function),
+    ("_gdb_setting_str", Builtin::Function),
+    ("_cimag", Builtin::Function),
+    ("_creal", Builtin::Function),
+    ("_isvoid", Builtin::Function),
+    ("_sdata", Builtin::Plain),
+    ("_inferior_thread_count", Builtin::Computed),
+    ("_gthread", Builtin::Computed),
+    ("_thread", Builtin::Computed),
+    ("_probe_arg11", Builtin::Computed),
+    ("_probe_arg10", Builtin::Computed),
+    ("_probe_arg9", Builtin::Computed),
+    ("_probe_arg8", Builtin::Computed),
+    ("_probe_arg7", Builtin::Computed),
+    ("_probe_arg6", Builtin::Computed),
+    ("_probe_arg5", Builtin::Computed),
+    ("_probe_arg4", Builtin::Computed),
+    ("_probe_arg3", Builtin::Computed),
+    ("_probe_arg2", Builtin::Computed),
+    ("_probe_arg1", Builtin::Computed),
+    ("_probe_arg0", Builtin::Computed),
+    ("_probe_argc", Builtin::Computed),
+    ("_siginfo", Builtin::Computed),
+    ("_exception", Builtin::Computed),
+];
 
 fn derr(e: DwarfError) -> EngineError {
     EngineError::Other(e.to_string())
@@ -613,6 +711,104 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
+    /// `$_siginfo`: the signal information of the current thread, typed as gdb types it on
+    /// Linux (LP64).
+    fn siginfo(&self) -> Option<Value> {
+        let tid = self.session.current_thread()?;
+        let bytes = match self.session.process() {
+            Some(p) => p.siginfo_bytes(tid).ok()?,
+            None => self.session.core_siginfo(tid)?.to_vec(),
+        };
+        Some(Value::new(siginfo_type(), bytes, Lval::None))
+    }
+
+    /// The value of one of gdb's own convenience variables that gdb computes on each use
+    /// (`Ok(None)`: void), or the error gdb gives for it; `pc` is the selected frame's.
+    /// Values a user set are looked up before this.
+    pub(crate) fn builtin_convenience(
+        &self,
+        name: &str,
+        pc: Option<u64>,
+    ) -> std::result::Result<Option<Value>, String> {
+        let int = |n: i64| {
+            let ty = Type::base("int", 4, cohort_dwarf::types::Encoding::Signed);
+            Ok(Some(Value::new(
+                ty,
+                (n as i32).to_le_bytes().to_vec(),
+                Lval::None,
+            )))
+        };
+        let no_frame = || "No frame selected".to_string();
+        match name {
+            "_siginfo" => Ok(self.siginfo()),
+            // The current thread's number (0 without one).
+            "_thread" | "_gthread" => int(self
+                .session
+                .current_thread()
+                .and_then(|t| self.session.thread_num(t))
+                .unwrap_or(0) as i64),
+            "_inferior_thread_count" => {
+                int(self.session.process().map_or(0, |p| p.thread_count()) as i64)
+            }
+            "_gdb_major" => int(13),
+            "_gdb_minor" => int(1),
+            "_inferior" => int(1),
+            // cohort knows no SystemTap probes, and the machine's libstdc++ has none for
+            // exceptions: gdb's errors.
+            "_exception" => Err(match pc {
+                Some(_) => "did not find exception probe (does libstdcxx have SDT probes?)".into(),
+                None => no_frame(),
+            }),
+            n if n == "_probe_argc"
+                || n.strip_prefix("_probe_arg")
+                    .and_then(|d| d.parse::<u8>().ok())
+                    .is_some_and(|d| d <= 11) =>
+            {
+                Err(match pc {
+                    Some(pc) => format!("No probe at PC 0x{pc:016x}"),
+                    None => no_frame(),
+                })
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `show convenience`: every convenience variable and function, newest first, as gdb
+    /// lists them (its own last, in the order it creates them).
+    pub(crate) fn cmd_show_convenience(&mut self) -> Result<Flow> {
+        let pc = self
+            .frames(self.selected_frame() + 1)
+            .get(self.selected_frame())
+            .map(Frame::pc);
+        let show = |s: &Self, name: &str, v: std::result::Result<Option<Value>, String>| match v {
+            Ok(Some(v)) => out(format!(
+                "${name} = {}",
+                s.format(&v, &FormatOptions::default())
+            )),
+            Ok(None) => out(format!("${name} = void")),
+            Err(e) => out(format!("${name} = <error: {e}>")),
+        };
+        let users: Vec<(String, Option<Value>)> = self
+            .data
+            .convenience
+            .borrow()
+            .newest_first()
+            .map(|(n, v)| (n.to_string(), v.cloned()))
+            .collect();
+        for (name, v) in users {
+            show(self, &name, Ok(v));
+        }
+        for (name, kind) in BUILTIN_CONVENIENCE {
+            let set = self.data.convenience.borrow().get(name).cloned();
+            match (set, kind) {
+                (Some(v), _) => show(self, name, Ok(Some(v))),
+                (None, Builtin::Function) => out(format!("${name} = <internal function {name}>")),
+                (None, _) => show(self, name, self.builtin_convenience(name, pc)),
+            }
+        }
+        Ok(Flow::Go)
+    }
+
     /// `show WHAT`: only what cohort knows.
     pub(crate) fn cmd_show(&mut self, arg: &str) -> Result<Flow> {
         let resolved = crate::settings::gdb_resolve("show", arg).map_err(EngineError::Other)?;
@@ -627,6 +823,7 @@ impl Debugger {
         };
         match what {
             "values" => self.cmd_show_values(rest),
+            "convenience" | "conv" => self.cmd_show_convenience(),
             "language" => {
                 match self.language_set {
                     Some(l) => out(format!("The current source language is \"{}\".", l.name())),
@@ -1209,17 +1406,6 @@ pub struct EvalCtx<'a> {
 }
 
 impl EvalCtx<'_> {
-    /// `$_siginfo`: the signal information of the current thread, typed as gdb types it on
-    /// Linux (LP64).
-    fn siginfo(&self) -> Option<Value> {
-        let tid = self.dbg.session.current_thread()?;
-        let bytes = match self.dbg.session.process() {
-            Some(p) => p.siginfo_bytes(tid).ok()?,
-            None => self.dbg.session.core_siginfo(tid)?.to_vec(),
-        };
-        Some(Value::new(siginfo_type(), bytes, Lval::None))
-    }
-
     /// A type as C spells it, through the frame's object first.
     fn lookup_type_c(&self, name: &str) -> Option<TypeRef> {
         let here = self.frame_debug();
@@ -1927,7 +2113,8 @@ impl EvalContext for EvalCtx<'_> {
 
     fn register(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
         let thread = || self.dbg.session.registers(true).ok();
-        crate::registers::register_value(&self.frames, self.sel, name, &thread)
+        let high = |n| self.dbg.thread_ymm_high(n);
+        crate::registers::register_value(&self.frames, self.sel, name, &thread, &high)
     }
 
     fn register_name(&self, dwarf: u16) -> Option<String> {
@@ -1943,26 +2130,18 @@ impl EvalContext for EvalCtx<'_> {
         })
     }
 
-    fn convenience(&self, name: &str) -> Option<Value> {
-        if name == "_siginfo" {
-            return self.siginfo();
+    fn convenience(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
+        if let Some(v) = self.dbg.data.convenience.borrow().get(name) {
+            return Ok(Some(v.clone()));
         }
-        // gdb computes these on each use: the current thread's number (0 without one).
-        if matches!(name, "_thread" | "_gthread") {
-            let num = self
-                .dbg
-                .session
-                .current_thread()
-                .and_then(|t| self.dbg.session.thread_num(t))
-                .unwrap_or(0);
-            let ty = Type::base("int", 4, cohort_dwarf::types::Encoding::Signed);
-            return Some(Value::new(
-                ty,
-                (num as i32).to_le_bytes().to_vec(),
-                Lval::None,
-            ));
-        }
-        self.dbg.data.convenience.borrow().get(name).cloned()
+        let pc = self.frames.get(self.sel).map(Frame::pc);
+        self.dbg
+            .builtin_convenience(name, pc)
+            .map_err(DwarfError::user)
+    }
+
+    fn touch_convenience(&self, name: &str) {
+        self.dbg.data.convenience.borrow_mut().touch(name);
     }
 
     fn set_convenience(&self, name: &str, value: Value) {

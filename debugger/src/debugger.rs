@@ -60,6 +60,9 @@ pub struct Debugger {
     /// Breakpoints hit inside functions called from an expression, counted once the
     /// command ends (the evaluation holds the debugger shared).
     pub(crate) call_hits: std::cell::RefCell<Vec<u32>>,
+    /// A function called by the command stopped inside (breakpoint, signal) and the stop was
+    /// shown: the displays follow it, as at any stop.
+    pub(crate) call_stopped: std::cell::Cell<bool>,
     /// Highest gdb thread number seen: once above 1, stops name their thread.
     pub(crate) many_threads: bool,
     /// Thread last reported to the user.
@@ -204,6 +207,7 @@ impl Debugger {
             watches: HashMap::new(),
             soft_reported: false,
             call_hits: std::cell::RefCell::new(Vec::new()),
+            call_stopped: std::cell::Cell::new(false),
             many_threads: false,
             last_tid: std::cell::Cell::new(None),
             ended: None,
@@ -251,7 +255,8 @@ impl Debugger {
                 let _ = self.session.delete_breakpoint(id);
             }
         }
-        if crate::data::resumes(line) && self.session.is_running() {
+        let call_stopped = self.call_stopped.take();
+        if (crate::data::resumes(line) || call_stopped) && self.session.is_running() {
             self.do_displays();
         }
         if matches!(r, Ok(Flow::Go)) && self.script.stop_bp.is_some() {
@@ -1290,6 +1295,7 @@ impl Debugger {
         }
         match ev {
             Event::Exited { pid, code } => {
+                self.clear_exit_variables();
                 self.set_convenience_int("_exitcode", i64::from(code));
                 self.exit_status = Some((code & 0xff) << 8);
                 self.ended = Some(if code == 0 {
@@ -1308,6 +1314,8 @@ impl Debugger {
             }
             Event::Killed { signo, .. } => {
                 let (name, desc) = describe(signo);
+                self.clear_exit_variables();
+                self.set_convenience_int("_exitsignal", i64::from(signo));
                 self.ended = Some(format!("terminated with signal {name}"));
                 self.exit_status = Some(signo & 0x7f);
                 out(format!(
@@ -1326,6 +1334,15 @@ impl Debugger {
                 let num = self.breakpoint_label(id, pc);
                 if self.dprintf_hit(id) {
                     return Ok(false);
+                }
+                if !temporary {
+                    // gdb 13's `$_hit_bpnum` and `$_hit_locno` (not for a temporary
+                    // breakpoint, deleted by the stop).
+                    let locno = num
+                        .split_once('.')
+                        .map_or(1, |(_, l)| l.parse().unwrap_or(1));
+                    self.set_convenience_int("_hit_bpnum", i64::from(id));
+                    self.set_convenience_int("_hit_locno", locno);
                 }
                 if let Some(kind) = self.script.catchpoints.get(&id).copied() {
                     // `Catchpoint 1 (exception thrown), 0x… in __cxa_throw () from …`.
@@ -2011,14 +2028,33 @@ impl Debugger {
         let sym = |a: u64| self.address_symbol(a);
         let insns = disasm::disassemble(arch, &code, addr, count, &sym)?;
         let mut next = addr;
+        let mut last = None;
         for i in insns {
             let mark = if Some(i.addr) == pc { "=> " } else { "   " };
             let label = format!("{}:", self.address_with_symbol(i.addr));
             out(format!("{mark}{label}\t{}", i.text));
             next = i.addr + i.len as u64;
+            last = Some(i.addr);
         }
         self.x_next = Some(next);
+        if let Some(at) = last {
+            // gdb: `$_` the last instruction's address as an `int8_t *`; `$__` void (the
+            // instruction was never read as a value).
+            self.examined(at, vec![0]);
+            self.data.convenience.borrow_mut().clear("__");
+        }
         Ok(Flow::Go)
+    }
+
+    /// gdb's `set_next_address`: where `x` without an address goes on, and `$_` that
+    /// address as a `void *` (after `info line`).
+    pub(crate) fn set_next_address(&mut self, addr: u64) {
+        self.x_next = Some(addr);
+        let ptr = Type::pointer_to(Type::void(), self.session.arch().ptr_size as u64);
+        self.data.convenience.borrow_mut().insert(
+            "_".into(),
+            Value::new(ptr, addr.to_le_bytes().to_vec(), Lval::None),
+        );
     }
 
     // ------------------------------------------------------------------ info
@@ -2296,9 +2332,9 @@ impl Debugger {
             }
         }
         let arch = regs.arch;
-        // A code pointer is a value: gdb names it demangled (`<geom::total(…)+12>`).
-        let sym = |a: u64| self.value_symbol(a);
         if names.is_empty() {
+            // A code pointer is a value: gdb names it demangled (`<geom::total(…)+12>`).
+            let sym = |a: u64| self.value_symbol(a);
             for (i, r) in arch.regs.iter().enumerate() {
                 if (all || r.general)
                     && let Some(v) = regs.get(i)
@@ -2317,7 +2353,20 @@ impl Debugger {
                 o => o,
             };
             match arch.reg_index(n).and_then(|i| regs.get(i).map(|v| (i, v))) {
-                Some((i, v)) => out(register_line(&arch.regs[i], v, &sym)),
+                Some((i, v)) => {
+                    let sym = |a: u64| self.value_symbol(a);
+                    out(register_line(&arch.regs[i], v, &sym))
+                }
+                // A wider vector (`ymm0`): its value in hex, as gdb shows vector registers.
+                None if arch.wide_vectors.iter().any(|(w, _)| *w == n) => {
+                    let v = self.evaluate(&format!("${n}"))?;
+                    if matches!(v.ty.strip().kind, cohort_dwarf::types::TypeKind::Void) {
+                        return Err(EngineError::NoRegister(n.to_string()));
+                    }
+                    let text =
+                        self.format(&v, &cohort_dwarf::format::FormatOptions::with_format('x'));
+                    out(format!("{n:<15}{text}"));
+                }
                 None => return Err(EngineError::NoRegister(n.to_string())),
             }
         }
@@ -2364,22 +2413,6 @@ impl Debugger {
         }
         self.invalidate_frames();
         self.select_frame(frame);
-        self.set_thread_variable();
-    }
-
-    /// `$_thread`: the current thread's number.
-    pub(crate) fn set_thread_variable(&self) {
-        let num = self
-            .session
-            .current_thread()
-            .and_then(|t| self.session.thread_num(t))
-            .unwrap_or(0);
-        let ty = Type::base("int", 4, Encoding::Signed);
-        let v = Value::new(ty, (num as i32).to_le_bytes().to_vec(), Lval::None);
-        self.data
-            .convenience
-            .borrow_mut()
-            .insert("_thread".into(), v);
     }
 
     /// `thread apply all|LIST COMMAND`: run COMMAND in each thread (`all`: newest first),
@@ -2433,7 +2466,6 @@ impl Debugger {
             };
             self.session.select_thread(n)?;
             self.invalidate_frames();
-            self.set_thread_variable();
             out(format!("\nThread {n} ({}):", thread_label(t, pid)));
             // As gdb (without `-c`/`-s`): an error ends the loop and is the command's.
             match self.run_command(&rest) {
@@ -2548,7 +2580,6 @@ impl Debugger {
             .select_thread(num)
             .map_err(|_| EngineError::Other(format!("Unknown thread {num}.")))?;
         self.last_tid.set(Some(tid));
-        self.set_thread_variable();
         let t = self.session.threads().into_iter().find(|t| t.tid == tid);
         let pointer = t.map(|t| t.pointer).unwrap_or(0);
         let pc = self.session.registers(false)?.pc();

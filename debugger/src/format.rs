@@ -30,10 +30,11 @@ pub fn register_line(r: &RegDesc, v: u128, sym: &dyn Fn(u64) -> Option<String>) 
                     None => hex.clone(),
                 },
                 RegKind::DataPtr => hex.clone(),
-                RegKind::Flags(names) => {
-                    let set: Vec<&str> = names
+                RegKind::Flags(flags) => {
+                    let set: Vec<&str> = flags
+                        .bits
                         .iter()
-                        .filter(|(bit, _)| v & (1 << bit) != 0)
+                        .filter(|(bit, name)| !name.is_empty() && v & (1 << bit) != 0)
                         .map(|(_, n)| *n)
                         .collect();
                     format!(

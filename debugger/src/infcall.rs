@@ -242,6 +242,7 @@ pub(crate) fn call(
                     dbg.frame0_line()
                 ));
                 dbg.print_source_line_at(pc);
+                dbg.call_stopped.set(true);
             }
             p.call_keep(run).map_err(engine_err)?;
             dbg.invalidate_frames();
@@ -264,6 +265,7 @@ pub(crate) fn call(
                     dbg.frame0_line()
                 ));
                 dbg.print_source_line_at(addr);
+                dbg.call_stopped.set(true);
             }
             Err(user(format!("{OTHER_THREAD}\n{abandoned}\n{SILENT}")))
         }
@@ -367,6 +369,7 @@ fn show_stop(dbg: &Debugger) {
     if let Ok(regs) = dbg.session.registers(false) {
         dbg.print_source_line_at(regs.pc());
     }
+    dbg.call_stopped.set(true);
 }
 
 /// How gdb names breakpoint `id` in a stop: `Temporary breakpoint` or `Breakpoint`.

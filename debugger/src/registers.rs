@@ -41,12 +41,14 @@ pub fn register_value(
     sel: usize,
     name: &str,
     thread: &dyn Fn() -> Option<cohort_engine::regs::Registers>,
+    high_half: &dyn Fn(usize) -> Option<u128>,
 ) -> cohort_dwarf::Result<Option<Value>> {
     let Some(frame) = frames.get(sel) else {
         // No frame: without a program gdb has no registers to read.
         let arch = cohort_engine::arch::native();
         let known = matches!(name, "pc" | "sp" | "fp")
             || arch.reg_index(name).is_some()
+            || arch.wide_vectors.iter().any(|(n, _)| *n == name)
             || sub_register(arch, name).is_some();
         if known {
             return Err(cohort_dwarf::error::DwarfError::user("No registers."));
@@ -70,12 +72,33 @@ pub fn register_value(
                     RegKind::Float80 => Type::base("builtin_type_i387_ext", 16, Encoding::Float),
                     RegKind::Vector128 => vec128(),
                 };
-                let ty = if d.size == 4 && matches!(d.kind, RegKind::Int | RegKind::Flags(_)) {
+                let ty = if let RegKind::Flags(f) = d.kind {
+                    // gdb's flags type of the target description (`i386_eflags`).
+                    Type::base(f.type_name, d.size as u64, Encoding::Flags(f.bits))
+                } else if d.size == 4 && matches!(d.kind, RegKind::Int) {
                     Type::base("int", 4, Encoding::Signed)
                 } else {
                     ty
                 };
                 (i, ty)
+            } else if let Some((n, low)) = arch
+                .wide_vectors
+                .iter()
+                .enumerate()
+                .find_map(|(n, (w, low))| (*w == name).then_some((n, low)))
+            {
+                // A register gdb shows only where the thread has the extended state (AVX).
+                let (Some(i), Some(high)) = (arch.reg_index(low), high_half(n)) else {
+                    return Ok(None);
+                };
+                let t = vec256();
+                let Some(lo) = reg_in(frames, sel, i).or_else(|| thread().and_then(|r| r.get(i)))
+                else {
+                    return Ok(Some(Value::optimized_out(t)));
+                };
+                let mut bytes = lo.to_le_bytes().to_vec();
+                bytes.extend_from_slice(&high.to_le_bytes());
+                return Ok(Some(Value::new(t, bytes, Lval::None)));
             } else if let Some((i, size)) = sub_register(arch, name) {
                 let t = match size {
                     4 => Type::base("int", 4, Encoding::Signed),
@@ -157,6 +180,49 @@ fn vec128() -> TypeRef {
         Type::new(
             Some("vec128".into()),
             16,
+            TypeKind::Aggregate {
+                kind: AggregateKind::Union,
+                members,
+                declaration: false,
+            },
+        )
+    })
+    .clone()
+}
+
+/// gdb's type of the AVX registers (`union builtin_type_vec256i`, its `i386_ymm_type`):
+/// every lane width as an unnamed GCC vector.
+fn vec256() -> TypeRef {
+    static T: std::sync::OnceLock<TypeRef> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let lanes = |ename: &str, esize: u64, enc: Encoding| {
+            Type::vector_of(Type::base(ename, esize, enc), 32 / esize)
+        };
+        let fields = [
+            ("v16_bfloat16", lanes("bfloat16", 2, Encoding::Float)),
+            ("v16_half", lanes("half", 2, Encoding::Float)),
+            ("v8_float", lanes("float", 4, Encoding::Float)),
+            ("v4_double", lanes("double", 8, Encoding::Float)),
+            ("v32_int8", lanes("int8_t", 1, Encoding::Signed)),
+            ("v16_int16", lanes("int16_t", 2, Encoding::Signed)),
+            ("v8_int32", lanes("int32_t", 4, Encoding::Signed)),
+            ("v4_int64", lanes("int64_t", 8, Encoding::Signed)),
+            ("v2_int128", lanes("int128_t", 16, Encoding::Signed)),
+        ];
+        let members = fields
+            .into_iter()
+            .map(|(name, ty)| Member {
+                name: Some(name.into()),
+                ty: LazyType::ready(ty),
+                offset: 0,
+                bitfield: None,
+                is_static: false,
+                is_base: false,
+            })
+            .collect();
+        Type::new(
+            Some("builtin_type_vec256i".into()),
+            32,
             TypeKind::Aggregate {
                 kind: AggregateKind::Union,
                 members,

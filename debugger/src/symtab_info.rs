@@ -456,6 +456,7 @@ impl Debugger {
                     "Line {} of \"{}\" starts at address {start} and ends at {end}.",
                     l.line, l.name
                 ));
+                self.set_next_address(l.start);
             }
             _ if pc == 0 => out("No line number information available."),
             _ => out(format!(
@@ -500,10 +501,13 @@ impl Debugger {
         }
         let name = name.unwrap_or_else(|| file.display().to_string());
         match next.and_then(|n| self.first_address_of_line(file, n)) {
-            Some(pc) if line > 0 => out(format!(
-                "Line {line} of \"{name}\" is at address {} but contains no code.",
-                self.address_with_symbol(pc)
-            )),
+            Some(pc) if line > 0 => {
+                out(format!(
+                    "Line {line} of \"{name}\" is at address {} but contains no code.",
+                    self.address_with_symbol(pc)
+                ));
+                self.set_next_address(pc);
+            }
             _ => out(format!(
                 "Line number {line} is out of range for \"{name}\"."
             )),

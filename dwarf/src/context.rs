@@ -150,8 +150,13 @@ pub trait EvalContext: Target {
     /// An entry of the value history (`$`, `$N`, `$$N`).
     fn history(&self, which: HistoryRef) -> Result<Value>;
 
-    /// A convenience variable `$name` (`None`: void, as gdb).
-    fn convenience(&self, name: &str) -> Option<Value>;
+    /// A convenience variable `$name` (`None`: void, as gdb); an error for one of gdb's
+    /// own that cannot be computed here (`$_probe_argc` without a frame).
+    fn convenience(&self, name: &str) -> Result<Option<Value>>;
+
+    /// `$name` was used in an expression: gdb creates the variable (void) the first time,
+    /// and `show convenience` lists it from then on.
+    fn touch_convenience(&self, _name: &str) {}
 
     /// Set a convenience variable.
     fn set_convenience(&self, name: &str, value: Value);

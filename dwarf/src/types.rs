@@ -76,6 +76,11 @@ pub enum Encoding {
     ComplexFloat,
     /// UTF character types (`char16_t`, `char32_t`, Fortran `character(kind=4)`).
     Utf,
+    /// gdb's flags types (`TYPE_CODE_FLAGS`, the registers `$eflags`, `$mxcsr`): an unsigned
+    /// integer whose named one-bit fields print as `[ IF ZF ]`. The bits and names come from
+    /// the architecture's table; `ptype` lists them (`bool IF @9;`), an empty name is a bit
+    /// gdb names with nothing (`bool @1;`).
+    Flags(&'static [(u32, &'static str)]),
 }
 
 /// `struct`, `union` or `class`.

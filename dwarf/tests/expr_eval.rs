@@ -384,8 +384,8 @@ impl EvalContext for Mock {
             .ok_or_else(|| DwarfError::user("History has not yet reached $1."))
     }
 
-    fn convenience(&self, name: &str) -> Option<Value> {
-        self.conv.borrow().get(name).cloned()
+    fn convenience(&self, name: &str) -> cohort_dwarf::Result<Option<Value>> {
+        Ok(self.conv.borrow().get(name).cloned())
     }
 
     fn set_convenience(&self, name: &str, value: Value) {

@@ -779,6 +779,11 @@ impl Process {
         self.threads.get(&tid).map_or(0, |t| t.pointer)
     }
 
+    /// How many threads the process has (`$_inferior_thread_count`).
+    pub fn thread_count(&self) -> usize {
+        self.threads.len()
+    }
+
     pub fn thread_num(&self, tid: i32) -> Option<usize> {
         self.threads.get(&tid).map(|t| t.num)
     }

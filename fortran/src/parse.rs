@@ -541,7 +541,10 @@ impl Parser<'_> {
             return false;
         }
         match self.peek_at(n + 1) {
-            Tok::Op("(") => {
+            // `real(x)` is the intrinsic (gdb 13 takes the keyword and fails, see
+            // tests/fortran/README.md); any other keyword before `(` is a type, as in gdb,
+            // unless a kind follows.
+            Tok::Op("(") if name == "real" => {
                 matches!(self.peek_at(n + 2), Tok::Name(k) if k.eq_ignore_ascii_case("kind"))
                     && matches!(self.peek_at(n + 3), Tok::Op("="))
             }
@@ -614,6 +617,10 @@ impl Parser<'_> {
                 }
             } else if self.is_op("(") {
                 self.bump();
+                if matches!(e, Expr::Type(_)) {
+                    // gdb's grammar has no call of a type (`integer(k)`, `real*8(k)`).
+                    return Err(self.error());
+                }
                 let args = self.args()?;
                 e = Expr::Call(Box::new(e), args);
             } else {

@@ -607,7 +607,8 @@ impl<'a> Ev<'a> {
                 if let Some(v) = self.ctx.register(n)? {
                     return Ok(V::from_value(v));
                 }
-                Ok(match self.ctx.convenience(n) {
+                self.ctx.touch_convenience(n);
+                Ok(match self.ctx.convenience(n)? {
                     Some(v) => V::from_value(v),
                     None if internal::INTERNAL_FUNCTIONS.contains(&n.as_str()) => {
                         V::new(internal::internal_function_type(), n.as_bytes().to_vec())
@@ -710,7 +711,13 @@ impl<'a> Ev<'a> {
                 }
                 match classify(&v.ty) {
                     Cls::Int { size, signed } => {
-                        let (ty, s) = promote_one(size, signed);
+                        // gdb does not promote a flags type as wide as `int` (`-$mxcsr`
+                        // is an `i386_mxcsr`).
+                        let (ty, s) = if is_flags(&v.ty) {
+                            (v.ty.clone(), size)
+                        } else {
+                            promote_one(size, signed)
+                        };
                         let i = wrap(self.int_of(&mut v)?, size, signed);
                         let r = match op {
                             UnOp::Neg => i.wrapping_neg(),
@@ -2315,6 +2322,16 @@ impl<'a> Ev<'a> {
         {
             return self.vector_cast(v, to);
         }
+        // gdb's `value_cast` takes a flags value (a register) only as the bits of a type of
+        // its size.
+        if is_flags(&v.ty) && !matches!(ts.kind, TypeKind::Void) {
+            if to.byte_size() != v.ty.byte_size() {
+                return Err(user("Invalid cast."));
+            }
+            let mut v = v;
+            let bytes = self.bytes(&mut v)?.to_vec();
+            return Ok(V::new(to.clone(), bytes));
+        }
         match (&ts.kind, &from) {
             (TypeKind::Void, _) => Ok(V::new(to.clone(), Vec::new())),
             (_, Cls::Array(_)) if !matches!(ts.kind, TypeKind::Array { .. }) => {
@@ -2398,7 +2415,7 @@ impl<'a> Ev<'a> {
     fn place_value(&self, p: &Place) -> Result<V> {
         match p {
             Place::Value(v) => Ok(v.clone()),
-            Place::Convenience(n) => Ok(match self.ctx.convenience(n) {
+            Place::Convenience(n) => Ok(match self.ctx.convenience(n)? {
                 Some(v) => V::from_value(v),
                 None => V::new(builtins().void.clone(), Vec::new()),
             }),
@@ -2410,7 +2427,7 @@ impl<'a> Ev<'a> {
         match place {
             Place::Convenience(n) => {
                 if internal::INTERNAL_FUNCTIONS.contains(&n.as_str())
-                    && self.ctx.convenience(&n).is_none()
+                    && self.ctx.convenience(&n)?.is_none()
                 {
                     return Err(user(format!("Cannot overwrite convenience function {n}")));
                 }
@@ -2549,6 +2566,11 @@ fn pointee_size(t: &TypeRef) -> u64 {
 }
 
 /// The type of a unary-promoted integer of `size` bytes.
+/// A gdb flags type (`$eflags`).
+fn is_flags(ty: &TypeRef) -> bool {
+    matches!(ty.strip().kind, TypeKind::Base(Encoding::Flags(_)))
+}
+
 fn promote_one(size: u64, signed: bool) -> (TypeRef, u64) {
     if size < 4 {
         (builtins().int.clone(), 4)

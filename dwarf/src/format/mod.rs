@@ -535,7 +535,7 @@ impl<'a> Printer<'a> {
         let (size, name) = (ty.size, ty.name.as_deref());
         let kind = match enc {
             Encoding::Signed | Encoding::SignedChar => Scalar::Int { signed: true },
-            Encoding::Unsigned | Encoding::UnsignedChar | Encoding::Utf => {
+            Encoding::Unsigned | Encoding::UnsignedChar | Encoding::Utf | Encoding::Flags(_) => {
                 Scalar::Int { signed: false }
             }
             Encoding::Boolean => Scalar::Bool,
@@ -550,6 +550,19 @@ impl<'a> Printer<'a> {
         };
         if let Some(f) = self.format() {
             self.scalar(out, f, kind, bytes);
+            return;
+        }
+        if let Encoding::Flags(bits) = enc {
+            // gdb's `val_print_type_code_flags`: the names of the set bits.
+            let v = num::to_i128(bytes, false) as u128;
+            out.push('[');
+            for (bit, name) in bits {
+                if !name.is_empty() && v >> bit & 1 == 1 {
+                    out.push(' ');
+                    out.push_str(name);
+                }
+            }
+            out.push_str(" ]");
             return;
         }
         if self.opts.format.is_none() && matches!(kind, Scalar::Int { .. } | Scalar::Bool) {

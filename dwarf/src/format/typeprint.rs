@@ -210,6 +210,27 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
         return;
     }
     let tv = tv.check_typedef();
+    if let TypeKind::Base(crate::types::Encoding::Flags(bits)) = &tv.t.kind {
+        // gdb's `flag NAME {` with one `bool NAME @BIT;` line per bit.
+        modifiers(out, tv.q, false, true, lang);
+        out.push_str("flag ");
+        out.push_str(tv.name().unwrap_or_default());
+        if show > 0 {
+            out.push_str(" {\n");
+            for (bit, name) in bits.iter() {
+                out.push_str(&" ".repeat(level + 4));
+                out.push_str("bool");
+                if !name.is_empty() {
+                    out.push(' ');
+                    out.push_str(name);
+                }
+                out.push_str(&format!(" @{bit};\n"));
+            }
+            out.push_str(&" ".repeat(level));
+            out.push('}');
+        }
+        return;
+    }
     match &tv.t.kind {
         TypeKind::Pointer(_)
         | TypeKind::Reference(_)

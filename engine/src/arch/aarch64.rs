@@ -8,7 +8,8 @@
 //! numbers follow "DWARF for the Arm 64-bit Architecture" (AADWARF64).
 
 use super::{
-    AbiValue, ArchInfo, CallLayout, DisasmKind, Place, RegDesc, RegKind, Scalar, WatchKind,
+    AbiValue, ArchInfo, CallLayout, DisasmKind, FlagsDesc, Place, RegDesc, RegKind, Scalar,
+    WatchKind,
 };
 use crate::error::Result;
 use crate::memory::MemoryRead;
@@ -16,7 +17,13 @@ use crate::memory::MemoryRead;
 /// Single-bit fields of gdb's `cpsr_flags` type. gdb also shows the multi-bit fields
 /// `EL` (bits 2-3) and `BTYPE` (bits 10-11) as `EL=0 BTYPE=0`; [`RegKind::Flags`] names single
 /// bits only, so those two are not in this list.
-const CPSR: &[(u32, &str)] = &[
+/// gdb's `cpsr_flags`.
+const CPSR: FlagsDesc = FlagsDesc {
+    type_name: "cpsr_flags",
+    bits: CPSR_BITS,
+};
+
+const CPSR_BITS: &[(u32, &str)] = &[
     (0, "SP"),
     (4, "nRW"),
     (6, "F"),
@@ -37,7 +44,13 @@ const CPSR: &[(u32, &str)] = &[
 ];
 
 /// Single-bit fields of gdb's `fpsr_flags` type (cumulative exception and condition bits).
-const FPSR: &[(u32, &str)] = &[
+/// gdb's `fpsr_flags`.
+const FPSR: FlagsDesc = FlagsDesc {
+    type_name: "fpsr_flags",
+    bits: FPSR_BITS,
+};
+
+const FPSR_BITS: &[(u32, &str)] = &[
     (0, "IOC"),
     (1, "DZC"),
     (2, "OFC"),
@@ -53,7 +66,13 @@ const FPSR: &[(u32, &str)] = &[
 
 /// Single-bit fields of gdb's `fpcr_flags` type. The multi-bit fields `Len` (16-18),
 /// `Stride` (20-21) and `RMode` (22-23) cannot be expressed in [`RegKind::Flags`].
-const FPCR: &[(u32, &str)] = &[
+/// gdb's `fpcr_flags`.
+const FPCR: FlagsDesc = FlagsDesc {
+    type_name: "fpcr_flags",
+    bits: FPCR_BITS,
+};
+
+const FPCR_BITS: &[(u32, &str)] = &[
     (0, "FIZ"),
     (1, "AH"),
     (2, "NEP"),
@@ -133,7 +152,7 @@ pub const REGS: &[RegDesc] = &[
     // AADWARF64 revisions from 2021 on reserve 32 for PC, but compilers never use it (the CIE
     // return-address column is 30, x30) and gdb does not map it; keep it unnumbered.
     reg("pc", None, 8, RegKind::CodePtr, true),
-    reg("cpsr", None, 4, RegKind::Flags(CPSR), true),
+    reg("cpsr", None, 4, RegKind::Flags(&CPSR), true),
     v("v0", 0),
     v("v1", 1),
     v("v2", 2),
@@ -166,8 +185,8 @@ pub const REGS: &[RegDesc] = &[
     v("v29", 29),
     v("v30", 30),
     v("v31", 31),
-    reg("fpsr", None, 4, RegKind::Flags(FPSR), true),
-    reg("fpcr", None, 4, RegKind::Flags(FPCR), true),
+    reg("fpsr", None, 4, RegKind::Flags(&FPSR), true),
+    reg("fpcr", None, 4, RegKind::Flags(&FPCR), true),
 ];
 
 /// Index constants into [`REGS`].
@@ -269,6 +288,7 @@ pub static ARCH: ArchInfo = ArchInfo {
     disasm: DisasmKind::Aarch64,
     hw_breakpoint_resumes: false,
     sub_registers: SUB_REGISTERS,
+    wide_vectors: &[],
     skip_prologue,
     sandbox: None,
     call: Some(&CALL),
@@ -909,7 +929,7 @@ mod tests {
         let RegKind::Flags(f) = ARCH.regs[idx::CPSR].kind else {
             panic!("cpsr is not a flags register");
         };
-        let name = |bit| f.iter().find(|(b, _)| *b == bit).map(|(_, n)| *n);
+        let name = |bit| f.bits.iter().find(|(b, _)| *b == bit).map(|(_, n)| *n);
         assert_eq!(name(31), Some("N"));
         assert_eq!(name(30), Some("Z"));
         assert_eq!(name(29), Some("C"));

@@ -27,11 +27,20 @@ pub enum RegKind {
     /// Data pointer (gdb shows the hex value twice).
     DataPtr,
     /// A flags register whose set bits are named (e.g. eflags `[ IF ZF ]`).
-    Flags(&'static [(u32, &'static str)]),
+    Flags(&'static FlagsDesc),
     /// 80-bit x87 extended float.
     Float80,
     /// 128-bit vector register.
     Vector128,
+}
+
+/// A flags register's type as gdb's target description has it: the type's name (`ptype
+/// $eflags` says `flag i386_eflags {`) and its one-bit fields, in the description's order
+/// (an empty name is a bit the description lists without a name: `bool @1;`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct FlagsDesc {
+    pub type_name: &'static str,
+    pub bits: &'static [(u32, &'static str)],
 }
 
 /// One register of an architecture's table.
@@ -123,6 +132,10 @@ pub struct ArchInfo {
     /// Narrower views of registers, as gdb names them: (name, full register, bytes), e.g.
     /// `eax` is the low 4 bytes of `rax`.
     pub sub_registers: &'static [(&'static str, &'static str, usize)],
+    /// Wider vector registers gdb makes of a table register and the extended state's upper
+    /// half (x86-64 with AVX: `ymm0` is `xmm0` and the upper 128 bits of `ymm0`), by number:
+    /// (name, the register of the low half).
+    pub wide_vectors: &'static [(&'static str, &'static str)],
     /// Length in bytes of the standard frame-setup sequence at `code`, if it starts with one
     /// (used to place a breakpoint after the prologue of a function without line info).
     pub skip_prologue: fn(code: &[u8]) -> usize,

@@ -1,12 +1,19 @@
 //! x86-64 (AMD64) architecture table.
 
 use super::{
-    AbiValue, ArchInfo, CallLayout, DisasmKind, Place, RegDesc, RegKind, SandboxRules, Scalar,
-    WatchKind,
+    AbiValue, ArchInfo, CallLayout, DisasmKind, FlagsDesc, Place, RegDesc, RegKind, SandboxRules,
+    Scalar, WatchKind,
 };
 
-const EFLAGS: &[(u32, &str)] = &[
+/// gdb's `i386_eflags` (its `64bit-core.xml`, bit 1 listed without a name).
+const EFLAGS: FlagsDesc = FlagsDesc {
+    type_name: "i386_eflags",
+    bits: EFLAGS_BITS,
+};
+
+const EFLAGS_BITS: &[(u32, &str)] = &[
     (0, "CF"),
+    (1, ""),
     (2, "PF"),
     (4, "AF"),
     (6, "ZF"),
@@ -24,7 +31,13 @@ const EFLAGS: &[(u32, &str)] = &[
     (21, "ID"),
 ];
 
-const MXCSR: &[(u32, &str)] = &[
+/// gdb's `i386_mxcsr` (its `64bit-sse.xml`).
+const MXCSR: FlagsDesc = FlagsDesc {
+    type_name: "i386_mxcsr",
+    bits: MXCSR_BITS,
+};
+
+const MXCSR_BITS: &[(u32, &str)] = &[
     (0, "IE"),
     (1, "DE"),
     (2, "ZE"),
@@ -86,7 +99,7 @@ pub const REGS: &[RegDesc] = &[
     gp("r14", 14),
     gp("r15", 15),
     reg("rip", Some(16), 8, RegKind::CodePtr, true),
-    reg("eflags", Some(49), 4, RegKind::Flags(EFLAGS), true),
+    reg("eflags", Some(49), 4, RegKind::Flags(&EFLAGS), true),
     reg("cs", Some(51), 4, RegKind::Int, true),
     reg("ss", Some(52), 4, RegKind::Int, true),
     reg("ds", Some(53), 4, RegKind::Int, true),
@@ -127,7 +140,7 @@ pub const REGS: &[RegDesc] = &[
     xmm("xmm13", 30),
     xmm("xmm14", 31),
     xmm("xmm15", 32),
-    reg("mxcsr", Some(64), 4, RegKind::Flags(MXCSR), false),
+    reg("mxcsr", Some(64), 4, RegKind::Flags(&MXCSR), false),
     k("k0", 118),
     k("k1", 119),
     k("k2", 120),
@@ -239,6 +252,24 @@ pub static ARCH: ArchInfo = ArchInfo {
     disasm: DisasmKind::X86_64,
     hw_breakpoint_resumes: true,
     sub_registers: SUB_REGISTERS,
+    wide_vectors: &[
+        ("ymm0", "xmm0"),
+        ("ymm1", "xmm1"),
+        ("ymm2", "xmm2"),
+        ("ymm3", "xmm3"),
+        ("ymm4", "xmm4"),
+        ("ymm5", "xmm5"),
+        ("ymm6", "xmm6"),
+        ("ymm7", "xmm7"),
+        ("ymm8", "xmm8"),
+        ("ymm9", "xmm9"),
+        ("ymm10", "xmm10"),
+        ("ymm11", "xmm11"),
+        ("ymm12", "xmm12"),
+        ("ymm13", "xmm13"),
+        ("ymm14", "xmm14"),
+        ("ymm15", "xmm15"),
+    ],
     skip_prologue,
     sandbox: Some(&SANDBOX),
     call: Some(&CALL),

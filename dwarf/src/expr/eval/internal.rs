@@ -59,7 +59,7 @@ impl Ev<'_> {
     /// `$NAME(args)` where `NAME` is a convenience function and no convenience variable or
     /// register has that name; `None` otherwise.
     pub(super) fn internal_call(&self, name: &str, args: &[Expr]) -> Result<Option<V>> {
-        let name = match self.ctx.convenience(name) {
+        let name = match self.ctx.convenience(name)? {
             // `set $f = $_isvoid`: `$f(x)`.
             Some(v) => match internal_function_name(&v.ty, &v.bytes) {
                 Some(n) => n,
