@@ -34,6 +34,13 @@ pub fn physname(file: &Arc<DebugFile>, die: DieRef, qualified: &str) -> Option<S
     // C++ type printer writes it (`const std::_Any_data &`, a lambda's closure
     // `struct {...}`). It shows only where gdb cannot parse the name (a lambda in it); other
     // names keep the demangler's spelling (see `physname_from`).
+    // gdb's `dwarf2_compute_name` appends parameters to subprograms only: an inlined copy of
+    // a function without a linkage name is its bare name (`relax`).
+    if !linkage
+        && dietypes::read_die(file, die).is_ok_and(|d| d.tag == dw::DW_TAG_inlined_subroutine)
+    {
+        return Some(qualified.to_string());
+    }
     if !linkage {
         let list: Vec<&str> = params.iter().map(|p| p.2.as_str()).collect();
         let printed = format!("{qualified}({}){quals}", list.join(", "));

@@ -1332,6 +1332,16 @@ impl<'a> Ev<'a> {
             if let Some(v) = self.vector_method(obj.clone(), m, args)? {
                 return Ok(v);
             }
+            // libstdc++'s xmethod `get()` of `std::unique_ptr` and `std::shared_ptr` (no
+            // call: the stored pointer, even where `get` was inlined everywhere).
+            if m == "get" && args.is_empty() {
+                let mut o = self.coerce_ref(obj.clone())?;
+                if matches!(classify(&o.ty), Cls::Agg)
+                    && let Some(p) = self.smart_pointee(&mut o)?
+                {
+                    return Ok(p);
+                }
+            }
             callees = self.method_candidates(&obj, m)?;
             // gdb's `find_overload_match`: a C++ class with neither a data member (a function
             // pointer, say) nor a method of that name (an incomplete class has neither).
