@@ -161,6 +161,7 @@ cases! {
     tail_linkage,
     cxx_frame_names,
     cxx_iterators,
+    cxx_iterators_clang,
     cxx_lambda_frames,
     cxx_caller_funcs,
     cxx_call_stop,

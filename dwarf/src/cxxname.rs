@@ -138,7 +138,7 @@ fn parameters(file: &Arc<DebugFile>, die: DieRef) -> Option<Parameters> {
         list.push((
             demangled_type(&top, true),
             demangled_type(&top, false),
-            crate::format::type_name_in(&ty, crate::format::Language::Cplus),
+            crate::format::raw_type_name(&ty),
         ));
     }
     Some((list, quals, linkage))

@@ -1700,35 +1700,105 @@ impl<'a> Ev<'a> {
         Ok(())
     }
 
-    /// A C++ operator on class values (`a + b`, `a == b`): the class's member `operatorOP`,
-    /// else a function `operatorOP` of two arguments.
+    /// A C++ operator on class values (`a + b`, `a == b`), as gdb's `find_overload_match`
+    /// resolves it: the class's members `operatorOP` (those without code too) and the
+    /// functions `operatorOP` of the global namespace, of the selected function's namespaces
+    /// and of the operands' classes' namespaces (argument-dependent look-up), the best fit
+    /// of all. None at all: `No symbol "operatorOP" in current context.`; none that fits:
+    /// `Cannot resolve function operatorOP to any overloaded instance`; a member without
+    /// code: `Could not find operatorOP.`.
     fn user_operator(&self, op: &str, a: V, b: V) -> Result<V> {
         let fname = format!("operator{op}");
-        let mut callees = Vec::new();
+        let mut methods = Vec::new();
         if matches!(classify(&a.ty), Cls::Agg) {
-            callees = self.method_candidates(&a, &fname)?;
-            // An operator with no code of its own is not found, as in gdb.
-            callees.retain(|c| !c.inlined);
+            methods = self.method_candidates(&a, &fname)?;
         }
-        if !callees.is_empty() {
-            return self.call_values(callees, vec![b], None);
+        let scopes = self.lookup_scopes(&[&a, &b]);
+        let functions: Vec<Callee> = self
+            .ctx
+            .lookup_functions_in(&fname, &scopes)?
+            .into_iter()
+            .map(|v| Callee {
+                f: V::from_value(v),
+                this: None,
+                name: fname.clone(),
+                inlined: false,
+            })
+            .collect();
+        if methods.is_empty() && functions.is_empty() {
+            return Err(user(format!("No symbol \"{fname}\" in current context.")));
         }
+        let one = [b.clone()];
         let pair = [a.clone(), b.clone()];
-        for v in self.ctx.lookup_functions(&fname)? {
-            let f = V::from_value(v);
-            if self.rank(&f.ty, &pair).is_some() {
-                callees.push(Callee {
-                    f,
-                    this: None,
-                    name: fname.clone(),
-                    inlined: false,
-                });
+        let best = |cs: Vec<Callee>, vals: &[V]| {
+            cs.into_iter()
+                .filter_map(|c| Some((self.rank(&c.f.ty, vals)?, c)))
+                .min_by_key(|r| r.0)
+        };
+        let method = best(methods, &one);
+        let function = best(functions, &pair);
+        match (method, function) {
+            (Some((m, c)), f) if f.as_ref().is_none_or(|(f, _)| m <= *f) => {
+                if c.inlined {
+                    return Err(user(format!("Could not find {fname}.")));
+                }
+                self.call_values(vec![c], vec![b], None)
+            }
+            (_, Some((_, c))) => self.call_values(vec![c], vec![a, b], None),
+            _ => Err(user(format!(
+                "Cannot resolve function {fname} to any overloaded instance"
+            ))),
+        }
+    }
+
+    /// The namespaces gdb looks a C++ operator function up in: the global one, the selected
+    /// function's and those enclosing it, and each operand class's (and its public bases').
+    fn lookup_scopes(&self, operands: &[&V]) -> Vec<String> {
+        let mut out = vec![String::new()];
+        if let Ok(Some(Some(f))) = self.ctx.frame_name(0) {
+            let parts = crate::demangle::split_scope(&f);
+            for n in 1..parts.len() {
+                out.push(parts[..n].join("::"));
             }
         }
-        if callees.is_empty() {
-            return Err(user(format!("Could not find {fname}.")));
+        fn adl(ty: &TypeRef, out: &mut Vec<String>, depth: usize) {
+            let mut t = ty.strip();
+            while let TypeKind::Pointer(p) | TypeKind::Reference(p) | TypeKind::RvalueReference(p) =
+                &t.kind
+            {
+                t = p.get().strip();
+            }
+            if let TypeKind::Array { element, .. } = &t.kind {
+                t = element.strip();
+            }
+            if let Some(name) = t.name.as_deref() {
+                let parts = crate::demangle::split_scope(name);
+                if parts.len() > 1 {
+                    out.push(parts[..parts.len() - 1].join("::"));
+                }
+            }
+            if depth < 8
+                && let TypeKind::Aggregate { members, .. } = &t.kind
+            {
+                for (i, m) in members.iter().enumerate() {
+                    let public = t.cxx.as_ref().is_none_or(|c| {
+                        c.base_access
+                            .iter()
+                            .find(|(j, _)| *j == i)
+                            .is_none_or(|(_, a)| *a == crate::types::Access::Public)
+                    });
+                    if m.is_base && public {
+                        adl(m.ty.get(), out, depth + 1);
+                    }
+                }
+            }
         }
-        self.call_values(callees, vec![a, b], None)
+        for v in operands {
+            adl(&v.ty, &mut out, 0);
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The address of `v` for a call (`this`, a reference parameter): a value not in memory

@@ -54,7 +54,10 @@ pub mod text;
 mod typeprint;
 
 pub use float::FloatFormat;
-pub use typeprint::{Language, declaration, ptype, ptype_in, type_name, type_name_in};
+pub use typeprint::{
+    Language, declaration, ptype, ptype_in, raw_type_name, set_string_typedef, type_name,
+    type_name_in,
+};
 
 use crate::context::Target;
 use crate::types::{AggregateKind, Bound, Encoding, Member, TypeKind, TypeRef};
