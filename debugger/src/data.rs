@@ -515,10 +515,7 @@ impl Debugger {
             Some(f) => FormatOptions::with_format(f),
             None => FormatOptions::default(),
         };
-        let (v, prefix) = match fmt {
-            None => self.dynamic_value(v, true),
-            Some(_) => (v, None),
-        };
+        let (v, prefix) = self.printed_value(v, fmt);
         let printer_error = match fmt {
             None => cohort_dwarf::format::top_level_printer_error(&v.ty),
             Some(_) => None,
@@ -558,9 +555,32 @@ impl Debugger {
             Some(f) => FormatOptions::with_format(f),
             None => FormatOptions::default(),
         };
+        // gdb's `print_formatted`, as for `print`: the dynamic class of an object under
+        // `set print object on`, with its RTTI look-ups (`(Circle) ` before it).
+        let (v, prefix) = self.printed_value(v, fmt);
         let s = self.format(&v, &opts);
-        crate::out!("{s}");
+        crate::out!("{}{s}", prefix.unwrap_or_default());
         Ok(Flow::Go)
+    }
+
+    /// The value `print` and `output` show for `v` with format `fmt`: gdb's
+    /// `print_formatted` prints with `value_print` (which follows `set print object`)
+    /// without a format, with `/s`, and for classes, arrays and references; a scalar with a
+    /// format is printed as it is.
+    fn printed_value(&self, v: Value, fmt: Option<char>) -> (Value, Option<String>) {
+        let whole = matches!(
+            v.ty.strip().kind,
+            TypeKind::Aggregate { .. }
+                | TypeKind::Array { .. }
+                | TypeKind::Reference(_)
+                | TypeKind::RvalueReference(_)
+                | TypeKind::Void
+        );
+        match fmt {
+            None | Some('s') => self.dynamic_value(v, true),
+            Some(_) if whole => self.dynamic_value(v, true),
+            Some(_) => (v, None),
+        }
     }
 
     /// gdb's `access_value_history`: `num` > 0 is `$num`, `num` <= 0 counts back from the
