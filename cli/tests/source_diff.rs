@@ -162,6 +162,7 @@ cases! {
     cxx_frame_names,
     cxx_iterators,
     cxx_iterators_clang,
+    libc_alias_names,
     cxx_lambda_frames,
     cxx_caller_funcs,
     cxx_call_stop,

@@ -1518,8 +1518,14 @@ impl EvalCtx<'_> {
             let addr = sym.addr.wrapping_add(o.bias);
             let ty = if sym.kind == cohort_engine::symbols::SymKind::Function {
                 let ret = Type::new(Some("<unknown return type>".into()), 0, TypeKind::Void);
+                // gdb's `nodebug_text_gnu_ifunc_symbol` for an indirect function.
+                let name = if sym.is_ifunc() {
+                    "<text gnu-indirect-function variable, no debug info>"
+                } else {
+                    "<text variable, no debug info>"
+                };
                 Type::new(
-                    Some("<text variable, no debug info>".into()),
+                    Some(name.into()),
                     1,
                     TypeKind::Function {
                         ret: Some(cohort_dwarf::types::LazyType::ready(ret)),
