@@ -26,6 +26,7 @@ int main() {
   std::list<long>::const_iterator lci = l.cbegin();
   std::vector<std::pair<int, std::string>> vps{{1, "a"}};
   auto vpsi = vps.begin(); std::vector<std::string>::size_type sz = 2;
+  sink = vpi->x + mi->first;
   f(vi, std::make_unique<int>(3), std::make_shared<int>(9));
   return 0;
 }

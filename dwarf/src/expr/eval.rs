@@ -1014,6 +1014,26 @@ impl<'a> Ev<'a> {
         {
             v = p;
         }
+        // gdb's `STRUCTOP_PTR` on a class with an `operator->` of its own (an iterator's):
+        // its result, as long as that is such a class again; one declared without code is
+        // `Could not find operator->.`; a class without one has its own member taken.
+        let mut hops = 0;
+        while arrow
+            && hops < 8
+            && matches!(classify(&v.ty), Cls::Agg)
+            && self.ctx.language() == crate::format::Language::Cplus
+        {
+            let callees = self.method_candidates(&v, "operator->")?;
+            if callees.is_empty() {
+                break;
+            }
+            let callees: Vec<Callee> = callees.into_iter().filter(|c| !c.inlined).collect();
+            if callees.is_empty() {
+                return Err(user("Could not find operator->."));
+            }
+            v = self.coerce_ref(self.call_values(callees, Vec::new(), None)?)?;
+            hops += 1;
+        }
         let v = match classify(&v.ty) {
             Cls::Ptr(target) if matches!(target.strip().kind, TypeKind::Aggregate { .. }) => {
                 // `set print object on`: the member of the object's dynamic class.
