@@ -162,6 +162,8 @@ cases! {
     cxx_frame_names,
     cxx_iterators,
     cxx_iterators_clang,
+    cxx_iterators_o2,
+    cxx_iterators_clang_o2,
     libc_alias_names,
     cxx_lambda_frames,
     cxx_caller_funcs,

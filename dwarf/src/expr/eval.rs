@@ -611,6 +611,17 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// gdb's `value_addr` of a class operand before it looks for its operator (`this`):
+    /// a value not in the program's memory (one in registers) has none.
+    fn operand_address(&self, v: &V) -> Result<()> {
+        if !matches!(v.lval, Lval::Memory(_)) && !v.temporary {
+            return Err(user(
+                "Attempt to take address of value not located in memory.",
+            ));
+        }
+        Ok(())
+    }
+
     /// gdb's words for a unary operator on a class value that defines none: C++ looks for
     /// a function `operatorOP` (cohort calls none), C for a member of that name.
     fn no_unary_operator(&self, v: &V, op: &str) -> DwarfError {
@@ -805,6 +816,7 @@ impl<'a> Ev<'a> {
             }
             // A class's own `operator*` (an iterator's), called as gdb's `value_x_unop` does.
             Cls::Agg if self.ctx.language() == crate::format::Language::Cplus => {
+                self.operand_address(&v)?;
                 let mut callees = self.method_candidates(&v, "operator*")?;
                 callees.retain(|c| !c.inlined);
                 if callees.is_empty() {
@@ -1023,6 +1035,7 @@ impl<'a> Ev<'a> {
             && matches!(classify(&v.ty), Cls::Agg)
             && self.ctx.language() == crate::format::Language::Cplus
         {
+            self.operand_address(&v)?;
             let callees = self.method_candidates(&v, "operator->")?;
             if callees.is_empty() {
                 break;
@@ -1731,6 +1744,7 @@ impl<'a> Ev<'a> {
         let fname = format!("operator{op}");
         let mut methods = Vec::new();
         if matches!(classify(&a.ty), Cls::Agg) {
+            self.operand_address(&a)?;
             methods = self.method_candidates(&a, &fname)?;
         }
         let scopes = self.lookup_scopes(&[&a, &b]);
