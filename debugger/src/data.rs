@@ -613,10 +613,7 @@ impl Debugger {
             Some(f) => FormatOptions::with_format(f),
             None => FormatOptions::default(),
         };
-        let (v, prefix) = match fmt {
-            None => self.dynamic_value(v, true),
-            Some(_) => (v, None),
-        };
+        let (v, prefix) = self.printed_value(v, fmt);
         let printer_error = match fmt {
             None => cohort_dwarf::format::top_level_printer_error(&v.ty),
             Some(_) => None,
@@ -656,9 +653,32 @@ impl Debugger {
             Some(f) => FormatOptions::with_format(f),
             None => FormatOptions::default(),
         };
+        // gdb's `print_formatted`, as for `print`: the dynamic class of an object under
+        // `set print object on`, with its RTTI look-ups (`(Circle) ` before it).
+        let (v, prefix) = self.printed_value(v, fmt);
         let s = self.format(&v, &opts);
-        crate::out!("{s}");
+        crate::out!("{}{s}", prefix.unwrap_or_default());
         Ok(Flow::Go)
+    }
+
+    /// The value `print` and `output` show for `v` with format `fmt`: gdb's
+    /// `print_formatted` prints with `value_print` (which follows `set print object`)
+    /// without a format, with `/s`, and for classes, arrays and references; a scalar with a
+    /// format is printed as it is.
+    fn printed_value(&self, v: Value, fmt: Option<char>) -> (Value, Option<String>) {
+        let whole = matches!(
+            v.ty.strip().kind,
+            TypeKind::Aggregate { .. }
+                | TypeKind::Array { .. }
+                | TypeKind::Reference(_)
+                | TypeKind::RvalueReference(_)
+                | TypeKind::Void
+        );
+        match fmt {
+            None | Some('s') => self.dynamic_value(v, true),
+            Some(_) if whole => self.dynamic_value(v, true),
+            Some(_) => (v, None),
+        }
     }
 
     /// gdb's `access_value_history`: `num` > 0 is `$num`, `num` <= 0 counts back from the
@@ -1759,8 +1779,14 @@ impl EvalCtx<'_> {
             let addr = sym.addr.wrapping_add(o.bias);
             let ty = if sym.kind == cohort_engine::symbols::SymKind::Function {
                 let ret = Type::new(Some("<unknown return type>".into()), 0, TypeKind::Void);
+                // gdb's `nodebug_text_gnu_ifunc_symbol` for an indirect function.
+                let name = if sym.is_ifunc() {
+                    "<text gnu-indirect-function variable, no debug info>"
+                } else {
+                    "<text variable, no debug info>"
+                };
                 Type::new(
-                    Some("<text variable, no debug info>".into()),
+                    Some(name.into()),
                     1,
                     TypeKind::Function {
                         ret: Some(cohort_dwarf::types::LazyType::ready(ret)),
@@ -1825,6 +1851,40 @@ impl EvalContext for EvalCtx<'_> {
             && matches!(v.ty.strip().kind, TypeKind::Function { .. })
         {
             out.push(v);
+        }
+        Ok(out)
+    }
+
+    fn lookup_functions_in(
+        &self,
+        name: &str,
+        scopes: &[String],
+    ) -> cohort_dwarf::Result<Vec<Value>> {
+        let mut out = Vec::new();
+        for (d, bias) in self.dbg.debug_objects() {
+            for f in d.functions_named(name) {
+                // The namespace the function is declared in: its qualified name before the
+                // operator (or last) name.
+                let scope = match f.name.find(name) {
+                    Some(i) => f.name[..i].trim_end_matches("::"),
+                    None => "",
+                };
+                if f.inlined_copy || !scopes.iter().any(|s| s == scope) {
+                    continue;
+                }
+                let (Some(pc), Ok(unit)) = (f.entry_pc(), d.unit(f.unit)) else {
+                    continue;
+                };
+                let Some(off) = f.offset.to_debug_info_offset(&unit.header) else {
+                    continue;
+                };
+                let ty = dietypes::type_of(&d, cohort_dwarf::types::DieRef(off));
+                out.push(Value::new(
+                    ty,
+                    Vec::new(),
+                    Lval::Memory(pc.wrapping_add(bias)),
+                ));
+            }
         }
         Ok(out)
     }

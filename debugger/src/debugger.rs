@@ -239,6 +239,24 @@ impl Debugger {
             return r;
         }
         self.note_resume(line.trim());
+        // libstdc++'s type printer for `std::string` needs the typedef; a name's
+        // canonicalization the class defined too (clang's debug information declares it).
+        let (mut typedef, mut defined) = (false, false);
+        for (d, _) in self.debug_objects() {
+            for n in ["std::__cxx11::string", "std::string"] {
+                if let Some(t) = cohort_dwarf::dietypes::lookup_type(&d, n) {
+                    typedef = true;
+                    defined |= matches!(
+                        t.strip().kind,
+                        cohort_dwarf::types::TypeKind::Aggregate {
+                            declaration: false,
+                            ..
+                        }
+                    );
+                }
+            }
+        }
+        cohort_dwarf::format::set_string_typedef(typedef, defined);
         let r = self.dispatch(line.trim());
         // Threads made, ended or stopped during function calls of the command.
         self.session.settle_call();

@@ -432,7 +432,15 @@ impl Debugger {
             }
             Some(with_offset(physname_of(&d, &f)?, off))
         };
-        physname().or(Some(sym))
+        // A function of another language by its name in the debug information (gdb's
+        // `build_address_symbolic` prefers the block's function: `index`, the later of
+        // glibc's two names for `strchr`'s code).
+        let debug_name = || -> Option<String> {
+            let (d, f, _, off) = self.symbol_function(addr, &sym)?;
+            (scopes::unit_language(&d, f.unit) != Language::Cplus)
+                .then(|| with_offset(f.name.clone(), off))
+        };
+        physname().or_else(debug_name).or(Some(sym))
     }
 
     /// `addr` as gdb names it in a value (`<cfun(int)>`, `<f(double)+4>`): a C++ function
@@ -440,10 +448,17 @@ impl Debugger {
     pub(crate) fn value_symbol(&self, addr: u64) -> Option<String> {
         let sym = self.session.symbolize(addr)?;
         // The function whose entry the ELF symbol is (whichever alias names it, as a complete
-        // and a base object destructor share their code).
+        // and a base object destructor share their code), by its name in the debug
+        // information, as gdb's `build_address_symbolic` takes the block's function: of two
+        // at the same code (glibc's `strchr` and its alias `index`), the later one.
         let cxx = || -> Option<String> {
             let (d, f, _, off) = self.symbol_function(addr, &sym)?;
-            Some(with_offset(physname_of(&d, &f)?, off))
+            let name = match physname_of(&d, &f) {
+                Some(n) => n,
+                None if scopes::unit_language(&d, f.unit) != Language::Cplus => f.name.clone(),
+                None => return None,
+            };
+            Some(with_offset(name, off))
         };
         // A C++ variable's mangled symbol, demangled (`<g>` for `_ZL1g`).
         let variable = || -> Option<String> {

@@ -202,6 +202,16 @@ pub trait EvalContext: Target {
         Ok(self.lookup_variable(name)?.into_iter().collect())
     }
 
+    /// The functions called `name` declared in one of the namespaces `scopes` (`""` the
+    /// global one), as [`EvalContext::lookup_functions`] gives them.
+    fn lookup_functions_in(&self, name: &str, scopes: &[String]) -> Result<Vec<Value>> {
+        if scopes.iter().any(|s| s.is_empty()) {
+            self.lookup_functions(name)
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
     /// Put `bytes` in the program's memory for the duration of an evaluation that calls a
     /// function (a string passed as `const char *`): their address.
     fn push_for_call(&self, _bytes: &[u8]) -> Result<u64> {

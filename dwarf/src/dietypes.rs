@@ -810,7 +810,11 @@ impl FileTypes {
                         ret,
                         params,
                         varargs,
-                        prototyped: full.flag(dw::DW_AT_prototyped),
+                        // gdb's `prototyped_function_p`: a function of a language
+                        // without unprototyped ones (an assembler unit's) is prototyped,
+                        // `void (void)`.
+                        prototyped: full.flag(dw::DW_AT_prototyped)
+                            || is_assembler_unit(file, die.unit),
                     },
                 )
             }
@@ -1514,6 +1518,13 @@ fn fortran_procedure_types(file: &DebugFile, ui: usize, root: &Die, idx: &mut To
 }
 
 /// Lower bound of arrays in the unit's language (0 for C, 1 for Fortran).
+/// Whether unit `ui` is assembler source (`DW_LANG_Mips_Assembler`, as GNU as writes it).
+fn is_assembler_unit(file: &DebugFile, ui: usize) -> bool {
+    read_tree_at(file, ui, None, 0).is_ok_and(|root| {
+        root.udata(dw::DW_AT_language) == Some(u64::from(dw::DW_LANG_Mips_Assembler.0))
+    })
+}
+
 fn default_lower_bound(file: &DebugFile, ui: usize) -> i64 {
     let Ok(root) = read_tree_at(file, ui, None, 0) else {
         return 0;

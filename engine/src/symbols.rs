@@ -88,6 +88,11 @@ pub struct Symbol {
 }
 
 impl Symbol {
+    /// An `STT_GNU_IFUNC` symbol (gdb's `mst_text_gnu_ifunc`): its address is the resolver's.
+    pub fn is_ifunc(&self) -> bool {
+        self.msym == MsymType::TextIfunc
+    }
+
     /// The name as gdb shows it: without the numeric suffix GCC gives static locals and
     /// clones (`cnt.1` is `cnt`, `helper.constprop.0` is `helper.constprop`). Look-ups by
     /// name take the full [`Symbol::name`], as gdb's do.

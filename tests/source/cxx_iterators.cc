@@ -1,5 +1,6 @@
 // libstdc++ iterators as gdb's printers show them (the element they point at), and smart
-// pointers in frame lines (`{...}` for a printer's children).
+// pointers in frame lines (`{...}` for a printer's children); their types' names with
+// libstdc++'s type printers, and operators on them.
 #include <string>
 #include <vector>
 #include <map>
@@ -7,6 +8,7 @@
 #include <list>
 #include <deque>
 #include <memory>
+#include <utility>
 struct P { int x; double y; };
 volatile int sink;
 void f(std::vector<int>::iterator it, std::unique_ptr<int> p, std::shared_ptr<int> sp) { sink = *it + *p + *sp; }
@@ -22,6 +24,9 @@ int main() {
   auto li = l.begin(); auto di = d.begin(); auto stri = str.begin(); auto ve = v.end();
   std::map<int, std::string>::iterator mnull; std::vector<int>::iterator vnull;
   std::list<long>::const_iterator lci = l.cbegin();
+  std::vector<std::pair<int, std::string>> vps{{1, "a"}};
+  auto vpsi = vps.begin(); std::vector<std::string>::size_type sz = 2;
+  sink = vpi->x + mi->first;
   f(vi, std::make_unique<int>(3), std::make_shared<int>(9));
   return 0;
 }

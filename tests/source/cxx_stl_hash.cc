@@ -1,6 +1,6 @@
 // Hash tables and std::optional as gdb's libstdc++ printers show them: std::unordered_map
 // (int and string keys), std::unordered_set, std::optional with and without a value, and a
-// one-element std::map ("1 element").
+// one-element std::map ("1 element"), std::unordered_multimap and std::unordered_multiset.
 #include <map>
 #include <optional>
 #include <string>
@@ -22,5 +22,7 @@ int main()
     std::optional<int> o = 5, none;
     std::optional<double> od = 2.5;
     std::map<int, int> one{{1, 2}};
+    std::unordered_multimap<int, int> umm{{2, 3}, {2, 4}};
+    std::unordered_multiset<long> umset{5, 5};
     return count(um2, o) + count(um2, none) == 0;
 }

@@ -619,6 +619,17 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// gdb's `value_addr` of a class operand before it looks for its operator (`this`):
+    /// a value not in the program's memory (one in registers) has none.
+    fn operand_address(&self, v: &V) -> Result<()> {
+        if !matches!(v.lval, Lval::Memory(_)) && !v.temporary {
+            return Err(user(
+                "Attempt to take address of value not located in memory.",
+            ));
+        }
+        Ok(())
+    }
+
     /// gdb's words for a unary operator on a class value that defines none: C++ looks for
     /// a function `operatorOP` (cohort calls none), C for a member of that name.
     fn no_unary_operator(&self, v: &V, op: &str) -> DwarfError {
@@ -819,6 +830,7 @@ impl<'a> Ev<'a> {
             }
             // A class's own `operator*` (an iterator's), called as gdb's `value_x_unop` does.
             Cls::Agg if self.ctx.language() == crate::format::Language::Cplus => {
+                self.operand_address(&v)?;
                 let mut callees = self.method_candidates(&v, "operator*")?;
                 callees.retain(|c| !c.inlined);
                 if callees.is_empty() {
@@ -1027,6 +1039,27 @@ impl<'a> Ev<'a> {
             && let Some(p) = self.smart_pointee(&mut v)?
         {
             v = p;
+        }
+        // gdb's `STRUCTOP_PTR` on a class with an `operator->` of its own (an iterator's):
+        // its result, as long as that is such a class again; one declared without code is
+        // `Could not find operator->.`; a class without one has its own member taken.
+        let mut hops = 0;
+        while arrow
+            && hops < 8
+            && matches!(classify(&v.ty), Cls::Agg)
+            && self.ctx.language() == crate::format::Language::Cplus
+        {
+            self.operand_address(&v)?;
+            let callees = self.method_candidates(&v, "operator->")?;
+            if callees.is_empty() {
+                break;
+            }
+            let callees: Vec<Callee> = callees.into_iter().filter(|c| !c.inlined).collect();
+            if callees.is_empty() {
+                return Err(user("Could not find operator->."));
+            }
+            v = self.coerce_ref(self.call_values(callees, Vec::new(), None)?)?;
+            hops += 1;
         }
         let v = match classify(&v.ty) {
             Cls::Ptr(target) if matches!(target.strip().kind, TypeKind::Aggregate { .. }) => {
@@ -1741,19 +1774,24 @@ impl<'a> Ev<'a> {
         Ok(())
     }
 
-    /// A C++ operator on class values (`a + b`, `a == b`): the class's member `operatorOP`,
-    /// else a function `operatorOP` of two arguments.
-    /// A C++ binary operator (or `[]`) on a class: the best of its member operators and the
-    /// functions of that name, as gdb's `find_overload_match` (method and non-method).
+    /// A C++ operator on class values (`a + b`, `a == b`), as gdb's `find_overload_match`
+    /// resolves it: the class's members `operatorOP` (those without code too) and the
+    /// functions `operatorOP` of the global namespace, of the selected function's namespaces
+    /// and of the operands' classes' namespaces (argument-dependent look-up), the best fit
+    /// of all. None at all: `No symbol "operatorOP" in current context.`; none that fits:
+    /// `Cannot resolve function operatorOP to any overloaded instance`; a member without
+    /// code: `Could not find operatorOP.`.
     fn user_operator(&self, op: &str, a: V, b: V) -> Result<V> {
         let fname = format!("operator{op}");
         let mut methods = Vec::new();
         if matches!(classify(&a.ty), Cls::Agg) {
+            self.operand_address(&a)?;
             methods = self.method_candidates(&a, &fname)?;
         }
-        let funcs: Vec<Callee> = self
+        let scopes = self.lookup_scopes(&[&a, &b]);
+        let functions: Vec<Callee> = self
             .ctx
-            .lookup_functions(&fname)?
+            .lookup_functions_in(&fname, &scopes)?
             .into_iter()
             .map(|v| Callee {
                 f: V::from_value(v),
@@ -1762,37 +1800,80 @@ impl<'a> Ev<'a> {
                 inlined: false,
             })
             .collect();
-        match (methods.len(), funcs.len()) {
-            (0, 0) => {
-                return Err(user(format!("No symbol \"{fname}\" in current context.")));
-            }
-            _ => {}
+        if methods.is_empty() && functions.is_empty() {
+            return Err(user(format!("No symbol \"{fname}\" in current context.")));
         }
         let one = [b.clone()];
         let pair = [a.clone(), b.clone()];
-        let best_method = methods
-            .into_iter()
-            .filter_map(|c| Some((self.rank(&c.f.ty, &one)?, c)))
-            .min_by_key(|r| r.0);
-        let best_func = funcs
-            .into_iter()
-            .filter_map(|c| Some((self.rank(&c.f.ty, &pair)?, c)))
-            .min_by_key(|r| r.0);
-        let (callee, args) = match (best_method, best_func) {
-            (Some((m, c)), Some((f, _))) if m <= f => (c, vec![b]),
-            (Some((_, c)), None) => (c, vec![b]),
-            (_, Some((_, c))) => (c, vec![a, b]),
-            (None, None) => {
-                return Err(user(format!(
-                    "Cannot resolve function {fname} to any overloaded instance"
-                )));
-            }
+        let best = |cs: Vec<Callee>, vals: &[V]| {
+            cs.into_iter()
+                .filter_map(|c| Some((self.rank(&c.f.ty, vals)?, c)))
+                .min_by_key(|r| r.0)
         };
-        // An operator with no code of its own (inlined everywhere), as gdb.
-        if callee.inlined {
-            return Err(user(format!("Could not find {fname}.")));
+        let method = best(methods, &one);
+        let function = best(functions, &pair);
+        match (method, function) {
+            (Some((m, c)), f) if f.as_ref().is_none_or(|(f, _)| m <= *f) => {
+                if c.inlined {
+                    return Err(user(format!("Could not find {fname}.")));
+                }
+                self.call_values(vec![c], vec![b], None)
+            }
+            (_, Some((_, c))) => self.call_values(vec![c], vec![a, b], None),
+            _ => Err(user(format!(
+                "Cannot resolve function {fname} to any overloaded instance"
+            ))),
         }
-        self.call_values(vec![callee], args, None)
+    }
+
+    /// The namespaces gdb looks a C++ operator function up in: the global one, the selected
+    /// function's and those enclosing it, and each operand class's (and its public bases').
+    fn lookup_scopes(&self, operands: &[&V]) -> Vec<String> {
+        let mut out = vec![String::new()];
+        if let Ok(Some(Some(f))) = self.ctx.frame_name(0) {
+            let parts = crate::demangle::split_scope(&f);
+            for n in 1..parts.len() {
+                out.push(parts[..n].join("::"));
+            }
+        }
+        fn adl(ty: &TypeRef, out: &mut Vec<String>, depth: usize) {
+            let mut t = ty.strip();
+            while let TypeKind::Pointer(p) | TypeKind::Reference(p) | TypeKind::RvalueReference(p) =
+                &t.kind
+            {
+                t = p.get().strip();
+            }
+            if let TypeKind::Array { element, .. } = &t.kind {
+                t = element.strip();
+            }
+            if let Some(name) = t.name.as_deref() {
+                let parts = crate::demangle::split_scope(name);
+                if parts.len() > 1 {
+                    out.push(parts[..parts.len() - 1].join("::"));
+                }
+            }
+            if depth < 8
+                && let TypeKind::Aggregate { members, .. } = &t.kind
+            {
+                for (i, m) in members.iter().enumerate() {
+                    let public = t.cxx.as_ref().is_none_or(|c| {
+                        c.base_access
+                            .iter()
+                            .find(|(j, _)| *j == i)
+                            .is_none_or(|(_, a)| *a == crate::types::Access::Public)
+                    });
+                    if m.is_base && public {
+                        adl(m.ty.get(), out, depth + 1);
+                    }
+                }
+            }
+        }
+        for v in operands {
+            adl(&v.ty, &mut out, 0);
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The address of `v` for a call (`this`, a reference parameter): a value not in memory

@@ -728,6 +728,23 @@ impl<'a> Parser<'a> {
                         return Err(self.syntax_error());
                     };
                     self.bump();
+                    // `it.operator*()`: a member operator by its name.
+                    if name == "operator"
+                        && let Tok::Punct(op) = self.peek().clone()
+                    {
+                        self.bump();
+                        let op = match op {
+                            "(" if self.eat(")") => "()",
+                            "[" if self.eat("]") => "[]",
+                            "(" | "[" => return Err(self.syntax_error()),
+                            _ => op,
+                        };
+                        e = Expr::Member(Box::new(e), format!("operator{op}"), arrow);
+                        continue;
+                    }
+                    if name == "operator" {
+                        return Err(self.syntax_error());
+                    }
                     // `d.Base::x`: a member of a base class, by its qualified name.
                     let mut name = name;
                     while self.is_punct("::")

@@ -55,7 +55,8 @@ mod typeprint;
 
 pub use float::FloatFormat;
 pub use typeprint::{
-    Language, declaration, ptype, ptype_in, raw_type_name, type_name, type_name_in,
+    Language, declaration, ptype, ptype_in, raw_type_name, set_string_typedef, type_name,
+    type_name_in,
 };
 
 use crate::context::Target;

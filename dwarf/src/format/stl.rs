@@ -27,6 +27,8 @@ const PRINTERS: &[(&str, PrintFn)] = &[
     ("std::pair<", pair),
     ("std::unordered_map<", unordered),
     ("std::unordered_set<", unordered),
+    ("std::unordered_multimap<", unordered),
+    ("std::unordered_multiset<", unordered),
     ("std::optional<", optional),
     ("std::deque<", deque),
     ("std::tuple<", tuple),
@@ -607,12 +609,14 @@ fn num_elements(n: u64) -> String {
     }
 }
 
-/// libstdc++'s `Tr1UnorderedMapPrinter` and `Tr1UnorderedSetPrinter`: the elements in the
+/// libstdc++'s `Tr1UnorderedMapPrinter` and `Tr1UnorderedSetPrinter` (for the multi
+/// variants too; gdb 13's printers have none for their iterators): the elements in the
 /// hash table's list order (`_M_before_begin._M_nxt`); a node's value follows its next
 /// pointer.
 fn unordered(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bool) -> bool {
     let name = ty.name.as_deref().unwrap_or("");
-    let is_map = name.starts_with("std::unordered_map<");
+    let is_map =
+        name.starts_with("std::unordered_map<") || name.starts_with("std::unordered_multimap<");
     let Some(kty) = template_arg(ty, 0) else {
         return false;
     };

@@ -206,7 +206,11 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
             TypeKind::Enum { .. } if lang == Language::C => out.push_str("enum "),
             _ => {}
         }
-        out.push_str(name);
+        if lang == Language::Cplus && !RAW_NAMES.with(|r| r.get()) {
+            out.push_str(&canonical_name(name));
+        } else {
+            out.push_str(name);
+        }
         return;
     }
     let tv = tv.check_typedef();
@@ -249,7 +253,11 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
             modifiers(out, tv.q, false, true, lang);
             out.push_str(keyword(*kind));
             if let Some(name) = tv.name() {
-                out.push_str(name);
+                if lang == Language::Cplus && !RAW_NAMES.with(|r| r.get()) {
+                    out.push_str(&canonical_name(name));
+                } else {
+                    out.push_str(name);
+                }
                 if show > 0 {
                     out.push(' ');
                 }
@@ -757,6 +765,9 @@ thread_local! {
     /// argument (`double` is `T`), as gdb's local typedefs (`add_template_parameters`).
     static TEMPLATE_PARAMS: std::cell::RefCell<Vec<(String, String)>> =
         const { std::cell::RefCell::new(Vec::new()) };
+    /// What the program's debug information has of `std::string`: 0 nothing, 1 the
+    /// typedef, 2 the typedef and the class defined.
+    static STRING_TYPEDEF: std::cell::Cell<u8> = const { std::cell::Cell::new(2) };
 }
 
 /// The template parameter a type called `name` stands for in the class body being printed.
@@ -768,6 +779,25 @@ fn template_param(name: &str) -> Option<String> {
             .find(|(arg, _)| arg == name)
             .map(|(_, param)| param.clone())
     })
+}
+
+/// Tell the type printers whether the program's debug information has the typedef
+/// `std::__cxx11::string` (`std::string`), and whether the class it names is defined there:
+/// libstdc++'s `FilteringTypePrinter` names the `char` string class `std::string` only when
+/// `gdb.lookup_type` finds that typedef (a program that never names the type leaves it
+/// out), and gdb's canonicalization of a name looks the class up as a symbol, which a
+/// class only declared (clang's) has not.
+pub fn set_string_typedef(typedef: bool, defined: bool) {
+    STRING_TYPEDEF.with(|s| s.set(u8::from(typedef) + u8::from(typedef && defined)));
+}
+
+/// The `char` string class's name, as libstdc++'s type printer recognizes it; `by_name`:
+/// found by its name (gdb's canonicalization), not handed over as a type.
+fn is_std_string(name: &str, by_name: bool) -> bool {
+    let n = squeezed(name);
+    STRING_TYPEDEF.with(|s| s.get()) > u8::from(by_name)
+        && (n == "std::__cxx11::basic_string<char,std::char_traits<char>,std::allocator<char>>"
+            || n == "std::basic_string<char,std::char_traits<char>,std::allocator<char>>")
 }
 
 /// A C++ type's name without libstdc++'s type printers (what a Python printer's
@@ -858,9 +888,7 @@ pub fn recognize(ty: &TypeRef) -> Option<String> {
         return None;
     };
     let name = ty.name.as_deref()?;
-    if name == "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
-        || name == "std::basic_string<char, std::char_traits<char>, std::allocator<char> >"
-    {
+    if is_std_string(name, false) {
         return Some("std::string".into());
     }
     let template = name.get(..name.find('<')?)?;
@@ -889,6 +917,170 @@ pub fn recognize(ty: &TypeRef) -> Option<String> {
     Some(format!("{shown_name}<{}>", shown.join(", ")))
 }
 
+/// A C++ name as gdb's `print_name_maybe_canonical` prints it: each class template
+/// instantiation in it (the name itself, a scope of it, a template argument) that a libstdc++
+/// type printer recognizes is replaced by the printer's name:
+/// `__gnu_cxx::__normal_iterator<int*, std::vector<int> >::reference`. A name with nothing
+/// recognized, or one this does not parse, is unchanged.
+pub fn canonical_name(name: &str) -> String {
+    if !name.contains('<') || name.contains("operator") {
+        return name.to_string();
+    }
+    canonical_type_text(name).unwrap_or_else(|| name.to_string())
+}
+
+/// `s` split at `sep` outside of `<>`, `()` and `[]`; `None` when they do not balance.
+fn split_top<'a>(s: &'a str, sep: &str) -> Option<Vec<&'a str>> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'<' | b'(' | b'[' => depth += 1,
+            b'>' | b')' | b']' => {
+                depth -= 1;
+                if depth < 0 {
+                    return None;
+                }
+            }
+            _ if depth == 0 && s[i..].starts_with(sep) => {
+                out.push(&s[start..i]);
+                i += sep.len();
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if depth != 0 {
+        return None;
+    }
+    out.push(&s[start..]);
+    Some(out)
+}
+
+/// A template argument or other type spelled in a name, canonicalized: its qualified-name
+/// core (`const`, `*` and `&` around it kept as written); a value argument unchanged.
+fn canonical_type_text(arg: &str) -> Option<String> {
+    let t = arg.trim();
+    let lead = if t.starts_with("const ") {
+        "const "
+    } else {
+        ""
+    };
+    let t = &t[lead.len()..];
+    let mut core = t;
+    let mut tail_len = 0;
+    loop {
+        let c = core.trim_end();
+        if let Some(c) = c.strip_suffix(['*', '&']) {
+            core = c;
+        } else if let Some(c) = c.strip_suffix(" const") {
+            core = c;
+        } else if let Some(c) = c.strip_suffix(" volatile") {
+            core = c;
+        } else {
+            core = c;
+            break;
+        }
+        tail_len = t.len() - core.len();
+    }
+    let tail = &t[t.len() - tail_len..];
+    if !core.contains('<') {
+        return Some(arg.trim().to_string());
+    }
+    let segments = split_top(core, "::")?;
+    let mut out = String::new();
+    let mut raw = String::new();
+    for (i, seg) in segments.iter().enumerate() {
+        if i > 0 {
+            out.push_str("::");
+            raw.push_str("::");
+        }
+        raw.push_str(seg);
+        let Some(open) = seg.find('<') else {
+            out.push_str(seg);
+            continue;
+        };
+        let inner = seg[open + 1..].strip_suffix('>')?;
+        let args = split_top(inner, ",")?;
+        let raw_args: Vec<String> = args.iter().map(|a| a.trim().to_string()).collect();
+        // gdb looks up (for the type printers) only a whole name ending in a template: a
+        // class template in a scope has just its arguments canonicalized
+        // (`std::vector<std::string, std::allocator<std::string> >::size_type`).
+        if i + 1 == segments.len()
+            && let Some(r) = recognize_text(&raw, &raw_args, true)
+        {
+            out = r;
+            continue;
+        }
+        let shown: Vec<String> = raw_args
+            .iter()
+            .map(|a| canonical_type_text(a))
+            .collect::<Option<_>>()?;
+        out.push_str(&seg[..open]);
+        out.push('<');
+        out.push_str(&shown.join(", "));
+        if out.ends_with('>') {
+            out.push(' ');
+        }
+        out.push('>');
+    }
+    Some(format!("{lead}{out}{tail}"))
+}
+
+/// [`recognize`] on a class's name: `name` the whole name, `args` its last template
+/// arguments as written; `by_name`: see [`is_std_string`].
+fn recognize_text(name: &str, args: &[String], by_name: bool) -> Option<String> {
+    if is_std_string(name, by_name) {
+        return Some("std::string".into());
+    }
+    let template = name.get(..name.find('<')?)?;
+    let (_, defaults) = DEFAULT_ARGS.iter().find(|(n, _)| *n == template)?;
+    let mut shown = Vec::new();
+    let mut defaulted = false;
+    for (i, a) in args.iter().enumerate() {
+        match defaults.iter().find(|(k, _)| *k == i) {
+            Some((_, d)) => {
+                let mut want = d.to_string();
+                for (k, n) in args.iter().enumerate() {
+                    want = want.replace(&format!("{{{k}}}"), n);
+                }
+                if squeezed(a) != squeezed(&want) {
+                    return None;
+                }
+                defaulted = true;
+            }
+            None if defaulted => return None,
+            None => shown.push(recognized_subtype_text(a)),
+        }
+    }
+    let shown_name = template.replace("std::__cxx11::", "std::");
+    Some(format!("{shown_name}<{}>", shown.join(", ")))
+}
+
+/// [`recognized_subtype`] on a template argument as written.
+fn recognized_subtype_text(arg: &str) -> String {
+    for suffix in ["&&", "*", "&"] {
+        if let Some(t) = arg.strip_suffix(suffix) {
+            return format!("{}{suffix}", recognized_subtype_text(t.trim_end()));
+        }
+    }
+    if let (Some(open), true) = (arg.find('<'), arg.ends_with('>'))
+        && !arg.ends_with(" const")
+        && let Some(args) = split_top(&arg[open + 1..arg.len() - 1], ",")
+    {
+        let args: Vec<String> = args.iter().map(|a| a.trim().to_string()).collect();
+        if let Some(r) = recognize_text(arg, &args, false) {
+            return r;
+        }
+    }
+    arg.to_string()
+}
+
 /// A template argument as the type printers show it: pointers and references to recognized
 /// types recognized, anything else by its name.
 fn recognized_subtype(ty: &TypeRef) -> String {
@@ -896,6 +1088,7 @@ fn recognized_subtype(ty: &TypeRef) -> String {
         TypeKind::Pointer(t) => format!("{}*", recognized_subtype(t.get())),
         TypeKind::Reference(t) => format!("{}&", recognized_subtype(t.get())),
         TypeKind::RvalueReference(t) => format!("{}&&", recognized_subtype(t.get())),
-        _ => recognize(ty).unwrap_or_else(|| type_name_in(ty, Language::Cplus)),
+        // Python's `str(gdb.Type)`: the raw name.
+        _ => recognize(ty).unwrap_or_else(|| raw_type_name(ty)),
     }
 }
