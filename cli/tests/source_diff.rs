@@ -167,6 +167,7 @@ cases! {
     cxx_frame_names,
     cxx_using,
     cxx_mesh,
+    cxx_mesh_o2,
     cxx_member_ptr,
     cxx_iterators,
     cxx_iterators_clang,
