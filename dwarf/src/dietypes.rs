@@ -901,6 +901,13 @@ impl FileTypes {
                 }
                 continue;
             }
+            if cplus && c.tag == dw::DW_TAG_typedef {
+                if let (Some(n), Some(r)) = (c.name(file), c.die_ref(file)) {
+                    cxx.typedefs
+                        .push((n, self.lazy(Some(r)), access(c, default_access)));
+                }
+                continue;
+            }
             if cplus && c.tag == dw::DW_TAG_subprogram {
                 if let Some(m) = self.method(c, default_access) {
                     cxx.methods.push(m);

@@ -502,6 +502,9 @@ pub struct CxxInfo {
     /// Static data members whose declaration gives their value (`DW_AT_const_value`: a
     /// `static const size_t _M_max_size = 16;`), by index in `members`: the value's bytes.
     pub static_consts: Vec<(usize, Vec<u8>)>,
+    /// Typedefs declared in the class (`typedef R (*_Invoker_type)(…);`): name, the typedef
+    /// type, access; `ptype` lists them and names members by them.
+    pub typedefs: Vec<(String, LazyType, Access)>,
 }
 
 impl CxxInfo {

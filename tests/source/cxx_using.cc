@@ -17,7 +17,11 @@ int level = 7;
 template <typename T, int N>
 struct Field {
   Field(std::string name) : name_(name) {}
+  typedef T value_type;
+  using index = int;
   T data[N];
+  value_type total = 0;
+  index count = N;
   std::string name_;
   T first() const { return data[0]; }
   const T *row(int i) const { return &data[i]; }

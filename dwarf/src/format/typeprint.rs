@@ -280,10 +280,15 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
             let params = if show > 0
                 && let Some(c) = cxx
             {
-                c.template_args
+                let mut p: Vec<(String, String)> = c
+                    .template_args
                     .iter()
                     .map(|(n, t)| (type_name_in(t.get(), lang), n.clone()))
-                    .collect()
+                    .collect();
+                // And its typedefs and its bases' by their short names (gdb's
+                // `recursively_update_typedef_hash`).
+                class_typedefs(&tv.t, &mut p, 0);
+                p
             } else {
                 Vec::new()
             };
@@ -358,6 +363,16 @@ fn print_base(out: &mut String, tv: &TV, show: i32, level: usize, lang: Language
                 }
                 if let Some(c) = cxx {
                     print_methods(out, tv.name(), c, &mut section, level, lang);
+                    print_typedefs(
+                        out,
+                        c,
+                        !members.is_empty(),
+                        need_label,
+                        &mut section,
+                        show,
+                        level,
+                        lang,
+                    );
                 }
                 out.push_str(&" ".repeat(level));
                 out.push('}');
@@ -530,6 +545,68 @@ fn print_methods(
             }
             out.push_str(";\n");
         }
+    }
+}
+
+/// The typedefs declared in class `t` and its bases: (typedef's full name, its name in the
+/// class).
+fn class_typedefs(t: &TypeRef, out: &mut Vec<(String, String)>, depth: usize) {
+    let Some(c) = t.cxx.as_deref() else { return };
+    for (n, ty, _) in &c.typedefs {
+        if let Some(full) = ty.get().name.as_deref()
+            && full != n
+        {
+            out.push((full.to_string(), n.clone()));
+        }
+    }
+    if depth < 8
+        && let TypeKind::Aggregate { members, .. } = &t.kind
+    {
+        for m in members.iter().filter(|m| m.is_base) {
+            class_typedefs(&m.ty.get().strip(), out, depth + 1);
+        }
+    }
+}
+
+/// The typedefs declared in a C++ class, after its member functions, as gdb's
+/// `c_type_print_base_struct_union` lists them.
+#[allow(clippy::too_many_arguments)]
+fn print_typedefs(
+    out: &mut String,
+    c: &CxxInfo,
+    has_fields: bool,
+    need_label: bool,
+    section: &mut Option<Access>,
+    show: i32,
+    level: usize,
+    lang: Language,
+) {
+    if c.typedefs.is_empty() {
+        return;
+    }
+    if has_fields || !c.methods.is_empty() {
+        out.push('\n');
+    }
+    for (name, ty, access) in &c.typedefs {
+        if need_label {
+            access_label(out, section, *access, level);
+        }
+        out.push_str(&" ".repeat(level + 4));
+        out.push_str("typedef ");
+        // The typedef's target, without the class's own typedef names (gdb's
+        // `semi_local_flags`).
+        let target = match &ty.get().kind {
+            TypeKind::Typedef(t) => t.get().clone(),
+            _ => ty.get().clone(),
+        };
+        let saved = TEMPLATE_PARAMS.with(|p| p.borrow().clone());
+        TEMPLATE_PARAMS.with(|p| {
+            p.borrow_mut()
+                .retain(|(full, short)| !c.typedefs.iter().any(|(n, _, _)| n == short && full != n))
+        });
+        print_type(out, &view(&target), name, show - 1, level + 4, lang);
+        TEMPLATE_PARAMS.with(|p| *p.borrow_mut() = saved);
+        out.push_str(";\n");
     }
 }
 
