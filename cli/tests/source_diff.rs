@@ -168,6 +168,7 @@ cases! {
     cxx_using,
     cxx_mesh,
     cxx_mesh_o2,
+    cxx_mesh_clang,
     cxx_member_ptr,
     cxx_iterators,
     cxx_iterators_clang,

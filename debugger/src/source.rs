@@ -133,6 +133,10 @@ macro_rules! session_target {
             fn full_object(&self, addr: u64) {
                 self.dbg.full_object(addr)
             }
+
+            fn print_error(&self, line: &str) {
+                $crate::errln!("{line}");
+            }
         }
     };
 }
@@ -1813,6 +1817,10 @@ impl cohort_dwarf::context::Target for Ctx<'_> {
 
     fn full_object(&self, addr: u64) {
         self.dbg.full_object(addr)
+    }
+
+    fn print_error(&self, line: &str) {
+        crate::errln!("{line}");
     }
 
     fn read_memory(&self, addr: u64, buf: &mut [u8]) -> cohort_dwarf::Result<()> {

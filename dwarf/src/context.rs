@@ -33,6 +33,10 @@ pub trait Target {
     /// and looks the class up, printing `warning: RTTI symbol not found for class '…'` when
     /// the debug information has no type of that name.
     fn full_object(&self, _addr: u64) {}
+
+    /// A line gdb writes on stderr while printing a value (a libstdc++ printer's
+    /// `Python Exception <class 'gdb.error'>: …`); the value goes on.
+    fn print_error(&self, _line: &str) {}
 }
 
 /// Which entry of the value history an expression names.

@@ -1194,6 +1194,23 @@ fn atomic(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: b
 /// string of known length.
 fn string(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], _summary: bool) -> bool {
     let ptr = p.target.ptr_size();
+    // clang keeps `_Alloc_hider` only declared: the printer's `_M_dataplus['_M_p']` fails,
+    // gdb says so on stderr and prints nothing for the string.
+    if path(ty, &["_M_dataplus", "_M_p"]).is_none()
+        && path(ty, &["_M_dataplus"]).is_some_and(|(_, t)| {
+            matches!(
+                t.strip().kind,
+                TypeKind::Aggregate {
+                    declaration: true,
+                    ..
+                }
+            )
+        })
+    {
+        p.target
+            .print_error("Python Exception <class 'gdb.error'>: There is no member named _M_p.");
+        return true;
+    }
     let (Some((d_off, _)), Some((l_off, l_ty))) = (
         path(ty, &["_M_dataplus", "_M_p"]),
         path(ty, &["_M_string_length"]),
