@@ -169,6 +169,8 @@ cases! {
     cxx_mesh,
     cxx_mesh_o2,
     cxx_mesh_clang,
+    cxx_pool,
+    cxx_pool_o2,
     cxx_member_ptr,
     cxx_iterators,
     cxx_iterators_clang,

@@ -1611,13 +1611,24 @@ impl EvalCtx<'_> {
             && !name.contains("::")
             && let Some(frame) = self.frames.get(self.sel)
             && let Some((_, _, scope)) = self.dbg.scope_of(frame)
-            && scope
-                .innermost()
-                .is_some_and(|fs| fs.lookup("this").is_some())
+            && let Some(this) = scope.innermost().and_then(|fs| fs.lookup("this"))
             && let Ok(e) = cohort_dwarf::expr::parse(&format!("this->{name}"))
-            && let Ok(v) = cohort_dwarf::expr::evaluate_lazy(&e, self)
         {
-            return Ok(Some(v));
+            match cohort_dwarf::expr::evaluate_lazy(&e, self) {
+                Ok(v) => return Ok(Some(v)),
+                // A member of the class whose `this` cannot be read (optimized out): gdb's
+                // error, not another symbol of that name.
+                Err(err)
+                    if this
+                        .ty
+                        .strip_typedefs()
+                        .pointee()
+                        .is_some_and(|c| class_has_member(&c, name, 0)) =>
+                {
+                    return Err(err);
+                }
+                Err(_) => {}
+            }
         }
         // Fortran: module variables by plain name where a `use` makes them visible; other
         // modules' variables only as `mod::name`.
@@ -2352,4 +2363,19 @@ fn vtable_subobjects(ty: &TypeRef, addr: u64, out: &mut Vec<(u64, TypeRef, i64)>
             vtable_subobjects(m.ty.get(), addr.wrapping_add(m.offset), out);
         }
     }
+}
+
+/// Whether class `t` (or a base of it) has a data member called `name`.
+fn class_has_member(t: &TypeRef, name: &str, depth: usize) -> bool {
+    let t = t.strip_typedefs();
+    let TypeKind::Aggregate { members, .. } = &t.kind else {
+        return false;
+    };
+    members.iter().any(|m| {
+        if m.is_base {
+            depth < 16 && class_has_member(m.ty.get(), name, depth + 1)
+        } else {
+            m.name.as_deref() == Some(name)
+        }
+    })
 }
