@@ -171,6 +171,7 @@ cases! {
     cxx_mesh_clang,
     cxx_pool,
     cxx_pool_o2,
+    cxx_libcxx,
     cxx_member_ptr,
     cxx_iterators,
     cxx_iterators_clang,
