@@ -182,7 +182,7 @@ fn mpich_diagnose_names_mismatched_tags() {
 /// Without the recorder (`--no-mpi-recorder`), `diagnose` goes by the frames: the collective
 /// the ranks are in and the rank that computes are still found.
 const SPIN_FRAMES: &[&str] = &[
-    "[0-2] have no MPI call recorder: peers and tags are not known, only the calls the frames show",
+    "[0,2] have no MPI call recorder: peers and tags are not known, only the calls the frames show",
     "[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7",
 ];
 

@@ -241,8 +241,14 @@ impl Debugger {
         self.note_resume(line.trim());
         // libstdc++'s type printer for `std::string` needs the typedef; a name's
         // canonicalization the class defined too (clang's debug information declares it).
+        // Only objects with C++ units are asked (a type look-up indexes the whole object: done
+        // for libc's debug information before the first command, it delayed that command by
+        // seconds, and a launched job's `continue` missed its --settle time).
         let (mut typedef, mut defined) = (false, false);
         for (d, _) in self.debug_objects() {
+            if !has_cplus_units(&d) {
+                continue;
+            }
             for n in ["std::__cxx11::string", "std::string"] {
                 if let Some(t) = cohort_dwarf::dietypes::lookup_type(&d, n) {
                     typedef = true;
@@ -2962,4 +2968,21 @@ impl Debugger {
         out(format!("{head} {} ({kind})", b.id));
         Ok(Flow::Go)
     }
+}
+
+thread_local! {
+    /// Whether each debug object (by address: they live for the whole run) has a C++ unit.
+    static CPLUS_OBJECTS: std::cell::RefCell<std::collections::HashMap<usize, bool>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Whether object `d` has a C++ unit (read once per object).
+fn has_cplus_units(d: &std::sync::Arc<cohort_dwarf::loader::DebugFile>) -> bool {
+    let key = std::sync::Arc::as_ptr(d) as usize;
+    if let Some(b) = CPLUS_OBJECTS.with(|c| c.borrow().get(&key).copied()) {
+        return b;
+    }
+    let b = (0..d.units.len()).any(|ui| cohort_dwarf::dietypes::is_cplus_unit(d, ui));
+    CPLUS_OBJECTS.with(|c| c.borrow_mut().insert(key, b));
+    b
 }

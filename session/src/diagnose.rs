@@ -581,9 +581,15 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
             },
         );
     }
+    // (Only ranks inside an MPI call lack peers and tags; a computing rank has none.)
     let bare: RankSet = ranks
         .iter()
-        .filter(|(_, m)| m.alive && !m.recorder && !m.queues)
+        .filter(|(_, m)| {
+            m.alive
+                && !m.recorder
+                && !m.queues
+                && m.place.as_ref().is_some_and(|p| p.mpi_call.is_some())
+        })
         .map(|(r, _)| *r)
         .collect();
     if !bare.is_empty() {
@@ -821,6 +827,43 @@ mod tests {
 
     fn texts(v: Vec<Verdict>) -> Vec<String> {
         v.into_iter().map(|v| v.text).collect()
+    }
+
+    /// Without the recorder, only the ranks inside an MPI call are said to lack peers and
+    /// tags (a computing rank has none to know).
+    #[test]
+    fn the_no_recorder_note_names_only_ranks_in_mpi() {
+        let in_mpi = |call: &str| RankMpi {
+            alive: true,
+            place: Some(Place {
+                function: Some("main".into()),
+                at: Some("ring.c:9".into()),
+                mpi_call: Some(call.into()),
+                lib_call: None,
+            }),
+            ..RankMpi::default()
+        };
+        let computing = RankMpi {
+            alive: true,
+            place: Some(Place {
+                function: Some("relax".into()),
+                at: Some("ring.c:20".into()),
+                mpi_call: None,
+                lib_call: None,
+            }),
+            ..RankMpi::default()
+        };
+        let r = vec![
+            (0, in_mpi("MPI_Barrier")),
+            (1, computing),
+            (2, in_mpi("MPI_Barrier")),
+        ];
+        let notes: Vec<Verdict> = verdicts(&r)
+            .into_iter()
+            .filter(|v| v.text.contains("no MPI call recorder"))
+            .collect();
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].ranks.iter().collect::<Vec<_>>(), vec![0, 2]);
     }
 
     /// A ring of three receives is one cycle, named in rank order.
