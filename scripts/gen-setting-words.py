@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
 """Writes debugger/src/setting_words.txt from the installed gdb (13): the subcommands of
 `set` and `show` and of their prefix subcommands, with aliases, in gdb's order, for gdb's
-"Ambiguous set command" messages; and debugger/src/setting_help.txt: gdb's `help set X` and
-`help show X` text for every one of them (`@@ set X` before each), for cohort's `help`.
-Run: python3 scripts/gen-setting-words.py"""
+"Ambiguous set command" messages. Run: python3 scripts/gen-setting-words.py"""
 import re, subprocess, pathlib
 
 def help_of(prefix):
@@ -24,7 +22,6 @@ def help_of(prefix):
 lines = ["# gdb 13's subcommands of set and show and of their prefixes (NAME, or ALIAS>NAME),",
          "# in gdb's order: written by scripts/gen-setting-words.py from gdb's help."]
 todo = ["set", "show"]
-commands = []
 seen = set()
 while todo:
     p = todo.pop(0)
@@ -37,7 +34,6 @@ while todo:
     lines.append(f"[{p}]")
     flat = []
     for words, desc in entries:
-        commands.append(f"{p} {words[0]}")
         flat.append(words[0])
         for a in words[1:]:
             flat.append(f"{a}>{words[0]}")
@@ -51,23 +47,3 @@ while todo:
 out = pathlib.Path(__file__).resolve().parent.parent / "debugger/src/setting_words.txt"
 out.write_text("\n".join(lines) + "\n")
 print(f"wrote {out} ({len(lines)} lines)")
-
-# gdb's help of every setting (and of set and show themselves), read in one gdb run: a marker
-# line before each.
-commands = ["set", "show"] + commands
-args = ["gdb", "-nx", "-batch"]
-for c in commands:
-    args += ["-ex", f"echo \\n@@ {c}\\n", "-ex", f"help {c}"]
-text = subprocess.run(args, capture_output=True, text=True).stdout
-entries = text.split("\n@@ ")[1:]
-assert len(entries) == len(commands), (len(entries), len(commands))
-help_lines = ["# gdb 13's help of every set/show subcommand (`help set X`), an entry a command",
-              "# after its `@@ NAME` line: written by scripts/gen-setting-words.py from gdb's help."]
-for c, e in zip(commands, entries):
-    name, body = e.split("\n", 1)
-    assert name == c and "\n@@ " not in body, c
-    help_lines.append(f"@@ {c}")
-    help_lines.append(body.rstrip("\n"))
-hout = out.parent / "setting_help.txt"
-hout.write_text("\n".join(help_lines) + "\n")
-print(f"wrote {hout} ({len(commands)} commands)")

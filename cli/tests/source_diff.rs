@@ -283,7 +283,6 @@ cases! {
     rt_signals,
     scope,
     settings_abbrev,
-    help_settings,
     script_lang,
     segv_recursion,
     show_convenience,

@@ -14,8 +14,6 @@ use crate::debugger::{Debugger, Flow, out};
 
 /// gdb 13's `help` texts of the commands cohort has.
 const HELP: &str = include_str!("help.txt");
-/// gdb 13's `help set X`/`help show X` of all its settings (scripts/gen-setting-words.py).
-const SETTING_HELP: &str = include_str!("setting_help.txt");
 
 /// The entries of the help text: the names (`break|b|br`) and the description of each.
 pub(crate) fn help_entries() -> impl Iterator<Item = (&'static str, &'static str)> {
@@ -758,10 +756,6 @@ impl Debugger {
             if resolved != rest {
                 return self.cmd_help(&format!("{cmd} {resolved}"));
             }
-            return setting_help(cmd, rest);
-        }
-        if matches!(key.as_str(), "set" | "show") {
-            return setting_help(&key, "");
         }
         // A unique prefix of one of gdb's commands is that command (`help core`).
         if !key.is_empty() && !key.contains(' ') {
@@ -779,50 +773,7 @@ impl Debugger {
             _ => err(format!("Undefined command: \"{key}\".  Try \"help\".")),
         }
     }
-}
 
-/// gdb's `help` text of the set/show command `name` (`set print elements`), if gdb has it.
-fn setting_help_text(name: &str) -> Option<&'static str> {
-    let marker = format!("@@ {name}\n");
-    let body = SETTING_HELP.strip_prefix(marker.as_str()).or_else(|| {
-        SETTING_HELP
-            .find(&format!("\n{marker}"))
-            .map(|i| &SETTING_HELP[i + 1 + marker.len()..])
-    })?;
-    let end = body.find("\n@@ ").map_or(body.len(), |i| i + 1);
-    Some(body[..end].strip_suffix('\n').unwrap_or(&body[..end]))
-}
-
-/// `help set WORDS`/`help show WORDS` (words written out): gdb's help of the longest known
-/// command; words after a setting are ignored, an unknown word under a prefix is gdb's
-/// error (under `set` itself, which takes expressions, the help of `set`).
-fn setting_help(cmd: &str, words: &str) -> Result<Flow> {
-    let words: Vec<&str> = words.split_whitespace().collect();
-    let name = |k: usize| {
-        std::iter::once(cmd)
-            .chain(words[..k].iter().copied())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut k = words.len();
-    while k > 0 && setting_help_text(&name(k)).is_none() {
-        k -= 1;
-    }
-    let known = name(k);
-    let prefix = SETTING_HELP.contains(&format!("\n@@ {known} "));
-    match setting_help_text(&known) {
-        Some(text) if k == words.len() || !prefix || (k == 0 && cmd == "set") => {
-            out(text);
-            Ok(Flow::Go)
-        }
-        _ => err(format!(
-            "Undefined {known} command: \"{}\".  Try \"help {known}\".",
-            words[k..].join(" ")
-        )),
-    }
-}
-
-impl Debugger {
     /// `help USER-COMMAND`: its documentation (`User-defined.` without one). None for a
     /// command that is not user-defined.
     pub(crate) fn user_help(&self, name: &str) -> Option<String> {
