@@ -252,6 +252,7 @@ cases! {
     display_scope,
     display_numbers,
     print_last_format,
+    cxx_display,
     info_program,
     info_scope,
     info_scope_o2,
