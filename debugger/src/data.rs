@@ -34,6 +34,11 @@ pub struct DataState {
     pub convenience: RefCell<ConvVars>,
     /// `display` expressions, numbered from 1.
     pub displays: RefCell<Vec<Display>>,
+    /// The static locals each display's expression named where it was made, by display
+    /// number: gdb parses a display once, so they stay its symbols everywhere.
+    pub display_statics: RefCell<HashMap<u32, Vec<BoundStatic>>>,
+    /// The static locals of the display being shown, found before any other symbol.
+    pub bound_statics: RefCell<Vec<BoundStatic>>,
     pub next_display: std::cell::Cell<u32>,
     /// Where `show values +` goes on from (the history index after the last one shown).
     pub values_shown: std::cell::Cell<usize>,
@@ -42,6 +47,9 @@ pub struct DataState {
     /// Parsed Fortran breakpoint conditions (or the parse error), by breakpoint number.
     pub fortran_conditions: RefCell<HashMap<u32, (String, FortranCondition)>>,
 }
+
+/// A static local a display's expression named: its name, object and variable.
+pub type BoundStatic = (String, Arc<DebugFile>, scopes::Variable);
 
 /// One `display` expression, as gdb's `struct display` keeps it.
 #[derive(Clone, Debug)]
@@ -60,8 +68,15 @@ pub struct Display {
     /// `innermost_block_tracker`): the debug file (its address) and the DIE of the function
     /// or lexical block. The display is shown only where the selected frame's block is within
     /// it (gdb's `contained_in`); `None`: everywhere.
-    pub block: Option<(usize, cohort_dwarf::types::DieRef)>,
+    pub block: Option<DisplayBlock>,
+    /// The expression names a member of `*this` bare (C++): gdb 13 ties it to no block, and
+    /// where the frame has no `this` it says so in place of the value.
+    pub implicit_this: bool,
 }
+
+/// A display's block: the debug file (its address) and the DIE of a function or lexical
+/// block.
+pub type DisplayBlock = (usize, cohort_dwarf::types::DieRef);
 
 impl Display {
     /// `display/FMT` letters decoded as gdb's `display_command` does (`decode_format` with
@@ -1436,9 +1451,10 @@ impl Debugger {
         let sel = self.selected_frame();
         let at = self.frames(sel + 1).get(sel).map(|f| f.lookup_pc());
         self.check_condition(text, at)?;
-        let block = self.display_block(text);
+        let (block, statics, implicit_this) = self.display_block(text);
         let n = self.data.next_display.get() + 1;
         self.data.next_display.set(n);
+        self.data.display_statics.borrow_mut().insert(n, statics);
         let d = Display {
             number: n,
             spec: spec.to_string(),
@@ -1448,6 +1464,7 @@ impl Debugger {
             text: text.to_string(),
             enabled: true,
             block,
+            implicit_this,
         };
         self.data.displays.borrow_mut().push(d.clone());
         // gdb shows a new display at once when the user typed the command (from_tty).
@@ -1460,10 +1477,14 @@ impl Debugger {
     /// The innermost block of the selected frame that defines a frame-bound name of `text`
     /// (a parameter or an automatic local; static locals need no frame), as gdb's
     /// `innermost_block_tracker` records it; `None` when the expression has none.
-    fn display_block(&self, text: &str) -> Option<(usize, cohort_dwarf::types::DieRef)> {
+    /// Also the static locals it names (which gdb binds once, at parse time).
+    /// And whether it names a member of `*this` bare.
+    fn display_block(&mut self, text: &str) -> (Option<DisplayBlock>, Vec<BoundStatic>, bool) {
         let sel = self.selected_frame();
         let frames = self.frames(sel + 1);
-        let (d, _, scope) = self.scope_of(frames.get(sel)?)?;
+        let Some((d, _, scope)) = frames.get(sel).and_then(|f| self.scope_of(f)) else {
+            return (None, Vec::new(), false);
+        };
         let mut names: Vec<String> = Vec::new();
         if self.language() == Language::Fortran {
             // Fortran expressions: their identifiers (not components after `%`).
@@ -1485,7 +1506,9 @@ impl Debugger {
             }
         } else {
             let ctx = self.eval_ctx();
-            let e = cohort_dwarf::expr::parse_in(text, &ctx).ok()?;
+            let Ok(e) = cohort_dwarf::expr::parse_in(text, &ctx) else {
+                return (None, Vec::new(), false);
+            };
             let mut v = Vec::new();
             crate::locations::expr_names(&e, &mut v);
             names = v.into_iter().map(str::to_string).collect();
@@ -1498,7 +1521,21 @@ impl Debugger {
         };
         // The innermost of the blocks found: (inline depth, blocks from the innermost).
         let mut best: Option<((usize, usize), cohort_dwarf::types::DieRef)> = None;
+        let mut statics = Vec::new();
+        let mut implicit_this = false;
+        let has_this = scope
+            .innermost()
+            .is_some_and(|fs| fs.lookup("this").is_some());
         for name in &names {
+            let local = scope.frames.iter().any(|fs| fs.lookup(name).is_some());
+            if !local
+                && has_this
+                && name != "this"
+                && self.language() == Language::Cplus
+                && self.evaluate(&format!("this->{name}")).is_ok()
+            {
+                implicit_this = true;
+            }
             for (depth, fs) in scope.frames.iter().enumerate() {
                 let in_block = fs.blocks.iter().enumerate().rev().find_map(|(i, b)| {
                     b.variables
@@ -1511,6 +1548,9 @@ impl Debugger {
                         .map(|v| (fs.blocks.len() + 1, fs.function.die, v))
                 });
                 if let Some((k, die, v)) = found {
+                    if v.kind == cohort_dwarf::scopes::VarKind::StaticLocal {
+                        statics.push((name.clone(), d.clone(), v.clone()));
+                    }
                     if bound(v) {
                         let key = (depth, k);
                         if best.as_ref().is_none_or(|(b, _)| key < *b) {
@@ -1521,13 +1561,14 @@ impl Debugger {
                 }
             }
         }
-        best.map(|(_, die)| (Arc::as_ptr(&d) as usize, die))
+        let block = best.map(|(_, die)| (Arc::as_ptr(&d) as usize, die));
+        (block, statics, implicit_this)
     }
 
     /// Whether display block `block` contains the selected frame's block (gdb's
     /// `contained_in`: the blocks around the pc up to the real function, through inlined
     /// calls); never without a process.
-    fn display_in_scope(&self, block: &Option<(usize, cohort_dwarf::types::DieRef)>) -> bool {
+    fn display_in_scope(&self, block: &Option<DisplayBlock>) -> bool {
         let Some((file, die)) = block else {
             return true;
         };
@@ -1544,6 +1585,16 @@ impl Debugger {
                 .frames
                 .iter()
                 .any(|fs| fs.function.die == *die || fs.blocks.iter().any(|b| b.die == *die))
+    }
+
+    /// Whether the selected frame's function has a `this`.
+    fn frame_has_this(&self) -> bool {
+        let sel = self.selected_frame();
+        let frames = self.frames(sel + 1);
+        frames
+            .get(sel)
+            .and_then(|f| self.scope_of(f))
+            .is_some_and(|(_, _, s)| s.innermost().is_some_and(|fs| fs.lookup("this").is_some()))
     }
 
     /// The displays numbered in `arg` (gdb's `map_display_numbers`: numbers, ranges `N-M`
@@ -1616,11 +1667,13 @@ impl Debugger {
         if arg.trim().is_empty() {
             if self.query("Delete all auto-display expressions? ", None) {
                 self.data.displays.borrow_mut().clear();
+                self.data.display_statics.borrow_mut().clear();
             }
             return Ok(Flow::Go);
         }
         self.map_display_numbers(arg, |d, n| {
             d.data.displays.borrow_mut().retain(|x| x.number != n);
+            d.data.display_statics.borrow_mut().remove(&n);
         })?;
         Ok(Flow::Go)
     }
@@ -1717,7 +1770,23 @@ impl Debugger {
             Some(f) => format!("{n}: /{f} {text} = "),
             None => format!("{n}: {text} = "),
         };
-        match self.evaluate(text) {
+        let statics = self
+            .data
+            .display_statics
+            .borrow()
+            .get(&n)
+            .cloned()
+            .unwrap_or_default();
+        if d.implicit_this && !self.frame_has_this() {
+            out(format!(
+                "{shown}<error: current stack frame does not contain a variable named `this'>"
+            ));
+            return;
+        }
+        *self.data.bound_statics.borrow_mut() = statics;
+        let r = self.evaluate(text);
+        self.data.bound_statics.borrow_mut().clear();
+        match r {
             Ok(v) => {
                 let opts = match d.format {
                     Some(f) => FormatOptions::with_format(f),
@@ -1917,6 +1986,26 @@ impl EvalCtx<'_> {
                 return Ok(self.minimal_symbol_value(top));
             }
             return Ok(None);
+        }
+        // The static locals a display was made with (gdb parsed it there, once).
+        let bound = self
+            .dbg
+            .data
+            .bound_statics
+            .borrow()
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, d, v)| (d.clone(), v.clone()));
+        if let Some((d, var)) = bound {
+            // At its fixed address, as a global (from the file without a process).
+            let bias = self
+                .dbg
+                .debug_objects()
+                .iter()
+                .find(|(o, _)| Arc::ptr_eq(o, &d))
+                .map_or(0, |(_, b)| *b);
+            let ctx = crate::source::StaticCtx::new(self.dbg, bias);
+            return cohort_dwarf::location::variable_value(&d, &var, &ctx).map(Some);
         }
         // Locals of the selected frame first.
         if let Some(frame) = self.frames.get(self.sel)
