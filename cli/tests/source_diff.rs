@@ -253,6 +253,7 @@ cases! {
     display_numbers,
     print_last_format,
     cxx_display,
+    display_inline,
     info_program,
     info_scope,
     info_scope_o2,
