@@ -140,6 +140,8 @@ cases! {
     array_limits_gfortran = ("array_limits", "gfortran"),
     c_arrays_gfortran = ("c_arrays", "gfortran"),
     case_fold_gfortran = ("case_fold", "gfortran"),
+    display_scope_gfortran = ("display_scope", "gfortran"),
+    display_scope_flang = ("display_scope", "flang"),
     array_limits_flang = ("array_limits", "flang"),
     external_underscore_gfortran = ("external_underscore", "gfortran"),
     external_underscore_flang = ("external_underscore", "flang"),

@@ -32,8 +32,13 @@ pub struct DataState {
     /// [`Debugger::skip_history_to`]).
     pub history: RefCell<Vec<Option<Value>>>,
     pub convenience: RefCell<ConvVars>,
-    /// `display` expressions: (number, format, text), numbered from 1.
-    pub displays: RefCell<Vec<(u32, Option<char>, String)>>,
+    /// `display` expressions, numbered from 1.
+    pub displays: RefCell<Vec<Display>>,
+    /// The static locals each display's expression named where it was made, by display
+    /// number: gdb parses a display once, so they stay its symbols everywhere.
+    pub display_statics: RefCell<HashMap<u32, Vec<BoundStatic>>>,
+    /// The static locals of the display being shown, found before any other symbol.
+    pub bound_statics: RefCell<Vec<BoundStatic>>,
     pub next_display: std::cell::Cell<u32>,
     /// Where `show values +` goes on from (the history index after the last one shown).
     pub values_shown: std::cell::Cell<usize>,
@@ -41,6 +46,69 @@ pub struct DataState {
     pub conditions: RefCell<HashMap<u32, (String, Option<expr::Expr>)>>,
     /// Parsed Fortran breakpoint conditions (or the parse error), by breakpoint number.
     pub fortran_conditions: RefCell<HashMap<u32, (String, FortranCondition)>>,
+}
+
+/// A static local a display's expression named: its name, object and variable.
+pub type BoundStatic = (String, Arc<DebugFile>, scopes::Variable);
+
+/// One `display` expression, as gdb's `struct display` keeps it.
+#[derive(Clone, Debug)]
+pub struct Display {
+    pub number: u32,
+    /// The `/FMT` letters as written (for a saved session).
+    pub spec: String,
+    /// gdb's `format_data`: the count, the format letter and the size letter; a display
+    /// with a size letter (`/i` and `/s` have `b`) examines memory as `x` does.
+    pub count: u32,
+    pub format: Option<char>,
+    pub size: Option<char>,
+    pub text: String,
+    pub enabled: bool,
+    /// The innermost block of the expression's frame-bound symbols (gdb's
+    /// `innermost_block_tracker`): the debug file (its address) and the DIE of the function
+    /// or lexical block. The display is shown only where the selected frame's block is within
+    /// it (gdb's `contained_in`); `None`: everywhere.
+    pub block: Option<DisplayBlock>,
+    /// The expression names a member of `*this` bare (C++): gdb 13 ties it to no block, and
+    /// where the frame has no `this` it says so in place of the value.
+    pub implicit_this: bool,
+}
+
+/// A display's block: the debug file (its address) and the DIE of a function or lexical
+/// block.
+pub type DisplayBlock = (usize, cohort_dwarf::types::DieRef);
+
+impl Display {
+    /// `display/FMT` letters decoded as gdb's `display_command` does (`decode_format` with
+    /// no defaults; a size without a format is `x`; `i` and `s` have size `b`).
+    fn decode(letters: &str) -> (u32, Option<char>, Option<char>) {
+        let digits: String = letters.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let count = digits.parse().unwrap_or(1);
+        let (mut format, mut size) = (None, None);
+        for c in letters[digits.len()..].chars() {
+            match c {
+                'b' | 'h' | 'w' | 'g' => size = Some(c),
+                'r' => {}
+                c => format = Some(c),
+            }
+        }
+        if size.is_some() && format.is_none() {
+            format = Some('x');
+        }
+        if matches!(format, Some('i' | 's')) {
+            size = Some('b');
+        }
+        (count, format, size)
+    }
+
+    /// The format as `info display` shows it, with its trailing space (`/1bi `, `/x `).
+    pub fn info_format(&self) -> String {
+        match (self.size, self.format) {
+            (Some(s), Some(f)) => format!("/{}{s}{f} ", self.count),
+            (None, Some(f)) => format!("/{f} "),
+            _ => String::new(),
+        }
+    }
 }
 
 /// Convenience variables as gdb keeps them: a value per name, and the order in which the
@@ -596,6 +664,7 @@ impl Debugger {
 
     fn print_value(&mut self, arg: &str, voidprint: bool) -> Result<Flow> {
         let (fmt, text) = print_format(arg, "print")?;
+        let fmt = self.reuse_format(arg, fmt)?;
         let v = if text.trim().is_empty() {
             self.history_entry(0).map_err(derr)?
         } else {
@@ -634,6 +703,29 @@ impl Debugger {
         }
         out(format!("${n} = {}{s}", prefix.unwrap_or_default()));
         Ok(Flow::Go)
+    }
+
+    /// gdb's `print_command_parse_format`: a `/` without a format letter (`/r`) takes the
+    /// last format (`last_format`, which `x` also sets); a letter becomes the last format.
+    fn reuse_format(&mut self, arg: &str, fmt: Option<char>) -> Result<Option<char>> {
+        let Some(rest) = arg.trim_start().strip_prefix('/') else {
+            return Ok(fmt);
+        };
+        let letters = &rest[..rest.find(char::is_whitespace).unwrap_or(rest.len())];
+        let explicit = letters
+            .chars()
+            .rev()
+            .find(|c| c.is_ascii_alphabetic() && *c != 'r');
+        match explicit.or(self.last_format) {
+            Some('i') => Err(EngineError::Other(
+                "Format letter \"i\" is meaningless in \"print\" command.".into(),
+            )),
+            Some(c) => {
+                self.last_format = Some(c);
+                Ok(Some(c))
+            }
+            None => Ok(fmt),
+        }
     }
 
     /// `output[/FMT] EXPR`: the value alone, no history entry, no newline.
@@ -1340,72 +1432,370 @@ impl Debugger {
             self.do_displays();
             return Ok(Flow::Go);
         }
-        let (fmt, text) = split_format(arg);
+        let a = arg.trim_start();
+        let (spec, text) = match a.strip_prefix('/') {
+            Some(rest) => {
+                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                (&rest[..end], rest[end..].trim())
+            }
+            None => ("", a.trim()),
+        };
+        let (count, format, size) = Display::decode(spec);
+        if text.is_empty() {
+            return Err(EngineError::Other(
+                "Argument required (expression to compute).".into(),
+            ));
+        }
         // gdb parses the expression first, in the selected frame's scope: a syntax error or
         // an unknown name (`No symbol "x" in current context.`) makes no display.
         let sel = self.selected_frame();
         let at = self.frames(sel + 1).get(sel).map(|f| f.lookup_pc());
-        self.check_condition(text.trim(), at)?;
+        self.check_condition(text, at)?;
+        let (block, statics, implicit_this) = self.display_block(text);
         let n = self.data.next_display.get() + 1;
         self.data.next_display.set(n);
-        self.data
-            .displays
-            .borrow_mut()
-            .push((n, fmt, text.trim().to_string()));
+        self.data.display_statics.borrow_mut().insert(n, statics);
+        let d = Display {
+            number: n,
+            spec: spec.to_string(),
+            count,
+            format,
+            size,
+            text: text.to_string(),
+            enabled: true,
+            block,
+            implicit_this,
+        };
+        self.data.displays.borrow_mut().push(d.clone());
         // gdb shows a new display at once when the user typed the command (from_tty).
         if self.session.is_running() && self.from_tty {
-            self.show_display(n, fmt, text.trim());
+            self.show_display(&d);
         }
         Ok(Flow::Go)
     }
 
-    pub(crate) fn cmd_undisplay(&mut self, arg: &str) -> Result<Flow> {
-        if arg.trim().is_empty() {
-            self.data.displays.borrow_mut().clear();
-            return Ok(Flow::Go);
+    /// The innermost block of the selected frame that defines a frame-bound name of `text`
+    /// (a parameter or an automatic local; static locals need no frame), as gdb's
+    /// `innermost_block_tracker` records it; `None` when the expression has none.
+    /// Also the static locals it names (which gdb binds once, at parse time).
+    /// And whether it names a member of `*this` bare.
+    fn display_block(&mut self, text: &str) -> (Option<DisplayBlock>, Vec<BoundStatic>, bool) {
+        let sel = self.selected_frame();
+        let frames = self.frames(sel + 1);
+        let Some((d, _, scope)) = frames.get(sel).and_then(|f| self.scope_of(f)) else {
+            return (None, Vec::new(), false);
+        };
+        let mut names: Vec<String> = Vec::new();
+        if self.language() == Language::Fortran {
+            // Fortran expressions: their identifiers (not components after `%`).
+            let mut prev = ' ';
+            let mut word = String::new();
+            for c in text.chars().chain(std::iter::once(' ')) {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    word.push(c);
+                    continue;
+                }
+                if !word.is_empty() {
+                    if prev != '%' && prev != '$' && !word.starts_with(|c: char| c.is_ascii_digit())
+                    {
+                        names.push(word.to_ascii_lowercase());
+                    }
+                    word.clear();
+                }
+                prev = c;
+            }
+        } else {
+            let ctx = self.eval_ctx();
+            let Ok(e) = cohort_dwarf::expr::parse_in(text, &ctx) else {
+                return (None, Vec::new(), false);
+            };
+            let mut v = Vec::new();
+            crate::locations::expr_names(&e, &mut v);
+            names = v.into_iter().map(str::to_string).collect();
         }
-        for w in arg.split_whitespace() {
-            if let Ok(n) = w.parse::<u32>() {
-                let mut list = self.data.displays.borrow_mut();
-                let before = list.len();
-                list.retain(|d| d.0 != n);
-                if list.len() == before {
+        let bound = |v: &cohort_dwarf::scopes::Variable| {
+            matches!(
+                v.kind,
+                cohort_dwarf::scopes::VarKind::Param | cohort_dwarf::scopes::VarKind::Local
+            )
+        };
+        // The innermost of the blocks found: (inline depth, blocks from the innermost).
+        let mut best: Option<((usize, usize), cohort_dwarf::types::DieRef)> = None;
+        let mut statics = Vec::new();
+        let mut implicit_this = false;
+        let has_this = scope
+            .innermost()
+            .is_some_and(|fs| fs.lookup("this").is_some());
+        for name in &names {
+            let local = scope.frames.iter().any(|fs| fs.lookup(name).is_some());
+            if !local
+                && has_this
+                && name != "this"
+                && self.language() == Language::Cplus
+                && self.evaluate(&format!("this->{name}")).is_ok()
+            {
+                implicit_this = true;
+            }
+            for (depth, fs) in scope.frames.iter().enumerate() {
+                let in_block = fs.blocks.iter().enumerate().rev().find_map(|(i, b)| {
+                    b.variables
+                        .iter()
+                        .find(|v| &v.name == name)
+                        .map(|v| (fs.blocks.len() - i, b.die, v))
+                });
+                let found = in_block.or_else(|| {
+                    fs.lookup(name)
+                        .map(|v| (fs.blocks.len() + 1, fs.function.die, v))
+                });
+                if let Some((k, die, v)) = found {
+                    if v.kind == cohort_dwarf::scopes::VarKind::StaticLocal {
+                        statics.push((name.clone(), d.clone(), v.clone()));
+                    }
+                    if bound(v) {
+                        let key = (depth, k);
+                        if best.as_ref().is_none_or(|(b, _)| key < *b) {
+                            best = Some((key, die));
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        let block = best.map(|(_, die)| (Arc::as_ptr(&d) as usize, die));
+        (block, statics, implicit_this)
+    }
+
+    /// Whether display block `block` contains the selected frame's block (gdb's
+    /// `contained_in`: the blocks around the pc up to the real function, through inlined
+    /// calls); never without a process.
+    fn display_in_scope(&self, block: &Option<DisplayBlock>) -> bool {
+        let Some((file, die)) = block else {
+            return true;
+        };
+        if !self.session.is_running() {
+            return false;
+        }
+        let sel = self.selected_frame();
+        let frames = self.frames(sel + 1);
+        let Some((d, _, scope)) = frames.get(sel).and_then(|f| self.scope_of(f)) else {
+            return false;
+        };
+        Arc::as_ptr(&d) as usize == *file
+            && scope
+                .frames
+                .iter()
+                .any(|fs| fs.function.die == *die || fs.blocks.iter().any(|b| b.die == *die))
+    }
+
+    /// Whether the selected frame's function has a `this`.
+    fn frame_has_this(&self) -> bool {
+        let sel = self.selected_frame();
+        let frames = self.frames(sel + 1);
+        frames
+            .get(sel)
+            .and_then(|f| self.scope_of(f))
+            .is_some_and(|(_, _, s)| s.innermost().is_some_and(|fs| fs.lookup("this").is_some()))
+    }
+
+    /// The displays numbered in `arg` (gdb's `map_display_numbers`: numbers, ranges `N-M`
+    /// and convenience variables; a bad one is warned about, an unknown one said on
+    /// stdout), each given to `f`.
+    fn map_display_numbers(&mut self, arg: &str, mut f: impl FnMut(&mut Self, u32)) -> Result<()> {
+        let mut rest = arg.trim();
+        while let Some(c) = rest.chars().next() {
+            let starts_number = c.is_ascii_digit()
+                || c == '$'
+                || (c == '-' && rest[1..].starts_with(|c: char| c.is_ascii_digit() || c == '$'));
+            if !starts_number {
+                break;
+            }
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let (tok, after) = (&rest[..end], rest[end..].trim_start());
+            rest = after;
+            let nums: Vec<i64> = if tok.starts_with('-') {
+                return Err(EngineError::Other("negative value".into()));
+            } else if let Some((a, b)) = tok.split_once('-').filter(|(a, _)| !a.is_empty()) {
+                let a = self.display_number(a);
+                let b = self.display_number(b);
+                if b < a {
+                    return Err(EngineError::Other("inverted range".into()));
+                }
+                if a == 0 { vec![0] } else { (a..=b).collect() }
+            } else {
+                vec![self.display_number(tok)]
+            };
+            for n in nums {
+                if n <= 0 {
+                    crate::errln!("warning: bad display number at or near '{tok}'");
+                } else if self
+                    .data
+                    .displays
+                    .borrow()
+                    .iter()
+                    .any(|d| i64::from(d.number) == n)
+                {
+                    f(self, n as u32);
+                } else {
                     out(format!("No display number {n}."));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// One number of a display list, as gdb's `get_number_trailer`: digits or a convenience
+    /// variable holding an integer (else it says so); 0 for anything else.
+    fn display_number(&self, w: &str) -> i64 {
+        if let Some(name) = w.strip_prefix('$') {
+            let vars = self.data.convenience.borrow();
+            return match vars.get(name).filter(|v| v.ty.is_integer()) {
+                Some(v) => v.as_i64(),
+                None => {
+                    out("Convenience variable must have integer value.");
+                    0
+                }
+            };
+        }
+        if w.bytes().all(|b| b.is_ascii_digit()) {
+            w.parse().unwrap_or(0)
+        } else {
+            0
+        }
+    }
+
+    pub(crate) fn cmd_undisplay(&mut self, arg: &str) -> Result<Flow> {
+        if arg.trim().is_empty() {
+            if self.query("Delete all auto-display expressions? ", None) {
+                self.data.displays.borrow_mut().clear();
+                self.data.display_statics.borrow_mut().clear();
+            }
+            return Ok(Flow::Go);
+        }
+        self.map_display_numbers(arg, |d, n| {
+            d.data.displays.borrow_mut().retain(|x| x.number != n);
+            d.data.display_statics.borrow_mut().remove(&n);
+        })?;
+        Ok(Flow::Go)
+    }
+
+    /// `enable display [N…]` / `disable display [N…]` (all without numbers).
+    pub(crate) fn cmd_enable_display(&mut self, arg: &str, on: bool) -> Result<Flow> {
+        if arg.trim().is_empty() {
+            for d in self.data.displays.borrow_mut().iter_mut() {
+                d.enabled = on;
+            }
+            return Ok(Flow::Go);
+        }
+        self.map_display_numbers(arg, |d, n| {
+            for x in d.data.displays.borrow_mut().iter_mut() {
+                if x.number == n {
+                    x.enabled = on;
+                }
+            }
+        })?;
+        Ok(Flow::Go)
+    }
+
+    /// `info display`.
+    pub(crate) fn cmd_info_display(&mut self) -> Result<Flow> {
+        let list = self.data.displays.borrow().clone();
+        if list.is_empty() {
+            out("There are no auto-display expressions now.");
+            return Ok(Flow::Go);
+        }
+        out("Auto-display expressions now in effect:\nNum Enb Expression");
+        for d in list {
+            let gone = if d.block.is_some() && !self.display_in_scope(&d.block) {
+                " (cannot be evaluated in the current context)"
+            } else {
+                ""
+            };
+            out(format!(
+                "{}:   {}  {}{}{gone}",
+                d.number,
+                if d.enabled { 'y' } else { 'n' },
+                d.info_format(),
+                d.text
+            ));
         }
         Ok(Flow::Go)
     }
 
     pub(crate) fn do_displays(&mut self) {
         let list = self.data.displays.borrow().clone();
-        for (n, fmt, text) in list {
-            self.show_display(n, fmt, &text);
+        for d in list {
+            self.show_display(&d);
         }
     }
 
-    fn show_display(&mut self, n: u32, fmt: Option<char>, text: &str) {
-        if let Some(f @ ('i' | 's')) = fmt {
+    /// gdb's `do_one_display`: nothing for a disabled display or one out of its block; an
+    /// error in place of the value.
+    fn show_display(&mut self, d: &Display) {
+        if !d.enabled || !self.display_in_scope(&d.block) {
+            return;
+        }
+        let (n, text) = (d.number, d.text.as_str());
+        if let (Some(size), Some(f)) = (d.size, d.format) {
             // Memory formats display like `x`.
-            out(format!("{n}: x/{f} {text}"));
-            if let Err(e) = self.cmd_x(&format!("/{f} {text}")) {
-                crate::errln!("{e}");
+            let count = if d.count == 1 {
+                String::new()
+            } else {
+                d.count.to_string()
+            };
+            let size_letter = if matches!(f, 'i' | 's') {
+                String::new()
+            } else {
+                size.to_string()
+            };
+            let head = format!("{n}: x/{count}{f}{size_letter} {text}");
+            if d.count != 1 || f == 'i' {
+                out(head);
+            } else {
+                crate::out!("{head}  ");
+            }
+            let saved = (self.x_fmt, self.x_next);
+            let size_spec = if matches!(f, 'i' | 's') {
+                String::new()
+            } else {
+                size.to_string()
+            };
+            let r = self.x_inner(&format!("/{}{f}{size_spec} {text}", d.count));
+            (self.x_fmt, self.x_next) = saved;
+            if let Err(e) = r {
+                out(format!("<error: {e}>"));
             }
             return;
         }
-        match self.evaluate(text) {
+        let shown = match d.format {
+            Some(f) => format!("{n}: /{f} {text} = "),
+            None => format!("{n}: {text} = "),
+        };
+        let statics = self
+            .data
+            .display_statics
+            .borrow()
+            .get(&n)
+            .cloned()
+            .unwrap_or_default();
+        if d.implicit_this && !self.frame_has_this() {
+            out(format!(
+                "{shown}<error: current stack frame does not contain a variable named `this'>"
+            ));
+            return;
+        }
+        *self.data.bound_statics.borrow_mut() = statics;
+        let r = self.evaluate(text);
+        self.data.bound_statics.borrow_mut().clear();
+        match r {
             Ok(v) => {
-                let opts = match fmt {
+                let opts = match d.format {
                     Some(f) => FormatOptions::with_format(f),
                     None => FormatOptions::default(),
                 };
                 let s = self.format(&v, &opts);
-                match fmt {
-                    Some(f) => out(format!("{n}: /{f} {text} = {s}")),
-                    None => out(format!("{n}: {text} = {s}")),
-                }
+                out(format!("{shown}{s}"));
             }
-            Err(e) => crate::errln!("{e}"),
+            Err(e) => out(format!("{shown}<error: {e}>")),
         }
     }
 }
@@ -1596,6 +1986,26 @@ impl EvalCtx<'_> {
                 return Ok(self.minimal_symbol_value(top));
             }
             return Ok(None);
+        }
+        // The static locals a display was made with (gdb parsed it there, once).
+        let bound = self
+            .dbg
+            .data
+            .bound_statics
+            .borrow()
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, d, v)| (d.clone(), v.clone()));
+        if let Some((d, var)) = bound {
+            // At its fixed address, as a global (from the file without a process).
+            let bias = self
+                .dbg
+                .debug_objects()
+                .iter()
+                .find(|(o, _)| Arc::ptr_eq(o, &d))
+                .map_or(0, |(_, b)| *b);
+            let ctx = crate::source::StaticCtx::new(self.dbg, bias);
+            return cohort_dwarf::location::variable_value(&d, &var, &ctx).map(Some);
         }
         // Locals of the selected frame first.
         if let Some(frame) = self.frames.get(self.sel)

@@ -49,8 +49,14 @@ pub struct Debugger {
     /// `set breakpoint pending`: Some(true) on, Some(false) off, None auto.
     pending_mode: Option<bool>,
     /// The last `x` format and unit size, and the address after the last `x`.
-    x_fmt: (char, usize),
-    x_next: Option<u64>,
+    pub(crate) x_fmt: (char, usize),
+    pub(crate) x_next: Option<u64>,
+    /// gdb's `last_format`: the last format letter of `x`, `print` or `call` (`None` before
+    /// any); `x` and a `print/r` without a letter use it.
+    pub(crate) last_format: Option<char>,
+    /// The displays were shown during the command (`finish` shows them before the value
+    /// returned, as gdb's stop printing does), not again after it.
+    pub(crate) displays_done: bool,
     /// What each watchpoint watches: its title, the value it last saw (gdb reports only
     /// changes for `watch`) and the frame its expression belongs to.
     watches: HashMap<u32, Watch>,
@@ -204,6 +210,8 @@ impl Debugger {
             max_value_size: Some(65536),
             x_fmt: ('x', 4),
             x_next: None,
+            last_format: None,
+            displays_done: false,
             watches: HashMap::new(),
             soft_reported: false,
             call_hits: std::cell::RefCell::new(Vec::new()),
@@ -280,7 +288,11 @@ impl Debugger {
             }
         }
         let call_stopped = self.call_stopped.take();
-        if (crate::data::resumes(line) || call_stopped) && self.session.is_running() {
+        let displays_done = std::mem::take(&mut self.displays_done);
+        // A command that failed before the program ran (`finish` in the outermost frame)
+        // made no stop to show the displays at.
+        let stopped = call_stopped || (crate::data::resumes(line) && r.is_ok());
+        if stopped && self.session.is_running() && !displays_done {
             self.do_displays();
         }
         if matches!(r, Ok(Flow::Go)) && self.script.stop_bp.is_some() {
@@ -433,8 +445,14 @@ impl Debugger {
             "tbreak" | "tb" => self.cmd_break(rest, true),
             "catch" => self.cmd_catch(rest, false),
             "tcatch" => self.cmd_catch(rest, true),
-            "delete" | "d" if rest.starts_with("display") => self.cmd_undisplay(&rest[7..]),
+            "delete" | "d" if word_is(rest, "display") => self.cmd_undisplay(&rest[7..]),
             "delete" | "d" => self.cmd_delete(rest),
+            "disable" | "dis" | "disa" if word_is(rest, "display") => {
+                self.cmd_enable_display(&rest[7..], false)
+            }
+            "enable" | "en" if word_is(rest, "display") => {
+                self.cmd_enable_display(&rest[7..], true)
+            }
             "disable" | "dis" | "disa" => self.cmd_enable(rest, false),
             "enable" | "en" => self.cmd_enable(rest, true),
             "watch" => self.cmd_watch(rest, WatchKind::Write, "Hardware watchpoint"),
@@ -1920,7 +1938,21 @@ impl Debugger {
             .ok_or_else(|| EngineError::Other(format!("No symbol \"{t}\" in current context.")))
     }
 
+    /// `x[/FMT] [ADDR]`: the format letter defaults to gdb's `last_format` (which `print`
+    /// and `call` also set), and sets it when the examination succeeds.
     pub(crate) fn cmd_x(&mut self, arg: &str) -> Result<Flow> {
+        if let Some(f) = self.last_format {
+            self.x_fmt.0 = f;
+        }
+        let r = self.x_inner(arg);
+        if r.is_ok() {
+            self.last_format = Some(self.x_fmt.0);
+        }
+        r
+    }
+
+    /// `x` with `x_fmt` as the default format and size.
+    pub(crate) fn x_inner(&mut self, arg: &str) -> Result<Flow> {
         let (fmt, rest) = match arg.strip_prefix('/') {
             Some(r) => {
                 let end = r.find(char::is_whitespace).unwrap_or(r.len());
@@ -2121,21 +2153,7 @@ impl Debugger {
             "common" => self.cmd_info_common(rest),
             "modules" => self.cmd_info_modules(rest),
             "module" => self.cmd_info_module(rest),
-            "display" => {
-                let list = self.data.displays.borrow().clone();
-                if list.is_empty() {
-                    out("There are no auto-display expressions now.");
-                } else {
-                    out("Auto-display expressions now in effect:\nNum Enb Expression");
-                    for (n, f, t) in list {
-                        match f {
-                            Some(f) => out(format!("{n}:   y  /{f} {t}")),
-                            None => out(format!("{n}:   y  {t}")),
-                        }
-                    }
-                }
-                Ok(Flow::Go)
-            }
+            "display" => self.cmd_info_display(),
             "inferiors" => {
                 let pid = self
                     .session
@@ -2985,4 +3003,10 @@ fn has_cplus_units(d: &std::sync::Arc<cohort_dwarf::loader::DebugFile>) -> bool 
     let b = (0..d.units.len()).any(|ui| cohort_dwarf::dietypes::is_cplus_unit(d, ui));
     CPLUS_OBJECTS.with(|c| c.borrow_mut().insert(key, b));
     b
+}
+
+/// Whether `rest` starts with the word `w` (followed by nothing or a space).
+fn word_is(rest: &str, w: &str) -> bool {
+    rest.strip_prefix(w)
+        .is_some_and(|r| r.is_empty() || r.starts_with(char::is_whitespace))
 }

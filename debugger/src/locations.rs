@@ -500,9 +500,12 @@ impl Debugger {
                 .flatten()
         });
         for n in names {
+            // The innermost function only: gdb's local look-up stops at an inlined
+            // function's block (its caller's locals are not in scope there).
             let local = scope
                 .as_ref()
-                .is_some_and(|s| s.frames.iter().any(|f| f.lookup(n).is_some()));
+                .and_then(|s| s.innermost())
+                .is_some_and(|f| f.lookup(n).is_some());
             if local || self.global_name_known(n) {
                 continue;
             }

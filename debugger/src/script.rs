@@ -921,10 +921,10 @@ impl Debugger {
     /// lines that complete an item indented under it.
     pub fn session_state(&self) -> String {
         let mut text = self.recreate_breakpoints(true);
-        for (_, fmt, expr) in self.data.displays.borrow().iter() {
-            match fmt {
-                Some(f) => text.push_str(&format!("display/{f} {expr}\n")),
-                None => text.push_str(&format!("display {expr}\n")),
+        for d in self.data.displays.borrow().iter() {
+            match d.spec.as_str() {
+                "" => text.push_str(&format!("display {}\n", d.text)),
+                f => text.push_str(&format!("display/{f} {}\n", d.text)),
             }
         }
         text

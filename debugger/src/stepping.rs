@@ -805,7 +805,9 @@ impl Debugger {
             cohort_unwind::FrameKind::TailCall => self.function_die_at(frame.pc()),
             _ => self.function_die_at(frame.lookup_pc()),
         };
-        match self.run_to(ret_addr, callee_cfa)? {
+        // The caller's frame, above the finished one: in a recursion the same return address
+        // is first reached by an inner call returning into the finished frame itself.
+        match self.run_to(ret_addr, callee_cfa.map(|c| c + 1))? {
             Some(_) => {}
             None => return Ok(Flow::Go),
         }
@@ -831,6 +833,9 @@ impl Debugger {
         let pc = self.session.registers(false)?.pc();
         self.print_frame_header(pc, true);
         self.print_source_line_at(pc);
+        // gdb shows the displays before the value returned.
+        self.do_displays();
+        self.displays_done = true;
         if let Some(f) = function {
             self.print_return_value(&f)?;
         }
