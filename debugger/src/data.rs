@@ -2775,7 +2775,8 @@ fn vtable_subobjects(ty: &TypeRef, addr: u64, out: &mut Vec<(u64, TypeRef, i64)>
     }
 }
 
-/// Whether class `t` (or a base of it) has a data member called `name`.
+/// Whether class `t` (or a base of it) has a non-static data member called `name` (one
+/// that needs `this`).
 fn class_has_member(t: &TypeRef, name: &str, depth: usize) -> bool {
     let t = t.strip_typedefs();
     let TypeKind::Aggregate { members, .. } = &t.kind else {
@@ -2785,7 +2786,7 @@ fn class_has_member(t: &TypeRef, name: &str, depth: usize) -> bool {
         if m.is_base {
             depth < 16 && class_has_member(m.ty.get(), name, depth + 1)
         } else {
-            m.name.as_deref() == Some(name)
+            !m.is_static && m.name.as_deref() == Some(name)
         }
     })
 }
