@@ -263,7 +263,9 @@ impl Debugger {
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("libstdc++"))
         });
-        let objects = if libstdcxx {
+        // (Before `run` only the program's own file is loaded: it is asked, so that the
+        // stop reports of `run` itself name `std::string`.)
+        let objects = if libstdcxx || !self.session.is_running() {
             self.debug_objects()
         } else {
             Vec::new()
