@@ -327,6 +327,8 @@ impl EvalContext for Mock {
     }
 
     fn lookup_variable(&self, name: &str) -> Result<Option<Value>> {
+        // `::x` is the top level: this mock has only that.
+        let name = name.strip_prefix("::").unwrap_or(name);
         if let Some((ty, v)) = self.enumerators.get(name) {
             return Ok(Some(Value::new(
                 ty.clone(),
