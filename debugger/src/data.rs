@@ -2281,33 +2281,15 @@ impl EvalContext for EvalCtx<'_> {
         name: &str,
         scopes: &[String],
     ) -> cohort_dwarf::Result<Vec<Value>> {
-        let mut out = Vec::new();
-        for (d, bias) in self.dbg.debug_objects() {
-            for f in d.functions_named(name) {
-                // The namespace the function is declared in: its qualified name before the
-                // operator (or last) name.
-                let scope = match f.name.find(name) {
-                    Some(i) => f.name[..i].trim_end_matches("::"),
-                    None => "",
-                };
-                if f.inlined_copy || !scopes.iter().any(|s| s == scope) {
-                    continue;
-                }
-                let (Some(pc), Ok(unit)) = (f.entry_pc(), d.unit(f.unit)) else {
-                    continue;
-                };
-                let Some(off) = f.offset.to_debug_info_offset(&unit.header) else {
-                    continue;
-                };
-                let ty = dietypes::type_of(&d, cohort_dwarf::types::DieRef(off));
-                out.push(Value::new(
-                    ty,
-                    Vec::new(),
-                    Lval::Memory(pc.wrapping_add(bias)),
-                ));
-            }
-        }
-        Ok(out)
+        // The namespace a function is declared in: its qualified name before the operator
+        // (or last) name.
+        Ok(functions_where(self.dbg, name, |_, full| {
+            let scope = match full.find(name) {
+                Some(i) => full[..i].trim_end_matches("::"),
+                None => "",
+            };
+            scopes.iter().any(|s| s == scope)
+        }))
     }
 
     fn language(&self) -> Language {
