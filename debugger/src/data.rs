@@ -24,6 +24,16 @@ use crate::debugger::{Debugger, Flow, out};
 /// A Fortran breakpoint condition as parsed once: the expression, or why it does not parse.
 type FortranCondition = std::result::Result<cohort_fortran::parse::Expr, String>;
 
+/// Where a display is shown, as gdb's `display`'s block: a display of a function's locals
+/// only at the stops in that function (gdb's `contained_in`), silently elsewhere; a display
+/// restored from a saved session that could not be parsed there, at the stops where it can
+/// be (it is parsed again at each, as gdb's `do_one_display` does an expression it lost).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DisplayScope {
+    Function(String),
+    Unparsed,
+}
+
 /// Value history and convenience variables.
 #[derive(Default)]
 pub struct DataState {
@@ -34,6 +44,11 @@ pub struct DataState {
     pub convenience: RefCell<ConvVars>,
     /// `display` expressions: (number, format, text), numbered from 1.
     pub displays: RefCell<Vec<(u32, Option<char>, String)>>,
+    /// Where a display is shown (by its number; none: at every stop).
+    pub display_scopes: RefCell<HashMap<u32, DisplayScope>>,
+    /// The displays of the stop were shown already (by `finish`, before the value returned,
+    /// as gdb's `print_stop_event` does): the end of the command does not show them again.
+    pub displays_shown: std::cell::Cell<bool>,
     pub next_display: std::cell::Cell<u32>,
     /// Where `show values +` goes on from (the history index after the last one shown).
     pub values_shown: std::cell::Cell<usize>,
@@ -1346,12 +1361,8 @@ impl Debugger {
         let sel = self.selected_frame();
         let at = self.frames(sel + 1).get(sel).map(|f| f.lookup_pc());
         self.check_condition(text.trim(), at)?;
-        let n = self.data.next_display.get() + 1;
-        self.data.next_display.set(n);
-        self.data
-            .displays
-            .borrow_mut()
-            .push((n, fmt, text.trim().to_string()));
+        let scope = self.local_function(text.trim()).map(DisplayScope::Function);
+        let n = self.add_display(fmt, text.trim(), scope);
         // gdb shows a new display at once when the user typed the command (from_tty).
         if self.session.is_running() && self.from_tty {
             self.show_display(n, fmt, text.trim());
@@ -1359,9 +1370,64 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
+    /// A new display (its number), shown where `scope` says.
+    pub(crate) fn add_display(
+        &mut self,
+        fmt: Option<char>,
+        text: &str,
+        scope: Option<DisplayScope>,
+    ) -> u32 {
+        let n = self.data.next_display.get() + 1;
+        self.data.next_display.set(n);
+        self.data
+            .displays
+            .borrow_mut()
+            .push((n, fmt, text.to_string()));
+        if let Some(s) = scope {
+            self.data.display_scopes.borrow_mut().insert(n, s);
+        }
+        n
+    }
+
+    /// The function whose locals (or parameters) the expression `text` names in the
+    /// selected frame (gdb's innermost block of an expression, by its function): None for
+    /// an expression of globals, registers and convenience variables, or with no program.
+    pub(crate) fn local_function(&self, text: &str) -> Option<String> {
+        if !self.session.is_running() {
+            return None;
+        }
+        let e = {
+            let ctx = self.eval_ctx();
+            expr::parse_in(text, &ctx).ok()?
+        };
+        let mut names = Vec::new();
+        crate::locations::expr_names(&e, &mut names);
+        let sel = self.selected_frame();
+        let frames = self.frames(sel + 1);
+        let (_, _, s) = self.scope_of(frames.get(sel)?)?;
+        s.frames
+            .iter()
+            .find(|f| names.iter().any(|n| f.lookup(n).is_some()))
+            .map(|f| f.function.name.clone())
+    }
+
+    /// Whether the selected frame is in function `name` (or in a call inlined into it).
+    pub(crate) fn selected_in_function(&self, name: &str) -> bool {
+        if !self.session.is_running() {
+            return false;
+        }
+        let sel = self.selected_frame();
+        let frames = self.frames(sel + 1);
+        frames
+            .get(sel)
+            .and_then(|f| self.scope_of(f))
+            .is_some_and(|(_, _, s)| s.frames.iter().any(|f| f.function.name == name))
+    }
+
     pub(crate) fn cmd_undisplay(&mut self, arg: &str) -> Result<Flow> {
         if arg.trim().is_empty() {
             self.data.displays.borrow_mut().clear();
+            self.data.display_scopes.borrow_mut().clear();
             return Ok(Flow::Go);
         }
         for w in arg.split_whitespace() {
@@ -1372,6 +1438,7 @@ impl Debugger {
                 if list.len() == before {
                     out(format!("No display number {n}."));
                 }
+                self.data.display_scopes.borrow_mut().remove(&n);
             }
         }
         Ok(Flow::Go)
@@ -1380,8 +1447,33 @@ impl Debugger {
     pub(crate) fn do_displays(&mut self) {
         let list = self.data.displays.borrow().clone();
         for (n, fmt, text) in list {
+            let scope = self.data.display_scopes.borrow().get(&n).cloned();
+            match scope {
+                Some(DisplayScope::Function(f)) if !self.selected_in_function(&f) => continue,
+                Some(DisplayScope::Unparsed) => {
+                    // Parsed again here: where it means nothing, not shown; where it does,
+                    // it is a display of that scope from now on.
+                    let sel = self.selected_frame();
+                    let at = self.frames(sel + 1).get(sel).map(|f| f.lookup_pc());
+                    if !self.session.is_running() || self.check_condition(&text, at).is_err() {
+                        continue;
+                    }
+                    let mut scopes = self.data.display_scopes.borrow_mut();
+                    match self.local_function(&text) {
+                        Some(f) => scopes.insert(n, DisplayScope::Function(f)),
+                        None => scopes.remove(&n),
+                    };
+                }
+                _ => {}
+            }
             self.show_display(n, fmt, &text);
         }
+    }
+
+    /// For `info display`: gdb's note on a display of another function's locals.
+    pub(crate) fn display_out_of_scope(&self, n: u32) -> bool {
+        let scope = self.data.display_scopes.borrow().get(&n).cloned();
+        matches!(scope, Some(DisplayScope::Function(f)) if !self.selected_in_function(&f))
     }
 
     fn show_display(&mut self, n: u32, fmt: Option<char>, text: &str) {

@@ -26,6 +26,8 @@ struct Watch {
     value: Value,
     /// For an expression on locals: the frame's CFA and where its caller resumes.
     scope: Option<(u64, u64)>,
+    /// The function of those locals (for a saved session: where it can be set again).
+    function: Option<String>,
 }
 
 /// Whether the whole session should end after a command.
@@ -274,7 +276,8 @@ impl Debugger {
             }
         }
         let call_stopped = self.call_stopped.take();
-        if (crate::data::resumes(line) || call_stopped) && self.session.is_running() {
+        let shown = self.data.displays_shown.take();
+        if (crate::data::resumes(line) || call_stopped) && self.session.is_running() && !shown {
             self.do_displays();
         }
         if matches!(r, Ok(Flow::Go)) && self.script.stop_bp.is_some() {
@@ -777,6 +780,11 @@ impl Debugger {
             Some((object, _)) => self.watch_location(object)?,
             None => self.watch_location(expr)?,
         };
+        let function = match (&scope, &location) {
+            (None, _) => None,
+            (Some(_), Some((object, _))) => self.local_function(object),
+            (Some(_), None) => self.local_function(expr),
+        };
         let expr = location.as_ref().map_or(expr, |(_, shown)| shown.as_str());
         // gdb's software watchpoints: with `set can-use-hw-watchpoints 0`, and for a value
         // not in memory (a register).
@@ -810,6 +818,7 @@ impl Debugger {
                 title,
                 value,
                 scope,
+                function,
             },
         );
         out(format!("{title} {}: {expr}", b.id));
@@ -2122,9 +2131,15 @@ impl Debugger {
                 } else {
                     out("Auto-display expressions now in effect:\nNum Enb Expression");
                     for (n, f, t) in list {
+                        // gdb's note on a display of another function's locals.
+                        let note = if self.display_out_of_scope(n) {
+                            " (cannot be evaluated in the current context)"
+                        } else {
+                            ""
+                        };
                         match f {
-                            Some(f) => out(format!("{n}:   y  /{f} {t}")),
-                            None => out(format!("{n}:   y  {t}")),
+                            Some(f) => out(format!("{n}:   y  /{f} {t}{note}")),
+                            None => out(format!("{n}:   y  {t}{note}")),
                         }
                     }
                 }
@@ -2160,6 +2175,11 @@ impl Debugger {
     }
 
     /// The Type column of a watchpoint in `info breakpoints`.
+    /// The function whose locals watchpoint `id` watches (None: globals, or not a watchpoint).
+    pub(crate) fn watch_function(&self, id: u32) -> Option<&str> {
+        self.watches.get(&id)?.function.as_deref()
+    }
+
     pub(crate) fn watch_type(&self, id: u32, kind: WatchKind) -> &'static str {
         match (kind, self.watches.get(&id)) {
             (_, Some(w)) if w.title == "Watchpoint" => "watchpoint",

@@ -831,6 +831,9 @@ impl Debugger {
         let pc = self.session.registers(false)?.pc();
         self.print_frame_header(pc, true);
         self.print_source_line_at(pc);
+        // gdb shows the stop's displays before the value returned.
+        self.do_displays();
+        self.data.displays_shown.set(true);
         if let Some(f) = function {
             self.print_return_value(&f)?;
         }
