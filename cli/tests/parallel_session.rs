@@ -224,6 +224,9 @@ fn watchpoints_command_lists_and_displays_of_locals_come_back() {
     // In compute: a watchpoint and a display of its locals, a display of main's.
     s.send("watch v");
     s.wait_for(|l| l.contains("Hardware watchpoint 6: v"));
+    s.send("awatch iterations");
+    s.wait_for(|l| l.contains("Hardware access (read/write) watchpoint 7: iterations"));
+    s.send("disable 7");
     s.send("display/x v");
     s.send("up");
     s.send("display total");
@@ -246,7 +249,7 @@ fn watchpoints_command_lists_and_displays_of_locals_come_back() {
     assert_eq!(
         text,
         format!(
-            "# cohort session of {}\nwatch iterations\n  condition $bpnum iterations > 5\nbreak compute\n  commands\n    silent\n    print step\n  end\ntbreak ranks.c:26\ndprintf ranks.c:24,\"step %d\\n\", step\nwatch v\n  scope compute\ndisplay/x v\n  scope compute\ndisplay total\n  scope main\n",
+            "# cohort session of {}\nwatch iterations\n  condition $bpnum iterations > 5\nbreak compute\n  commands\n    silent\n    print step\n  end\ntbreak ranks.c:26\ndprintf ranks.c:24,\"step %d\\n\", step\nwatch v\n  scope compute\nawatch iterations\n  disable $bpnum\ndisplay/x v\n  scope compute\ndisplay total\n  scope main\n",
             canonical.display()
         )
     );
@@ -258,7 +261,7 @@ fn watchpoints_command_lists_and_displays_of_locals_come_back() {
     });
     s.wait_for(|l| {
         l.ends_with(
-            "Restored 3 breakpoints, 1 watchpoint and 2 displays from the last session (--no-restore to start clean).",
+            "Restored 3 breakpoints, 2 watchpoints and 2 displays from the last session (--no-restore to start clean).",
         )
     });
     s.send("info breakpoints");
@@ -276,6 +279,7 @@ fn watchpoints_command_lists_and_displays_of_locals_come_back() {
         l.contains("5       dprintf        keep y") && l.ends_with("in main at ranks.c:24")
     });
     s.wait_for(|l| l.ends_with(r#"        printf "step %d\n", step"#));
+    s.wait_for(|l| l.contains("6       acc watchpoint keep n") && l.ends_with(" iterations"));
     s.send("info display");
     s.wait_for(|l| l.ends_with("1:   y  /x v (cannot be evaluated in the current context)"));
     s.wait_for(|l| l.ends_with("2:   y  total"));
