@@ -67,7 +67,8 @@ fn breakpoints_displays_and_groups_come_back_in_the_next_session_of_the_program(
     let prog = fixture("session");
     let state = state_dir("restore");
 
-    // Session 1: two breakpoints (one with a condition, one disabled), a display, a group.
+    // Session 1: breakpoints (one with a condition, one disabled, one of some ranks, a
+    // temporary one), a display, a group.
     let mut s = session(&prog, &state, &[]);
     s.send("break compute if step == 1");
     s.wait_for(|l| l.contains("Breakpoint 2 at "));
@@ -76,7 +77,7 @@ fn breakpoints_displays_and_groups_come_back_in_the_next_session_of_the_program(
     s.send("disable 3");
     s.send("[0-1] break ranks.c:27");
     s.wait_for(|l| l.contains("[0-1] Breakpoint 4 at "));
-    s.send("tbreak ranks.c:24");
+    s.send("tbreak ranks.c:26");
     s.wait_for(|l| l.contains("Temporary breakpoint 5 at "));
     s.send("display iterations");
     s.send("group evens 0,2");
@@ -91,7 +92,7 @@ fn breakpoints_displays_and_groups_come_back_in_the_next_session_of_the_program(
     assert_eq!(
         text,
         format!(
-            "# cohort session of {}\nbreak compute\n  condition $bpnum step == 1\nbreak ranks.c:26\n  disable $bpnum\n[0-1] break ranks.c:27\ndisplay iterations\ngroup evens 0,2\n",
+            "# cohort session of {}\nbreak compute\n  condition $bpnum step == 1\nbreak ranks.c:26\n  disable $bpnum\n[0-1] break ranks.c:27\ntbreak ranks.c:26\ndisplay iterations\ngroup evens 0,2\n",
             canonical.display()
         )
     );
@@ -110,13 +111,9 @@ fn breakpoints_displays_and_groups_come_back_in_the_next_session_of_the_program(
     // Session 2: restored before the first prompt; the first continue stops at the restored
     // breakpoint, under its condition.
     let mut s = session(&prog, &state, &[]);
-    s.wait_for(|l| l.contains("Not restored: break ranks.c:999: No line 999 in file \"ranks.c\"."));
-    s.wait_for(|l| {
-        l == "Partly restored: break ranks.c:28: condition 5 nosuch == 1: No symbol \"nosuch\" in current context."
-    });
     s.wait_for(|l| {
         l.ends_with(
-            "Restored 4 breakpoints, 1 display and 1 group from the last session (--no-restore to start clean).",
+            "Restored 5 breakpoints, 1 display and 1 group from the last session (--no-restore to start clean).",
         )
     });
     s.send("info breakpoints");
@@ -130,6 +127,19 @@ fn breakpoints_displays_and_groups_come_back_in_the_next_session_of_the_program(
     s.wait_for(|l| {
         l.starts_with("[0-1] 4       breakpoint     keep y") && l.ends_with("in main at ranks.c:27")
     });
+    s.wait_for(|l| {
+        l.contains("5       breakpoint     del  y") && l.ends_with("in main at ranks.c:26")
+    });
+    // (Said on the error stream: in any order with the line on the output.)
+    let out = s.seen.join("\n");
+    assert!(
+        out.contains("\nNot restored: break ranks.c:999: No line 999 in file \"ranks.c\".\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nPartly restored: break ranks.c:28: condition 6 nosuch == 1: No symbol \"nosuch\" in current context.\n"),
+        "{out}"
+    );
     s.send("continue");
     s.wait_for(|l| l.contains("] Breakpoint 2, compute (") && l.contains("step=1)"));
     s.wait_for(|l| l.ends_with("] 1: iterations = 3"));
@@ -182,6 +192,148 @@ fn breakpoints_displays_and_groups_come_back_in_the_next_session_of_the_program(
         l.ends_with("Restored 1 breakpoint from the last session (--no-restore to start clean).")
     });
     quit(s);
+}
+
+/// Watchpoints (with their conditions), command lists (`silent` among them), temporary
+/// breakpoints, `dprintf` and displays of a function's locals come back; a watchpoint on the
+/// locals of a function that is not running where the ranks start is one line that says so;
+/// a display saved without its scope (an older file) that means nothing there is kept for the
+/// stops where it can be evaluated.
+#[test]
+fn watchpoints_command_lists_and_displays_of_locals_come_back() {
+    let prog = fixture("session-watch");
+    let state = state_dir("watch");
+
+    // Session 1.
+    let mut s = session(&prog, &state, &[]);
+    s.send("watch iterations if iterations > 5");
+    s.wait_for(|l| l.contains("Hardware watchpoint 2: iterations"));
+    s.send("break compute");
+    s.wait_for(|l| l.contains("Breakpoint 3 at "));
+    s.send("commands");
+    s.send("silent");
+    s.send("print step");
+    s.send("end");
+    s.send("tbreak ranks.c:26");
+    s.wait_for(|l| l.contains("Temporary breakpoint 4 at "));
+    s.send(r#"dprintf ranks.c:24,"step %d\n", step"#);
+    s.wait_for(|l| l.contains("Dprintf 5 at "));
+    s.send("continue");
+    s.wait_for(|l| l.ends_with("step 0"));
+    s.wait_for(|l| l.ends_with("$1 = 0"));
+    // In compute: a watchpoint and a display of its locals, a display of main's.
+    s.send("watch v");
+    s.wait_for(|l| l.contains("Hardware watchpoint 6: v"));
+    s.send("awatch iterations");
+    s.wait_for(|l| l.contains("Hardware access (read/write) watchpoint 7: iterations"));
+    s.send("disable 7");
+    s.send("display/x v");
+    s.send("up");
+    s.send("display total");
+    s.send("down");
+    // gdb's display of another function's locals: not shown, and `info display` says why.
+    s.send("info display");
+    s.wait_for(|l| l.ends_with("1:   y  /x v"));
+    s.wait_for(|l| l.ends_with("2:   y  total (cannot be evaluated in the current context)"));
+    s.send("display");
+    s.wait_for(|l| l.contains("1: /x v = "));
+    s.send("echo DISPLAYED\\n");
+    s.wait_for(|l| l.contains("DISPLAYED"));
+    let first = s.seen.join("\n");
+    assert!(!first.contains("2: total"), "{first}");
+    quit(s);
+    let files = saved(&state);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let canonical = prog.canonicalize().unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "# cohort session of {}\nwatch iterations\n  condition $bpnum iterations > 5\nbreak compute\n  commands\n    silent\n    print step\n  end\ntbreak ranks.c:26\ndprintf ranks.c:24,\"step %d\\n\", step\nwatch v\n  scope compute\nawatch iterations\n  disable $bpnum\ndisplay/x v\n  scope compute\ndisplay total\n  scope main\n",
+            canonical.display()
+        )
+    );
+
+    // Session 2: all but the watchpoint on compute's locals come back.
+    let mut s = session(&prog, &state, &[]);
+    s.wait_for(|l| {
+        l == "Not restored: watch v: No symbol \"v\" in current context. (a watchpoint on locals of compute: set it again when compute runs)"
+    });
+    s.wait_for(|l| {
+        l.ends_with(
+            "Restored 3 breakpoints, 2 watchpoints and 2 displays from the last session (--no-restore to start clean).",
+        )
+    });
+    s.send("info breakpoints");
+    s.wait_for(|l| l.contains("2       hw watchpoint  keep y") && l.ends_with(" iterations"));
+    s.wait_for(|l| l.ends_with("\tstop only if iterations > 5"));
+    s.wait_for(|l| {
+        l.contains("3       breakpoint     keep y") && l.ends_with("in compute at ranks.c:10")
+    });
+    s.wait_for(|l| l.ends_with("        silent"));
+    s.wait_for(|l| l.ends_with("        print step"));
+    s.wait_for(|l| {
+        l.contains("4       breakpoint     del  y") && l.ends_with("in main at ranks.c:26")
+    });
+    s.wait_for(|l| {
+        l.contains("5       dprintf        keep y") && l.ends_with("in main at ranks.c:24")
+    });
+    s.wait_for(|l| l.ends_with(r#"        printf "step %d\n", step"#));
+    s.wait_for(|l| l.contains("6       acc watchpoint keep n") && l.ends_with(" iterations"));
+    s.send("info display");
+    s.wait_for(|l| l.ends_with("1:   y  /x v (cannot be evaluated in the current context)"));
+    s.wait_for(|l| l.ends_with("2:   y  total"));
+    s.send("continue");
+    s.wait_for(|l| l.ends_with("step 0"));
+    s.wait_for(|l| l.ends_with("$1 = 0"));
+    s.send("next");
+    s.wait_for(|l| l.ends_with("[1] 1: /x v = 0xa"));
+    s.send("echo STEPPED\\n");
+    s.wait_for(|l| l.contains("STEPPED"));
+    let out = s.seen.join("\n");
+    assert!(!out.contains("] Breakpoint 3, "), "{out}");
+    assert!(!out.contains("2: total"), "{out}");
+    assert!(
+        !out.contains("No symbol \"v\" in current context.\n"),
+        "{out}"
+    );
+    quit(s);
+
+    // An older file: a display without its scope, and a line of no known kind; the session
+    // starts all the same.
+    let files = saved(&state);
+    std::fs::write(
+        &files[0],
+        format!(
+            "# cohort session of {}\nbreak compute\ndisplay v\nfrobnicate 1\n",
+            canonical.display()
+        ),
+    )
+    .unwrap();
+    let mut s = session(&prog, &state, &[]);
+    s.wait_for(|l| {
+        l == "Kept display v for the stops where it can be evaluated: No symbol \"v\" in current context."
+    });
+    s.wait_for(|l| {
+        l.ends_with(
+            "Restored 1 breakpoint and 1 display from the last session (--no-restore to start clean).",
+        )
+    });
+    s.send("continue");
+    s.wait_for(|l| l.contains("] Breakpoint 2, compute ("));
+    s.wait_for(|l| l.contains("] 1: v = "));
+    // (Said on the error stream: in any order with the line on the output.)
+    let out = s.seen.join("\n");
+    assert!(
+        out.contains("\nNot restored: frobnicate 1: Undefined command: \"frobnicate\"."),
+        "{out}"
+    );
+    quit(s);
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(
+        text.ends_with("\nbreak compute\ndisplay v\n  scope compute\n"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -163,6 +163,7 @@ cases! {
     registers_flags,
     registers_ymm,
     disassemble_range,
+    display_scope_backtrace,
     tail_linkage,
     cxx_frame_names,
     cxx_using,

@@ -24,6 +24,16 @@ use crate::debugger::{Debugger, Flow, out};
 /// A Fortran breakpoint condition as parsed once: the expression, or why it does not parse.
 type FortranCondition = std::result::Result<cohort_fortran::parse::Expr, String>;
 
+/// Where a display is shown, as gdb's `display`'s block: a display of a function's locals
+/// only at the stops in that function (gdb's `contained_in`), silently elsewhere; a display
+/// restored from a saved session that could not be parsed there, at the stops where it can
+/// be (it is parsed again at each, as gdb's `do_one_display` does an expression it lost).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DisplayScope {
+    Function(String),
+    Unparsed,
+}
+
 /// Value history and convenience variables.
 #[derive(Default)]
 pub struct DataState {
@@ -46,6 +56,18 @@ pub struct DataState {
     pub conditions: RefCell<HashMap<u32, (String, Option<expr::Expr>)>>,
     /// Parsed Fortran breakpoint conditions (or the parse error), by breakpoint number.
     pub fortran_conditions: RefCell<HashMap<u32, (String, FortranCondition)>>,
+}
+
+/// The arguments of `display`: the `/FMT` letters (without the slash) and the expression.
+pub(crate) fn display_spec(arg: &str) -> (&str, &str) {
+    let a = arg.trim_start();
+    match a.strip_prefix('/') {
+        Some(rest) => {
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            (&rest[..end], rest[end..].trim())
+        }
+        None => ("", a.trim()),
+    }
 }
 
 /// A static local a display's expression named: its name, object and variable.
@@ -72,6 +94,11 @@ pub struct Display {
     /// The expression names a member of `*this` bare (C++): gdb 13 ties it to no block, and
     /// where the frame has no `this` it says so in place of the value.
     pub implicit_this: bool,
+    /// The function whose locals the expression names (for a saved session's `scope`).
+    pub function: Option<String>,
+    /// A display restored from a saved session, not bound to a block yet: it is bound (its
+    /// block found) at the first stop where it can be, as if made there.
+    pub pending: Option<DisplayScope>,
 }
 
 /// A display's block: the debug file (its address) and the DIE of a function or lexical
@@ -1432,15 +1459,7 @@ impl Debugger {
             self.do_displays();
             return Ok(Flow::Go);
         }
-        let a = arg.trim_start();
-        let (spec, text) = match a.strip_prefix('/') {
-            Some(rest) => {
-                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-                (&rest[..end], rest[end..].trim())
-            }
-            None => ("", a.trim()),
-        };
-        let (count, format, size) = Display::decode(spec);
+        let (spec, text) = display_spec(arg);
         if text.is_empty() {
             return Err(EngineError::Other(
                 "Argument required (expression to compute).".into(),
@@ -1451,9 +1470,33 @@ impl Debugger {
         let sel = self.selected_frame();
         let at = self.frames(sel + 1).get(sel).map(|f| f.lookup_pc());
         self.check_condition(text, at)?;
-        let (block, statics, implicit_this) = self.display_block(text);
+        let d = self.add_display(spec, text, None);
+        // gdb shows a new display at once when the user typed the command (from_tty).
+        if self.session.is_running() && self.from_tty {
+            self.show_display(&d);
+        }
+        Ok(Flow::Go)
+    }
+
+    /// A new display of `text` with format letters `spec`: bound to the selected frame's
+    /// block now, or (`pending`, a restored display) at the first stop where it can be.
+    pub(crate) fn add_display(
+        &mut self,
+        spec: &str,
+        text: &str,
+        pending: Option<DisplayScope>,
+    ) -> Display {
+        let (count, format, size) = Display::decode(spec);
         let n = self.data.next_display.get() + 1;
         self.data.next_display.set(n);
+        let (block, statics, implicit_this, function) = match pending {
+            Some(DisplayScope::Function(ref f)) => (None, Vec::new(), false, Some(f.clone())),
+            Some(DisplayScope::Unparsed) => (None, Vec::new(), false, None),
+            None => {
+                let (b, s, t) = self.display_block(text);
+                (b, s, t, self.local_function(text))
+            }
+        };
         self.data.display_statics.borrow_mut().insert(n, statics);
         let d = Display {
             number: n,
@@ -1465,13 +1508,84 @@ impl Debugger {
             enabled: true,
             block,
             implicit_this,
+            function,
+            pending,
         };
         self.data.displays.borrow_mut().push(d.clone());
-        // gdb shows a new display at once when the user typed the command (from_tty).
-        if self.session.is_running() && self.from_tty {
-            self.show_display(&d);
+        d
+    }
+
+    /// A restored display's binding at this stop: `None` where it cannot be shown yet (not
+    /// in its function, or its expression means nothing here); else the display bound to the
+    /// selected frame's block from now on, as if made here.
+    fn bind_pending(&mut self, d: &Display) -> Option<Display> {
+        let Some(p) = &d.pending else {
+            return Some(d.clone());
+        };
+        if !self.session.is_running() {
+            return None;
         }
-        Ok(Flow::Go)
+        if let DisplayScope::Function(f) = p
+            && !self.selected_in_function(f)
+        {
+            return None;
+        }
+        let sel = self.selected_frame();
+        let at = self.frames(sel + 1).get(sel).map(|f| f.lookup_pc());
+        if self.check_condition(&d.text, at).is_err() {
+            return None;
+        }
+        let (block, statics, implicit_this) = self.display_block(&d.text);
+        let mut bound = d.clone();
+        bound.block = block;
+        bound.implicit_this = implicit_this;
+        bound.function = self.local_function(&d.text);
+        bound.pending = None;
+        self.data
+            .display_statics
+            .borrow_mut()
+            .insert(d.number, statics);
+        for x in self.data.displays.borrow_mut().iter_mut() {
+            if x.number == d.number {
+                *x = bound.clone();
+            }
+        }
+        Some(bound)
+    }
+
+    /// The function whose locals (or parameters) the expression `text` names in the
+    /// selected frame (gdb's innermost block of an expression, by its function): None for
+    /// an expression of globals, registers and convenience variables, or with no program.
+    pub(crate) fn local_function(&self, text: &str) -> Option<String> {
+        if !self.session.is_running() || self.language() == Language::Fortran {
+            return None;
+        }
+        let e = {
+            let ctx = self.eval_ctx();
+            expr::parse_in(text, &ctx).ok()?
+        };
+        let mut names = Vec::new();
+        crate::locations::expr_names(&e, &mut names);
+        let sel = self.selected_frame();
+        let frames = self.frames(sel + 1);
+        let (_, _, s) = self.scope_of(frames.get(sel)?)?;
+        s.frames
+            .iter()
+            .find(|f| names.iter().any(|n| f.lookup(n).is_some()))
+            .map(|f| f.function.name.clone())
+    }
+
+    /// Whether the selected frame is in function `name` (or in a call inlined into it).
+    pub(crate) fn selected_in_function(&self, name: &str) -> bool {
+        if !self.session.is_running() {
+            return false;
+        }
+        let sel = self.selected_frame();
+        let frames = self.frames(sel + 1);
+        frames
+            .get(sel)
+            .and_then(|f| self.scope_of(f))
+            .is_some_and(|(_, _, s)| s.frames.iter().any(|f| f.function.name == name))
     }
 
     /// The innermost block of the selected frame that defines a frame-bound name of `text`
@@ -1705,7 +1819,12 @@ impl Debugger {
         }
         out("Auto-display expressions now in effect:\nNum Enb Expression");
         for d in list {
-            let gone = if d.block.is_some() && !self.display_in_scope(&d.block) {
+            let out_of_scope = match &d.pending {
+                Some(DisplayScope::Function(f)) => !self.selected_in_function(f),
+                Some(DisplayScope::Unparsed) => false,
+                None => d.block.is_some() && !self.display_in_scope(&d.block),
+            };
+            let gone = if out_of_scope {
                 " (cannot be evaluated in the current context)"
             } else {
                 ""
@@ -1731,7 +1850,14 @@ impl Debugger {
     /// gdb's `do_one_display`: nothing for a disabled display or one out of its block; an
     /// error in place of the value.
     fn show_display(&mut self, d: &Display) {
-        if !d.enabled || !self.display_in_scope(&d.block) {
+        if !d.enabled {
+            return;
+        }
+        let Some(d) = self.bind_pending(d) else {
+            return;
+        };
+        let d = &d;
+        if !self.display_in_scope(&d.block) {
             return;
         }
         let (n, text) = (d.number, d.text.as_str());

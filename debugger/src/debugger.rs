@@ -26,6 +26,8 @@ struct Watch {
     value: Value,
     /// For an expression on locals: the frame's CFA and where its caller resumes.
     scope: Option<(u64, u64)>,
+    /// The function of those locals (for a saved session: where it can be set again).
+    function: Option<String>,
 }
 
 /// Whether the whole session should end after a command.
@@ -818,6 +820,11 @@ impl Debugger {
             Some((object, _)) => self.watch_location(object)?,
             None => self.watch_location(expr)?,
         };
+        let function = match (&scope, &location) {
+            (None, _) => None,
+            (Some(_), Some((object, _))) => self.local_function(object),
+            (Some(_), None) => self.local_function(expr),
+        };
         let expr = location.as_ref().map_or(expr, |(_, shown)| shown.as_str());
         // gdb's software watchpoints: with `set can-use-hw-watchpoints 0`, and for a value
         // not in memory (a register).
@@ -851,6 +858,7 @@ impl Debugger {
                 title,
                 value,
                 scope,
+                function,
             },
         );
         out(format!("{title} {}: {expr}", b.id));
@@ -2201,6 +2209,11 @@ impl Debugger {
     }
 
     /// The Type column of a watchpoint in `info breakpoints`.
+    /// The function whose locals watchpoint `id` watches (None: globals, or not a watchpoint).
+    pub(crate) fn watch_function(&self, id: u32) -> Option<&str> {
+        self.watches.get(&id)?.function.as_deref()
+    }
+
     pub(crate) fn watch_type(&self, id: u32, kind: WatchKind) -> &'static str {
         match (kind, self.watches.get(&id)) {
             (_, Some(w)) if w.title == "Watchpoint" => "watchpoint",

@@ -851,17 +851,14 @@ impl Debugger {
     }
 
     /// The commands that make the breakpoints again, as `save breakpoints` writes them. For
-    /// a saved session (`for_session`, see [`Debugger::session_state`]): neither temporary
-    /// breakpoints nor watchpoints (their expressions belong to a frame of the last run) nor
-    /// breakpoint commands (lines sent one at a time cannot give a command list), and
-    /// `disable $bpnum` indented, so that every line of a breakpoint after its first is.
+    /// a saved session (`for_session`, see [`Debugger::session_state`]) every line of a
+    /// breakpoint after its first is indented (`disable $bpnum` too), and a watchpoint on
+    /// locals has `scope FUNCTION` under it: the function whose locals it watches, where it
+    /// can be set again (the restore says so where it cannot).
     pub(crate) fn recreate_breakpoints(&self, for_session: bool) -> String {
         use cohort_engine::session::{BpKind, BpSpec};
         let mut text = String::new();
         for b in self.session.breakpoints() {
-            if for_session && (b.temporary || matches!(b.kind, BpKind::Watch { .. })) {
-                continue;
-            }
             let spec = match &b.spec {
                 BpSpec::Symbol(n) | BpSpec::Location(n) => n.clone(),
                 BpSpec::SymbolExact(n) => format!("*{n}"),
@@ -875,6 +872,9 @@ impl Debugger {
                         _ => "watch",
                     };
                     text.push_str(&format!("{cmd} {expr}\n"));
+                    if for_session && let Some(f) = self.watch_function(b.id) {
+                        text.push_str(&format!("  scope {f}\n"));
+                    }
                 }
                 BpKind::Catch(c) => text.push_str(&format!("catch {}\n", catch_words(c))),
                 BpKind::Software => match self.script.dprintf.get(&b.id) {
@@ -896,7 +896,7 @@ impl Debugger {
             if b.ignore > 0 {
                 text.push_str(&format!("  ignore $bpnum {}\n", b.ignore));
             }
-            if !for_session && let Some(lines) = self.script.bp_commands.get(&b.id) {
+            if let Some(lines) = self.script.bp_commands.get(&b.id) {
                 text.push_str("  commands\n");
                 for l in indented(lines, 4) {
                     text.push_str(&l);
@@ -926,19 +926,54 @@ impl Debugger {
                 "" => text.push_str(&format!("display {}\n", d.text)),
                 f => text.push_str(&format!("display/{f} {}\n", d.text)),
             }
+            let function = match &d.pending {
+                Some(crate::data::DisplayScope::Function(f)) => Some(f),
+                _ => d.function.as_ref(),
+            };
+            if let Some(f) = function {
+                text.push_str(&format!("  scope {f}\n"));
+            }
         }
         text
     }
 
     /// Runs an item of a saved session (see [`Debugger::session_state`]): its first line,
     /// which makes a breakpoint or a display, silently, then the lines that complete it, with
-    /// `$bpnum` the new breakpoint's number. `Err`: why the first line made nothing (the
-    /// first line the command said, as `No line 99 in file "ring.c".`); `Ok`: the lines that
-    /// failed, each with why.
+    /// `$bpnum` the new breakpoint's number (a `commands` list among them, to its `end`).
+    /// `scope FUNCTION` under a display makes it a display of that function's locals at
+    /// once (shown at the stops in it, as the display was); a display whose expression
+    /// means nothing here is kept, parsed again at each stop (the first line said is then
+    /// `pending: WHY`). `Err`: why the first line made nothing (the first line the command
+    /// said, as `No line 99 in file "ring.c".`; for a watchpoint on locals, which function
+    /// it needs); `Ok`: the lines that failed, each with why.
     pub fn restore_item(&mut self, lines: &[&str]) -> std::result::Result<Vec<String>, String> {
         let Some((head, rest)) = lines.split_first() else {
             return Ok(Vec::new());
         };
+        // `scope FUNCTION`: the first line under a watchpoint or a display only (a command
+        // list's lines are the user's).
+        let (scope, rest) = match rest.split_first() {
+            Some((l, more)) if l.trim().starts_with("scope ") => {
+                (Some(l.trim()["scope ".len()..].trim().to_string()), more)
+            }
+            _ => (None, rest),
+        };
+        let display = head
+            .strip_prefix("display")
+            .filter(|a| a.is_empty() || a.starts_with(['/', ' ']))
+            .map(|a| {
+                let (spec, text) = crate::data::display_spec(a);
+                (spec.to_string(), text.to_string())
+            })
+            .filter(|(_, text)| !text.is_empty());
+        if let (Some((fmt, text)), Some(f)) = (&display, &scope) {
+            self.add_display(
+                fmt,
+                text,
+                Some(crate::data::DisplayScope::Function(f.clone())),
+            );
+            return Ok(Vec::new());
+        }
         let last_bp = |d: &Self| d.session.breakpoints().iter().map(|b| b.id).max();
         let (bp_before, displays_before) = (last_bp(self), self.data.displays.borrow().len());
         let r = self.run_command(head);
@@ -949,18 +984,29 @@ impl Debugger {
                 Err(e) => e.to_string(),
                 Ok(_) => format!("{}\n{}", said.err, said.out),
             };
-            return Err(why
+            let why = why
                 .lines()
                 .map(str::trim)
                 .find(|l| !l.is_empty())
                 .unwrap_or("nothing was made")
-                .to_string());
+                .to_string();
+            if let Some((fmt, text)) = display {
+                self.add_display(&fmt, &text, Some(crate::data::DisplayScope::Unparsed));
+                return Ok(vec![format!("pending: {why}")]);
+            }
+            return Err(match scope {
+                Some(f) => {
+                    format!("{why} (a watchpoint on locals of {f}: set it again when {f} runs)")
+                }
+                None => why,
+            });
         }
         let mut failed = Vec::new();
         for l in rest {
+            // (Not inside a command list: its lines are kept as written.)
             let l = match bp {
-                Some(id) => l.replace("$bpnum", &id.to_string()),
-                None => l.to_string(),
+                Some(id) if !self.in_block() => l.replace("$bpnum", &id.to_string()),
+                _ => l.to_string(),
             };
             let r = self.run_command(&l);
             let said = crate::output::take();
@@ -971,6 +1017,12 @@ impl Debugger {
             if let Some(why) = why.lines().map(str::trim).find(|l| !l.is_empty()) {
                 failed.push(format!("{l}: {why}"));
             }
+        }
+        // A command list the file left open (no `end`) ends with the item.
+        if let Some(b) = self.script.block.take()
+            && let BlockKind::Commands(_) = b.kind
+        {
+            let _ = self.close_block(b);
         }
         Ok(failed)
     }

@@ -13,11 +13,25 @@
 //! # cohort session of /home/me/ring
 //! break ring.c:21
 //!   condition $bpnum i == 3
+//!   commands
+//!     silent
+//!     print i
+//!   end
 //! break relax
 //!   disable $bpnum
+//! watch mask if mask > 4
+//! watch sum
+//!   scope relax
 //! display/x mask
+//! display sum
+//!   scope relax
 //! group evens 0,2
 //! ```
+//!
+//! `scope FUNCTION` (not a command) says that a watchpoint or a display names that function's
+//! locals: a display comes back for the stops in it, a watchpoint (which needs the function's
+//! frame) is said not to. Files of older cohorts lack those lines, nothing else: the format
+//! has no version, and a line of no known kind is one `Not restored:` line.
 
 use std::path::{Path, PathBuf};
 
@@ -134,11 +148,20 @@ fn ranks_here(set: Option<&str>, size: u32) -> RankSet {
     }
 }
 
-fn is_breakpoint(head: &str) -> bool {
-    matches!(
-        head.split_whitespace().next(),
-        Some("break" | "hbreak" | "dprintf" | "catch")
-    )
+/// What an item makes: a breakpoint, a watchpoint, else a display.
+#[derive(PartialEq)]
+enum Made {
+    Breakpoint,
+    Watchpoint,
+    Display,
+}
+
+fn made(head: &str) -> Made {
+    match head.split_whitespace().next() {
+        Some("watch" | "rwatch" | "awatch") => Made::Watchpoint,
+        Some(w) if w.starts_with("display") => Made::Display,
+        _ => Made::Breakpoint,
+    }
 }
 
 fn count(n: usize, one: &str) -> String {
@@ -160,7 +183,7 @@ pub async fn restore(front: &mut Front, program: &Path) {
     let Ok(text) = std::fs::read_to_string(session_file(&dir, &program)) else {
         return;
     };
-    let (mut bps, mut displays, mut groups) = (0, 0, 0);
+    let (mut bps, mut watches, mut displays, mut groups) = (0, 0, 0, 0);
     for it in parse(&text, &program) {
         let ranks = ranks_here(it.ranks.as_deref(), front.size);
         if ranks.is_empty() {
@@ -204,18 +227,32 @@ pub async fn restore(front: &mut Front, program: &Path) {
             );
             continue;
         }
-        if let Some(why) = why {
-            front.say("", &format!("Partly restored: {}: {why}\n", it.head));
+        match why {
+            // A display whose expression means nothing where the ranks start: kept, shown
+            // at the stops where it can be evaluated.
+            Some(why) if why.starts_with("pending: ") => front.say(
+                "",
+                &format!(
+                    "Kept {} for the stops where it can be evaluated: {}\n",
+                    it.head,
+                    &why["pending: ".len()..]
+                ),
+            ),
+            Some(why) => front.say("", &format!("Partly restored: {}: {why}\n", it.head)),
+            None => {}
         }
-        if is_breakpoint(&it.head) {
-            bps += 1;
-        } else {
-            displays += 1;
+        match made(&it.head) {
+            Made::Breakpoint => bps += 1,
+            Made::Watchpoint => watches += 1,
+            Made::Display => displays += 1,
         }
     }
     let mut what = Vec::new();
     if bps > 0 {
         what.push(count(bps, "breakpoint"));
+    }
+    if watches > 0 {
+        what.push(count(watches, "watchpoint"));
     }
     if displays > 0 {
         what.push(count(displays, "display"));
@@ -350,6 +387,23 @@ mod tests {
         assert_eq!(items[3].head, "group evens 0,2");
         assert!(parse(text, Path::new("/home/me/other")).is_empty());
         assert_eq!(ranks_here(Some("0,2-5"), 3).to_string(), "0,2");
+    }
+
+    #[test]
+    fn what_an_item_makes() {
+        assert!(made("watch x") == Made::Watchpoint);
+        assert!(made("awatch -location p->x") == Made::Watchpoint);
+        assert!(made("display/x mask") == Made::Display);
+        assert!(made("tbreak ring.c:3") == Made::Breakpoint);
+        assert!(made("dprintf f,\"%d\\n\", i") == Made::Breakpoint);
+        let text = "# cohort session of /p\nbreak f\n  commands\n    silent\n    if i\n      print i\n    end\n  end\nwatch s\n  scope f\n";
+        let items = parse(text, Path::new("/p"));
+        assert_eq!(items.len(), 2);
+        assert_eq!(
+            items[0].rest,
+            vec!["commands", "silent", "if i", "print i", "end", "end"]
+        );
+        assert_eq!(items[1].rest, vec!["scope f"]);
     }
 
     #[test]
