@@ -5,14 +5,21 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// `tests/mpi/NAME.c` (or `NAME.f90`, with the family's `mpif90`) built with the MPI family
+/// of `mpicc`, in a folder of its own.
 fn build_mpi(name: &str, mpicc: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{mpicc}-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/mpi/{name}.c"));
-    std::fs::copy(&src, dir.join(format!("{name}.c"))).unwrap();
-    let st = Command::new(mpicc)
+    let mpi = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mpi");
+    let (file, compiler) = if mpi.join(format!("{name}.f90")).is_file() {
+        (format!("{name}.f90"), mpicc.replace("mpicc", "mpif90"))
+    } else {
+        (format!("{name}.c"), mpicc.to_string())
+    };
+    std::fs::copy(mpi.join(&file), dir.join(&file)).unwrap();
+    let st = Command::new(compiler)
         .args(["-g", "-O0", "-o", name])
-        .arg(format!("{name}.c"))
+        .arg(&file)
         .current_dir(&dir)
         .status()
         .expect("Open MPI and MPICH are installed by scripts/test.sh");
@@ -89,6 +96,52 @@ fn open_mpi_diagnose_names_a_mutual_receive_deadlock() {
 #[test]
 fn mpich_diagnose_names_a_mutual_receive_deadlock() {
     check("deadlock", "mpich", 2, DEADLOCK);
+}
+
+/// Fortran programs call the Fortran bindings (`mpi_recv_`), which Open MPI builds on
+/// `PMPI_Recv` (the recorder saw nothing: "No rank is found waiting for another.") and MPICH
+/// on `MPI_Recv` (seen from inside the binding: no line of the program's).
+const DEADLOCK_F: &[&str] = &[
+    "ranks 0 and 1 wait for each other: rank 0 in MPI_Recv from 1 tag 7 at deadlockf.f90:11, rank 1 in MPI_Recv from 0 tag 7 at deadlockf.f90:11",
+];
+
+#[test]
+fn open_mpi_diagnose_names_a_fortran_deadlock() {
+    check("deadlockf", "openmpi", 2, DEADLOCK_F);
+}
+
+#[test]
+fn mpich_diagnose_names_a_fortran_deadlock() {
+    check("deadlockf", "mpich", 2, DEADLOCK_F);
+}
+
+const WAITALL_F: &[&str] = &[
+    "ranks 0, 1 and 2 wait for each other in a cycle: rank 0 in MPI_Waitall for a receive from 2 tag 3 and a receive from 1 tag 3 at waitallf.f90:13, rank 1 in MPI_Waitall for a receive from 0 tag 3 and a receive from 2 tag 3 at waitallf.f90:13, rank 2 in MPI_Waitall for a receive from 1 tag 3 and a receive from 0 tag 3 at waitallf.f90:13",
+];
+
+/// Fortran requests (integers) are followed to what `mpi_irecv_` posted.
+#[test]
+fn open_mpi_diagnose_follows_fortran_requests() {
+    check("waitallf", "openmpi", 3, WAITALL_F);
+}
+
+#[test]
+fn mpich_diagnose_follows_fortran_requests() {
+    check("waitallf", "mpich", 3, WAITALL_F);
+}
+
+const SPIN_F: &[&str] = &[
+    "[0,2] wait in MPI_Barrier at spinf.f90:22 for rank 1, which is running in relaxation::relax at spinf.f90:8",
+];
+
+#[test]
+fn open_mpi_diagnose_names_a_fortran_rank_that_computes() {
+    check("spinf", "openmpi", 3, SPIN_F);
+}
+
+#[test]
+fn mpich_diagnose_names_a_fortran_rank_that_computes() {
+    check("spinf", "mpich", 3, SPIN_F);
 }
 
 const WAITALL: &[&str] = &[

@@ -9,8 +9,15 @@
  * count, datatype, the request list of Wait/Waitall/Waitany), the last point-to-point calls,
  * and a count of calls per call site (return address). Peers and roots are world ranks.
  *
+ * Fortran programs call the Fortran bindings (`mpi_recv_`), which Open MPI implements on
+ * PMPI_Recv (so the C wrappers below never see them) and MPICH on MPI_Recv (seen, but from
+ * inside the binding): the Fortran wrappers at the end record those calls at the user's call
+ * site and call the binding found after this library (dlsym RTLD_NEXT).
+ *
  * The layout is fixed (fixed-width fields, no implicit padding, checked below); the reader in
  * agentd/src/mpirec.rs decodes it by offset and refuses another magic, version or size. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -268,6 +275,8 @@ static void set_p2p(int call, int peer, int tag, MPI_Comm comm, int recorded, in
 
 static void start(void)
 {
+    if (world_group != MPI_GROUP_NULL)
+        return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &R.size);
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
@@ -545,3 +554,370 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
     leave(r);
     return rc;
 }
+
+/* ---- Fortran bindings (`use mpi`, `mpif.h`: gfortran and flang name them `mpi_x_`) ---- */
+
+typedef void (*fproc)();
+
+/* The binding after this library's: the MPI library's own. */
+static fproc next_binding(fproc *cache, const char *name)
+{
+    fproc f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = (fproc)dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+
+#define NEXT(NAME) next_binding(&next_##NAME, #NAME)
+#define DECLARE_NEXT(NAME) static fproc next_##NAME
+
+/* A Fortran call with no binding after this library (cannot happen in a program linked
+   with one): MPI's error class for an unknown error, as the binding would have set. */
+static void no_binding(MPI_Fint *ierr)
+{
+    if (ierr)
+        *ierr = MPI_ERR_OTHER;
+}
+
+DECLARE_NEXT(mpi_init_);
+void mpi_init_(MPI_Fint *ierr)
+{
+    fproc f = NEXT(mpi_init_);
+    if (!f) {
+        no_binding(ierr);
+        return;
+    }
+    ((void (*)(MPI_Fint *))f)(ierr);
+    if (*ierr == MPI_SUCCESS)
+        start();
+}
+
+DECLARE_NEXT(mpi_init_thread_);
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    fproc f = NEXT(mpi_init_thread_);
+    if (!f) {
+        no_binding(ierr);
+        return;
+    }
+    ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(required, provided, ierr);
+    if (*ierr == MPI_SUCCESS)
+        start();
+}
+
+DECLARE_NEXT(mpi_finalize_);
+void mpi_finalize_(MPI_Fint *ierr)
+{
+    int r = enter(C_FINALIZE, __builtin_return_address(0), 1, MPI_COMM_NULL,
+                  MPI_DATATYPE_NULL, 0);
+    R.finalized = 1;
+    if (r)
+        in_call(C_FINALIZE);
+    fproc f = NEXT(mpi_finalize_);
+    if (f)
+        ((void (*)(MPI_Fint *))f)(ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+#define F_SEND_LIKE(NAME, CALL)                                                                \
+    DECLARE_NEXT(NAME);                                                                        \
+    void NAME(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *tag,         \
+              MPI_Fint *comm, MPI_Fint *ierr)                                                  \
+    {                                                                                          \
+        MPI_Comm c = MPI_Comm_f2c(*comm);                                                      \
+        int r = enter(CALL, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);     \
+        set_p2p(CALL, *dest, *tag, c, r, 1);                                                   \
+        if (r)                                                                                 \
+            in_call(CALL);                                                                     \
+        fproc f = NEXT(NAME);                                                                  \
+        if (f)                                                                                 \
+            ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,     \
+                       MPI_Fint *))f)(buf, count, dt, dest, tag, comm, ierr);                  \
+        else                                                                                   \
+            no_binding(ierr);                                                                  \
+        leave(r);                                                                              \
+    }
+
+F_SEND_LIKE(mpi_send_, C_SEND)
+F_SEND_LIKE(mpi_ssend_, C_SSEND)
+
+DECLARE_NEXT(mpi_recv_);
+void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *source, MPI_Fint *tag,
+               MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int r = enter(C_RECV, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);
+    set_p2p(C_RECV, *source, *tag, c, r, 0);
+    if (r)
+        in_call(C_RECV);
+    fproc f = NEXT(mpi_recv_);
+    if (f)
+        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                   MPI_Fint *, MPI_Fint *))f)(buf, count, dt, source, tag, comm, status, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+DECLARE_NEXT(mpi_probe_);
+void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status,
+                MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int r = enter(C_PROBE, __builtin_return_address(0), 1, c, MPI_DATATYPE_NULL, 0);
+    set_p2p(C_PROBE, *source, *tag, c, r, 0);
+    if (r)
+        in_call(C_PROBE);
+    fproc f = NEXT(mpi_probe_);
+    if (f)
+        ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(
+            source, tag, comm, status, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+DECLARE_NEXT(mpi_sendrecv_);
+void mpi_sendrecv_(void *sbuf, MPI_Fint *scount, MPI_Fint *sdt, MPI_Fint *dest, MPI_Fint *stag,
+                   void *rbuf, MPI_Fint *rcount, MPI_Fint *rdt, MPI_Fint *source,
+                   MPI_Fint *rtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int r = enter(C_SENDRECV, __builtin_return_address(0), 1, c, MPI_Type_f2c(*sdt), *scount);
+    set_p2p(C_SENDRECV, *dest, *stag, c, r, 1);
+    if (r) {
+        R.cur.peer2 = world_rank_of(*source, c);
+        R.cur.tag2 = tag_of(*rtag);
+        in_call(C_SENDRECV);
+    }
+    fproc f = NEXT(mpi_sendrecv_);
+    if (f)
+        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
+                   MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                   MPI_Fint *))f)(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source,
+                                  rtag, comm, status, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+DECLARE_NEXT(mpi_isend_);
+void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *tag,
+                MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    void *site = __builtin_return_address(0);
+    int r = enter(C_ISEND, site, 0, c, MPI_Type_f2c(*dt), *count);
+    fproc f = NEXT(mpi_isend_);
+    if (f)
+        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                   MPI_Fint *, MPI_Fint *))f)(buf, count, dt, dest, tag, comm, req, ierr);
+    else
+        no_binding(ierr);
+    if (r && *ierr == MPI_SUCCESS) {
+        MPI_Request cr = MPI_Request_f2c(*req);
+        int w = world_rank_of(*dest, c);
+        remember_request(&cr, 1, w, tag_of(*tag));
+        note_p2p(C_ISEND, (uint64_t)(uintptr_t)site, w, tag_of(*tag));
+    }
+    leave(0);
+}
+
+DECLARE_NEXT(mpi_irecv_);
+void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *source, MPI_Fint *tag,
+                MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int r = enter(C_IRECV, __builtin_return_address(0), 0, c, MPI_Type_f2c(*dt), *count);
+    fproc f = NEXT(mpi_irecv_);
+    if (f)
+        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                   MPI_Fint *, MPI_Fint *))f)(buf, count, dt, source, tag, comm, req, ierr);
+    else
+        no_binding(ierr);
+    if (r && *ierr == MPI_SUCCESS) {
+        MPI_Request cr = MPI_Request_f2c(*req);
+        remember_request(&cr, 2, world_rank_of(*source, c), tag_of(*tag));
+    }
+    leave(0);
+}
+
+/* Fortran requests as the C handles the table knows them by. */
+static void note_frequests(int n, const MPI_Fint *freqs)
+{
+    MPI_Request c[REC_NREQ];
+    int k = n < REC_NREQ ? n : REC_NREQ;
+    for (int i = 0; i < k; i++)
+        c[i] = MPI_Request_f2c(freqs[i]);
+    note_requests(k, c);
+}
+
+DECLARE_NEXT(mpi_wait_);
+void mpi_wait_(MPI_Fint *req, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int r = enter(C_WAIT, __builtin_return_address(0), 1, MPI_COMM_NULL, MPI_DATATYPE_NULL, 1);
+    if (r) {
+        note_frequests(1, req);
+        in_call(C_WAIT);
+    }
+    fproc f = NEXT(mpi_wait_);
+    if (f)
+        ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(req, status, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+DECLARE_NEXT(mpi_waitall_);
+void mpi_waitall_(MPI_Fint *n, MPI_Fint *reqs_, MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    int r = enter(C_WAITALL, __builtin_return_address(0), 1, MPI_COMM_NULL, MPI_DATATYPE_NULL,
+                  *n);
+    if (r) {
+        note_frequests(*n, reqs_);
+        in_call(C_WAITALL);
+    }
+    fproc f = NEXT(mpi_waitall_);
+    if (f)
+        ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(n, reqs_, statuses, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+DECLARE_NEXT(mpi_waitany_);
+void mpi_waitany_(MPI_Fint *n, MPI_Fint *reqs_, MPI_Fint *index, MPI_Fint *status,
+                  MPI_Fint *ierr)
+{
+    int r = enter(C_WAITANY, __builtin_return_address(0), 1, MPI_COMM_NULL, MPI_DATATYPE_NULL,
+                  *n);
+    if (r) {
+        note_frequests(*n, reqs_);
+        in_call(C_WAITANY);
+    }
+    fproc f = NEXT(mpi_waitany_);
+    if (f)
+        ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(
+            n, reqs_, index, status, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+DECLARE_NEXT(mpi_barrier_);
+void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    int r = enter(C_BARRIER, __builtin_return_address(0), 1, MPI_Comm_f2c(*comm),
+                  MPI_DATATYPE_NULL, 0);
+    if (r)
+        in_call(C_BARRIER);
+    fproc f = NEXT(mpi_barrier_);
+    if (f)
+        ((void (*)(MPI_Fint *, MPI_Fint *))f)(comm, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+DECLARE_NEXT(mpi_bcast_);
+void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *root, MPI_Fint *comm,
+                MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int r = enter(C_BCAST, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);
+    set_root(*root, c, r);
+    if (r)
+        in_call(C_BCAST);
+    fproc f = NEXT(mpi_bcast_);
+    if (f)
+        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(
+            buf, count, dt, root, comm, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+DECLARE_NEXT(mpi_reduce_);
+void mpi_reduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *op,
+                 MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int r = enter(C_REDUCE, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);
+    set_root(*root, c, r);
+    if (r)
+        in_call(C_REDUCE);
+    fproc f = NEXT(mpi_reduce_);
+    if (f)
+        ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                   MPI_Fint *))f)(sbuf, rbuf, count, dt, op, root, comm, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+DECLARE_NEXT(mpi_allreduce_);
+void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *op,
+                    MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int r = enter(C_ALLREDUCE, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);
+    if (r)
+        in_call(C_ALLREDUCE);
+    fproc f = NEXT(mpi_allreduce_);
+    if (f)
+        ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                   MPI_Fint *))f)(sbuf, rbuf, count, dt, op, comm, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+/* Alltoall, Allgather (no root) and Gather, Scatter (a root): the same eight or nine
+   arguments. */
+#define F_ALL_LIKE(NAME, CALL)                                                                 \
+    DECLARE_NEXT(NAME);                                                                        \
+    void NAME(void *sbuf, MPI_Fint *scount, MPI_Fint *sdt, void *rbuf, MPI_Fint *rcount,       \
+              MPI_Fint *rdt, MPI_Fint *comm, MPI_Fint *ierr)                                   \
+    {                                                                                          \
+        MPI_Comm c = MPI_Comm_f2c(*comm);                                                      \
+        int r = enter(CALL, __builtin_return_address(0), 1, c, MPI_Type_f2c(*sdt), *scount);   \
+        if (r)                                                                                 \
+            in_call(CALL);                                                                     \
+        fproc f = NEXT(NAME);                                                                  \
+        if (f)                                                                                 \
+            ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,         \
+                       MPI_Fint *, MPI_Fint *))f)(sbuf, scount, sdt, rbuf, rcount, rdt, comm,  \
+                                                  ierr);                                       \
+        else                                                                                   \
+            no_binding(ierr);                                                                  \
+        leave(r);                                                                              \
+    }
+
+#define F_ROOTED_LIKE(NAME, CALL, DT, COUNT)                                                   \
+    DECLARE_NEXT(NAME);                                                                        \
+    void NAME(void *sbuf, MPI_Fint *scount, MPI_Fint *sdt, void *rbuf, MPI_Fint *rcount,       \
+              MPI_Fint *rdt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)                   \
+    {                                                                                          \
+        MPI_Comm c = MPI_Comm_f2c(*comm);                                                      \
+        int r = enter(CALL, __builtin_return_address(0), 1, c, MPI_Type_f2c(*DT), *COUNT);     \
+        set_root(*root, c, r);                                                                 \
+        if (r)                                                                                 \
+            in_call(CALL);                                                                     \
+        fproc f = NEXT(NAME);                                                                  \
+        if (f)                                                                                 \
+            ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,         \
+                       MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(sbuf, scount, sdt, rbuf, rcount, \
+                                                              rdt, root, comm, ierr);          \
+        else                                                                                   \
+            no_binding(ierr);                                                                  \
+        leave(r);                                                                              \
+    }
+
+F_ALL_LIKE(mpi_alltoall_, C_ALLTOALL)
+F_ALL_LIKE(mpi_allgather_, C_ALLGATHER)
+F_ROOTED_LIKE(mpi_gather_, C_GATHER, sdt, scount)
+F_ROOTED_LIKE(mpi_scatter_, C_SCATTER, rdt, rcount)

@@ -169,6 +169,9 @@ mod tests {
             let syms = String::from_utf8_lossy(&nm.stdout);
             assert!(syms.contains(" D cohort_mpi_recorder"), "{syms}");
             assert!(syms.contains(" T MPI_Waitall"), "{syms}");
+            // The Fortran bindings' wrappers, which find the MPI library's at run time.
+            assert!(syms.contains(" T mpi_waitall_"), "{syms}");
+            assert!(!syms.contains(" U pmpi_"), "{syms}");
         }
         let _ = std::fs::remove_dir_all(dir);
     }
