@@ -44,8 +44,8 @@ pub const CALLS: [&str; 20] = [
 ];
 
 const MAGIC: u64 = 0x3152_434d_5452_4843;
-const VERSION: u32 = 1;
-const SIZE: usize = 6952;
+const VERSION: u32 = 2;
+const SIZE: usize = 7232;
 const CUR: usize = 48;
 const NRECENT: usize = 416;
 const RECENT: usize = 424;
@@ -53,6 +53,8 @@ const RECENT_LEN: usize = 16;
 const SITES: usize = 808;
 const SITES_LEN: usize = 256;
 const REQS_LEN: usize = 16;
+const CUR_COMM: usize = 6952;
+const MEMBERS_LEN: usize = 64;
 
 /// One rank's answer to `:mpi`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,6 +106,11 @@ pub struct Call {
     pub datatype: String,
     pub comm: String,
     pub comm_size: i32,
+    /// The communicator's identity for any communicator but `MPI_COMM_WORLD` (a hash of its
+    /// members; 0: the world, or not known).
+    pub comm_id: u64,
+    /// Its members as world ranks, in communicator order (empty: the world, or not known).
+    pub comm_members: Vec<u32>,
     /// The line that made the call.
     pub at: Option<String>,
     /// The requests of `MPI_Wait`/`MPI_Waitall`/`MPI_Waitany`.
@@ -268,6 +275,29 @@ fn from_queues(d: &Debugger, rank: u32, r: &mut RankMpi) {
 }
 
 /// Fills the recorder's part of `r`, when the rank has the recorder.
+/// The members of the current call's communicator (`struct rec_comm`): evenly spaced ones
+/// from the first and the stride, else the listed ones when all are.
+fn members(b: &Bytes, size: i32) -> Vec<u32> {
+    let m = CUR_COMM;
+    if b.u64(m) == 0 || size <= 0 {
+        return Vec::new();
+    }
+    let (first, stride, listed) = (b.i32(m + 8), b.i32(m + 12), b.i32(m + 16));
+    let rank = |v: i64| u32::try_from(v).ok();
+    let all: Option<Vec<u32>> = if stride != 0 {
+        (0..i64::from(size))
+            .map(|i| rank(i64::from(first) + i * i64::from(stride)))
+            .collect()
+    } else if listed == size && (size as usize) <= MEMBERS_LEN {
+        (0..size as usize)
+            .map(|i| rank(i64::from(b.i32(m + 24 + 4 * i))))
+            .collect()
+    } else {
+        None
+    };
+    all.unwrap_or_default()
+}
+
 fn read_recorder(d: &Debugger, r: &mut RankMpi) {
     let Some((addr, _)) = d.session.symbols().data_symbol("cohort_mpi_recorder") else {
         return;
@@ -298,6 +328,8 @@ fn read_recorder(d: &Debugger, r: &mut RankMpi) {
             datatype: b.str(c + 48, 32),
             comm: b.str(c + 80, 32),
             comm_size: b.i32(c + 40),
+            comm_id: b.u64(CUR_COMM),
+            comm_members: members(&b, b.i32(c + 40)),
             at: place(b.u64(c + 32)),
             reqs: (0..nreq)
                 .map(|i| {

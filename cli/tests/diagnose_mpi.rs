@@ -144,6 +144,24 @@ fn mpich_diagnose_names_a_fortran_rank_that_computes() {
     check("spinf", "mpich", 3, SPIN_F);
 }
 
+/// A collective on a communicator split from the world waits for its members only (the
+/// recorder keeps them): rank 0's barrier was taken for one of all ranks ("[0-1,3] wait in
+/// MPI_Barrier at subcomm.c:22 and subcomm.c:23 for rank 2").
+const SUBCOMM: &[&str] = &[
+    "[1,3] wait in MPI_Barrier at subcomm.c:23 for ranks 0,2: [0] (which waits in MPI_Barrier on the communicator of ranks 0,2 at subcomm.c:22), [2] (which is running in relax at subcomm.c:8)",
+    "rank 0 waits in MPI_Barrier on the communicator of ranks 0,2 at subcomm.c:22 for rank 2, which is running in relax at subcomm.c:8",
+];
+
+#[test]
+fn open_mpi_diagnose_tells_a_sub_communicator_from_the_world() {
+    check("subcomm", "openmpi", 4, SUBCOMM);
+}
+
+#[test]
+fn mpich_diagnose_tells_a_sub_communicator_from_the_world() {
+    check("subcomm", "mpich", 4, SUBCOMM);
+}
+
 const WAITALL: &[&str] = &[
     "ranks 0, 1 and 2 wait for each other in a cycle: rank 0 in MPI_Waitall for a receive from 2 tag 3 and a receive from 1 tag 3 at waitall.c:15, rank 1 in MPI_Waitall for a receive from 0 tag 3 and a receive from 2 tag 3 at waitall.c:15, rank 2 in MPI_Waitall for a receive from 1 tag 3 and a receive from 0 tag 3 at waitall.c:15",
 ];

@@ -21,14 +21,16 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REC_MAGIC 0x3152434d54524843ULL /* "CHRTMCR1" */
-#define REC_VERSION 1
+#define REC_VERSION 2
 #define REC_NREQ 16
 #define REC_NRECENT 16
 #define REC_NSITES 256
 #define REC_NAME 32
+#define REC_NMEMBERS 64
 
 /* Peers and tags: wildcards and absent values. */
 #define REC_ANY (-1)
@@ -97,6 +99,18 @@ struct rec_site {
     int32_t pad;
 };
 
+/* The members of the current call's communicator, as world ranks, for any communicator but
+   MPI_COMM_WORLD (`hash` 0): first + i * stride for i < comm_size when they are evenly
+   spaced (stride != 0), else the first REC_NMEMBERS of them listed. */
+struct rec_comm {
+    uint64_t hash; /* FNV-1a of the members in communicator order; 0: none recorded */
+    int32_t first;
+    int32_t stride;
+    int32_t nlisted;
+    int32_t pad;
+    int32_t list[REC_NMEMBERS];
+};
+
 struct rec {
     uint64_t magic;
     uint32_t version;
@@ -111,6 +125,7 @@ struct rec {
     uint64_t nrecent;
     struct rec_p2p recent[REC_NRECENT];
     struct rec_site sites[REC_NSITES];
+    struct rec_comm cur_comm;
 };
 
 _Static_assert(sizeof(struct rec_req) == 16, "rec_req layout");
@@ -119,7 +134,9 @@ _Static_assert(sizeof(struct rec_p2p) == 24, "rec_p2p layout");
 _Static_assert(sizeof(struct rec_site) == 24, "rec_site layout");
 _Static_assert(offsetof(struct rec, cur) == 48, "rec layout");
 _Static_assert(offsetof(struct rec, recent) == 424, "rec layout");
-_Static_assert(sizeof(struct rec) == 6952, "rec layout");
+_Static_assert(sizeof(struct rec_comm) == 280, "rec_comm layout");
+_Static_assert(offsetof(struct rec, cur_comm) == 6952, "rec layout");
+_Static_assert(sizeof(struct rec) == 7232, "rec layout");
 
 __attribute__((visibility("default"), used)) struct rec cohort_mpi_recorder = {
     .magic = REC_MAGIC,
@@ -142,6 +159,76 @@ static struct {
     uint64_t key;
     int32_t kind, peer, tag;
 } reqs[REQS];
+
+/* The members of a communicator, computed once and kept as an attribute of it (freed with
+   it). */
+static int members_key = MPI_KEYVAL_INVALID;
+
+static int free_members(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm;
+    (void)key;
+    (void)extra;
+    free(val);
+    return MPI_SUCCESS;
+}
+
+static const struct rec_comm *members_of(MPI_Comm comm)
+{
+    struct rec_comm *m = NULL;
+    int flag = 0;
+    if (members_key == MPI_KEYVAL_INVALID || world_group == MPI_GROUP_NULL)
+        return NULL;
+    if (PMPI_Comm_get_attr(comm, members_key, &m, &flag) == MPI_SUCCESS && flag)
+        return m;
+    int n = 0;
+    MPI_Group g;
+    if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS || n <= 0 ||
+        PMPI_Comm_group(comm, &g) != MPI_SUCCESS)
+        return NULL;
+    int *in = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)n);
+    m = calloc(1, sizeof(*m));
+    if (!in || !out || !m) {
+        free(in);
+        free(out);
+        free(m);
+        PMPI_Group_free(&g);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    if (PMPI_Group_translate_ranks(g, n, in, world_group, out) != MPI_SUCCESS) {
+        free(in);
+        free(out);
+        free(m);
+        PMPI_Group_free(&g);
+        return NULL;
+    }
+    PMPI_Group_free(&g);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)out[i];
+        for (int b = 0; b < 4; b++) {
+            h ^= (v >> (8 * b)) & 0xff;
+            h *= 0x100000001b3ULL;
+        }
+    }
+    m->hash = h ? h : 1;
+    m->first = out[0];
+    m->stride = n > 1 ? out[1] - out[0] : 1;
+    for (int i = 2; i < n && m->stride != 0; i++)
+        if (out[i] - out[i - 1] != m->stride)
+            m->stride = 0;
+    m->nlisted = n < REC_NMEMBERS ? n : REC_NMEMBERS;
+    memcpy(m->list, out, sizeof(int) * (size_t)m->nlisted);
+    free(in);
+    free(out);
+    if (PMPI_Comm_set_attr(comm, members_key, m) != MPI_SUCCESS) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
 
 static uint64_t req_key(const MPI_Request *r)
 {
@@ -247,6 +334,12 @@ static int enter(int call, void *ret, int blocking, MPI_Comm comm, MPI_Datatype 
         }
         PMPI_Comm_size(comm, &c->comm_size);
     }
+    R.cur_comm.hash = 0;
+    if (comm != MPI_COMM_NULL && comm != MPI_COMM_WORLD) {
+        const struct rec_comm *m = members_of(comm);
+        if (m)
+            R.cur_comm = *m;
+    }
     return 1;
 }
 
@@ -280,6 +373,7 @@ static void start(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &R.size);
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_members, &members_key, NULL);
 }
 
 int MPI_Init(int *argc, char ***argv)

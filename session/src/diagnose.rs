@@ -82,7 +82,7 @@ enum Doing {
     /// In a collective (from the recorder, or the frames).
     Collective {
         name: String,
-        comm: String,
+        comm: Comm,
         root: i32,
         at: Option<String>,
     },
@@ -105,6 +105,48 @@ fn tag_word(t: i32) -> String {
         "with any tag".to_string()
     } else {
         format!("tag {t}")
+    }
+}
+
+/// The communicator of a collective.
+#[derive(Debug, Clone, Default)]
+struct Comm {
+    /// Its name (`MPI_Comm_get_name`; empty when not known).
+    name: String,
+    /// 0 for `MPI_COMM_WORLD` (or not known); else the recorder's hash of its members.
+    id: u64,
+    /// Its members, as world ranks (empty: the world, or not known).
+    members: Vec<u32>,
+    /// Its size (0: not known).
+    size: i32,
+}
+
+impl Comm {
+    fn is_world(&self) -> bool {
+        self.id == 0 && (self.name.is_empty() || self.name == "MPI_COMM_WORLD")
+    }
+
+    /// What tells communicators apart: the members' hash, else the name.
+    fn key(&self) -> String {
+        match self.id {
+            0 if self.is_world() => "MPI_COMM_WORLD".to_string(),
+            0 => self.name.clone(),
+            id => format!("{id:016x}"),
+        }
+    }
+
+    /// ` on NAME` (a name the program gave it), ` on the communicator of ranks 0,2`, or
+    /// nothing for the world.
+    fn words(&self) -> String {
+        if self.is_world() {
+            return String::new();
+        }
+        let given = !self.name.is_empty() && !self.name.starts_with("MPI COMMUNICATOR");
+        if !given && !self.members.is_empty() {
+            let set = RankSet::from_iter(self.members.iter().copied());
+            return format!(" on the communicator of ranks {set}");
+        }
+        comm_words(&self.name)
     }
 }
 
@@ -182,7 +224,12 @@ fn doing(r: &RankMpi) -> Doing {
         if is_collective(name) {
             return Doing::Collective {
                 name: c.name.clone(),
-                comm: c.comm.clone(),
+                comm: Comm {
+                    name: c.comm.clone(),
+                    id: c.comm_id,
+                    members: c.comm_members.clone(),
+                    size: c.comm_size,
+                },
                 root: c.root,
                 at: c.at.clone(),
             };
@@ -206,7 +253,7 @@ fn doing(r: &RankMpi) -> Doing {
         Some(m) if m == "MPI_Finalize" => Doing::Finalizing(place.at),
         Some(m) if is_collective(&m) => Doing::Collective {
             name: m,
-            comm: String::new(),
+            comm: Comm::default(),
             root: NONE,
             at: place.at,
         },
@@ -236,7 +283,7 @@ fn state_words(r: &RankMpi, d: &Doing) -> String {
             } else {
                 String::new()
             };
-            format!("waits in {name}{root}{}{}", comm_words(comm), at_words(at))
+            format!("waits in {name}{root}{}{}", comm.words(), at_words(at))
         }
         Doing::OtherMpi { name, at } => format!("is in {name}{}", at_words(at)),
         Doing::Computing => {
@@ -415,6 +462,7 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
 
     // Collectives: per communicator, the calls ranks are in, and who is missing.
     let mut by_comm: BTreeMap<String, BTreeMap<(String, i32), RankSet>> = BTreeMap::new();
+    let mut comms: BTreeMap<String, Comm> = BTreeMap::new();
     let mut places: BTreeMap<(String, String, i32), BTreeSet<String>> = BTreeMap::new();
     for (&r, d) in &what {
         if let Doing::Collective {
@@ -424,26 +472,24 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
             at,
         } = d
         {
-            let comm = if comm.is_empty() {
-                "MPI_COMM_WORLD".to_string()
-            } else {
-                comm.clone()
-            };
+            let key = comm.key();
+            comms.entry(key.clone()).or_insert_with(|| comm.clone());
             by_comm
-                .entry(comm.clone())
+                .entry(key.clone())
                 .or_default()
                 .entry((name.clone(), *root))
                 .or_default()
                 .insert(r);
             if let Some(a) = at {
                 places
-                    .entry((comm, name.clone(), *root))
+                    .entry((key, name.clone(), *root))
                     .or_default()
                     .insert(a.clone());
             }
         }
     }
-    for (comm, calls) in &by_comm {
+    for (key, calls) in &by_comm {
+        let comm = comms.get(key).cloned().unwrap_or_default();
         let words = |(name, root): &(String, i32)| {
             let rooted = if *root >= 0 {
                 format!(" with root {root}")
@@ -451,7 +497,7 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
                 String::new()
             };
             let at = places
-                .get(&(comm.clone(), name.clone(), *root))
+                .get(&(key.clone(), name.clone(), *root))
                 .map(|s| {
                     format!(
                         " at {}",
@@ -459,7 +505,7 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
                     )
                 })
                 .unwrap_or_default();
-            format!("{name}{rooted}{}{at}", comm_words(comm))
+            format!("{name}{rooted}{}{at}", comm.words())
         };
         if calls.len() > 1 {
             let each: Vec<String> = calls
@@ -472,40 +518,41 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
                 ranks: all,
                 text: format!(
                     "the ranks are in different collectives{}: {}",
-                    comm_words(comm),
+                    comm.words(),
                     each.join(", ")
                 ),
             });
             continue;
         }
-        let Some((key, set)) = calls.iter().next() else {
+        let Some((call_key, set)) = calls.iter().next() else {
             continue;
         };
-        if comm != "MPI_COMM_WORLD" {
-            // Who else belongs to the communicator is not known here: only how many.
-            let size = what
-                .iter()
-                .filter(|(r, _)| set.contains(**r))
-                .find_map(|(r, _)| info.get(r)?.call.as_ref().map(|c| c.comm_size))
-                .unwrap_or(0);
-            if size > 0 && size as u64 > set.len() {
+        // Who belongs to the communicator: every rank of the world; the recorded members of
+        // another; else only how many.
+        let members: Option<BTreeSet<u32>> = if comm.is_world() {
+            None
+        } else if !comm.members.is_empty() {
+            Some(comm.members.iter().copied().collect())
+        } else {
+            if comm.size > 0 && comm.size as u64 > set.len() {
                 out.push(Verdict {
                     kind: Kind::Collective,
                     ranks: set.clone(),
                     text: format!(
-                        "{} in {}: {} of its {size} ranks have arrived",
+                        "{} in {}: {} of its {} ranks have arrived",
                         subject(set, "waits", "wait"),
-                        words(key),
-                        set.len()
+                        words(call_key),
+                        set.len(),
+                        comm.size
                     ),
                 });
             }
             continue;
-        }
+        };
         // Those of the diagnosed ranks that are not in it, grouped by what they do.
         let mut missing: BTreeMap<String, RankSet> = BTreeMap::new();
         for (&r, d) in &what {
-            if set.contains(r) {
+            if set.contains(r) || members.as_ref().is_some_and(|m| !m.contains(&r)) {
                 continue;
             }
             let Some(ri) = info.get(&r) else { continue };
@@ -543,7 +590,7 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
             text: format!(
                 "{} in {} for {whom}",
                 subject(set, "waits", "wait"),
-                words(key)
+                words(call_key)
             ),
         });
     }
@@ -876,6 +923,46 @@ mod tests {
             texts(verdicts(&r)),
             [
                 "ranks 0, 1 and 2 wait for each other in a cycle: rank 0 in MPI_Recv from 2 tag 0 at ring.c:5, rank 1 in MPI_Recv from 0 tag 0 at ring.c:5, rank 2 in MPI_Recv from 1 tag 0 at ring.c:5"
+            ]
+        );
+    }
+
+    /// A collective on a communicator of some ranks waits only for its members: two
+    /// communicators of the same name (split ones often have none) are told apart by their
+    /// members, and a rank outside both is no one's culprit.
+    #[test]
+    fn a_collective_on_a_sub_communicator_waits_for_its_members_only() {
+        let on = |members: &[u32], at: &str| {
+            let mut r = blocked("MPI_Barrier", NONE, NONE, at);
+            if let Some(c) = r.call.as_mut() {
+                c.comm = String::new();
+                c.comm_id = u64::from(members[0]) + 1;
+                c.comm_members = members.to_vec();
+                c.comm_size = members.len() as i32;
+            }
+            r
+        };
+        let computing = RankMpi {
+            alive: true,
+            recorder: true,
+            place: Some(Place {
+                function: Some("relax".into()),
+                at: Some("s.c:8".into()),
+                ..Place::default()
+            }),
+            ..RankMpi::default()
+        };
+        let r = vec![
+            (0, on(&[0, 2], "s.c:22")),
+            (1, on(&[1, 3], "s.c:22")),
+            (2, computing.clone()),
+            (3, computing),
+        ];
+        assert_eq!(
+            texts(verdicts(&r)),
+            [
+                "rank 0 waits in MPI_Barrier on the communicator of ranks 0,2 at s.c:22 for rank 2, which is running in relax at s.c:8",
+                "rank 1 waits in MPI_Barrier on the communicator of ranks 1,3 at s.c:22 for rank 3, which is running in relax at s.c:8",
             ]
         );
     }
