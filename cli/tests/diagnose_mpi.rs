@@ -115,6 +115,55 @@ fn mpich_diagnose_names_a_fortran_deadlock() {
     check("deadlockf", "mpich", 2, DEADLOCK_F);
 }
 
+/// The `mpi_f08` module's bindings (`mpi_recv_f08_` under Open MPI, `mpi_recv_f08ts_` under
+/// MPICH), with no `ierror`.
+const DEADLOCK_F08: &[&str] = &[
+    "ranks 0 and 1 wait for each other: rank 0 in MPI_Recv from 1 tag 7 at deadlockf08.f90:12, rank 1 in MPI_Recv from 0 tag 7 at deadlockf08.f90:12",
+];
+
+#[test]
+fn open_mpi_diagnose_names_an_mpi_f08_deadlock() {
+    check("deadlockf08", "openmpi", 2, DEADLOCK_F08);
+}
+
+#[test]
+fn mpich_diagnose_names_an_mpi_f08_deadlock() {
+    check("deadlockf08", "mpich", 2, DEADLOCK_F08);
+}
+
+/// Every Fortran binding the recorder wraps passes its call on unchanged: `fcalls.f90`
+/// checks each call's result on every rank and says `calls ok`.
+fn fortran_calls_pass_through(launcher: &str) {
+    let mpicc = match launcher {
+        "openmpi" => "mpicc.openmpi",
+        _ => "mpicc.mpich",
+    };
+    let prog = build_mpi("fcalls", mpicc);
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["launch", "-n", "3", "--launcher", launcher])
+        .args(["-batch", "-ex", "continue", "--", "./fcalls"])
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let said: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("calls ok") || l.contains(" wrong: "))
+        .collect();
+    assert_eq!(said, ["calls ok"; 3], "\nstdout:\n{out}");
+}
+
+#[test]
+fn open_mpi_fortran_calls_pass_through_the_recorder() {
+    fortran_calls_pass_through("openmpi");
+}
+
+#[test]
+fn mpich_fortran_calls_pass_through_the_recorder() {
+    fortran_calls_pass_through("mpich");
+}
+
 const WAITALL_F: &[&str] = &[
     "ranks 0, 1 and 2 wait for each other in a cycle: rank 0 in MPI_Waitall for a receive from 2 tag 3 and a receive from 1 tag 3 at waitallf.f90:13, rank 1 in MPI_Waitall for a receive from 0 tag 3 and a receive from 2 tag 3 at waitallf.f90:13, rank 2 in MPI_Waitall for a receive from 1 tag 3 and a receive from 0 tag 3 at waitallf.f90:13",
 ];

@@ -649,7 +649,13 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
     return rc;
 }
 
-/* ---- Fortran bindings (`use mpi`, `mpif.h`: gfortran and flang name them `mpi_x_`) ---- */
+/* ---- Fortran bindings ----
+   `use mpi` and `mpif.h` call `mpi_x_` (gfortran and flang); the `mpi_f08` module calls
+   `mpi_x_f08_` (Open MPI) or `mpi_x_f08ts_` (MPICH, for calls with a buffer). Every argument
+   is passed by reference (handles are integers, or `type(MPI_Comm)` and the like holding one;
+   a buffer is an address or, for `f08ts`, a descriptor's: passed on untouched), and the f08
+   bindings' optional `ierror` may be absent (NULL). Each wrapper records the call at its own
+   return address (the program's call site) and calls the binding found after this library. */
 
 typedef void (*fproc)();
 
@@ -664,155 +670,177 @@ static fproc next_binding(fproc *cache, const char *name)
     return f;
 }
 
-#define NEXT(NAME) next_binding(&next_##NAME, #NAME)
-#define DECLARE_NEXT(NAME) static fproc next_##NAME
+/* A binding's error code, where one was given. */
+static int fok(const MPI_Fint *ierr)
+{
+    return !ierr || *ierr == MPI_SUCCESS;
+}
 
-/* A Fortran call with no binding after this library (cannot happen in a program linked
-   with one): MPI's error class for an unknown error, as the binding would have set. */
 static void no_binding(MPI_Fint *ierr)
 {
     if (ierr)
         *ierr = MPI_ERR_OTHER;
 }
 
-DECLARE_NEXT(mpi_init_);
-void mpi_init_(MPI_Fint *ierr)
+/* The three names of a binding, each calling IMPL with the binding after this library and
+   the program's call site. PARAMS and ARGS are parenthesised lists. */
+#define STRIP(...) __VA_ARGS__
+#define ONE_NAME(NAME, IMPL, PARAMS, ARGS)                                                     \
+    static fproc next_##NAME;                                                                  \
+    void NAME(STRIP PARAMS)                                                                    \
+    {                                                                                          \
+        IMPL(next_binding(&next_##NAME, #NAME), __builtin_return_address(0), STRIP ARGS);      \
+    }
+#define F_NAMES(BASE, IMPL, PARAMS, ARGS)                                                      \
+    ONE_NAME(BASE##_, IMPL, PARAMS, ARGS)                                                      \
+    ONE_NAME(BASE##_f08_, IMPL, PARAMS, ARGS)                                                  \
+    ONE_NAME(BASE##_f08ts_, IMPL, PARAMS, ARGS)
+
+typedef MPI_Fint F;
+
+static void f_init(fproc f, void *site, F *ierr)
 {
-    fproc f = NEXT(mpi_init_);
+    (void)site;
     if (!f) {
         no_binding(ierr);
         return;
     }
-    ((void (*)(MPI_Fint *))f)(ierr);
-    if (*ierr == MPI_SUCCESS)
+    ((void (*)(F *))f)(ierr);
+    if (fok(ierr))
         start();
 }
+F_NAMES(mpi_init, f_init, (F * ierr), (ierr))
 
-DECLARE_NEXT(mpi_init_thread_);
-void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+static void f_init_thread(fproc f, void *site, F *required, F *provided, F *ierr)
 {
-    fproc f = NEXT(mpi_init_thread_);
+    (void)site;
     if (!f) {
         no_binding(ierr);
         return;
     }
-    ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(required, provided, ierr);
-    if (*ierr == MPI_SUCCESS)
+    ((void (*)(F *, F *, F *))f)(required, provided, ierr);
+    if (fok(ierr))
         start();
 }
+F_NAMES(mpi_init_thread, f_init_thread, (F * required, F * provided, F * ierr),
+        (required, provided, ierr))
 
-DECLARE_NEXT(mpi_finalize_);
-void mpi_finalize_(MPI_Fint *ierr)
+static void f_finalize(fproc f, void *site, F *ierr)
 {
-    int r = enter(C_FINALIZE, __builtin_return_address(0), 1, MPI_COMM_NULL,
-                  MPI_DATATYPE_NULL, 0);
+    int r = enter(C_FINALIZE, site, 1, MPI_COMM_NULL, MPI_DATATYPE_NULL, 0);
     R.finalized = 1;
     if (r)
         in_call(C_FINALIZE);
-    fproc f = NEXT(mpi_finalize_);
     if (f)
-        ((void (*)(MPI_Fint *))f)(ierr);
+        ((void (*)(F *))f)(ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+F_NAMES(mpi_finalize, f_finalize, (F * ierr), (ierr))
+
+static void f_send_like(int call, fproc f, void *site, void *buf, F *count, F *dt, F *dest,
+                        F *tag, F *comm, F *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int r = enter(call, site, 1, c, MPI_Type_f2c(*dt), *count);
+    set_p2p(call, *dest, *tag, c, r, 1);
+    if (r)
+        in_call(call);
+    if (f)
+        ((void (*)(void *, F *, F *, F *, F *, F *, F *))f)(buf, count, dt, dest, tag, comm,
+                                                             ierr);
     else
         no_binding(ierr);
     leave(r);
 }
 
-#define F_SEND_LIKE(NAME, CALL)                                                                \
-    DECLARE_NEXT(NAME);                                                                        \
-    void NAME(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *tag,         \
-              MPI_Fint *comm, MPI_Fint *ierr)                                                  \
-    {                                                                                          \
-        MPI_Comm c = MPI_Comm_f2c(*comm);                                                      \
-        int r = enter(CALL, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);     \
-        set_p2p(CALL, *dest, *tag, c, r, 1);                                                   \
-        if (r)                                                                                 \
-            in_call(CALL);                                                                     \
-        fproc f = NEXT(NAME);                                                                  \
-        if (f)                                                                                 \
-            ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,     \
-                       MPI_Fint *))f)(buf, count, dt, dest, tag, comm, ierr);                  \
-        else                                                                                   \
-            no_binding(ierr);                                                                  \
-        leave(r);                                                                              \
-    }
+static void f_send(fproc f, void *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm,
+                   F *ierr)
+{
+    f_send_like(C_SEND, f, site, buf, count, dt, dest, tag, comm, ierr);
+}
+F_NAMES(mpi_send, f_send, (void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr),
+        (buf, count, dt, dest, tag, comm, ierr))
 
-F_SEND_LIKE(mpi_send_, C_SEND)
-F_SEND_LIKE(mpi_ssend_, C_SSEND)
+static void f_ssend(fproc f, void *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm,
+                    F *ierr)
+{
+    f_send_like(C_SSEND, f, site, buf, count, dt, dest, tag, comm, ierr);
+}
+F_NAMES(mpi_ssend, f_ssend, (void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr),
+        (buf, count, dt, dest, tag, comm, ierr))
 
-DECLARE_NEXT(mpi_recv_);
-void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *source, MPI_Fint *tag,
-               MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+static void f_recv(fproc f, void *site, void *buf, F *count, F *dt, F *source, F *tag, F *comm,
+                   F *status, F *ierr)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int r = enter(C_RECV, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);
+    int r = enter(C_RECV, site, 1, c, MPI_Type_f2c(*dt), *count);
     set_p2p(C_RECV, *source, *tag, c, r, 0);
     if (r)
         in_call(C_RECV);
-    fproc f = NEXT(mpi_recv_);
     if (f)
-        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-                   MPI_Fint *, MPI_Fint *))f)(buf, count, dt, source, tag, comm, status, ierr);
+        ((void (*)(void *, F *, F *, F *, F *, F *, F *, F *))f)(buf, count, dt, source, tag,
+                                                                  comm, status, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
+F_NAMES(mpi_recv, f_recv,
+        (void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *status, F *ierr),
+        (buf, count, dt, source, tag, comm, status, ierr))
 
-DECLARE_NEXT(mpi_probe_);
-void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status,
-                MPI_Fint *ierr)
+static void f_probe(fproc f, void *site, F *source, F *tag, F *comm, F *status, F *ierr)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int r = enter(C_PROBE, __builtin_return_address(0), 1, c, MPI_DATATYPE_NULL, 0);
+    int r = enter(C_PROBE, site, 1, c, MPI_DATATYPE_NULL, 0);
     set_p2p(C_PROBE, *source, *tag, c, r, 0);
     if (r)
         in_call(C_PROBE);
-    fproc f = NEXT(mpi_probe_);
     if (f)
-        ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(
-            source, tag, comm, status, ierr);
+        ((void (*)(F *, F *, F *, F *, F *))f)(source, tag, comm, status, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
+F_NAMES(mpi_probe, f_probe, (F * source, F *tag, F *comm, F *status, F *ierr),
+        (source, tag, comm, status, ierr))
 
-DECLARE_NEXT(mpi_sendrecv_);
-void mpi_sendrecv_(void *sbuf, MPI_Fint *scount, MPI_Fint *sdt, MPI_Fint *dest, MPI_Fint *stag,
-                   void *rbuf, MPI_Fint *rcount, MPI_Fint *rdt, MPI_Fint *source,
-                   MPI_Fint *rtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+static void f_sendrecv(fproc f, void *site, void *sbuf, F *scount, F *sdt, F *dest, F *stag,
+                       void *rbuf, F *rcount, F *rdt, F *source, F *rtag, F *comm, F *status,
+                       F *ierr)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int r = enter(C_SENDRECV, __builtin_return_address(0), 1, c, MPI_Type_f2c(*sdt), *scount);
+    int r = enter(C_SENDRECV, site, 1, c, MPI_Type_f2c(*sdt), *scount);
     set_p2p(C_SENDRECV, *dest, *stag, c, r, 1);
     if (r) {
         R.cur.peer2 = world_rank_of(*source, c);
         R.cur.tag2 = tag_of(*rtag);
         in_call(C_SENDRECV);
     }
-    fproc f = NEXT(mpi_sendrecv_);
     if (f)
-        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
-                   MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-                   MPI_Fint *))f)(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source,
-                                  rtag, comm, status, ierr);
+        ((void (*)(void *, F *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *, F *))f)(
+            sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
+F_NAMES(mpi_sendrecv, f_sendrecv,
+        (void *sbuf, F *scount, F *sdt, F *dest, F *stag, void *rbuf, F *rcount, F *rdt,
+         F *source, F *rtag, F *comm, F *status, F *ierr),
+        (sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status, ierr))
 
-DECLARE_NEXT(mpi_isend_);
-void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *tag,
-                MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+static void f_isend(fproc f, void *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm,
+                    F *req, F *ierr)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    void *site = __builtin_return_address(0);
     int r = enter(C_ISEND, site, 0, c, MPI_Type_f2c(*dt), *count);
-    fproc f = NEXT(mpi_isend_);
     if (f)
-        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-                   MPI_Fint *, MPI_Fint *))f)(buf, count, dt, dest, tag, comm, req, ierr);
+        ((void (*)(void *, F *, F *, F *, F *, F *, F *, F *))f)(buf, count, dt, dest, tag,
+                                                                  comm, req, ierr);
     else
         no_binding(ierr);
-    if (r && *ierr == MPI_SUCCESS) {
+    if (r && f && fok(ierr)) {
         MPI_Request cr = MPI_Request_f2c(*req);
         int w = world_rank_of(*dest, c);
         remember_request(&cr, 1, w, tag_of(*tag));
@@ -820,28 +848,32 @@ void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *dest, MPI_Fi
     }
     leave(0);
 }
+F_NAMES(mpi_isend, f_isend,
+        (void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr),
+        (buf, count, dt, dest, tag, comm, req, ierr))
 
-DECLARE_NEXT(mpi_irecv_);
-void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *source, MPI_Fint *tag,
-                MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+static void f_irecv(fproc f, void *site, void *buf, F *count, F *dt, F *source, F *tag,
+                    F *comm, F *req, F *ierr)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int r = enter(C_IRECV, __builtin_return_address(0), 0, c, MPI_Type_f2c(*dt), *count);
-    fproc f = NEXT(mpi_irecv_);
+    int r = enter(C_IRECV, site, 0, c, MPI_Type_f2c(*dt), *count);
     if (f)
-        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-                   MPI_Fint *, MPI_Fint *))f)(buf, count, dt, source, tag, comm, req, ierr);
+        ((void (*)(void *, F *, F *, F *, F *, F *, F *, F *))f)(buf, count, dt, source, tag,
+                                                                  comm, req, ierr);
     else
         no_binding(ierr);
-    if (r && *ierr == MPI_SUCCESS) {
+    if (r && f && fok(ierr)) {
         MPI_Request cr = MPI_Request_f2c(*req);
         remember_request(&cr, 2, world_rank_of(*source, c), tag_of(*tag));
     }
     leave(0);
 }
+F_NAMES(mpi_irecv, f_irecv,
+        (void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *req, F *ierr),
+        (buf, count, dt, source, tag, comm, req, ierr))
 
 /* Fortran requests as the C handles the table knows them by. */
-static void note_frequests(int n, const MPI_Fint *freqs)
+static void note_frequests(int n, const F *freqs)
 {
     MPI_Request c[REC_NREQ];
     int k = n < REC_NREQ ? n : REC_NREQ;
@@ -850,168 +882,189 @@ static void note_frequests(int n, const MPI_Fint *freqs)
     note_requests(k, c);
 }
 
-DECLARE_NEXT(mpi_wait_);
-void mpi_wait_(MPI_Fint *req, MPI_Fint *status, MPI_Fint *ierr)
+static void f_wait(fproc f, void *site, F *req, F *status, F *ierr)
 {
-    int r = enter(C_WAIT, __builtin_return_address(0), 1, MPI_COMM_NULL, MPI_DATATYPE_NULL, 1);
+    int r = enter(C_WAIT, site, 1, MPI_COMM_NULL, MPI_DATATYPE_NULL, 1);
     if (r) {
         note_frequests(1, req);
         in_call(C_WAIT);
     }
-    fproc f = NEXT(mpi_wait_);
     if (f)
-        ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(req, status, ierr);
+        ((void (*)(F *, F *, F *))f)(req, status, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
+F_NAMES(mpi_wait, f_wait, (F * req, F *status, F *ierr), (req, status, ierr))
 
-DECLARE_NEXT(mpi_waitall_);
-void mpi_waitall_(MPI_Fint *n, MPI_Fint *reqs_, MPI_Fint *statuses, MPI_Fint *ierr)
+static void f_waitall(fproc f, void *site, F *n, F *reqv, F *statuses, F *ierr)
 {
-    int r = enter(C_WAITALL, __builtin_return_address(0), 1, MPI_COMM_NULL, MPI_DATATYPE_NULL,
-                  *n);
+    int r = enter(C_WAITALL, site, 1, MPI_COMM_NULL, MPI_DATATYPE_NULL, *n);
     if (r) {
-        note_frequests(*n, reqs_);
+        note_frequests(*n, reqv);
         in_call(C_WAITALL);
     }
-    fproc f = NEXT(mpi_waitall_);
     if (f)
-        ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(n, reqs_, statuses, ierr);
+        ((void (*)(F *, F *, F *, F *))f)(n, reqv, statuses, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
+F_NAMES(mpi_waitall, f_waitall, (F * n, F *reqv, F *statuses, F *ierr),
+        (n, reqv, statuses, ierr))
 
-DECLARE_NEXT(mpi_waitany_);
-void mpi_waitany_(MPI_Fint *n, MPI_Fint *reqs_, MPI_Fint *index, MPI_Fint *status,
-                  MPI_Fint *ierr)
+static void f_waitany(fproc f, void *site, F *n, F *reqv, F *index, F *status, F *ierr)
 {
-    int r = enter(C_WAITANY, __builtin_return_address(0), 1, MPI_COMM_NULL, MPI_DATATYPE_NULL,
-                  *n);
+    int r = enter(C_WAITANY, site, 1, MPI_COMM_NULL, MPI_DATATYPE_NULL, *n);
     if (r) {
-        note_frequests(*n, reqs_);
+        note_frequests(*n, reqv);
         in_call(C_WAITANY);
     }
-    fproc f = NEXT(mpi_waitany_);
     if (f)
-        ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(
-            n, reqs_, index, status, ierr);
+        ((void (*)(F *, F *, F *, F *, F *))f)(n, reqv, index, status, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
+F_NAMES(mpi_waitany, f_waitany, (F * n, F *reqv, F *index, F *status, F *ierr),
+        (n, reqv, index, status, ierr))
 
-DECLARE_NEXT(mpi_barrier_);
-void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
+static void f_barrier(fproc f, void *site, F *comm, F *ierr)
 {
-    int r = enter(C_BARRIER, __builtin_return_address(0), 1, MPI_Comm_f2c(*comm),
-                  MPI_DATATYPE_NULL, 0);
+    int r = enter(C_BARRIER, site, 1, MPI_Comm_f2c(*comm), MPI_DATATYPE_NULL, 0);
     if (r)
         in_call(C_BARRIER);
-    fproc f = NEXT(mpi_barrier_);
     if (f)
-        ((void (*)(MPI_Fint *, MPI_Fint *))f)(comm, ierr);
+        ((void (*)(F *, F *))f)(comm, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
+F_NAMES(mpi_barrier, f_barrier, (F * comm, F *ierr), (comm, ierr))
 
-DECLARE_NEXT(mpi_bcast_);
-void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *root, MPI_Fint *comm,
-                MPI_Fint *ierr)
+static void f_bcast(fproc f, void *site, void *buf, F *count, F *dt, F *root, F *comm, F *ierr)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int r = enter(C_BCAST, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);
+    int r = enter(C_BCAST, site, 1, c, MPI_Type_f2c(*dt), *count);
     set_root(*root, c, r);
     if (r)
         in_call(C_BCAST);
-    fproc f = NEXT(mpi_bcast_);
     if (f)
-        ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(
-            buf, count, dt, root, comm, ierr);
+        ((void (*)(void *, F *, F *, F *, F *, F *))f)(buf, count, dt, root, comm, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
+F_NAMES(mpi_bcast, f_bcast, (void *buf, F *count, F *dt, F *root, F *comm, F *ierr),
+        (buf, count, dt, root, comm, ierr))
 
-DECLARE_NEXT(mpi_reduce_);
-void mpi_reduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *op,
-                 MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+static void f_reduce(fproc f, void *site, void *sbuf, void *rbuf, F *count, F *dt, F *op,
+                     F *root, F *comm, F *ierr)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int r = enter(C_REDUCE, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);
+    int r = enter(C_REDUCE, site, 1, c, MPI_Type_f2c(*dt), *count);
     set_root(*root, c, r);
     if (r)
         in_call(C_REDUCE);
-    fproc f = NEXT(mpi_reduce_);
     if (f)
-        ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-                   MPI_Fint *))f)(sbuf, rbuf, count, dt, op, root, comm, ierr);
+        ((void (*)(void *, void *, F *, F *, F *, F *, F *, F *))f)(sbuf, rbuf, count, dt, op,
+                                                                     root, comm, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
+F_NAMES(mpi_reduce, f_reduce,
+        (void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root, F *comm, F *ierr),
+        (sbuf, rbuf, count, dt, op, root, comm, ierr))
 
-DECLARE_NEXT(mpi_allreduce_);
-void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *op,
-                    MPI_Fint *comm, MPI_Fint *ierr)
+static void f_allreduce(fproc f, void *site, void *sbuf, void *rbuf, F *count, F *dt, F *op,
+                        F *comm, F *ierr)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm);
-    int r = enter(C_ALLREDUCE, __builtin_return_address(0), 1, c, MPI_Type_f2c(*dt), *count);
+    int r = enter(C_ALLREDUCE, site, 1, c, MPI_Type_f2c(*dt), *count);
     if (r)
         in_call(C_ALLREDUCE);
-    fproc f = NEXT(mpi_allreduce_);
     if (f)
-        ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-                   MPI_Fint *))f)(sbuf, rbuf, count, dt, op, comm, ierr);
+        ((void (*)(void *, void *, F *, F *, F *, F *, F *))f)(sbuf, rbuf, count, dt, op, comm,
+                                                                ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+F_NAMES(mpi_allreduce, f_allreduce,
+        (void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr),
+        (sbuf, rbuf, count, dt, op, comm, ierr))
+
+/* Alltoall and Allgather (no root): the same eight arguments. */
+static void f_all_like(int call, fproc f, void *site, void *sbuf, F *scount, F *sdt,
+                       void *rbuf, F *rcount, F *rdt, F *comm, F *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int r = enter(call, site, 1, c, MPI_Type_f2c(*sdt), *scount);
+    if (r)
+        in_call(call);
+    if (f)
+        ((void (*)(void *, F *, F *, void *, F *, F *, F *, F *))f)(sbuf, scount, sdt, rbuf,
+                                                                     rcount, rdt, comm, ierr);
     else
         no_binding(ierr);
     leave(r);
 }
 
-/* Alltoall, Allgather (no root) and Gather, Scatter (a root): the same eight or nine
-   arguments. */
-#define F_ALL_LIKE(NAME, CALL)                                                                 \
-    DECLARE_NEXT(NAME);                                                                        \
-    void NAME(void *sbuf, MPI_Fint *scount, MPI_Fint *sdt, void *rbuf, MPI_Fint *rcount,       \
-              MPI_Fint *rdt, MPI_Fint *comm, MPI_Fint *ierr)                                   \
-    {                                                                                          \
-        MPI_Comm c = MPI_Comm_f2c(*comm);                                                      \
-        int r = enter(CALL, __builtin_return_address(0), 1, c, MPI_Type_f2c(*sdt), *scount);   \
-        if (r)                                                                                 \
-            in_call(CALL);                                                                     \
-        fproc f = NEXT(NAME);                                                                  \
-        if (f)                                                                                 \
-            ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,         \
-                       MPI_Fint *, MPI_Fint *))f)(sbuf, scount, sdt, rbuf, rcount, rdt, comm,  \
-                                                  ierr);                                       \
-        else                                                                                   \
-            no_binding(ierr);                                                                  \
-        leave(r);                                                                              \
-    }
+static void f_alltoall(fproc f, void *site, void *sbuf, F *scount, F *sdt, void *rbuf,
+                       F *rcount, F *rdt, F *comm, F *ierr)
+{
+    f_all_like(C_ALLTOALL, f, site, sbuf, scount, sdt, rbuf, rcount, rdt, comm, ierr);
+}
+F_NAMES(mpi_alltoall, f_alltoall,
+        (void *sbuf, F *scount, F *sdt, void *rbuf, F *rcount, F *rdt, F *comm, F *ierr),
+        (sbuf, scount, sdt, rbuf, rcount, rdt, comm, ierr))
 
-#define F_ROOTED_LIKE(NAME, CALL, DT, COUNT)                                                   \
-    DECLARE_NEXT(NAME);                                                                        \
-    void NAME(void *sbuf, MPI_Fint *scount, MPI_Fint *sdt, void *rbuf, MPI_Fint *rcount,       \
-              MPI_Fint *rdt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)                   \
-    {                                                                                          \
-        MPI_Comm c = MPI_Comm_f2c(*comm);                                                      \
-        int r = enter(CALL, __builtin_return_address(0), 1, c, MPI_Type_f2c(*DT), *COUNT);     \
-        set_root(*root, c, r);                                                                 \
-        if (r)                                                                                 \
-            in_call(CALL);                                                                     \
-        fproc f = NEXT(NAME);                                                                  \
-        if (f)                                                                                 \
-            ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,         \
-                       MPI_Fint *, MPI_Fint *, MPI_Fint *))f)(sbuf, scount, sdt, rbuf, rcount, \
-                                                              rdt, root, comm, ierr);          \
-        else                                                                                   \
-            no_binding(ierr);                                                                  \
-        leave(r);                                                                              \
-    }
+static void f_allgather(fproc f, void *site, void *sbuf, F *scount, F *sdt, void *rbuf,
+                        F *rcount, F *rdt, F *comm, F *ierr)
+{
+    f_all_like(C_ALLGATHER, f, site, sbuf, scount, sdt, rbuf, rcount, rdt, comm, ierr);
+}
+F_NAMES(mpi_allgather, f_allgather,
+        (void *sbuf, F *scount, F *sdt, void *rbuf, F *rcount, F *rdt, F *comm, F *ierr),
+        (sbuf, scount, sdt, rbuf, rcount, rdt, comm, ierr))
 
-F_ALL_LIKE(mpi_alltoall_, C_ALLTOALL)
-F_ALL_LIKE(mpi_allgather_, C_ALLGATHER)
-F_ROOTED_LIKE(mpi_gather_, C_GATHER, sdt, scount)
-F_ROOTED_LIKE(mpi_scatter_, C_SCATTER, rdt, rcount)
+/* Gather and Scatter (a root); the count and type recorded are the root's data's: the send
+   side of a gather, the receive side of a scatter. */
+static void f_rooted_like(int call, fproc f, void *site, void *sbuf, F *scount, F *sdt,
+                          void *rbuf, F *rcount, F *rdt, F *root, F *comm, F *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    F *dt = call == C_SCATTER ? rdt : sdt;
+    F *count = call == C_SCATTER ? rcount : scount;
+    int r = enter(call, site, 1, c, MPI_Type_f2c(*dt), *count);
+    set_root(*root, c, r);
+    if (r)
+        in_call(call);
+    if (f)
+        ((void (*)(void *, F *, F *, void *, F *, F *, F *, F *, F *))f)(
+            sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, ierr);
+    else
+        no_binding(ierr);
+    leave(r);
+}
+
+static void f_gather(fproc f, void *site, void *sbuf, F *scount, F *sdt, void *rbuf, F *rcount,
+                     F *rdt, F *root, F *comm, F *ierr)
+{
+    f_rooted_like(C_GATHER, f, site, sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, ierr);
+}
+F_NAMES(mpi_gather, f_gather,
+        (void *sbuf, F *scount, F *sdt, void *rbuf, F *rcount, F *rdt, F *root, F *comm,
+         F *ierr),
+        (sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, ierr))
+
+static void f_scatter(fproc f, void *site, void *sbuf, F *scount, F *sdt, void *rbuf,
+                      F *rcount, F *rdt, F *root, F *comm, F *ierr)
+{
+    f_rooted_like(C_SCATTER, f, site, sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, ierr);
+}
+F_NAMES(mpi_scatter, f_scatter,
+        (void *sbuf, F *scount, F *sdt, void *rbuf, F *rcount, F *rdt, F *root, F *comm,
+         F *ierr),
+        (sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, ierr))
