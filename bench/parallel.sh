@@ -13,7 +13,9 @@
 #                     smaller N under as many agents failed
 #                     [200/100 500/100 1000/100 10000/100 1000/10 10000/10, quick 100/100 1000/10 1000/100]
 #   BENCH_MIN_AVAIL   MiB of MemAvailable under which a run is killed (the machine is shared) [3072]
-#   BENCH_PARTS       which parts run: any of steps tree scale              [steps tree scale]
+#   BENCH_PARTS       which parts run: any of steps tree scale views        [steps tree scale]
+#   BENCH_VIEW_NS     rank counts of the views part (one agent)             [64 1024]
+#   BENCH_VIEW_SCALE  ranks/agents of the views part's tree runs            [10000/100]
 #   BENCH_OUT         where results go                                 [target/bench/parallel]
 #   GDB               the gdb binary                                           [gdb]
 #
@@ -180,6 +182,25 @@ part scale && for s in $SCALE; do
     if [ "$(wc -l <"$RES")" = "$before" ] || tail -n 1 "$RES" | grep -q '"ok": false'; then
         FAILED_AT[$a]=$n
     fi
+done
+
+# ------------------------------------------------------------------ 5: issue 20's views
+# stacks, compare and diagnose with every rank stopped in the loop (5 times each, the median),
+# next to N gdbs' -stack-list-frames and -data-evaluate-expression where they fit.
+
+part views && for n in ${BENCH_VIEW_NS:-64 1024}; do
+    echo "== views: N=$n, cohort" >&2
+    cool_down
+    drive cohort --n "$n" --k 2 --bp "*$ADDR" --views 5
+    if gdb_fits "$n"; then
+        echo "== views: N=$n, $n gdbs" >&2
+        drive gdb --n "$n" --k 2 --bp "*$ADDR" --views 5
+    fi
+done
+part views && for s in ${BENCH_VIEW_SCALE:-10000/100}; do
+    echo "== views: ${s%/*} ranks under ${s#*/} agents" >&2
+    cool_down
+    drive cohort --n "${s%/*}" --agents "${s#*/}" --fanout 32,8 --k 2 --bp "*$ADDR" --settle 600000 --views 3
 done
 
 echo "load average at end $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$D/machine.txt" >&2

@@ -245,6 +245,8 @@ def run_cohort(a):
         r["step_median_ms"] = ms(statistics.median(steps)) if steps else None
         r["step_mean_ms"] = ms(statistics.mean(steps)) if steps else None
         r["lines"] = sorted(set(seen))
+        if a.views:
+            cohort_views(c, a, r)
         # Memory, all ranks stopped in the loop.
         agents = [p for p in children_of(c.p.pid) if comm(p).startswith("cohort-agent")]
         fr, fp = mem(c.p.pid)
@@ -274,6 +276,45 @@ def run_cohort(a):
             pass
     wd.done(r)
     return r
+
+
+# The views of issue 20, with all ranks stopped in the loop: the merged stacks, one
+# expression compared across ranks, and the hang diagnosis (no MPI in the fixture: it looks at
+# every rank's frames and recorder state and finds no one waiting). Each is timed `views` times
+# from the command's line to its prompt; the figure is the median.
+VIEW_EXPR = "rank % 4"
+
+
+def cohort_views(c, a, r):
+    for name, line, check in [
+        ("stacks", "stacks", lambda o: "main at " in o and all_ranks(a.n) in o),
+        ("compare", f"compare {VIEW_EXPR}", lambda o: all(f"] {v}" in o for v in range(min(a.n, 4)))),
+        ("diagnose", "diagnose", lambda o: "No rank waits in MPI." in o),
+    ]:
+        ts = []
+        for _ in range(a.views):
+            t, out = c.cmd(line)
+            if not check(out):
+                raise Fail(f"{name}: unexpected answer: {out[-600:]!r}")
+            ts.append(t)
+        r[f"{name}_ms"] = [ms(x) for x in ts]
+        r[f"{name}_median_ms"] = ms(statistics.median(ts))
+
+
+def gdb_views(g, a, r):
+    """The same facts from N gdbs: every gdb's frames, every gdb's value."""
+    for name, line, rx in [
+        ("stacks", "-stack-list-frames", rb"^\^done,stack="),
+        ("compare", f'-data-evaluate-expression "{VIEW_EXPR}"', rb"^\^done,value="),
+    ]:
+        ts = []
+        for _ in range(a.views):
+            t = time.monotonic()
+            g.send_all(line)
+            g.wait_all(rx, name)
+            ts.append(time.monotonic() - t)
+        r[f"{name}_ms"] = [ms(x) for x in ts]
+        r[f"{name}_median_ms"] = ms(statistics.median(ts))
 
 
 # ---------------------------------------------------------------------------------- gdb/MI
@@ -423,6 +464,8 @@ def run_gdb(a):
         r["step_median_ms"] = ms(statistics.median(steps)) if steps else None
         r["step_mean_ms"] = ms(statistics.mean(steps)) if steps else None
         r["lines"] = sorted(seen)
+        if a.views:
+            gdb_views(g, a, r)
         m = [mem(p.pid) for p in g.procs]
         r["gdb_rss_kib_median"] = int(statistics.median(x[0] for x in m))
         r["gdb_rss_kib_sum"] = sum(x[0] for x in m)
@@ -505,6 +548,7 @@ def main():
     ap.add_argument("--fanout", default="")
     ap.add_argument("--settle", type=int, default=60000)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--views", type=int, default=0, help="times each of stacks, compare and diagnose is run (0: none)")
     ap.add_argument("--min-avail", type=int, default=3072, help="MiB of MemAvailable below which the run is killed")
     ap.add_argument("--bp", default="", help="breakpoint spec to reach the loop (default: LINE)")
     ap.add_argument("--cohort", default="target/release/cohort")

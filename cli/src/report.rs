@@ -21,9 +21,11 @@ pub struct OfflineOpts {
     pub html: PathBuf,
     pub json: Option<PathBuf>,
     pub max_stops: u32,
+    /// `--settle` was given: a hang is what does not stop within it (else 30 s).
+    pub settle_given: bool,
 }
 
-pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local] [--agents A] --break LOC[@SET]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]\n       cohort offline -n N --cores PATTERN [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM\n                      (a job that crashed: one core file per rank, %r in PATTERN is the rank)";
+pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local] [--agents A] [--settle MS] --break LOC[@SET]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]\n       cohort offline -n N --cores PATTERN [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM\n                      (a job that crashed: one core file per rank, %r in PATTERN is the rank)";
 
 /// `LOC@0-3` → ("LOC", Some("0-3")).
 fn at_set(s: &str) -> (String, Option<String>) {
@@ -51,6 +53,7 @@ pub fn parse_offline(argv: &[String]) -> anyhow::Result<OfflineOpts> {
         html: PathBuf::new(),
         json: None,
         max_stops: 100,
+        settle_given: false,
     };
     let mut html = None;
     let mut i = 0;
@@ -92,6 +95,7 @@ pub fn parse_offline(argv: &[String]) -> anyhow::Result<OfflineOpts> {
         }
         i += 2;
     }
+    o.settle_given = rest.iter().any(|a| a == "--settle");
     o.launch = parallel::parse_launch(&rest)?;
     o.html = html.with_context(|| format!("offline needs -o REPORT.html\n{OFFLINE_USAGE}"))?;
     if o.launch.cores.is_some() {
@@ -113,8 +117,20 @@ pub struct Group {
 #[derive(Serialize, Debug, Default)]
 pub struct Stop {
     pub number: u32,
-    /// What the ranks reported (stop lines, exits), grouped.
+    /// What the ranks reported (stop lines, exits), grouped; thread and fork notices folded
+    /// away (counted in `folded`).
     pub events: Vec<Group>,
+    /// How many thread and fork notices (`[New Thread …]`) were left out of `events`.
+    pub folded: usize,
+    /// Some ranks did not stop within the settle time: the job hangs (they were stopped to
+    /// look at them, and the run ends here).
+    pub hang: bool,
+    /// `diagnose`'s verdicts at a hang, and what could not be looked at.
+    pub verdicts: Vec<String>,
+    /// The wait-for graph at a hang: groups of ranks and who waits for whom.
+    pub graph: Option<Graph>,
+    /// Expressions not in scope, with the ranks where they are not (`--evaluate`).
+    pub out_of_scope: Vec<(String, String)>,
     /// State of every rank after the stop, grouped.
     pub states: Vec<Group>,
     /// Distinct stacks of the stopped ranks.
@@ -123,6 +139,15 @@ pub struct Stop {
     pub values: Vec<(String, Vec<Group>)>,
     /// `info locals` and `bt full` of the focus rank, if it stopped.
     pub focus: Option<String>,
+}
+
+/// A wait-for graph between groups of ranks (`diagnose::wait_graph`).
+#[derive(Serialize, Debug, Default)]
+pub struct Graph {
+    /// (ranks, what they do).
+    pub nodes: Vec<(String, String)>,
+    /// (from, to): indices into `nodes`.
+    pub edges: Vec<(usize, usize)>,
 }
 
 #[derive(Serialize, Debug, Default)]
@@ -138,6 +163,166 @@ pub struct Report {
     /// The program's own output, `[rank] line`.
     pub output: Vec<String>,
     pub final_states: Vec<Group>,
+    /// The summary: how the run ended, which ranks diverged, the verdict of a hang.
+    pub summary: Vec<String>,
+}
+
+/// A thread or fork notice (`[New Thread 0x… (LWP 12)]`, `[Thread … exited]`, `[Detaching
+/// after fork from child process 12]`, `[Inferior 1 (process 12) detached]`): noise in a
+/// report.
+fn is_noise(line: &str) -> bool {
+    let l = line.trim();
+    l.starts_with('[')
+        && l.ends_with(']')
+        && (l.starts_with("[New Thread ")
+            || (l.starts_with("[Thread ") && l.ends_with(" exited]"))
+            || l.starts_with("[Detaching after ")
+            || l.starts_with("[New inferior ")
+            || l.starts_with("[Inferior "))
+}
+
+/// `groups` without the noise lines (and groups left empty by them); how many were dropped.
+fn groups_folded(text: &str) -> (Vec<Group>, usize) {
+    let mut dropped = 0;
+    let kept: Vec<Group> = groups(text)
+        .into_iter()
+        .filter_map(|mut g| {
+            let lines: Vec<&str> = g.text.lines().collect();
+            let keep: Vec<&str> = lines.iter().copied().filter(|l| !is_noise(l)).collect();
+            dropped += lines.len() - keep.len();
+            if keep.len() == lines.len() {
+                return Some(g);
+            }
+            if keep.iter().all(|l| l.trim().is_empty()) {
+                return None;
+            }
+            g.text = keep.join("\n");
+            Some(g)
+        })
+        .collect();
+    // Groups of the same ranks next to each other again after the folding.
+    let mut merged: Vec<Group> = Vec::new();
+    for g in kept {
+        match merged.last_mut() {
+            Some(m) if m.ranks == g.ranks => {
+                m.text.push('\n');
+                m.text.push_str(&g.text);
+            }
+            _ => merged.push(g),
+        }
+    }
+    (merged, dropped)
+}
+
+/// The program's output, `[rank] line`, merged by rank set: the k-th line of each rank's
+/// output with the same text is one line `[SET] text`, in the order of the ranks' lines.
+fn merge_output(lines: &[String], size: u32) -> Vec<String> {
+    let mut per_rank: std::collections::BTreeMap<u32, Vec<&str>> = Default::default();
+    let mut other: Vec<String> = Vec::new();
+    for l in lines {
+        let parsed = l
+            .strip_prefix('[')
+            .and_then(|r| r.split_once("] "))
+            .and_then(|(set, text)| Some((RankSet::parse(set, size).ok()?, text)));
+        match parsed {
+            Some((set, text)) => {
+                for r in set.iter() {
+                    per_rank.entry(r).or_default().push(text);
+                }
+            }
+            None => other.push(l.clone()),
+        }
+    }
+    let depth = per_rank.values().map(Vec::len).max().unwrap_or(0);
+    let mut out = Vec::new();
+    for k in 0..depth {
+        // Texts in the order of their first rank.
+        let mut at_k: Vec<(&str, RankSet)> = Vec::new();
+        for (r, ls) in &per_rank {
+            let Some(t) = ls.get(k) else { continue };
+            match at_k.iter_mut().find(|(x, _)| x == t) {
+                Some((_, set)) => set.insert(*r),
+                None => at_k.push((t, RankSet::from_iter([*r]))),
+            }
+        }
+        for (t, set) in at_k {
+            out.push(format!("[{set}] {t}"));
+        }
+    }
+    out.extend(other);
+    out
+}
+
+/// The class (colour) of a rank's state line in the grid.
+fn state_class(text: &str) -> &'static str {
+    let t = text.trim();
+    if t.starts_with("running") {
+        "run"
+    } else if t.starts_with("waiting") {
+        "wait"
+    } else if t.starts_with("stopped") && t.contains("breakpoint") {
+        "bp"
+    } else if t.starts_with("stopped") {
+        "stop"
+    } else if t.starts_with("exited normally") {
+        "done"
+    } else if t.starts_with("exited") || t.starts_with("killed") || t.contains("lost") {
+        "bad"
+    } else {
+        "other"
+    }
+}
+
+/// The summary at the top of the report: how the run ended (the final states by rank set),
+/// the ranks that ended apart from the most, and a hang's verdicts.
+fn summary(r: &Report) -> Vec<String> {
+    let mut v = Vec::new();
+    let hang = r.stops.iter().find(|s| s.hang);
+    match hang {
+        Some(s) => v.push(format!(
+            "The job hung at stop {}: not every rank stopped within the settle time.",
+            s.number
+        )),
+        None => {
+            let all_done =
+                r.final_states.len() == 1 && r.final_states[0].text.trim() == "exited normally";
+            if all_done {
+                v.push(format!("Every rank exited normally ({} ranks).", r.ranks));
+            } else {
+                v.push("The run ended with the ranks in these states:".to_string());
+            }
+        }
+    }
+    if r.final_states.len() > 1 || hang.is_some() {
+        for g in &r.final_states {
+            v.push(format!(
+                "[{}] {}",
+                g.ranks,
+                g.text.lines().next().unwrap_or("")
+            ));
+        }
+    }
+    if r.final_states.len() > 1 {
+        // The ranks apart from the largest group.
+        let size = |g: &Group| RankSet::parse(&g.ranks, r.ranks).map_or(0, |s| s.len());
+        if let Some(most) = r.final_states.iter().max_by_key(|g| size(g)) {
+            let apart: Vec<&str> = r
+                .final_states
+                .iter()
+                .filter(|g| g.ranks != most.ranks)
+                .map(|g| g.ranks.as_str())
+                .collect();
+            v.push(format!(
+                "Diverged from the most ranks ([{}]): [{}].",
+                most.ranks,
+                apart.join("], [")
+            ));
+        }
+    }
+    if let Some(s) = hang {
+        v.extend(s.verdicts.iter().cloned());
+    }
+    v
 }
 
 fn groups(text: &str) -> Vec<Group> {
@@ -173,9 +358,14 @@ fn both(o: &str, e: &str) -> String {
 
 /// Ranks whose state line says they are stopped.
 fn stopped_ranks(states: &[Group], size: u32) -> RankSet {
+    ranks_where(states, size, |t| t.starts_with("stopped"))
+}
+
+/// Ranks whose state line passes `what`.
+fn ranks_where(states: &[Group], size: u32, what: impl Fn(&str) -> bool) -> RankSet {
     let mut r = RankSet::new();
     for g in states {
-        if g.text.starts_with("stopped")
+        if what(g.text.trim())
             && let Ok(s) = RankSet::parse(&g.ranks, size)
         {
             r = r.union(&s);
@@ -193,8 +383,11 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
     if o.launch.launcher != Launcher::Local {
         bail!("offline mode supports --launcher local in this build");
     }
-    // Nobody is waiting at a keyboard: steps and continues may take their time.
-    o.launch.settle_ms = o.launch.settle_ms.max(30_000);
+    // Nobody is waiting at a keyboard: steps and continues may take their time (30 s unless
+    // `--settle` says); ranks still running after it are a hang.
+    if !o.settle_given {
+        o.launch.settle_ms = o.launch.settle_ms.max(30_000);
+    }
     let program = parallel::resolve_program(&o.launch.program)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -245,29 +438,79 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
             if alive.is_empty() {
                 break;
             }
-            let events = if post_mortem {
-                Vec::new()
+            let (events, folded) = if post_mortem {
+                (Vec::new(), 0)
             } else {
                 let (eo, ee) = front.ask(alive, "continue").await.render();
-                groups(&both(&eo, &ee))
+                groups_folded(&both(&eo, &ee))
             };
             let mut stop = Stop {
                 number,
                 events,
+                folded,
                 ..Default::default()
             };
             let (st, _) = front.ask(all.clone(), ":state").await.render();
             stop.states = groups(&st);
+            // Ranks still running after the settle time: the job hangs. They are stopped,
+            // and `diagnose` says what they wait for; the run ends here.
+            let running = ranks_where(&stop.states, n, |t| {
+                t.starts_with("running") || t.starts_with("waiting")
+            });
+            if !running.is_empty() {
+                stop.hang = true;
+                front.interrupt_ranks(running);
+                let (ranks, err) = cohort_session::diagnose::collect(&mut front, all.clone()).await;
+                stop.verdicts = cohort_session::diagnose::verdicts(&ranks)
+                    .into_iter()
+                    .map(|v| v.text)
+                    .collect();
+                stop.verdicts.extend(err.lines().map(str::to_string));
+                let g = cohort_session::diagnose::wait_graph(&ranks);
+                stop.graph = Some(Graph {
+                    nodes: g
+                        .nodes
+                        .into_iter()
+                        .map(|(s, w)| (s.to_string(), w))
+                        .collect(),
+                    edges: g.edges,
+                });
+                let (st, _) = front.ask(all.clone(), ":state").await.render();
+                stop.states = groups(&st);
+            }
             let stopped = stopped_ranks(&stop.states, n);
             if !stopped.is_empty() {
-                let (bo, be) = front.ask(stopped.clone(), "bt").await.render();
-                stop.stacks = groups(&both(&bo, &be));
+                let a = front.ask(stopped.clone(), ":stacks").await;
+                let tree = a
+                    .stacks
+                    .as_ref()
+                    .map(|t| t.render_tree())
+                    .unwrap_or_default();
+                stop.stacks = vec![Group {
+                    ranks: stopped.to_string(),
+                    text: tree.trim_end().to_string(),
+                }];
                 for e in &o.evaluate {
                     let (vo, ve) = front
                         .ask(stopped.clone(), &format!("print {e}"))
                         .await
                         .render();
-                    stop.values.push((e.clone(), groups(&both(&vo, &ve))));
+                    // Shown only where the expression means something: the ranks where its
+                    // names are not in scope are one line.
+                    let (inside, outside): (Vec<Group>, Vec<Group>) =
+                        groups(&both(&vo, &ve)).into_iter().partition(|g| {
+                            !(g.text.starts_with("No symbol ")
+                                && g.text.ends_with(" in current context."))
+                        });
+                    if !outside.is_empty() {
+                        let set = outside.iter().fold(RankSet::new(), |acc, g| {
+                            acc.union(&RankSet::parse(&g.ranks, n).unwrap_or_default())
+                        });
+                        stop.out_of_scope.push((e.clone(), set.to_string()));
+                    }
+                    if !inside.is_empty() {
+                        stop.values.push((e.clone(), inside));
+                    }
                 }
                 if let Some(f) = o.focus.filter(|f| stopped.contains(*f)) {
                     let (lo, le) = front.ask(RankSet::single(f), "info locals").await.render();
@@ -275,15 +518,20 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
                     stop.focus = Some(both(&both(&lo, &le), &both(&bo, &be)));
                 }
             }
+            let hang = stop.hang;
             rep.stops.push(stop);
+            if hang {
+                break;
+            }
         }
         let (st, _) = front.ask(all.clone(), ":state").await.render();
         rep.final_states = groups(&st);
         front.shutdown().await;
-        rep.output = std::mem::take(&mut front.program_output);
+        rep.output = merge_output(&std::mem::take(&mut front.program_output), n);
         agents.wait(Duration::from_secs(15)).await;
         drop(agents);
         rep.total_ms = t0.elapsed().as_millis();
+        rep.summary = summary(&rep);
         anyhow::Ok(rep)
     })?;
     write_html(&report, &o.html)?;
@@ -307,10 +555,14 @@ fn table(title: &str, gs: &[Group]) -> String {
     if gs.is_empty() {
         return String::new();
     }
-    let mut h = format!(
-        "<h4>{}</h4><table><tr><th>ranks</th><th></th></tr>",
-        esc(title)
-    );
+    let mut h = if title.is_empty() {
+        String::from("<table><tr><th>ranks</th><th></th></tr>")
+    } else {
+        format!(
+            "<h4>{}</h4><table><tr><th>ranks</th><th></th></tr>",
+            esc(title)
+        )
+    };
     for g in gs {
         h.push_str(&format!(
             "<tr><td class=r>{}</td><td><pre>{}</pre></td></tr>",
@@ -322,12 +574,105 @@ fn table(title: &str, gs: &[Group]) -> String {
     h
 }
 
+/// Every rank a cell coloured by its state, 64 to a row (ranks of one state next to each
+/// other in a row are one rectangle, so that 10,000 ranks stay small); the pointer over a cell
+/// names the ranks and their state.
+fn state_grid(states: &[Group], size: u32) -> String {
+    const COLS: u32 = 64;
+    const CELL: u32 = 9;
+    let mut class_of: Vec<(&'static str, usize)> = vec![("other", usize::MAX); size as usize];
+    for (i, g) in states.iter().enumerate() {
+        if let Ok(set) = RankSet::parse(&g.ranks, size) {
+            for r in set.iter() {
+                if let Some(c) = class_of.get_mut(r as usize) {
+                    *c = (state_class(&g.text), i);
+                }
+            }
+        }
+    }
+    let rows = size.div_ceil(COLS).max(1);
+    let width = COLS.min(size.max(1)) * CELL;
+    let mut h = format!(
+        "<svg class=grid width={width} height={} viewBox=\"0 0 {width} {}\">",
+        rows * CELL,
+        rows * CELL
+    );
+    let mut r = 0u32;
+    while r < size {
+        let (c, gi) = class_of[r as usize];
+        let row_end = (r / COLS + 1) * COLS;
+        let mut e = r + 1;
+        while e < size.min(row_end) && class_of[e as usize] == (c, gi) {
+            e += 1;
+        }
+        let title = match states.get(gi) {
+            Some(g) => format!("[{}] {}", g.ranks, g.text.lines().next().unwrap_or("")),
+            None => String::new(),
+        };
+        h.push_str(&format!(
+            "<rect class={c} x={} y={} width={} height={}><title>{}</title></rect>",
+            (r % COLS) * CELL,
+            (r / COLS) * CELL,
+            (e - r) * CELL - 1,
+            CELL - 1,
+            esc(&title)
+        ));
+        r = e;
+    }
+    h.push_str("</svg>");
+    h
+}
+
+/// The wait-for graph as SVG: the groups of ranks in a column, an arrow from each group to the
+/// groups it waits for.
+fn graph_svg(g: &Graph) -> String {
+    const ROW: usize = 46;
+    const BOX_W: usize = 560;
+    let height = g.nodes.len().max(1) * ROW + 10;
+    let width = BOX_W + 160;
+    let mut h = format!(
+        "<svg class=waits width={width} height={height} viewBox=\"0 0 {width} {height}\">\
+         <defs><marker id=arrow viewBox=\"0 0 10 10\" refX=10 refY=5 markerWidth=7 markerHeight=7 orient=auto-start-reverse>\
+         <path d=\"M0 0L10 5L0 10z\" fill=\"#a33\"/></marker></defs>"
+    );
+    for (i, (ranks, words)) in g.nodes.iter().enumerate() {
+        let y = 5 + i * ROW;
+        h.push_str(&format!(
+            "<rect x=5 y={y} width={BOX_W} height={} rx=4 class=node/>\
+             <text x=12 y={}><tspan class=set>[{}]</tspan> {}</text>",
+            ROW - 12,
+            y + 21,
+            esc(ranks),
+            esc(words)
+        ));
+    }
+    // Edges on the right of the boxes, bowed out by the distance they span.
+    for &(a, b) in &g.edges {
+        let (ya, yb) = (5 + a * ROW + (ROW - 12) / 2, 5 + b * ROW + (ROW - 12) / 2);
+        let bow = BOX_W + 20 + 25 * a.abs_diff(b).min(5);
+        h.push_str(&format!(
+            "<path d=\"M{} {ya} C{bow} {ya} {bow} {yb} {} {yb}\" class=edge marker-end=\"url(#arrow)\"/>",
+            BOX_W + 5,
+            BOX_W + 5
+        ));
+    }
+    h.push_str("</svg>");
+    h
+}
+
 pub fn write_html(r: &Report, path: &Path) -> anyhow::Result<()> {
     let mut h = String::from(
         "<!doctype html><html><head><meta charset=utf-8><title>Cohort report</title><style>\
-         body{font-family:sans-serif;margin:2em;max-width:70em}pre{margin:0;white-space:pre-wrap}\
+         body{font-family:sans-serif;margin:2em;max-width:75em}pre{margin:0;white-space:pre-wrap}\
          table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;vertical-align:top;text-align:left}\
          td.r{font-family:monospace;white-space:nowrap;color:#036}h3{border-top:2px solid #036;padding-top:.5em}\
+         .summary{background:#f4f7fb;border-left:4px solid #036;padding:.5em 1em}.summary li{font-family:monospace}\
+         .hang{color:#a33}nav a{margin-right:1em}.note{color:#666;font-size:90%}\
+         svg.grid rect.run{fill:#3a3}svg.grid rect.stop{fill:#36c}svg.grid rect.bp{fill:#e80}svg.grid rect.wait{fill:#dc2}\
+         svg.grid rect.done{fill:#999}svg.grid rect.bad{fill:#c22}svg.grid rect.other{fill:#555}\
+         svg.waits rect.node{fill:#fff;stroke:#036}svg.waits text{font:13px monospace}svg.waits .set{fill:#036;font-weight:bold}\
+         svg.waits path.edge{fill:none;stroke:#a33;stroke-width:1.5}\
+         .legend span{display:inline-block;width:.8em;height:.8em;margin:0 .3em 0 1em}\
          </style></head><body>",
     );
     h.push_str(&format!(
@@ -339,21 +684,95 @@ pub fn write_html(r: &Report, path: &Path) -> anyhow::Result<()> {
         r.tree_ms,
         r.total_ms
     ));
-    h.push_str(&table("Start and breakpoints", &r.setup));
+    h.push_str("<div class=summary id=summary><h2>Summary</h2><ul>");
+    for l in &r.summary {
+        h.push_str(&format!("<li>{}</li>", esc(l)));
+    }
+    h.push_str("</ul></div>");
+    // Navigation: every stop, the end, the output.
+    h.push_str("<nav><b>Stops:</b> ");
     for s in &r.stops {
-        h.push_str(&format!("<h3>Stop {}</h3>", s.number));
+        let c = if s.hang { " class=hang" } else { "" };
+        h.push_str(&format!(
+            "<a href=\"#stop-{}\"{c}>{}{}</a>",
+            s.number,
+            s.number,
+            if s.hang { " (hang)" } else { "" }
+        ));
+    }
+    h.push_str("<a href=\"#end\">end</a><a href=\"#output\">output</a></nav>");
+    h.push_str(&table("Start and breakpoints", &r.setup));
+    let legend = "<p class=legend>\
+        <span style=background:#3a3></span>running<span style=background:#36c></span>stopped\
+        <span style=background:#e80></span>at a breakpoint<span style=background:#dc2></span>waiting\
+        <span style=background:#999></span>exited normally<span style=background:#c22></span>exited with an error, killed or lost</p>";
+    for (i, s) in r.stops.iter().enumerate() {
+        h.push_str(&format!(
+            "<h3 id=\"stop-{}\">Stop {}{}</h3>",
+            s.number,
+            s.number,
+            if s.hang { ": the job hangs" } else { "" }
+        ));
+        let prev = if i > 0 {
+            format!(
+                "<a href=\"#stop-{}\">&larr; stop {}</a>",
+                r.stops[i - 1].number,
+                r.stops[i - 1].number
+            )
+        } else {
+            "<a href=\"#summary\">&larr; summary</a>".to_string()
+        };
+        let next = match r.stops.get(i + 1) {
+            Some(n) => format!(
+                "<a href=\"#stop-{}\">stop {} &rarr;</a>",
+                n.number, n.number
+            ),
+            None => "<a href=\"#end\">end &rarr;</a>".to_string(),
+        };
+        h.push_str(&format!("<nav>{prev}{next}</nav>"));
+        if !s.verdicts.is_empty() {
+            h.push_str("<h4>Diagnosis</h4><ul class=hang>");
+            for v in &s.verdicts {
+                h.push_str(&format!("<li><code>{}</code></li>", esc(v)));
+            }
+            h.push_str("</ul>");
+        }
+        if let Some(g) = &s.graph
+            && !g.nodes.is_empty()
+        {
+            h.push_str("<h4>Who waits for whom</h4>");
+            h.push_str(&graph_svg(g));
+        }
         h.push_str(&table("What the ranks reported", &s.events));
+        if s.folded > 0 {
+            h.push_str(&format!(
+                "<p class=note>{} thread and fork notices left out.</p>",
+                s.folded
+            ));
+        }
         h.push_str(&table("Where every rank is", &s.states));
-        h.push_str(&table("Stacks", &s.stacks));
+        h.push_str(&state_grid(&s.states, r.ranks));
+        h.push_str(legend);
+        h.push_str(&table("Stacks (merged; outermost frame first)", &s.stacks));
         for (e, gs) in &s.values {
             h.push_str(&table(&format!("print {e}"), gs));
+        }
+        for (e, set) in &s.out_of_scope {
+            h.push_str(&format!(
+                "<p class=note><code>{}</code> is not in scope on [{}].</p>",
+                esc(e),
+                esc(set)
+            ));
         }
         if let Some(f) = &s.focus {
             h.push_str(&format!("<h4>Focus rank</h4><pre>{}</pre>", esc(f)));
         }
     }
-    h.push_str(&table("At the end", &r.final_states));
-    h.push_str("<h3>Program output</h3><pre>");
+    h.push_str("<h3 id=end>At the end</h3>");
+    h.push_str(&table("", &r.final_states));
+    h.push_str(&state_grid(&r.final_states, r.ranks));
+    h.push_str(legend);
+    h.push_str("<h3 id=output>Program output (merged by rank set)</h3><pre>");
     for l in &r.output {
         h.push_str(&esc(l));
         h.push('\n');

@@ -695,13 +695,13 @@ fn offline_report_records_stops_values_and_stacks() {
             p("3", "exited with code 3")
         ]
     );
+    // The stopped ranks' stacks merged into one tree, outermost frame first.
     assert_eq!(
         g(&s["stacks"]),
-        vec![
-            p("1", "#0  compute (rank=1, step=0) at ranks.c:10"),
-            p("2", "#0  compute (rank=2, step=0) at ranks.c:10"),
-            p("1-2", "#1  0x0000555555555212 in main () at ranks.c:24"),
-        ]
+        vec![p(
+            "1-2",
+            "main at ranks.c:24  [1-2]\n  compute at ranks.c:10  [1-2]"
+        )]
     );
     assert_eq!(g(&s["values"][0][1]), vec![p("1-2", "$1 = 0")]);
     assert_eq!(
@@ -713,9 +713,80 @@ fn offline_report_records_stops_values_and_stacks() {
         g(&r["final_states"]),
         vec![p("0-2", "exited normally"), p("3", "exited with code 3")]
     );
+    let text = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        text(&r["summary"]),
+        [
+            "The run ended with the ranks in these states:",
+            "[0-2] exited normally",
+            "[3] exited with code 3",
+            "Diverged from the most ranks ([0-2]): [3].",
+        ]
+    );
+    // `step` is not in scope in main: not shown there, one note instead (stop 4 has no stopped
+    // ranks; stops 1-3 are in compute).
+    assert_eq!(s["out_of_scope"], serde_json::json!([]));
     let html = std::fs::read_to_string(dir.join("off.html")).unwrap();
-    assert!(html.starts_with("<!doctype html>") && html.contains("<h3>Stop 4</h3>"));
+    assert!(html.starts_with("<!doctype html>") && html.contains("<h3 id=\"stop-4\">Stop 4</h3>"));
     assert!(html.contains("stopped in compute at ranks.c:10"));
+    assert!(html.contains("<a href=\"#stop-2\">stop 2 &rarr;</a>"));
+}
+
+/// A rank that never stops is a hang: the report stops it, says so first, and ends there.
+#[test]
+fn offline_report_finds_a_hang() {
+    let prog = build("one_hangs");
+    let dir = prog.parent().unwrap();
+    let o = Command::new(cohort())
+        .args(["offline", "-n", "3", "--settle", "2000"])
+        .args(["--break", "one_hangs.c:13", "--evaluate", "rank"])
+        .args([
+            "-o",
+            "hang.html",
+            "--json",
+            "hang.json",
+            "--",
+            "./one_hangs",
+        ])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("hang.json")).unwrap()).unwrap();
+    let stops = r["stops"].as_array().unwrap();
+    assert_eq!(stops.len(), 2, "{r:#}");
+    assert_eq!(stops[1]["hang"], true);
+    let lines = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        lines(&r["summary"]),
+        [
+            "The job hung at stop 2: not every rank stopped within the settle time.",
+            "[0,2] exited normally",
+            "[1] stopped in wait_forever at one_hangs.c:7",
+            "Diverged from the most ranks ([0,2]): [1].",
+            "No rank waits in MPI.",
+        ],
+        "{r:#}"
+    );
+    assert_eq!(
+        stops[1]["stacks"][0]["text"],
+        "main at one_hangs.c:14  [1]\n  wait_forever at one_hangs.c:7  [1]"
+    );
+    let html = std::fs::read_to_string(dir.join("hang.html")).unwrap();
+    assert!(html.contains("<a href=\"#stop-2\" class=hang>2 (hang)</a>"));
 }
 
 #[test]

@@ -792,7 +792,9 @@ fn least_progressed(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
 
 /// `diagnose [SET]`: the ranks of the set that run are interrupted (their stops are shown as
 /// usual), every rank says what its MPI is doing, and the verdicts are printed.
-pub async fn run(front: &mut Front, set: RankSet) {
+/// Every rank's MPI state (`:mpi`), in rank order, and what could not be looked at (one line
+/// a set).
+pub async fn collect(front: &mut Front, set: RankSet) -> (Vec<(u32, RankMpi)>, String) {
     let a = front.ask(set, ":mpi").await;
     let mut ranks: Vec<(u32, RankMpi)> = Vec::new();
     let mut err = String::new();
@@ -812,11 +814,6 @@ pub async fn run(front: &mut Front, set: RankSet) {
         }
     }
     ranks.sort_by_key(|r| r.0);
-    let mut out = String::new();
-    for v in verdicts(&ranks) {
-        out.push_str(&v.text);
-        out.push('\n');
-    }
     if !a.timed_out.is_empty() {
         err.push_str(&format!(
             "[{}] not looked at: no answer in time (the command timed out)\n",
@@ -825,6 +822,87 @@ pub async fn run(front: &mut Front, set: RankSet) {
     }
     if !a.lost.is_empty() {
         err.push_str(&format!("[{}] lost\n", a.lost));
+    }
+    (ranks, err)
+}
+
+/// The wait-for graph by groups of ranks doing the same thing: each node the ranks and what
+/// they do (`waits in MPI_Recv from 1 tag 7 at ring.c:21`), each edge (from, to) a node's
+/// ranks waiting for some of another's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WaitGraph {
+    pub nodes: Vec<(RankSet, String)>,
+    pub edges: Vec<(usize, usize)>,
+}
+
+pub fn wait_graph(ranks: &[(u32, RankMpi)]) -> WaitGraph {
+    let info: BTreeMap<u32, &RankMpi> = ranks.iter().map(|(r, m)| (*r, m)).collect();
+    let what: BTreeMap<u32, Doing> = info.iter().map(|(r, m)| (*r, doing(m))).collect();
+    let mut by_words: BTreeMap<String, RankSet> = BTreeMap::new();
+    for (r, d) in &what {
+        by_words
+            .entry(state_words(info[r], d))
+            .or_default()
+            .insert(*r);
+    }
+    let mut nodes: Vec<(RankSet, String)> = by_words.into_iter().map(|(w, s)| (s, w)).collect();
+    nodes.sort_by_key(|(s, _)| s.first());
+    let node_of = |r: u32| nodes.iter().position(|(s, _)| s.contains(r));
+    let mut edges: BTreeSet<(usize, usize)> = BTreeSet::new();
+    // Collectives by communicator: every rank in one waits for the members not in it.
+    let mut in_coll: BTreeMap<String, (Comm, RankSet)> = BTreeMap::new();
+    for (&r, d) in &what {
+        match d {
+            Doing::P2p { peers, .. } => {
+                for &p in peers {
+                    if let (Some(a), Some(b)) = (node_of(r), node_of(p))
+                        && a != b
+                    {
+                        edges.insert((a, b));
+                    }
+                }
+            }
+            Doing::Collective { comm, .. } => {
+                in_coll
+                    .entry(comm.key())
+                    .or_insert_with(|| (comm.clone(), RankSet::new()))
+                    .1
+                    .insert(r);
+            }
+            _ => {}
+        }
+    }
+    for (comm, set) in in_coll.values() {
+        let members: Vec<u32> = if comm.is_world() {
+            what.keys().copied().collect()
+        } else {
+            comm.members.clone()
+        };
+        for m in members.into_iter().filter(|m| !set.contains(*m)) {
+            let Some(b) = node_of(m) else { continue };
+            for r in set.iter() {
+                if let Some(a) = node_of(r)
+                    && a != b
+                {
+                    edges.insert((a, b));
+                }
+            }
+        }
+    }
+    WaitGraph {
+        nodes,
+        edges: edges.into_iter().collect(),
+    }
+}
+
+/// `diagnose [SET]`: the verdicts on the set's ranks (their running ones stopped first, by the
+/// caller).
+pub async fn run(front: &mut Front, set: RankSet) {
+    let (ranks, err) = collect(front, set).await;
+    let mut out = String::new();
+    for v in verdicts(&ranks) {
+        out.push_str(&v.text);
+        out.push('\n');
     }
     front.say(&out, &err);
 }
@@ -965,6 +1043,46 @@ mod tests {
                 "rank 1 waits in MPI_Barrier on the communicator of ranks 1,3 at s.c:22 for rank 3, which is running in relax at s.c:8",
             ]
         );
+    }
+
+    /// The wait-for graph groups the ranks by what they do: the barrier's ranks point at the
+    /// computing rank, the deadlocked receives at each other.
+    #[test]
+    fn the_wait_for_graph_links_groups() {
+        let computing = RankMpi {
+            alive: true,
+            recorder: true,
+            place: Some(Place {
+                function: Some("relax".into()),
+                at: Some("s.c:8".into()),
+                ..Place::default()
+            }),
+            ..RankMpi::default()
+        };
+        let r = vec![
+            (0, blocked("MPI_Barrier", NONE, NONE, "s.c:20")),
+            (1, computing),
+            (2, blocked("MPI_Barrier", NONE, NONE, "s.c:20")),
+            (3, blocked("MPI_Recv", 4, 1, "s.c:30")),
+            (4, blocked("MPI_Recv", 3, 1, "s.c:30")),
+        ];
+        let g = wait_graph(&r);
+        let nodes: Vec<(String, &str)> = g
+            .nodes
+            .iter()
+            .map(|(s, w)| (s.to_string(), w.as_str()))
+            .collect();
+        assert_eq!(
+            nodes,
+            [
+                ("0,2".to_string(), "waits in MPI_Barrier at s.c:20"),
+                ("1".to_string(), "is running in relax at s.c:8"),
+                ("3".to_string(), "waits in MPI_Recv from 4 tag 1 at s.c:30"),
+                ("4".to_string(), "waits in MPI_Recv from 3 tag 1 at s.c:30"),
+            ]
+        );
+        // The barrier waits for every rank not in it: the computing one and the receivers.
+        assert_eq!(g.edges, [(0, 1), (0, 2), (0, 3), (2, 3), (3, 2)]);
     }
 
     /// A blocked send and a receive whose tags differ are unmatched, not a deadlock.

@@ -566,6 +566,11 @@ impl Front {
         Some(set)
     }
 
+    /// Asks the running ranks of `set` to stop (their stops are reported as usual).
+    pub fn interrupt_ranks(&mut self, set: RankSet) {
+        let _ = self.node.send(Msg::Down(Down::Interrupt { ranks: set }));
+    }
+
     pub fn say(&mut self, out: &str, err: &str) {
         if !out.is_empty() || !err.is_empty() {
             self.end_open_line();
