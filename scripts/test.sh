@@ -17,7 +17,8 @@ dpkg -s libc6-dbg >/dev/null 2>&1 || need+=(libc6-dbg)
 # libomp-22-dev: `flang-22 -fopenmp` links -lomp (tests/fortran/openmp_shared).
 # xvfb and imagemagick: a screenshot of the real window (cohort-gui) on a virtual display.
 # libc++-dev: a C++ case built against clang's standard library (tests/source/cxx_libcxx).
-for pkg in openmpi-bin libopenmpi-dev mpich libmpich-dev slurm-wlm libomp-22-dev xvfb imagemagick libc++-dev libc++abi-dev; do
+# chromium: the offline report read by a headless browser (cli/tests/parallel.rs).
+for pkg in openmpi-bin libopenmpi-dev mpich libmpich-dev slurm-wlm libomp-22-dev xvfb imagemagick libc++-dev libc++abi-dev chromium; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

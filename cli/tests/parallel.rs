@@ -787,6 +787,32 @@ fn offline_report_finds_a_hang() {
     );
     let html = std::fs::read_to_string(dir.join("hang.html")).unwrap();
     assert!(html.contains("<a href=\"#stop-2\" class=hang>2 (hang)</a>"));
+    // The page as headless Chromium reads it: the summary, the grids and the stops.
+    let dom = Command::new("chromium")
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", dir.join("hang.html").display()))
+        .output()
+        .expect("chromium (scripts/test.sh installs it)");
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("<li>[1] stopped in wait_forever at one_hangs.c:7</li>"),
+        "{dom}"
+    );
+    assert_eq!(dom.matches("<svg class=\"grid\"").count(), 3, "{dom}");
+    assert!(
+        dom.contains("<h3 id=\"stop-2\">Stop 2: the job hangs</h3>"),
+        "{dom}"
+    );
 }
 
 #[test]
