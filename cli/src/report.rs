@@ -563,16 +563,26 @@ fn table(title: &str, gs: &[Group]) -> String {
             esc(title)
         )
     };
-    for g in gs {
+    for g in gs.iter().take(TABLE_ROWS) {
         h.push_str(&format!(
             "<tr><td class=r>{}</td><td><pre>{}</pre></td></tr>",
             esc(&g.ranks),
             esc(&g.text)
         ));
     }
+    if gs.len() > TABLE_ROWS {
+        h.push_str(&format!(
+            "<tr><td></td><td class=note>{} more groups of ranks (all of them are in the JSON report)</td></tr>",
+            gs.len() - TABLE_ROWS
+        ));
+    }
     h.push_str("</table>");
     h
 }
+
+/// The most groups of ranks a table shows: a value different on each of 10,000 ranks stays
+/// readable (and the page small); the JSON report keeps every group.
+const TABLE_ROWS: usize = 64;
 
 /// Every rank a cell coloured by its state, 64 to a row (ranks of one state next to each
 /// other in a row are one rectangle, so that 10,000 ranks stay small); the pointer over a cell
@@ -832,4 +842,48 @@ pub fn demo_main(argv: &[String]) -> anyhow::Result<i32> {
     args.push(exe.display().to_string());
     println!("cohort demo: 8 ranks of {} under 2 agents", src.display());
     offline_main(&args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table of more groups than it shows says how many it left out.
+    #[test]
+    fn a_table_of_many_groups_is_cut() {
+        let gs: Vec<Group> = (0..100)
+            .map(|r| Group {
+                ranks: r.to_string(),
+                text: format!("$1 = {r}"),
+            })
+            .collect();
+        let h = table("print rank", &gs);
+        assert_eq!(h.matches("<tr>").count(), 1 + TABLE_ROWS + 1);
+        assert!(h.contains("36 more groups of ranks (all of them are in the JSON report)"));
+    }
+
+    /// Output lines merge by their place in each rank's output.
+    #[test]
+    fn output_merges_by_rank_set() {
+        let lines: Vec<String> = ["[0] start", "[1] start", "[1] one", "[0] zero", "[2] start"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            merge_output(&lines, 3),
+            ["[0-2] start", "[0] zero", "[1] one"]
+        );
+    }
+
+    /// Thread notices are folded out of what the ranks reported.
+    #[test]
+    fn thread_notices_are_folded() {
+        let (g, n) = groups_folded(
+            "[0-1] [New Thread 0x7ffff7a00640 (LWP 12)]\n[0-1] Breakpoint 1, main () at a.c:3\n[1] [Thread 0x7ffff7a00640 (LWP 12) exited]\n",
+        );
+        assert_eq!(n, 2);
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].ranks, "0-1");
+        assert_eq!(g[0].text, "Breakpoint 1, main () at a.c:3");
+    }
 }
