@@ -125,6 +125,8 @@ pub struct Stop {
     /// Some ranks did not stop within the settle time: the job hangs (they were stopped to
     /// look at them, and the run ends here).
     pub hang: bool,
+    /// The ranks that were still running at a hang.
+    pub hung: String,
     /// `diagnose`'s verdicts at a hang, and what could not be looked at.
     pub verdicts: Vec<String>,
     /// The wait-for graph at a hang: groups of ranks and who waits for whom.
@@ -280,8 +282,8 @@ fn summary(r: &Report) -> Vec<String> {
     let hang = r.stops.iter().find(|s| s.hang);
     match hang {
         Some(s) => v.push(format!(
-            "The job hung at stop {}: not every rank stopped within the settle time.",
-            s.number
+            "The job hung at stop {}: [{}] did not stop within the settle time (stopped to look at them: their stack is at stop {}).",
+            s.number, s.hung, s.number
         )),
         None => {
             let all_done =
@@ -434,11 +436,19 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
         let stops = if post_mortem { 1 } else { o.max_stops };
         for number in 1..=stops {
             let (st, _) = front.ask(all.clone(), ":state").await.render();
-            let alive = stopped_ranks(&groups(&st), n);
-            if alive.is_empty() {
+            let now = groups(&st);
+            let alive = stopped_ranks(&now, n);
+            // No rank stopped to continue, and some still running past the settle time of the
+            // last `continue`: the job hangs. They are stopped, `diagnose` says what they wait
+            // for, and the run ends here.
+            let running = ranks_where(&now, n, |t| {
+                t.starts_with("running") || t.starts_with("waiting")
+            });
+            let hang = !post_mortem && alive.is_empty() && !running.is_empty();
+            if alive.is_empty() && !hang {
                 break;
             }
-            let (events, folded) = if post_mortem {
+            let (events, folded) = if post_mortem || hang {
                 (Vec::new(), 0)
             } else {
                 let (eo, ee) = front.ask(alive, "continue").await.render();
@@ -448,17 +458,11 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
                 number,
                 events,
                 folded,
+                hang,
                 ..Default::default()
             };
-            let (st, _) = front.ask(all.clone(), ":state").await.render();
-            stop.states = groups(&st);
-            // Ranks still running after the settle time: the job hangs. They are stopped,
-            // and `diagnose` says what they wait for; the run ends here.
-            let running = ranks_where(&stop.states, n, |t| {
-                t.starts_with("running") || t.starts_with("waiting")
-            });
-            if !running.is_empty() {
-                stop.hang = true;
+            if hang {
+                stop.hung = running.to_string();
                 front.interrupt_ranks(running);
                 let (ranks, err) = cohort_session::diagnose::collect(&mut front, all.clone()).await;
                 stop.verdicts = cohort_session::diagnose::verdicts(&ranks)
@@ -475,9 +479,9 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
                         .collect(),
                     edges: g.edges,
                 });
-                let (st, _) = front.ask(all.clone(), ":state").await.render();
-                stop.states = groups(&st);
             }
+            let (st, _) = front.ask(all.clone(), ":state").await.render();
+            stop.states = groups(&st);
             let stopped = stopped_ranks(&stop.states, n);
             if !stopped.is_empty() {
                 let a = front.ask(stopped.clone(), ":stacks").await;
@@ -620,7 +624,7 @@ fn state_grid(states: &[Group], size: u32) -> String {
             None => String::new(),
         };
         h.push_str(&format!(
-            "<rect class={c} x={} y={} width={} height={}><title>{}</title></rect>",
+            "<rect class=\"{c}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
             (r % COLS) * CELL,
             (r / COLS) * CELL,
             (e - r) * CELL - 1,
@@ -648,8 +652,8 @@ fn graph_svg(g: &Graph) -> String {
     for (i, (ranks, words)) in g.nodes.iter().enumerate() {
         let y = 5 + i * ROW;
         h.push_str(&format!(
-            "<rect x=5 y={y} width={BOX_W} height={} rx=4 class=node/>\
-             <text x=12 y={}><tspan class=set>[{}]</tspan> {}</text>",
+            "<rect x=\"5\" y=\"{y}\" width=\"{BOX_W}\" height=\"{}\" rx=\"4\" class=\"node\"/>\
+             <text x=\"12\" y=\"{}\"><tspan class=\"set\">[{}]</tspan> {}</text>",
             ROW - 12,
             y + 21,
             esc(ranks),
@@ -661,7 +665,7 @@ fn graph_svg(g: &Graph) -> String {
         let (ya, yb) = (5 + a * ROW + (ROW - 12) / 2, 5 + b * ROW + (ROW - 12) / 2);
         let bow = BOX_W + 20 + 25 * a.abs_diff(b).min(5);
         h.push_str(&format!(
-            "<path d=\"M{} {ya} C{bow} {ya} {bow} {yb} {} {yb}\" class=edge marker-end=\"url(#arrow)\"/>",
+            "<path d=\"M{} {ya} C{bow} {ya} {bow} {yb} {} {yb}\" class=\"edge\" marker-end=\"url(#arrow)\"/>",
             BOX_W + 5,
             BOX_W + 5
         ));
@@ -756,8 +760,9 @@ pub fn write_html(r: &Report, path: &Path) -> anyhow::Result<()> {
         h.push_str(&table("What the ranks reported", &s.events));
         if s.folded > 0 {
             h.push_str(&format!(
-                "<p class=note>{} thread and fork notices left out.</p>",
-                s.folded
+                "<p class=note>{} thread and fork notice{} left out.</p>",
+                s.folded,
+                if s.folded == 1 { "" } else { "s" }
             ));
         }
         h.push_str(&table("Where every rank is", &s.states));
@@ -821,7 +826,9 @@ pub fn demo_main(argv: &[String]) -> anyhow::Result<i32> {
         .unwrap_or_else(|| PathBuf::from("cohort-demo.html"));
     let json = out.with_extension("json");
     let mut args: Vec<String> = vec!["-n".into(), "8".into(), "--agents".into(), "2".into()];
-    args.extend(["--break".into(), "heat.c:40".into()]);
+    // Rank 5 never settles: after 3 s of running alone it is the report's hang.
+    args.extend(["--settle".into(), "3000".into()]);
+    args.extend(["--break".into(), "heat.c:41".into()]);
     args.extend(["--break".into(), "exchange_halo@0-1".into()]);
     args.extend([
         "--evaluate".into(),

@@ -761,8 +761,10 @@ fn offline_report_finds_a_hang() {
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("hang.json")).unwrap()).unwrap();
     let stops = r["stops"].as_array().unwrap();
-    assert_eq!(stops.len(), 2, "{r:#}");
-    assert_eq!(stops[1]["hang"], true);
+    // Stop 1 at the breakpoint; stop 2 the continue: ranks 0 and 2 end, rank 1 runs on;
+    // stop 3 the hang.
+    assert_eq!(stops.len(), 3, "{r:#}");
+    assert_eq!(stops[2]["hang"], true);
     let lines = |v: &serde_json::Value| -> Vec<String> {
         v.as_array()
             .unwrap()
@@ -773,7 +775,7 @@ fn offline_report_finds_a_hang() {
     assert_eq!(
         lines(&r["summary"]),
         [
-            "The job hung at stop 2: not every rank stopped within the settle time.",
+            "The job hung at stop 3: [1] did not stop within the settle time (stopped to look at them: their stack is at stop 3).",
             "[0,2] exited normally",
             "[1] stopped in wait_forever at one_hangs.c:7",
             "Diverged from the most ranks ([0,2]): [1].",
@@ -782,11 +784,11 @@ fn offline_report_finds_a_hang() {
         "{r:#}"
     );
     assert_eq!(
-        stops[1]["stacks"][0]["text"],
+        stops[2]["stacks"][0]["text"],
         "main at one_hangs.c:14  [1]\n  wait_forever at one_hangs.c:7  [1]"
     );
     let html = std::fs::read_to_string(dir.join("hang.html")).unwrap();
-    assert!(html.contains("<a href=\"#stop-2\" class=hang>2 (hang)</a>"));
+    assert!(html.contains("<a href=\"#stop-3\" class=hang>3 (hang)</a>"));
     // The page as headless Chromium reads it: the summary, the grids and the stops.
     let dom = Command::new("chromium")
         .args([
@@ -808,9 +810,14 @@ fn offline_report_finds_a_hang() {
         dom.contains("<li>[1] stopped in wait_forever at one_hangs.c:7</li>"),
         "{dom}"
     );
-    assert_eq!(dom.matches("<svg class=\"grid\"").count(), 3, "{dom}");
+    assert_eq!(dom.matches("<svg class=\"grid\"").count(), 4, "{dom}");
+    // The wait-for graph's boxes are siblings, each with its text (not nested in each other).
     assert!(
-        dom.contains("<h3 id=\"stop-2\">Stop 2: the job hangs</h3>"),
+        dom.contains("<rect x=\"5\" y=\"5\" width=\"560\" height=\"34\" rx=\"4\" class=\"node\"></rect><text x=\"12\" y=\"26\"><tspan class=\"set\">[0,2]</tspan> has ended (exited normally)</text>"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<h3 id=\"stop-3\">Stop 3: the job hangs</h3>"),
         "{dom}"
     );
 }
@@ -834,18 +841,41 @@ fn demo_runs_the_bundled_job_and_writes_a_report() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("demo.json")).unwrap()).unwrap();
     assert_eq!(r["ranks"], 8);
     assert_eq!(r["agents"], 2);
-    assert_eq!(r["stops"].as_array().unwrap().len(), 7);
-    assert_eq!(r["final_states"][0]["ranks"], "0-7");
+    // Rank 5 never settles: the report's last stop is the hang.
+    let stops = r["stops"].as_array().unwrap();
+    assert_eq!(stops.len(), 8);
+    assert_eq!(stops[7]["hang"], true);
+    assert_eq!(stops[7]["hung"], "5");
+    assert_eq!(r["final_states"][0]["ranks"], "0-4,6-7");
     assert_eq!(r["final_states"][0]["text"], "exited normally");
+    assert_eq!(r["final_states"][1]["ranks"], "5");
+    assert!(
+        r["summary"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("The job hung at stop 8: [5] did not stop"),
+        "{r:#}"
+    );
     let mut output: Vec<String> = r["output"]
         .as_array()
         .unwrap()
         .iter()
         .map(|l| l.as_str().unwrap().to_string())
         .collect();
-    output.sort();
-    assert_eq!(output[0], "[0] rank 0: heat 68.12");
-    assert_eq!(output[1], "[1] rank 1: heat 400.00");
+    assert!(
+        output.contains(&"[0] rank 0: heat 68.12".to_string()),
+        "{output:?}"
+    );
+    assert!(
+        output.contains(&"[1] rank 1: heat 400.00".to_string()),
+        "{output:?}"
+    );
+    assert!(
+        output.contains(&"[1] rank 1: settled in 61 sweeps".to_string()),
+        "{output:?}"
+    );
+    output.retain(|l| l.starts_with("[5]"));
+    assert_eq!(output, ["[5] rank 5: heat 400.00"]);
 }
 
 /// Network namespaces with their own addresses, stopped when dropped.
