@@ -19,6 +19,9 @@ pub enum Event {
     Stopped { ranks: RankSet, state: RankState },
     /// The merged parallel stacks, as asked for.
     Stacks(StackTree),
+    /// Output of one rank's program (stderr when `err`): whole lines, or the start of one
+    /// (held 100 ms or 64 KiB long) whose rest comes in the next of its output.
+    Output { rank: u32, err: bool, text: String },
 }
 
 /// Where a session's events go: none (the CLI prints their text), or a channel (the GUI takes them

@@ -92,6 +92,36 @@ pub struct LaunchOpts {
     /// Restore the breakpoints, displays and groups of the program's last session (off:
     /// `--no-restore`; see [`crate::saved`]).
     pub restore: bool,
+    /// `srun`'s options of the Slurm launcher (`--nodes`, `--ntasks-per-node`, `--time`).
+    pub slurm: SlurmOpts,
+}
+
+/// The options of `srun` that `--launcher slurm` passes on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SlurmOpts {
+    /// `--nodes N`.
+    pub nodes: Option<u32>,
+    /// `--ntasks-per-node N`.
+    pub tasks_per_node: Option<u32>,
+    /// `--time T` (Slurm's forms: `MM`, `HH:MM:SS`, `D-HH`…).
+    pub time: Option<String>,
+}
+
+impl SlurmOpts {
+    /// The arguments for `srun`.
+    pub fn args(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if let Some(n) = self.nodes {
+            v.push(format!("--nodes={n}"));
+        }
+        if let Some(n) = self.tasks_per_node {
+            v.push(format!("--ntasks-per-node={n}"));
+        }
+        if let Some(t) = &self.time {
+            v.push(format!("--time={t}"));
+        }
+        v
+    }
 }
 
 impl LaunchOpts {
@@ -103,7 +133,7 @@ impl LaunchOpts {
     }
 }
 
-pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [--no-mpi-recorder] [--cores PATTERN]\n                     [--no-restore] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
+pub const LAUNCH_USAGE: &str = "Usage: cohort launch -n N [--launcher local|openmpi|mpich|slurm] [--fanout K[,K2]] [--agents A]\n                     [--timeout MS] [--settle MS] [--no-mpi-recorder] [--cores PATTERN]\n                     [--nodes N] [--ntasks-per-node N] [--time T] (Slurm)\n                     [--no-restore] [-q] [-nx] [-batch] [-ex CMD]... [-x FILE] -- PROGRAM [ARGS...]";
 
 pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
     let mut o = LaunchOpts {
@@ -125,6 +155,7 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
         agent_prefix: None,
         mpi_recorder: true,
         restore: true,
+        slurm: SlurmOpts::default(),
     };
     let mut i = 0;
     let mut program: Option<PathBuf> = None;
@@ -200,6 +231,18 @@ pub fn parse_launch(argv: &[String]) -> anyhow::Result<LaunchOpts> {
             }
             "--settle" => {
                 o.settle_ms = num(i)?;
+                i += 1;
+            }
+            "--nodes" => {
+                o.slurm.nodes = Some(num(i)?);
+                i += 1;
+            }
+            "--ntasks-per-node" => {
+                o.slurm.tasks_per_node = Some(num(i)?);
+                i += 1;
+            }
+            "--time" => {
+                o.slurm.time = Some(val(i)?);
                 i += 1;
             }
             "--no-mpi-recorder" => o.mpi_recorder = false,
@@ -589,7 +632,11 @@ impl Front {
         }
     }
 
-    fn program_says(&mut self, stream: Stream, text: &str) {
+    /// Shows `text`, output of `rank` (its lines prefixed with `[RANK] `, but for one that
+    /// continues a line shown without its end): printed, or an [`Event::Output`] for a window.
+    ///
+    /// [`Event::Output`]: crate::events::Event::Output
+    fn program_says(&mut self, rank: u32, stream: Stream, text: &str) {
         if self.record_output && self.recorded < RECORD_LIMIT {
             self.recorded += text.len();
             self.program_output.extend(text.lines().map(str::to_string));
@@ -599,6 +646,19 @@ impl Front {
                     RECORD_LIMIT >> 20
                 ));
             }
+        }
+        if crate::events::has_receiver() {
+            let prefix = format!("[{rank}] ");
+            let lines: String = text
+                .split_inclusive('\n')
+                .map(|l| l.strip_prefix(&prefix).unwrap_or(l))
+                .collect();
+            crate::events::emit(crate::events::Event::Output {
+                rank,
+                err: stream == Stream::Stderr,
+                text: lines,
+            });
+            return;
         }
         match stream {
             Stream::Stdout => print(text, ""),
@@ -646,7 +706,7 @@ impl Front {
             self.partial.insert(key, (rest, since));
         }
         if !text.is_empty() {
-            self.program_says(stream, &text);
+            self.program_says(rank, stream, &text);
         }
     }
 
@@ -706,7 +766,7 @@ impl Front {
                 Stream::Stdout
             };
             if !text.is_empty() {
-                self.program_says(stream, &text);
+                self.program_says(key.0, stream, &text);
             }
         }
     }
@@ -784,7 +844,7 @@ impl Front {
                 format!("[{rank}] {}\n", String::from_utf8_lossy(&buf))
             };
             self.open_line = None;
-            self.program_says(stream, &text);
+            self.program_says(rank, stream, &text);
         }
         self.end_open_line();
     }
@@ -1243,367 +1303,327 @@ impl Drop for Agents {
     }
 }
 
-/// `cohort launch`.
-pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
-    let o = parse_launch(argv)?;
-    match o.launcher {
-        Launcher::Local => {}
-        Launcher::OpenMpi | Launcher::Slurm => return launch_mpir_main(o),
-        Launcher::Mpich => return launch_mpich_main(o),
-    }
-    let program = resolve_program(&o.program)?;
-    let mut o = o;
-    let (n, shown) = (o.n, o.program.clone());
-    one_agent_per_cuda_rank(&mut o, &program, n, &shown);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async move {
-        let started = Instant::now();
-        let (mut front, mut agents) = start_local(&o, &program).await?;
-        let formed = started.elapsed();
-        println!(
-            "cohort: {} ranks under {} agent{}, tree formed in {} ms",
-            o.n,
-            o.agents,
-            if o.agents == 1 { "" } else { "s" },
-            formed.as_millis()
-        );
-        let all = RankSet::all(o.n);
-        let a = front.ask(all, ":start").await;
-        let (out, err) = a.render();
-        front.say(&out, &err);
-        let keep = o.keeps_session();
-        if keep && o.restore {
-            crate::saved::restore(&mut front, &program).await;
-        }
-        front.command_loop(o.commands, o.batch).await;
-        if keep {
-            crate::saved::save(&mut front, &program).await;
-        }
-        front.shutdown().await;
-        agents.wait(Duration::from_secs(15)).await;
-        drop(agents);
-        anyhow::Ok(front.exit_code())
-    })
+/// A session started by one of `cohort launch`'s launchers, or attached to a job: its ranks
+/// at `main`, the program's last session restored, ready for commands (the CLI's command
+/// loop, or the window's). [`Session::end`] ends it as `quit` does.
+pub struct Session {
+    pub front: Front,
+    agents: Agents,
+    /// The program (resolved).
+    pub program: PathBuf,
+    /// The `-ex`/`-x` commands, for the caller to run.
+    pub commands: Vec<Cmd>,
+    pub batch: bool,
+    /// Saved at its end (see [`LaunchOpts::keeps_session`]).
+    keep: bool,
+    /// MPICH's wrapper socket, removed at the end.
+    sock: Option<PathBuf>,
 }
 
-/// `--launcher mpich`: MPICH's hydra has no MPIR interface. `mpiexec` starts
-/// `cohort-rankwrap` as each rank; the wrapper hands its rank, environment and descriptors to
-/// the node's agent, which starts the program itself under control (docs/ARCHITECTURE.md).
-fn launch_mpich_main(o: LaunchOpts) -> anyhow::Result<i32> {
-    let program = resolve_program(&o.program)?;
-    let wrap = std::env::current_exe()?.with_file_name("cohort-rankwrap");
-    if !wrap.exists() {
-        bail!(
-            "cohort-rankwrap not found next to cohort ({})",
-            wrap.display()
-        );
+impl Session {
+    /// Starts the session of `o` with its launcher (`--launcher`).
+    pub async fn launch(o: LaunchOpts) -> anyhow::Result<Session> {
+        match o.launcher {
+            Launcher::Local => Session::launch_local(o).await,
+            Launcher::OpenMpi | Launcher::Slurm => Session::launch_mpir(o).await,
+            Launcher::Mpich => Session::launch_mpich(o).await,
+        }
     }
-    let mpiexec = ["mpiexec.hydra", "mpiexec.mpich"]
-        .into_iter()
-        .find(|m| {
-            std::env::var_os("PATH")
-                .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(m).is_file()))
-        })
-        .context("MPICH's mpiexec.hydra is not installed")?;
-    let sock = session_dir()?.join(format!("wrap-{}.sock", std::process::id()));
-    let _ = std::fs::remove_file(&sock);
-    let mut cmd = std::process::Command::new(mpiexec);
-    if o.mpi_recorder {
-        cmd.args(crate::recorder::mpich_args(&program));
-    }
-    cmd.arg("-n")
-        .arg(o.n.to_string())
-        .arg(&wrap)
-        .arg("--agent")
-        .arg(&sock)
-        .arg("--")
-        .arg(&program)
-        .args(&o.args)
-        .stdin(std::process::Stdio::null());
-    {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: between fork and exec the child only makes the prctl(2) system call, with a
-        // signal number. However the front end ends (SIGKILL included), hydra is told the job
-        // ends: it is forked by this (the main) thread, which lives as long as the front end.
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
-                Ok(())
-            })
-        };
-    }
-    let per_agent = vec![vec![
-        "--wrap-socket".to_string(),
-        sock.display().to_string(),
-    ]];
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async move {
+
+    async fn launch_local(mut o: LaunchOpts) -> anyhow::Result<Session> {
+        let program = resolve_program(&o.program)?;
+        let (n, shown) = (o.n, o.program.clone());
+        one_agent_per_cuda_rank(&mut o, &program, n, &shown);
         let started = Instant::now();
-        let (mut front, mut agents_h) =
-            start_agents(&o, &program, per_agent, Some((sock.clone(), cmd)), None).await?;
-        println!(
-            "cohort: {} ranks of mpiexec (MPICH) under 1 agent, acquired in {} ms",
-            o.n,
-            started.elapsed().as_millis()
+        let (mut front, agents) = start_local(&o, &program).await?;
+        let formed = started.elapsed();
+        front.say(
+            &format!(
+                "cohort: {} ranks under {} agent{}, tree formed in {} ms\n",
+                o.n,
+                o.agents,
+                if o.agents == 1 { "" } else { "s" },
+                formed.as_millis()
+            ),
+            "",
         );
         let a = front.ask(RankSet::all(o.n), ":start").await;
         let (out, err) = a.render();
         front.say(&out, &err);
+        Session::ready(front, agents, program, o, None).await
+    }
+
+    /// The session is formed: the last one restored.
+    async fn ready(
+        mut front: Front,
+        agents: Agents,
+        program: PathBuf,
+        o: LaunchOpts,
+        sock: Option<PathBuf>,
+    ) -> anyhow::Result<Session> {
         let keep = o.keeps_session();
         if keep && o.restore {
             crate::saved::restore(&mut front, &program).await;
         }
-        front.command_loop(o.commands, o.batch).await;
-        if keep {
-            crate::saved::save(&mut front, &program).await;
-        }
-        agents_h.kill_launcher();
-        front.shutdown().await;
-        agents_h.wait(Duration::from_secs(15)).await;
-        drop(agents_h);
-        let _ = std::fs::remove_file(&sock);
-        anyhow::Ok(front.exit_code())
-    })
-}
-
-fn is_this_host(h: &str) -> bool {
-    let me = nix::unistd::gethostname()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    h == me || h == "localhost" || me.split('.').next() == Some(h)
-}
-
-/// Slurm reports node names; on a test cluster they are all this machine.
-fn resolves_elsewhere(h: &str) -> bool {
-    use std::net::ToSocketAddrs;
-    match (h, 0u16).to_socket_addrs() {
-        Ok(mut a) => a.any(|a| !a.ip().is_loopback()) && !is_this_host(h),
-        Err(_) => false,
+        Ok(Session {
+            front,
+            agents,
+            program,
+            commands: o.commands,
+            batch: o.batch,
+            keep,
+            sock,
+        })
     }
-}
 
-/// `--launcher openmpi|slurm`: start `mpirun`/`srun` under control (MPIR), read its process
-/// table, start the agents, attach every rank, then let the launcher go on.
-fn launch_mpir_main(o: LaunchOpts) -> anyhow::Result<i32> {
-    let program = resolve_program(&o.program)?;
-    let mut argv: Vec<OsString> = Vec::new();
-    let mut mpi_note = None;
-    if o.launcher == Launcher::Slurm {
-        argv.extend(["srun".into(), "-n".into(), o.n.to_string().into()]);
-        // The MPI plugin the program's MPI library needs (Open MPI: PMIx, MPICH: PMI-2),
-        // unless the user chose one (SLURM_MPI_TYPE).
-        let family = cohort_launch::mpi_family(&program);
-        let user = std::env::var("SLURM_MPI_TYPE").ok();
-        let offered = match (family, &user) {
-            (Some(_), None) => cohort_launch::srun_mpi_plugins(),
-            _ => Vec::new(),
-        };
-        match cohort_launch::choose_srun_mpi(family, &offered, user.as_deref()) {
-            cohort_launch::SrunMpi::Plugin(p) => {
-                println!(
-                    "cohort: {} uses {}: its ranks start with srun --mpi={p}",
-                    o.program.display(),
-                    family.map_or("MPI", cohort_launch::MpiFamily::name)
-                );
-                argv.push(format!("--mpi={p}").into());
-            }
-            cohort_launch::SrunMpi::AsIs => {}
-            // Said with the end of a rank that dies (in MPI_Init).
-            cohort_launch::SrunMpi::Fails(why) => mpi_note = Some(why),
-        }
-        if o.mpi_recorder {
-            argv.extend(crate::recorder::slurm_args(&program));
-        }
-    } else {
-        argv.extend(["mpirun".into(), "-np".into(), o.n.to_string().into()]);
-        argv.push("--oversubscribe".into());
-        if nix::unistd::getuid().is_root() {
-            argv.push("--allow-run-as-root".into());
-        }
-        if o.mpi_recorder {
-            argv.extend(crate::recorder::open_mpi_args(&program));
-        }
-    }
-    argv.push(program.clone().into());
-    let args_at = argv.len();
-    argv.extend(o.args.iter().cloned());
-    let started = Instant::now();
-    let aslr_off = disable_randomization(&o.commands);
-    let job = cohort_launch::launch_mpir_with(&argv, &[], cohort_launch::DEFAULT_TIMEOUT, aslr_off)
-        .with_context(|| format!("starting {} under control", argv[0].to_string_lossy()))?;
-    run_mpir_job(o, job, started, Some((argv, args_at)), mpi_note)
-}
-
-/// gdb's `set disable-randomization` for a job the session launches: on (gdb's default)
-/// unless a command given with `-ex` turns it off (the last one says), as
-/// `gdb -ex 'set disable-randomization off' -ex run` runs its program.
-fn disable_randomization(commands: &[Cmd]) -> bool {
-    let mut on = true;
-    for c in commands {
-        if let Cmd::Line(l) = c {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            if let ["set", "disable-randomization", v] = w.as_slice() {
-                on = !matches!(*v, "off" | "0" | "no" | "disable");
-            }
-        }
-    }
-    on
-}
-
-/// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
-pub const ATTACH_USAGE: &str = "Usage: cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [--agents A] [--no-restore] [-batch] [-ex CMD]... [-x FILE]";
-
-pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
-    const USAGE: &str = ATTACH_USAGE;
-    let mut pid: Option<i32> = None;
-    let mut rest = Vec::new();
-    let mut i = 0;
-    while i < argv.len() {
-        let a = argv[i].as_str();
-        let v = argv.get(i + 1).cloned();
-        match a {
-            "--mpirun" | "--srun" => {
-                let v = v.with_context(|| format!("{a} needs a process id\n{USAGE}"))?;
-                pid = Some(
-                    v.parse()
-                        .with_context(|| format!("Illegal process-id: {v}."))?,
-                );
-                i += 2;
-            }
-            "--slurm-job" => {
-                let v = v.with_context(|| format!("{a} needs a job id\n{USAGE}"))?;
-                let job: u64 = v.parse().with_context(|| format!("bad job id '{v}'"))?;
-                pid = Some(cohort_launch::find_srun_of_job(job)?);
-                i += 2;
-            }
-            _ => {
-                rest.push(argv[i].clone());
-                i += 1;
-            }
-        }
-    }
-    let pid = pid.with_context(|| format!("nothing to attach to\n{USAGE}"))?;
-    let started = Instant::now();
-    let job = cohort_launch::attach_mpir(pid)
-        .with_context(|| format!("attaching to the launcher {pid}"))?;
-    let n = job.procs().len() as u32;
-    let exe = job
-        .procs()
-        .first()
-        .map(|p| p.executable.display().to_string())
-        .unwrap_or_default();
-    rest.splice(0..0, ["-n".to_string(), n.max(1).to_string()]);
-    rest.push("--".into());
-    rest.push(exe);
-    let mut o = parse_launch(&rest)?;
-    o.launcher = match job.launcher() {
-        cohort_launch::Launcher::Slurm => Launcher::Slurm,
-        _ => Launcher::OpenMpi,
-    };
-    run_mpir_job(o, job, started, None, None)
-}
-
-fn run_mpir_job(
-    mut o: LaunchOpts,
-    job: cohort_launch::MpirJob,
-    started: Instant,
-    launched: Option<(Vec<OsString>, usize)>,
-    mpi_note: Option<String>,
-) -> anyhow::Result<i32> {
-    // A job this session launched (its launcher's command line), else one it attached to.
-    let attached = launched.is_none();
-    let program = o.program.clone();
-    let procs = job.procs().to_vec();
-    if procs.len() as u32 != o.n {
-        bail!(
-            "the launcher's table has {} ranks, not {}",
-            procs.len(),
-            o.n
-        );
-    }
-    let slurm = o.launcher == Launcher::Slurm;
-    let (per_agent, via_srun, agents) = if slurm {
-        // One agent per node of the job, started by Slurm in the job's allocation.
-        let mut nodes: Vec<String> = Vec::new();
-        for p in &procs {
-            if !nodes.contains(&p.host) {
-                nodes.push(p.host.clone());
-            }
-        }
-        if nodes.iter().any(|h| resolves_elsewhere(h)) {
-            // Real nodes: each agent listens on its node's address; the front end on the
-            // interface it reaches the first node through.
-            o.agent_hosts = nodes.clone();
-            o.listen = local_address_towards(&nodes[0])?;
-        }
-        let jobid = procs
-            .first()
-            .and_then(|p| slurm_job_of(p.pid))
-            .context("the job id of the ranks (SLURM_JOB_ID)")?;
-        let table: Vec<String> = procs
-            .iter()
-            .map(|p| format!("{}:{}={}", p.host, p.rank, p.pid))
-            .collect();
-        let k = nodes.len() as u32;
-        let mut acquire = vec!["--attach-table".to_string(), table.join(",")];
-        if !attached {
-            acquire.push("--kill-at-end".into());
-        }
-        if let Some(why) = mpi_note {
-            acquire.extend(["--exit-note".to_string(), why]);
-        }
-        (vec![acquire], Some((jobid, nodes)), k)
-    } else {
-        if let Some(p) = procs.iter().find(|p| !is_this_host(&p.host)) {
+    /// `--launcher mpich`: MPICH's hydra has no MPIR interface. `mpiexec` starts
+    /// `cohort-rankwrap` as each rank; the wrapper hands its rank, environment and descriptors
+    /// to the node's agent, which starts the program itself under control
+    /// (docs/ARCHITECTURE.md).
+    async fn launch_mpich(o: LaunchOpts) -> anyhow::Result<Session> {
+        let program = resolve_program(&o.program)?;
+        let wrap = std::env::current_exe()?.with_file_name("cohort-rankwrap");
+        if !wrap.exists() {
             bail!(
-                "rank {} runs on {}: starting agents on other hosts through mpirun is not in this build",
-                p.rank,
-                p.host
+                "cohort-rankwrap not found next to cohort ({})",
+                wrap.display()
             );
         }
-        one_agent_per_cuda_rank(&mut o, &program, procs.len() as u32, &program);
-        let agents = o.agents.min(procs.len().max(1) as u32).max(1);
-        let per_agent: Vec<Vec<String>> = blocks(procs.len() as u32, agents)
+        let mpiexec = ["mpiexec.hydra", "mpiexec.mpich"]
             .into_iter()
-            .map(|(lo, hi)| {
-                let list: Vec<String> = procs
-                    .iter()
-                    .filter(|p| p.rank >= lo && p.rank <= hi)
-                    .map(|p| format!("{}={}", p.rank, p.pid))
-                    .collect();
-                let mut acquire = vec!["--attach".to_string(), list.join(",")];
-                if !attached {
-                    // The job is this session's: it ends with it.
-                    acquire.push("--kill-at-end".into());
-                }
-                acquire
+            .find(|m| {
+                std::env::var_os("PATH")
+                    .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(m).is_file()))
             })
-            .collect();
-        (per_agent, None, agents)
-    };
-    // A Slurm job started inside the user's allocation (`salloc`): the allocation, and the
-    // agents' step in it, outlive the job's step, which `run` can then start again.
-    let in_allocation = via_srun
-        .as_ref()
-        .is_some_and(|(jobid, _)| std::env::var("SLURM_JOB_ID").is_ok_and(|j| j == *jobid));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async move {
-        let (mut front, mut agents_h) =
-            start_agents(&o, &program, per_agent, None, via_srun).await?;
-        println!(
-            "cohort: {} ranks of {} (pid {}) under {} agent{}, acquired in {} ms",
-            procs.len(),
-            if slurm { "srun" } else { "mpirun" },
-            job.launcher_pid(),
-            agents,
-            if agents == 1 { "" } else { "s" },
-            started.elapsed().as_millis()
+            .context("MPICH's mpiexec.hydra is not installed")?;
+        let sock = session_dir()?.join(format!("wrap-{}.sock", std::process::id()));
+        let _ = std::fs::remove_file(&sock);
+        let mut cmd = std::process::Command::new(mpiexec);
+        if o.mpi_recorder {
+            cmd.args(crate::recorder::mpich_args(&program));
+        }
+        cmd.arg("-n")
+            .arg(o.n.to_string())
+            .arg(&wrap)
+            .arg("--agent")
+            .arg(&sock)
+            .arg("--")
+            .arg(&program)
+            .args(&o.args)
+            .stdin(std::process::Stdio::null());
+        {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: between fork and exec the child only makes the prctl(2) system call,
+            // with a signal number. However the front end ends (SIGKILL included), hydra is
+            // told the job ends: it is forked by the session's thread (the CLI's main thread,
+            // the window's session thread), which lives as long as the front end.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
+                    Ok(())
+                })
+            };
+        }
+        let per_agent = vec![vec![
+            "--wrap-socket".to_string(),
+            sock.display().to_string(),
+        ]];
+        let started = Instant::now();
+        let (mut front, agents) =
+            start_agents(&o, &program, per_agent, Some((sock.clone(), cmd)), None).await?;
+        front.say(
+            &format!(
+                "cohort: {} ranks of mpiexec (MPICH) under 1 agent, acquired in {} ms\n",
+                o.n,
+                started.elapsed().as_millis()
+            ),
+            "",
+        );
+        let a = front.ask(RankSet::all(o.n), ":start").await;
+        let (out, err) = a.render();
+        front.say(&out, &err);
+        Session::ready(front, agents, program, o, Some(sock)).await
+    }
+
+    /// `--launcher openmpi|slurm`: start `mpirun`/`srun` under control (MPIR), read its
+    /// process table, start the agents, attach every rank, then let the launcher go on.
+    async fn launch_mpir(o: LaunchOpts) -> anyhow::Result<Session> {
+        let program = resolve_program(&o.program)?;
+        let mut argv: Vec<OsString> = Vec::new();
+        let mut mpi_note = None;
+        if o.launcher == Launcher::Slurm {
+            argv.extend(["srun".into(), "-n".into(), o.n.to_string().into()]);
+            argv.extend(o.slurm.args().into_iter().map(OsString::from));
+            // The MPI plugin the program's MPI library needs (Open MPI: PMIx, MPICH: PMI-2),
+            // unless the user chose one (SLURM_MPI_TYPE).
+            let family = cohort_launch::mpi_family(&program);
+            let user = std::env::var("SLURM_MPI_TYPE").ok();
+            let offered = match (family, &user) {
+                (Some(_), None) => cohort_launch::srun_mpi_plugins(),
+                _ => Vec::new(),
+            };
+            match cohort_launch::choose_srun_mpi(family, &offered, user.as_deref()) {
+                cohort_launch::SrunMpi::Plugin(p) => {
+                    println!(
+                        "cohort: {} uses {}: its ranks start with srun --mpi={p}",
+                        o.program.display(),
+                        family.map_or("MPI", cohort_launch::MpiFamily::name)
+                    );
+                    argv.push(format!("--mpi={p}").into());
+                }
+                cohort_launch::SrunMpi::AsIs => {}
+                // Said with the end of a rank that dies (in MPI_Init).
+                cohort_launch::SrunMpi::Fails(why) => mpi_note = Some(why),
+            }
+            if o.mpi_recorder {
+                argv.extend(crate::recorder::slurm_args(&program));
+            }
+        } else {
+            argv.extend(["mpirun".into(), "-np".into(), o.n.to_string().into()]);
+            argv.push("--oversubscribe".into());
+            if nix::unistd::getuid().is_root() {
+                argv.push("--allow-run-as-root".into());
+            }
+            if o.mpi_recorder {
+                argv.extend(crate::recorder::open_mpi_args(&program));
+            }
+        }
+        argv.push(program.clone().into());
+        let args_at = argv.len();
+        argv.extend(o.args.iter().cloned());
+        let started = Instant::now();
+        let aslr_off = disable_randomization(&o.commands);
+        let what = argv[0].to_string_lossy().into_owned();
+        let argv2 = argv.clone();
+        let job = tokio::task::spawn_blocking(move || {
+            cohort_launch::launch_mpir_with(&argv2, &[], cohort_launch::DEFAULT_TIMEOUT, aslr_off)
+        })
+        .await
+        .context("starting the launcher")?
+        .with_context(|| format!("starting {what} under control"))?;
+        Session::mpir_job(o, job, started, Some((argv, args_at)), mpi_note).await
+    }
+
+    /// `cohort attach`'s session: the job of the launcher `pid` (`mpirun`, `srun`), with
+    /// `rest`, the other options of `cohort attach`.
+    pub async fn attach(pid: i32, mut rest: Vec<String>) -> anyhow::Result<Session> {
+        let started = Instant::now();
+        let job = tokio::task::spawn_blocking(move || cohort_launch::attach_mpir(pid))
+            .await
+            .context("attaching to the launcher")?
+            .with_context(|| format!("attaching to the launcher {pid}"))?;
+        let n = job.procs().len() as u32;
+        let exe = job
+            .procs()
+            .first()
+            .map(|p| p.executable.display().to_string())
+            .unwrap_or_default();
+        rest.splice(0..0, ["-n".to_string(), n.max(1).to_string()]);
+        rest.push("--".into());
+        rest.push(exe);
+        let mut o = parse_launch(&rest)?;
+        o.launcher = match job.launcher() {
+            cohort_launch::Launcher::Slurm => Launcher::Slurm,
+            _ => Launcher::OpenMpi,
+        };
+        Session::mpir_job(o, job, started, None, None).await
+    }
+
+    async fn mpir_job(
+        mut o: LaunchOpts,
+        job: cohort_launch::MpirJob,
+        started: Instant,
+        launched: Option<(Vec<OsString>, usize)>,
+        mpi_note: Option<String>,
+    ) -> anyhow::Result<Session> {
+        // A job this session launched (its launcher's command line), else one it attached to.
+        let attached = launched.is_none();
+        let program = o.program.clone();
+        let procs = job.procs().to_vec();
+        if procs.len() as u32 != o.n {
+            bail!(
+                "the launcher's table has {} ranks, not {}",
+                procs.len(),
+                o.n
+            );
+        }
+        let slurm = o.launcher == Launcher::Slurm;
+        let (per_agent, via_srun, agents) = if slurm {
+            // One agent per node of the job, started by Slurm in the job's allocation.
+            let mut nodes: Vec<String> = Vec::new();
+            for p in &procs {
+                if !nodes.contains(&p.host) {
+                    nodes.push(p.host.clone());
+                }
+            }
+            if nodes.iter().any(|h| resolves_elsewhere(h)) {
+                // Real nodes: each agent listens on its node's address; the front end on the
+                // interface it reaches the first node through.
+                o.agent_hosts = nodes.clone();
+                o.listen = local_address_towards(&nodes[0])?;
+            }
+            let jobid = procs
+                .first()
+                .and_then(|p| slurm_job_of(p.pid))
+                .context("the job id of the ranks (SLURM_JOB_ID)")?;
+            let table: Vec<String> = procs
+                .iter()
+                .map(|p| format!("{}:{}={}", p.host, p.rank, p.pid))
+                .collect();
+            let k = nodes.len() as u32;
+            let mut acquire = vec!["--attach-table".to_string(), table.join(",")];
+            if !attached {
+                acquire.push("--kill-at-end".into());
+            }
+            if let Some(why) = mpi_note {
+                acquire.extend(["--exit-note".to_string(), why]);
+            }
+            (vec![acquire], Some((jobid, nodes)), k)
+        } else {
+            if let Some(p) = procs.iter().find(|p| !is_this_host(&p.host)) {
+                bail!(
+                    "rank {} runs on {}: starting agents on other hosts through mpirun is not in this build",
+                    p.rank,
+                    p.host
+                );
+            }
+            one_agent_per_cuda_rank(&mut o, &program, procs.len() as u32, &program);
+            let agents = o.agents.min(procs.len().max(1) as u32).max(1);
+            let per_agent: Vec<Vec<String>> = blocks(procs.len() as u32, agents)
+                .into_iter()
+                .map(|(lo, hi)| {
+                    let list: Vec<String> = procs
+                        .iter()
+                        .filter(|p| p.rank >= lo && p.rank <= hi)
+                        .map(|p| format!("{}={}", p.rank, p.pid))
+                        .collect();
+                    let mut acquire = vec!["--attach".to_string(), list.join(",")];
+                    if !attached {
+                        // The job is this session's: it ends with it.
+                        acquire.push("--kill-at-end".into());
+                    }
+                    acquire
+                })
+                .collect();
+            (per_agent, None, agents)
+        };
+        // A Slurm job started inside the user's allocation (`salloc`): the allocation, and the
+        // agents' step in it, outlive the job's step, which `run` can then start again.
+        let in_allocation = via_srun
+            .as_ref()
+            .is_some_and(|(jobid, _)| std::env::var("SLURM_JOB_ID").is_ok_and(|j| j == *jobid));
+        let (mut front, agents_h) = start_agents(&o, &program, per_agent, None, via_srun).await?;
+        front.say(
+            &format!(
+                "cohort: {} ranks of {} (pid {}) under {} agent{}, acquired in {} ms\n",
+                procs.len(),
+                if slurm { "srun" } else { "mpirun" },
+                job.launcher_pid(),
+                agents,
+                if agents == 1 { "" } else { "s" },
+                started.elapsed().as_millis()
+            ),
+            "",
         );
         let a = front.ask(RankSet::all(o.n), ":start").await;
         let (out, err) = a.render();
@@ -1646,28 +1666,129 @@ fn run_mpir_job(
             let (out, err) = a.render();
             front.say(&out, &err);
         }
-        let keep = o.keeps_session();
-        if keep && o.restore {
-            crate::saved::restore(&mut front, &program).await;
+        Session::ready(front, agents_h, program, o, None).await
+    }
+
+    /// Ends the session as `quit` does (saved first where it is kept): launched ranks killed,
+    /// attached ones detached, the launcher and the agents ended. Returns the front end's exit
+    /// status.
+    pub async fn end(mut self) -> i32 {
+        if self.keep {
+            crate::saved::save(&mut self.front, &self.program).await;
         }
-        front.command_loop(o.commands, o.batch).await;
-        if keep {
-            crate::saved::save(&mut front, &program).await;
-        }
-        front.shutdown().await;
-        let launcher = front.launcher.take();
+        // MPICH's mpiexec, at once and quietly.
+        self.agents.kill_launcher();
+        self.front.shutdown().await;
+        let launcher = self.front.launcher.take();
         // The agents kill the ranks; the launcher ends its daemons (Open MPI's `mpirun` does
         // so without a word when it is told first, `srun` cancels its step).
         if let Some(l) = &launcher {
             l.ask_to_end();
         }
-        agents_h.wait(Duration::from_secs(15)).await;
-        drop(agents_h);
+        self.agents.wait(Duration::from_secs(15)).await;
+        drop(self.agents);
         if let Some(mut l) = launcher {
             let _ = tokio::task::spawn_blocking(move || l.end_within(Duration::from_secs(1))).await;
         }
-        anyhow::Ok(front.exit_code())
-    })
+        if let Some(s) = &self.sock {
+            let _ = std::fs::remove_file(s);
+        }
+        self.front.exit_code()
+    }
+
+    /// The CLI's session: the commands, then the terminal's, then the end.
+    async fn run_cli(mut self) -> i32 {
+        let commands = std::mem::take(&mut self.commands);
+        self.front.command_loop(commands, self.batch).await;
+        self.end().await
+    }
+}
+
+fn cli_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+/// `cohort launch`.
+pub fn launch_main(argv: &[String]) -> anyhow::Result<i32> {
+    let o = parse_launch(argv)?;
+    cli_runtime()?.block_on(async move { Ok(Session::launch(o).await?.run_cli().await) })
+}
+
+/// `cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [gdb options]`.
+pub const ATTACH_USAGE: &str = "Usage: cohort attach (--mpirun PID | --srun PID | --slurm-job JOBID) [--agents A] [--no-restore] [-batch] [-ex CMD]... [-x FILE]";
+
+/// `cohort attach`'s arguments: the launcher's process id, and the other options (for
+/// [`Session::attach`]).
+pub fn parse_attach(argv: &[String]) -> anyhow::Result<(i32, Vec<String>)> {
+    const USAGE: &str = ATTACH_USAGE;
+    let mut pid: Option<i32> = None;
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        let v = argv.get(i + 1).cloned();
+        match a {
+            "--mpirun" | "--srun" => {
+                let v = v.with_context(|| format!("{a} needs a process id\n{USAGE}"))?;
+                pid = Some(
+                    v.parse()
+                        .with_context(|| format!("Illegal process-id: {v}."))?,
+                );
+                i += 2;
+            }
+            "--slurm-job" => {
+                let v = v.with_context(|| format!("{a} needs a job id\n{USAGE}"))?;
+                let job: u64 = v.parse().with_context(|| format!("bad job id '{v}'"))?;
+                pid = Some(cohort_launch::find_srun_of_job(job)?);
+                i += 2;
+            }
+            _ => {
+                rest.push(argv[i].clone());
+                i += 1;
+            }
+        }
+    }
+    let pid = pid.with_context(|| format!("nothing to attach to\n{USAGE}"))?;
+    Ok((pid, rest))
+}
+
+pub fn attach_main(argv: &[String]) -> anyhow::Result<i32> {
+    let (pid, rest) = parse_attach(argv)?;
+    cli_runtime()?.block_on(async move { Ok(Session::attach(pid, rest).await?.run_cli().await) })
+}
+
+fn is_this_host(h: &str) -> bool {
+    let me = nix::unistd::gethostname()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    h == me || h == "localhost" || me.split('.').next() == Some(h)
+}
+
+/// Slurm reports node names; on a test cluster they are all this machine.
+fn resolves_elsewhere(h: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    match (h, 0u16).to_socket_addrs() {
+        Ok(mut a) => a.any(|a| !a.ip().is_loopback()) && !is_this_host(h),
+        Err(_) => false,
+    }
+}
+
+/// gdb's `set disable-randomization` for a job the session launches: on (gdb's default)
+/// unless a command given with `-ex` turns it off (the last one says), as
+/// `gdb -ex 'set disable-randomization off' -ex run` runs its program.
+fn disable_randomization(commands: &[Cmd]) -> bool {
+    let mut on = true;
+    for c in commands {
+        if let Cmd::Line(l) = c {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if let ["set", "disable-randomization", v] = w.as_slice() {
+                on = !matches!(*v, "off" | "0" | "no" | "disable");
+            }
+        }
+    }
+    on
 }
 
 /// The local address this machine uses to reach `host` (no packet is sent: a UDP socket is
