@@ -3,13 +3,13 @@
 //! values), and write it as an HTML page (and JSON).
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use cohort_wire::RankSet;
 use serde::Serialize;
 
-use cohort_session::parallel::{self, LaunchOpts, Launcher};
+use cohort_session::parallel::{self, LaunchOpts, Session};
 
 #[derive(Debug)]
 pub struct OfflineOpts {
@@ -25,7 +25,7 @@ pub struct OfflineOpts {
     pub settle_given: bool,
 }
 
-pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local] [--agents A] [--settle MS] --break LOC[@SET]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]\n       cohort offline -n N --cores PATTERN [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM\n                      (a job that crashed: one core file per rank, %r in PATTERN is the rank)";
+pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local|openmpi|mpich|slurm] [--agents A] [--settle MS] --break LOC[@SET]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]\n       cohort offline -n N --cores PATTERN [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM\n                      (a job that crashed: one core file per rank, %r in PATTERN is the rank)";
 
 /// `LOC@0-3` → ("LOC", Some("0-3")).
 fn at_set(s: &str) -> (String, Option<String>) {
@@ -382,39 +382,48 @@ pub fn offline_main(argv: &[String]) -> anyhow::Result<i32> {
 }
 
 pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
-    if o.launch.launcher != Launcher::Local {
-        bail!("offline mode supports --launcher local in this build");
-    }
+    // Nothing of the user's last session comes back, and this one is not kept.
+    o.launch.batch = true;
+    o.launch.restore = false;
     // Nobody is waiting at a keyboard: steps and continues may take their time (30 s unless
     // `--settle` says); ranks still running after it are a hang.
     if !o.settle_given {
         o.launch.settle_ms = o.launch.settle_ms.max(30_000);
     }
     let program = parallel::resolve_program(&o.launch.program)?;
+    let n = o.launch.n;
+    let agents = o.launch.agents;
+    let args: Vec<String> = o
+        .launch
+        .args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let post_mortem = o.launch.cores.is_some();
+    let launch = std::mem::replace(
+        &mut o.launch,
+        parallel::parse_launch(&["-n".into(), "1".into(), "x".into()])?,
+    );
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let report = rt.block_on(async {
         let t0 = Instant::now();
-        let (mut front, mut agents) = parallel::start_local(&o.launch, &program).await?;
+        // Every launcher: the same start as `cohort launch` (ranks at main).
+        let mut session = Session::launch(launch).await?;
         let tree_ms = t0.elapsed().as_millis();
+        let front = &mut session.front;
         front.record_output = true;
-        let n = o.launch.n;
         let all = RankSet::all(n);
         let mut rep = Report {
             program: program.display().to_string(),
-            args: o
-                .launch
-                .args
-                .iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect(),
+            args,
             ranks: n,
-            agents: o.launch.agents,
+            agents,
             tree_ms,
             ..Default::default()
         };
-        let (so, se) = front.ask(all.clone(), ":start").await.render();
+        let (so, se) = front.ask(all.clone(), ":state").await.render();
         rep.setup.extend(groups(&both(&so, &se)));
         let mut setup_cmds = Vec::new();
         for (loc, set) in &o.breaks {
@@ -432,7 +441,6 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
             rep.setup.extend(groups(&both(&a, &b)));
         }
         // Core files: one stop, where each rank's process ended; nothing runs.
-        let post_mortem = o.launch.cores.is_some();
         let stops = if post_mortem { 1 } else { o.max_stops };
         for number in 1..=stops {
             let (st, _) = front.ask(all.clone(), ":state").await.render();
@@ -464,7 +472,7 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
             if hang {
                 stop.hung = running.to_string();
                 front.interrupt_ranks(running);
-                let (ranks, err) = cohort_session::diagnose::collect(&mut front, all.clone()).await;
+                let (ranks, err) = cohort_session::diagnose::collect(front, all.clone()).await;
                 stop.verdicts = cohort_session::diagnose::verdicts(&ranks)
                     .into_iter()
                     .map(|v| v.text)
@@ -530,10 +538,8 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
         }
         let (st, _) = front.ask(all.clone(), ":state").await.render();
         rep.final_states = groups(&st);
-        front.shutdown().await;
         rep.output = merge_output(&std::mem::take(&mut front.program_output), n);
-        agents.wait(Duration::from_secs(15)).await;
-        drop(agents);
+        session.end().await;
         rep.total_ms = t0.elapsed().as_millis();
         rep.summary = summary(&rep);
         anyhow::Ok(rep)

@@ -440,3 +440,75 @@ fn slurm_diagnose_names_the_rank_that_never_calls_a_collective() {
     want.extend_from_slice(SKIP);
     assert_eq!(verdicts(&out), want, "\nstdout:\n{out}\nstderr:\n{err}");
 }
+
+/// `cohort offline --launcher LAUNCHER` on a job that hangs: the report's summary (JSON).
+fn offline_summary(name: &str, launcher: &str, n: u32, brk: &str) -> Vec<String> {
+    let mpicc = match launcher {
+        "mpich" => "mpicc.mpich",
+        _ => "mpicc.openmpi",
+    };
+    let prog = build_mpi(name, mpicc);
+    let dir = prog.parent().unwrap();
+    let json = format!("{launcher}-{name}.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["offline", "-n", &n.to_string(), "--launcher", launcher])
+        .args(["--settle", "2000", "--break", brk])
+        .args(["-o", &format!("{launcher}-{name}.html"), "--json", &json])
+        .arg("--")
+        .arg(Path::new(".").join(name))
+        .current_dir(dir)
+        .env("OMPI_MCA_btl", "self,vader")
+        .env("SLURM_CONF", cohort_fixtures::SLURM_CONF)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(&json)).unwrap()).unwrap();
+    r["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The offline report of a hung MPI job ends with the hang and `diagnose`'s verdict, under
+/// every MPI launcher (offline took only the local one).
+fn offline_names_the_spinning_rank(launcher: &str) {
+    let s = offline_summary("spin", launcher, 3, "spin.c:16");
+    assert!(
+        s[0].starts_with("The job hung at stop ") && s[0].contains(": [0-2] did not stop"),
+        "{s:?}"
+    );
+    assert_eq!(
+        s[1..],
+        [
+            "[0,2] waiting in MPI_Barrier called from spin.c:19",
+            "[1] stopped in relax at spin.c:7",
+            "Diverged from the most ranks ([0,2]): [1].",
+            "[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7",
+        ],
+        "{s:?}"
+    );
+}
+
+#[test]
+fn open_mpi_offline_report_names_the_spinning_rank() {
+    offline_names_the_spinning_rank("openmpi");
+}
+
+#[test]
+fn mpich_offline_report_names_the_spinning_rank() {
+    offline_names_the_spinning_rank("mpich");
+}
+
+#[test]
+fn slurm_offline_report_names_the_spinning_rank() {
+    let _c = cohort_fixtures::SlurmCluster::start(2);
+    offline_names_the_spinning_rank("slurm");
+}

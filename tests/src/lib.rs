@@ -551,20 +551,29 @@ fn build_in_own_dir(src_dir: &Path, name: &str, tag: &str, cc: &str) -> PathBuf 
 
 /// The one-host Slurm test cluster of `scripts/slurm-cluster.sh` (slurmctld and `nodes` slurmd
 /// "nodes"), stopped when dropped. Clients need `SLURM_CONF` = [`SLURM_CONF`].
-pub struct SlurmCluster;
+/// One test of a test binary at a time has it (the tests of a binary run in parallel, and
+/// the cluster is one).
+pub struct SlurmCluster {
+    _one: std::sync::MutexGuard<'static, ()>,
+}
 
 /// Where the test cluster's configuration is.
 pub const SLURM_CONF: &str = "/tmp/cohort-slurm/slurm.conf";
 
+static SLURM_CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 impl SlurmCluster {
     pub fn start(nodes: u32) -> SlurmCluster {
+        let one = SLURM_CLUSTER
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/slurm-cluster.sh");
         let st = Command::new(&script)
             .args(["start", &nodes.to_string()])
             .status()
             .expect("run scripts/slurm-cluster.sh");
         assert!(st.success(), "slurm-cluster.sh start failed");
-        SlurmCluster
+        SlurmCluster { _one: one }
     }
 }
 
