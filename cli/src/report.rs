@@ -23,9 +23,15 @@ pub struct OfflineOpts {
     pub max_stops: u32,
     /// `--settle` was given: a hang is what does not stop within it (else 30 s).
     pub settle_given: bool,
+    /// `--submit slurm|pbs`: write a job script that runs this report and submit it.
+    pub submit: Option<String>,
+    /// `--template FILE`: the job script's template (else the user's, else cohort's).
+    pub template: Option<PathBuf>,
+    /// The arguments, without `--submit` and `--template` (the job's command line).
+    pub argv: Vec<String>,
 }
 
-pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local|openmpi|mpich|slurm] [--agents A] [--settle MS] --break LOC[@SET]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]\n       cohort offline -n N --cores PATTERN [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM\n                      (a job that crashed: one core file per rank, %r in PATTERN is the rank)";
+pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local|openmpi|mpich|slurm] [--agents A] [--settle MS] [--submit slurm|pbs [--template FILE]] --break LOC[@SET]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]\n       cohort offline -n N --cores PATTERN [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM\n                      (a job that crashed: one core file per rank, %r in PATTERN is the rank)";
 
 /// `LOC@0-3` → ("LOC", Some("0-3")).
 fn at_set(s: &str) -> (String, Option<String>) {
@@ -54,6 +60,9 @@ pub fn parse_offline(argv: &[String]) -> anyhow::Result<OfflineOpts> {
         json: None,
         max_stops: 100,
         settle_given: false,
+        submit: None,
+        template: None,
+        argv: Vec::new(),
     };
     let mut html = None;
     let mut i = 0;
@@ -77,6 +86,14 @@ pub fn parse_offline(argv: &[String]) -> anyhow::Result<OfflineOpts> {
             }
             "-o" | "--output" => html = Some(PathBuf::from(val()?)),
             "--json" => o.json = Some(PathBuf::from(val()?)),
+            "--submit" => {
+                let v = val()?;
+                if v != "slurm" && v != "pbs" {
+                    bail!("--submit takes slurm or pbs, not {v}\n{OFFLINE_USAGE}");
+                }
+                o.submit = Some(v);
+            }
+            "--template" => o.template = Some(PathBuf::from(val()?)),
             "--max-stops" => {
                 let v = val()?;
                 o.max_stops = v
@@ -377,9 +394,142 @@ fn ranks_where(states: &[Group], size: u32, what: impl Fn(&str) -> bool) -> Rank
 }
 
 pub fn offline_main(argv: &[String]) -> anyhow::Result<i32> {
-    let o = parse_offline(argv)?;
+    let mut o = parse_offline(argv)?;
+    if o.submit.is_some() {
+        // The job's command line: these arguments without --submit and --template.
+        let mut keep = Vec::new();
+        let mut i = 0;
+        while i < argv.len() {
+            if argv[i] == "--" {
+                keep.extend(argv[i..].iter().cloned());
+                break;
+            }
+            if matches!(argv[i].as_str(), "--submit" | "--template") {
+                i += 2;
+                continue;
+            }
+            keep.push(argv[i].clone());
+            i += 1;
+        }
+        o.argv = keep;
+        return submit(&o);
+    }
     run_offline(o)
 }
+
+/// A word for `sh`: as it is when it has no special characters, else in single quotes.
+fn sh_quote(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+    if plain {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// `--submit slurm|pbs`: the job script, from the template (`--template`, else
+/// `$XDG_CONFIG_HOME/cohort/submit-SYSTEM.sh`, else cohort's own), written next to the report
+/// (`REPORT.sbatch` / `REPORT.pbs`) and given to `sbatch` / `qsub`.
+fn submit(o: &OfflineOpts) -> anyhow::Result<i32> {
+    let system = o.submit.as_deref().unwrap_or("slurm");
+    let user = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .map(|d| d.join("cohort").join(format!("submit-{system}.sh")));
+    let template = match (&o.template, user.filter(|p| p.is_file())) {
+        (Some(t), _) => std::fs::read_to_string(t)
+            .with_context(|| format!("reading the job template {}", t.display()))?,
+        (None, Some(u)) => std::fs::read_to_string(&u)
+            .with_context(|| format!("reading the job template {}", u.display()))?,
+        (None, None) => match system {
+            "pbs" => SUBMIT_PBS.to_string(),
+            _ => SUBMIT_SLURM.to_string(),
+        },
+    };
+    let workdir = std::env::current_dir()?;
+    let name = o
+        .html
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "cohort-offline".into());
+    // The job runs this cohort, with the job's launcher unless one was chosen.
+    let exe = std::env::current_exe()?;
+    let mut cmd = vec![exe.display().to_string(), "offline".to_string()];
+    let chosen = o.argv.iter().any(|a| a == "--launcher");
+    let (before, after) = match o.argv.iter().position(|a| a == "--") {
+        Some(i) => o.argv.split_at(i),
+        None => (o.argv.as_slice(), &[][..]),
+    };
+    cmd.extend(before.iter().cloned());
+    if !chosen {
+        cmd.push("--launcher".into());
+        cmd.push(if system == "pbs" { "openmpi" } else { "slurm" }.into());
+    }
+    cmd.extend(after.iter().cloned());
+    let command = cmd
+        .iter()
+        .map(|w| sh_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let n = o.launch.n;
+    let nodes = o.launch.slurm.nodes.unwrap_or(1).max(1);
+    let time = o.launch.slurm.time.clone();
+    let text = template
+        .replace("{{name}}", &name)
+        .replace("{{ranks}}", &n.to_string())
+        .replace("{{nodes}}", &nodes.to_string())
+        .replace("{{per_node}}", &n.div_ceil(nodes).to_string())
+        .replace(
+            "{{nodes_line}}",
+            &match (system, o.launch.slurm.nodes) {
+                ("slurm", Some(k)) => format!("#SBATCH --nodes={k}"),
+                _ => String::new(),
+            },
+        )
+        .replace(
+            "{{time_line}}",
+            &match (system, &time) {
+                ("slurm", Some(t)) => format!("#SBATCH --time={t}"),
+                ("pbs", Some(t)) => format!("#PBS -l walltime={t}"),
+                _ => String::new(),
+            },
+        )
+        .replace("{{workdir}}", &sh_quote(&workdir.display().to_string()))
+        .replace("{{command}}", &command);
+    let script = o
+        .html
+        .with_extension(if system == "pbs" { "pbs" } else { "sbatch" });
+    std::fs::write(&script, &text).with_context(|| format!("writing {}", script.display()))?;
+    println!("cohort: job script written to {}", script.display());
+    let tool = if system == "pbs" { "qsub" } else { "sbatch" };
+    let out = match std::process::Command::new(tool).arg(&script).output() {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!(
+                "{tool} is not installed here: submit {} where {system} is",
+                script.display()
+            )
+        }
+        Err(e) => return Err(e).with_context(|| format!("running {tool}")),
+    };
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() {
+        bail!("{tool} {} failed", script.display());
+    }
+    println!(
+        "cohort: the report will be written to {} when the job has run",
+        o.html.display()
+    );
+    Ok(0)
+}
+
+/// Cohort's job templates (`--submit`): the user's own in `~/.config/cohort/` take their
+/// place.
+const SUBMIT_SLURM: &str = include_str!("../templates/submit-slurm.sh");
+const SUBMIT_PBS: &str = include_str!("../templates/submit-pbs.sh");
 
 pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
     // Nothing of the user's last session comes back, and this one is not kept.

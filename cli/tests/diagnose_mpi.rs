@@ -512,3 +512,82 @@ fn slurm_offline_report_names_the_spinning_rank() {
     let _c = cohort_fixtures::SlurmCluster::start(2);
     offline_names_the_spinning_rank("slurm");
 }
+
+/// `--submit slurm`: the job script from cohort's template, given to `sbatch`; the job runs
+/// the offline report inside its allocation (the one-host cluster), which ends with the hang.
+#[test]
+fn offline_submitted_to_slurm_writes_the_report_from_the_job() {
+    let _c = cohort_fixtures::SlurmCluster::start(2);
+    let prog = build_mpi("spin", "mpicc.openmpi");
+    let dir = prog.parent().unwrap();
+    for f in ["sub.html", "sub.json", "sub.sbatch"] {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["offline", "-n", "3", "--submit", "slurm", "--time", "5"])
+        .args(["--settle", "2000", "--break", "spin.c:16"])
+        .args(["-o", "sub.html", "--json", "sub.json", "--", "./spin"])
+        .current_dir(dir)
+        .env("SLURM_CONF", cohort_fixtures::SLURM_CONF)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("Submitted batch job "), "{out}");
+    let script = std::fs::read_to_string(dir.join("sub.sbatch")).unwrap();
+    assert!(script.contains("#SBATCH --ntasks=3\n"), "{script}");
+    assert!(script.contains("#SBATCH --time=5\n"), "{script}");
+    assert!(
+        script.contains(" offline -n 3 --time 5 --settle 2000 --break spin.c:16 -o sub.html --json sub.json --launcher slurm -- ./spin\n"),
+        "{script}"
+    );
+    // The job's report (the job has a minute).
+    let json = dir.join("sub.json");
+    for _ in 0..120 {
+        if json.is_file() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the job wrote its report"))
+            .unwrap();
+    let last = r["summary"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        last,
+        "[0,2] wait in MPI_Barrier at spin.c:19 for rank 1, which is running in relax at spin.c:7"
+    );
+}
+
+/// `--submit pbs` where PBS is not installed: the job script is written (PBS's directives,
+/// the Open MPI launcher inside the job) and the error says where to submit it.
+#[test]
+fn offline_for_pbs_writes_the_job_script() {
+    let prog = build_mpi("spin", "mpicc.openmpi");
+    let dir = prog.parent().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["offline", "-n", "4", "--submit", "pbs", "--nodes", "2"])
+        .args(["--break", "spin.c:16", "-o", "pbs.html", "--", "./spin"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("qsub is not installed here: submit pbs.pbs where pbs is"),
+        "{err}"
+    );
+    let script = std::fs::read_to_string(dir.join("pbs.pbs")).unwrap();
+    assert!(script.contains("#PBS -l select=2:mpiprocs=2\n"), "{script}");
+    assert!(
+        script.contains(
+            " offline -n 4 --nodes 2 --break spin.c:16 -o pbs.html --launcher openmpi -- ./spin\n"
+        ),
+        "{script}"
+    );
+}
