@@ -178,3 +178,72 @@ fn open_mpi_diagnose_without_the_recorder_reads_the_queues() {
         "\nstdout:\n{out}\nstderr:\n{err}"
     );
 }
+
+/// The processes running `prog` (by their executable).
+fn ranks_of(prog: &Path) -> usize {
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.flatten()
+                .filter(|e| {
+                    std::fs::read_link(e.path().join("exe")).is_ok_and(|x| x.as_path() == prog)
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// `mq` on a job started without the debugger and attached to (`cohort attach --mpirun`):
+/// the same queues as under `cohort launch`, read from ranks cohort did not start.
+#[test]
+fn open_mpi_mq_of_an_attached_job() {
+    let prog = build("mpicc.openmpi").canonicalize().unwrap();
+    let dir = prog.parent().unwrap();
+    let mut job = Command::new("mpirun")
+        .args(["-np", "3", "--oversubscribe", "--allow-run-as-root"])
+        .arg(&prog)
+        .current_dir(dir)
+        .env("OMPI_MCA_btl", "self,vader")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Every rank started and blocked (mpirun's start-up is slow on a loaded machine).
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while ranks_of(&prog) < 3 {
+        assert!(std::time::Instant::now() < until, "the job did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["attach", "--mpirun", &job.id().to_string()])
+        .args(["-batch", "-ex", "[1] mq", "-ex", "[1] print &small"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    // mpirun ends its ranks on SIGTERM (SIGKILL would leave them to init).
+    let _ = Command::new("kill").arg(job.id().to_string()).status();
+    let _ = job.wait();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let small1 = address_of(&out, 1, "small");
+    let queues: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("[1] ") && !l.starts_with("[1] $"))
+        .filter(|l| {
+            ["Communicator ", "  ", "No pending messages"]
+                .iter()
+                .any(|w| l["[1] ".len()..].starts_with(w))
+        })
+        .collect();
+    assert_eq!(
+        queues,
+        [
+            "[1] Communicator MPI_COMM_WORLD (size 3, this rank 1):".to_string(),
+            "[1]   Pending sends: none".to_string(),
+            "[1]   Pending receives:".to_string(),
+            format!("[1]     from 0, tag 8: 40 bytes, buffer {small1}"),
+            "[1] No pending messages in MPI_COMM_SELF, MPI_COMM_NULL, work.".to_string(),
+        ],
+        "\nstdout:\n{out}\nstderr:\n{err}"
+    );
+}
