@@ -292,6 +292,21 @@ fn state_class(text: &str) -> &'static str {
     }
 }
 
+/// A state line without its ` at FILE:LINE` (`stopped in main at a.c:15` → `stopped in
+/// main`).
+fn without_line(text: &str) -> &str {
+    match text.rsplit_once(" at ") {
+        Some((head, place))
+            if place
+                .rsplit_once(':')
+                .is_some_and(|(_, l)| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            head
+        }
+        _ => text,
+    }
+}
+
 /// The summary at the top of the report: how the run ended (the final states by rank set),
 /// the ranks that ended apart from the most, and a hang's verdicts.
 fn summary(r: &Report) -> Vec<String> {
@@ -312,28 +327,47 @@ fn summary(r: &Report) -> Vec<String> {
             }
         }
     }
-    if r.final_states.len() > 1 || hang.is_some() {
-        for g in &r.final_states {
-            v.push(format!(
-                "[{}] {}",
-                g.ranks,
-                g.text.lines().next().unwrap_or("")
-            ));
+    // The final states by what they are, without the line: ranks interrupted at different
+    // lines of one loop did not diverge.
+    let mut kinds: Vec<(String, RankSet, usize)> = Vec::new();
+    for g in &r.final_states {
+        let first = g.text.lines().next().unwrap_or("");
+        let key = without_line(first).to_string();
+        let set = RankSet::parse(&g.ranks, r.ranks).unwrap_or_default();
+        match kinds.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, s, places)) => {
+                *s = s.union(&set);
+                *places += 1;
+            }
+            None => kinds.push((key, set, 1)),
         }
     }
-    if r.final_states.len() > 1 {
+    if kinds.len() > 1 || hang.is_some() {
+        for (k, set, places) in &kinds {
+            if *places > 1 {
+                v.push(format!("[{set}] {k} (at {places} lines)"));
+            } else {
+                let whole = r
+                    .final_states
+                    .iter()
+                    .find(|g| without_line(g.text.lines().next().unwrap_or("")) == k)
+                    .map(|g| g.text.lines().next().unwrap_or("").to_string())
+                    .unwrap_or_default();
+                v.push(format!("[{set}] {whole}"));
+            }
+        }
+    }
+    if kinds.len() > 1 {
         // The ranks apart from the largest group.
-        let size = |g: &Group| RankSet::parse(&g.ranks, r.ranks).map_or(0, |s| s.len());
-        if let Some(most) = r.final_states.iter().max_by_key(|g| size(g)) {
-            let apart: Vec<&str> = r
-                .final_states
+        if let Some(most) = kinds.iter().max_by_key(|(_, s, _)| s.len()) {
+            let apart: Vec<String> = kinds
                 .iter()
-                .filter(|g| g.ranks != most.ranks)
-                .map(|g| g.ranks.as_str())
+                .filter(|(k, _, _)| *k != most.0)
+                .map(|(_, s, _)| s.to_string())
                 .collect();
             v.push(format!(
                 "Diverged from the most ranks ([{}]): [{}].",
-                most.ranks,
+                most.1,
                 apart.join("], [")
             ));
         }
@@ -1035,6 +1069,49 @@ mod tests {
         assert_eq!(
             merge_output(&lines, 3),
             ["[0-2] start", "[0] zero", "[1] one"]
+        );
+    }
+
+    /// Ranks interrupted at different lines of one function have not diverged: the summary
+    /// counts the lines; a rank that ended differently has.
+    #[test]
+    fn the_summary_groups_states_by_function() {
+        let g = |ranks: &str, text: &str| Group {
+            ranks: ranks.into(),
+            text: text.into(),
+        };
+        let mut r = Report {
+            ranks: 5,
+            final_states: vec![
+                g("0,3", "stopped in main at p.c:15"),
+                g("1", "stopped in main at p.c:16"),
+                g("2", "stopped in main at p.c:17"),
+            ],
+            ..Report::default()
+        };
+        r.stops.push(Stop {
+            number: 2,
+            hang: true,
+            hung: "0-3".into(),
+            verdicts: vec!["No rank waits in MPI.".into()],
+            ..Stop::default()
+        });
+        assert_eq!(
+            summary(&r)[1..],
+            [
+                "[0-3] stopped in main (at 3 lines)",
+                "No rank waits in MPI."
+            ]
+        );
+        r.final_states.push(g("4", "exited with code 1"));
+        assert_eq!(
+            summary(&r)[1..],
+            [
+                "[0-3] stopped in main (at 3 lines)",
+                "[4] exited with code 1",
+                "Diverged from the most ranks ([0-3]): [4].",
+                "No rank waits in MPI.",
+            ]
         );
     }
 
