@@ -809,8 +809,16 @@ fn state_grid(states: &[Group], size: u32) -> String {
         while e < size.min(row_end) && class_of[e as usize] == (c, gi) {
             e += 1;
         }
+        // The cell's own ranks (not the whole group's set, which can be long).
         let title = match states.get(gi) {
-            Some(g) => format!("[{}] {}", g.ranks, g.text.lines().next().unwrap_or("")),
+            Some(g) => {
+                let who = if e - r == 1 {
+                    format!("rank {r}")
+                } else {
+                    format!("ranks {r}-{}", e - 1)
+                };
+                format!("{who}: {}", g.text.lines().next().unwrap_or(""))
+            }
             None => String::new(),
         };
         h.push_str(&format!(
