@@ -649,6 +649,15 @@ fn a_dead_agent_loses_only_its_ranks() {
     );
 }
 
+/// A JSON array of strings.
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn offline_report_records_stops_values_and_stacks() {
     let prog = build("ranks");
@@ -713,15 +722,8 @@ fn offline_report_records_stops_values_and_stacks() {
         g(&r["final_states"]),
         vec![p("0-2", "exited normally"), p("3", "exited with code 3")]
     );
-    let text = |v: &serde_json::Value| -> Vec<String> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap().to_string())
-            .collect()
-    };
     assert_eq!(
-        text(&r["summary"]),
+        strings(&r["summary"]),
         [
             "The run ended with the ranks in these states:",
             "[0-2] exited normally",
@@ -765,15 +767,8 @@ fn offline_report_finds_a_hang() {
     // stop 3 the hang.
     assert_eq!(stops.len(), 3, "{r:#}");
     assert_eq!(stops[2]["hang"], true);
-    let lines = |v: &serde_json::Value| -> Vec<String> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap().to_string())
-            .collect()
-    };
     assert_eq!(
-        lines(&r["summary"]),
+        strings(&r["summary"]),
         [
             "The job hung at stop 3: [1] did not stop within the settle time (stopped to look at them: their stack is at stop 3).",
             "[0,2] exited normally",

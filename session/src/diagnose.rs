@@ -950,6 +950,20 @@ mod tests {
         }
     }
 
+    /// A rank of the recorder running in the program's `function` at `at`.
+    fn running_in(function: &str, at: &str) -> RankMpi {
+        RankMpi {
+            alive: true,
+            recorder: true,
+            place: Some(Place {
+                function: Some(function.into()),
+                at: Some(at.into()),
+                ..Place::default()
+            }),
+            ..RankMpi::default()
+        }
+    }
+
     fn texts(v: Vec<Verdict>) -> Vec<String> {
         v.into_iter().map(|v| v.text).collect()
     }
@@ -1020,16 +1034,7 @@ mod tests {
             }
             r
         };
-        let computing = RankMpi {
-            alive: true,
-            recorder: true,
-            place: Some(Place {
-                function: Some("relax".into()),
-                at: Some("s.c:8".into()),
-                ..Place::default()
-            }),
-            ..RankMpi::default()
-        };
+        let computing = running_in("relax", "s.c:8");
         let r = vec![
             (0, on(&[0, 2], "s.c:22")),
             (1, on(&[1, 3], "s.c:22")),
@@ -1049,16 +1054,7 @@ mod tests {
     /// computing rank, the deadlocked receives at each other.
     #[test]
     fn the_wait_for_graph_links_groups() {
-        let computing = RankMpi {
-            alive: true,
-            recorder: true,
-            place: Some(Place {
-                function: Some("relax".into()),
-                at: Some("s.c:8".into()),
-                ..Place::default()
-            }),
-            ..RankMpi::default()
-        };
+        let computing = running_in("relax", "s.c:8");
         let r = vec![
             (0, blocked("MPI_Barrier", NONE, NONE, "s.c:20")),
             (1, computing),
