@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes debugger/src/setting_words.txt from the installed gdb (13): the subcommands of
 `set` and `show` and of their prefix subcommands, with aliases, in gdb's order, for gdb's
-"Ambiguous set command" messages. Run: python3 scripts/gen-setting-words.py"""
+"Ambiguous set command" messages; and debugger/src/gdb_commands.txt: the names and aliases of
+every other gdb command, for cohort's help. Names only: no gdb help text enters this tree.
+Run: python3 scripts/gen-setting-words.py"""
 import re, subprocess, pathlib
 
 def help_of(prefix):
@@ -13,8 +15,11 @@ def help_of(prefix):
             continue
         names = [n.strip() for n in line.split(" -- ")[0].split(",")]
         words = [n[len(prefix) + 1:] for n in names if n.startswith(prefix + " ")]
-        if not words or any(" " in w for w in words):
+        # An alias under another prefix (`set style disassembler address` of
+        # `set style address`) is listed there.
+        if not words or " " in words[0]:
             continue
+        words = [w for w in words if " " not in w]
         desc = line.split(" -- ", 1)[1]
         entries.append((words, desc))
     return entries
@@ -47,3 +52,28 @@ while todo:
 out = pathlib.Path(__file__).resolve().parent.parent / "debugger/src/setting_words.txt"
 out.write_text("\n".join(lines) + "\n")
 print(f"wrote {out} ({len(lines)} lines)")
+
+# The names of every other gdb command (`help all`: each command once, then its aliases, as
+# full names), for cohort's `help` and `apropos` to resolve words as gdb does: names only, no
+# help text (gdb's documentation is GPL'd; cohort's own texts are debugger/src/command_help.txt).
+# set and show and their subcommands are in setting_words.txt.
+allout = subprocess.run(["gdb", "-nx", "-batch", "-ex", "help all"],
+                        capture_output=True, text=True).stdout
+cmds = []
+klass = ""
+for line in allout.splitlines():
+    if line.startswith("Command class: "):
+        klass = line[len("Command class: "):]
+    if " -- " not in line:
+        continue
+    names = [n.strip() for n in line.split(" -- ")[0].split(",")]
+    if names[0].split(" ")[0] in ("set", "show"):
+        continue
+    cmds.append((klass, names))
+cmds.sort(key=lambda c: c[1][0].encode())
+cmd_lines = ["# gdb 13's commands but set and show, CLASS<tab>NAME, ALIAS... (full names) a line, sorted",
+             "# by name: written by scripts/gen-setting-words.py from gdb's `help all` (names only)."]
+cmd_lines += [f"{k}\t" + ", ".join(names) for k, names in cmds]
+cout = out.parent / "gdb_commands.txt"
+cout.write_text("\n".join(cmd_lines) + "\n")
+print(f"wrote {cout} ({len(cmds)} commands)")

@@ -217,57 +217,301 @@ fn blocks_typed_at_the_prompt_as_gdb() {
     assert_eq!(ours, run("gdb"));
 }
 
-/// `help` is cohort's own text (gdb's is GPL'd, cohort is not): a command's description, the
-/// classes without an argument, gdb's words for an unknown command.
+/// `apropos` finds user-defined commands by name and documentation (`User-defined.` without
+/// one), as gdb does.
 #[test]
-fn help_describes_commands() {
-    let out = cohort()
-        .args(["-ex", "help tbreak", "-ex", "help tb", "-ex", "help nosuch"])
-        .output()
-        .unwrap();
+fn apropos_finds_user_commands() {
+    let dir = std::env::temp_dir().join(format!("cohort-apropos-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("user.gdb");
+    std::fs::write(
+        &script,
+        "define foo\necho hi\\n\nend\ndocument foo\nSay hi to the frobnicator.\nSecond line.\nend\n\
+         define bar\nend\napropos frobni\napropos ^bar$\napropos -v ^foo\n",
+    )
+    .unwrap();
+    let run = |exe: &str| {
+        let o = std::process::Command::new(exe)
+            .args(["-nx", "-batch", "-x"])
+            .arg(&script)
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let ours = run(env!("CARGO_BIN_EXE_cohort"));
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "Set a temporary breakpoint: as \"break\", deleted when the program first stops there.\n\
-         Set a temporary breakpoint: as \"break\", deleted when the program first stops there.\n"
+        ours.0,
+        "foo -- Say hi to the frobnicator.\nbar -- User-defined.\n\nfoo\nSay hi to the frobnicator.\nSecond line.\n"
     );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "Undefined command: \"nosuch\".  Try \"help\".\n"
-    );
-    let out = cohort().args(["-ex", "help"]).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("Cohort's commands are gdb's."), "{text}");
+    assert_eq!(ours, run("gdb"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `apropos REGEXP` searches cohort's help text (names and descriptions, any case): each
-/// command found with its aliases and the first line of its description, sorted; `-v` gives
-/// the whole description.
+/// `help` gives Cohort's own texts (gdb's are GPL'd; Cohort is MIT OR Apache-2.0): a gdb
+/// command Cohort implements with its aliases first, as gdb shows them; a prefix command with
+/// the list of its subcommands Cohort implements; a class with its commands; a setting; one of
+/// Cohort's own commands; a gdb command Cohort lacks said to be one.
+#[test]
+fn help_texts_are_cohorts() {
+    let help = |args: &[&str]| {
+        let mut c = cohort();
+        for a in args {
+            c.args(["-ex", &format!("help {a}")]);
+        }
+        let o = c.output().unwrap();
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    assert_eq!(
+        help(&["tbreak"]).0,
+        "Set a temporary breakpoint: deleted when it first stops the program.\n\
+         Usage: tbreak [LOCATION] [thread N] [if CONDITION]\n\
+         As \"break\".\n"
+    );
+    let (b, _) = help(&["b"]);
+    assert!(
+        b.starts_with("break, brea, bre, br, b\nSet a breakpoint.\nUsage: break "),
+        "{b}"
+    );
+    let (info, _) = help(&["info"]);
+    assert!(
+        info.starts_with("info, inf, i\nShow facts about the program"),
+        "{info}"
+    );
+    assert!(
+        info.contains("\n\nList of info subcommands:\n\ninfo address -- Say where a variable"),
+        "{info}"
+    );
+    assert!(
+        info.contains("\ninfo breakpoints, info b -- List the breakpoints"),
+        "{info}"
+    );
+    // Not the info subcommands Cohort lacks.
+    assert!(!info.contains("info checkpoints"), "{info}");
+    assert!(info.ends_with("for its whole text.\n"), "{info}");
+    let (running, _) = help(&["running"]);
+    assert!(
+        running.starts_with(
+            "Starting, stepping, resuming and stopping the program.\n\nList of commands:\n\n"
+        ),
+        "{running}"
+    );
+    assert!(
+        running.contains("\nrun, r -- Start the program.\n"),
+        "{running}"
+    );
+    assert!(!running.contains("jump"), "{running}");
+    assert_eq!(
+        help(&[
+            "set print pretty",
+            "show print pretty",
+            "show p pre",
+            "show cwd"
+        ])
+        .0,
+        "Choose whether structures print one member a line, indented.\n\
+         Usage: set print pretty [on|off]\n\
+         Show the value of \"print pretty\"; \"help set print pretty\" says what it does.\n\
+         Usage: show print pretty\n\
+         Show the value of \"print pretty\"; \"help set print pretty\" says what it does.\n\
+         Usage: show print pretty\n\
+         \"show cwd\" is a gdb command Cohort does not implement.\n"
+    );
+    assert_eq!(
+        help(&["pstack", "checkpoint", "info checkpoints", "tui", "nosuch"]),
+        (
+            "Merge the stacks of the ranks into one call tree (cohort launch, cohort attach): stacks [SET].\n\
+             \"checkpoint\" is a gdb command Cohort does not implement.\n\
+             \"info checkpoints\" is a gdb command Cohort does not implement.\n\
+             \"tui\" is a gdb command Cohort does not implement.\n"
+                .to_string(),
+            "Undefined command: \"nosuch\".  Try \"help\".\n".to_string()
+        )
+    );
+    // help all: every command Cohort implements, by gdb's classes, then Cohort's own.
+    let (all, _) = help(&["all"]);
+    assert!(
+        all.starts_with("\nCommand class: aliases\n\n\nCommand class: breakpoints\n\nawatch -- "),
+        "{all}"
+    );
+    assert!(
+        all.contains("\nset print pretty -- Choose whether structures print"),
+        "{all}"
+    );
+    assert!(
+        all.contains("\nCohort's own commands\n\ndiagnose -- "),
+        "{all}"
+    );
+    assert!(!all.contains("break-range"), "{all}");
+    let (overview, _) = help(&[""]);
+    assert!(
+        overview.starts_with("Cohort's commands are gdb's."),
+        "{overview}"
+    );
+}
+
+/// `help WORDS` finds the command gdb finds: each pair's help is the same as the help of the
+/// full name, in gdb and in Cohort (gdb is the oracle for the resolution, not for the texts),
+/// and Cohort implements that command.
+#[test]
+fn help_resolves_as_gdb() {
+    let pairs = [
+        ("b", "break"),
+        ("br", "break"),
+        ("tb", "tbreak"),
+        ("i r", "info registers"),
+        ("info f", "info frame"),
+        ("i b", "info breakpoints"),
+        ("i lo", "info locals"),
+        ("info sh", "info sharedlibrary"),
+        ("inf fun", "info functions"),
+        ("info module func", "info module functions"),
+        ("bt", "backtrace"),
+        ("where", "backtrace"),
+        ("p", "print"),
+        ("inspect", "print"),
+        ("disas", "disassemble"),
+        ("u", "until"),
+        ("c", "continue"),
+        ("fg", "continue"),
+        ("fin", "finish"),
+        ("n", "next"),
+        ("s", "step"),
+        ("ni", "nexti"),
+        ("si", "stepi"),
+        ("core", "core-file"),
+        ("gcore", "generate-core-file"),
+        ("thr ap a", "thread apply all"),
+        ("f ap", "frame apply"),
+        ("cond", "condition"),
+        ("del", "delete"),
+        ("d d", "delete display"),
+        ("dis", "disable"),
+        ("en", "enable"),
+        ("undisp", "undisplay"),
+        ("x foo", "x"),
+        ("catch sys", "catch syscall"),
+        ("tcatch th", "tcatch throw"),
+        ("save b", "save breakpoints"),
+        ("q", "quit"),
+        ("set p pre", "set print pretty"),
+        ("show p pre", "show print pretty"),
+        ("sho listsi", "show listsize"),
+        ("show listsi", "show listsize"),
+        ("set unwindon", "set unwindonsignal"),
+        ("show unwindon", "show unwindonsignal"),
+        ("set unwind-on-t", "set unwind-on-terminating-exception"),
+        ("show unwind-on-t", "show unwind-on-terminating-exception"),
+        ("h", "help"),
+    ];
+    let run = |exe: &str| {
+        let mut c = Command::new(exe);
+        c.args(["-nx", "-batch"]);
+        for (short, full) in &pairs {
+            c.args([
+                "-ex",
+                &format!("echo @@ {short}\\n"),
+                "-ex",
+                &format!("help {short}"),
+            ]);
+            c.args([
+                "-ex",
+                &format!("echo @@ {full}\\n"),
+                "-ex",
+                &format!("help {full}"),
+            ]);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{exe}");
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        text.split("@@ ")
+            .skip(1)
+            .map(|e| {
+                e.split_once('\n')
+                    .map_or(String::new(), |(_, body)| body.to_string())
+            })
+            .collect::<Vec<_>>()
+    };
+    let ours = run(env!("CARGO_BIN_EXE_cohort"));
+    let gdb = run("gdb");
+    for (i, (short, full)) in pairs.iter().enumerate() {
+        assert_eq!(
+            gdb[2 * i],
+            gdb[2 * i + 1],
+            "gdb: help {short} is not help {full}"
+        );
+        assert_eq!(
+            ours[2 * i],
+            ours[2 * i + 1],
+            "help {short} is not help {full}"
+        );
+        assert!(
+            !ours[2 * i].contains("does not implement"),
+            "help {full}: {}",
+            ours[2 * i]
+        );
+    }
+}
+
+/// `show version` is cohort's banner, not gdb's.
+#[test]
+fn show_version_is_cohorts() {
+    let out = cohort()
+        .args(["-ex", "show version", "-ex", "show vers"])
+        .output()
+        .unwrap();
+    let banner = format!(
+        "Cohort {}\nA parallel debugger compatible with gdb's command language.\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), banner.repeat(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+/// `apropos REGEXP` searches Cohort's texts (in gdb's order, by name): Cohort's own commands,
+/// the gdb commands and settings Cohort implements, a command listed again where an alias
+/// matches too (as gdb does); not the gdb commands Cohort lacks.
 #[test]
 fn apropos_searches_help() {
     let out = cohort()
         .args([
             "-ex",
-            "apropos WATCHPOINT",
+            "apropos pstack",
             "-ex",
-            "apropos -v ^tb",
+            "apropos -v ^mq$",
             "-ex",
-            "apropos",
+            "apropos checkpoint",
             "-ex",
-            "apropos zzzz",
+            "apropos ^tb",
+            "-ex",
+            "apropos read watchpoint",
+            "-ex",
+            "apropos ^listsize$",
         ])
         .output()
         .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "awatch -- Set an access watchpoint: the program stops when EXPRESSION is read or written.\n\
-         rwatch -- Set a read watchpoint: the program stops when EXPRESSION is read.\n\
-         watch -- Set a watchpoint: watch [-l|-location] EXPRESSION [if CONDITION].\n\
-         tbreak, tb -- Set a temporary breakpoint: as \"break\", deleted when the program first stops there.\n"
+        stdout,
+        "stacks, pstack -- Merge the stacks of the ranks into one call tree (cohort launch, cohort attach): stacks [SET].\n\
+         \n\
+         mq, message-queues\n\
+         Show the MPI message queues of the ranks (cohort launch, cohort attach): mq [SET].\n\
+         The set's running ranks are stopped; each rank's MPI library reads its own queues through its\n\
+         debugger interface (Open MPI's libompi_dbg_msgq.so, named by MPIR_dll_name), and each\n\
+         communicator with pending operations is shown with its pending sends and receives: peer,\n\
+         tag, length in bytes and buffer address.\n\
+         tbreak -- Set a temporary breakpoint: deleted when it first stops the program.\n\
+         rwatch -- Set a read watchpoint: the program stops when an expression's memory is read.\n\
+         set listsize -- Set how many lines \"list\" shows.\n\
+         show listsize -- Show the value of \"listsize\"; \"help set listsize\" says what it does.\n"
     );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "REGEXP string is empty\n"
-    );
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
 /// Functions called from the debugger (issue 17) where gdb is not the oracle: a thread

@@ -132,6 +132,7 @@ macro_rules! cases {
 }
 
 cases! {
+    apropos,
     assign,
     backtrace,
     bad_input,
@@ -289,6 +290,7 @@ cases! {
     rt_signals,
     scope,
     settings_abbrev,
+    help_commands,
     script_lang,
     segv_recursion,
     show_convenience,

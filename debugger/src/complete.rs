@@ -1,9 +1,8 @@
-//! `complete TEXT` (gdb's list of the completions of a command line) and `apropos REGEXP`
-//! (the commands whose name or description in cohort's help text matches).
+//! `complete TEXT`: gdb's list of the completions of a command line.
 
 use std::collections::BTreeSet;
 
-use cohort_engine::{EngineError, Result};
+use cohort_engine::Result;
 
 use crate::debugger::{Debugger, Flow, out};
 
@@ -85,7 +84,31 @@ impl Debugger {
     /// The completions of a command line being typed, each as the whole line, sorted (the
     /// terminal's Tab and `complete`).
     pub fn completions(&self, text: &str) -> Vec<String> {
+        self.complete_line(text, true)
+    }
+
+    /// [`Self::completions`]; `symbols`: whether a command's argument may be a symbol (not
+    /// after `help`, which completes the rest of the line as command names).
+    fn complete_line(&self, text: &str, symbols: bool) -> Vec<String> {
         let words: Vec<&str> = text.split_whitespace().collect();
+        // `help WORDS`: WORDS completed as a command line of their own (gdb's classes of
+        // commands too, at the first word), the text before them kept as typed.
+        if matches!(words.first(), Some(&("help" | "h")))
+            && (words.len() > 1 || text.ends_with(char::is_whitespace))
+        {
+            let start = text.len() - text.trim_start().len() + words[0].len();
+            let start = start + (text[start..].len() - text[start..].trim_start().len());
+            let (head, rest) = text.split_at(start);
+            let mut found: BTreeSet<String> = self.complete_line(rest, false).into_iter().collect();
+            if !rest.contains(char::is_whitespace) {
+                found.extend(
+                    crate::help::class_names()
+                        .filter(|c| c.starts_with(rest))
+                        .map(String::from),
+                );
+            }
+            return found.into_iter().map(|c| format!("{head}{c}")).collect();
+        }
         let ends_blank = text.ends_with(char::is_whitespace);
         let mut found: BTreeSet<String> = BTreeSet::new();
         // The word being completed and the text before it.
@@ -111,11 +134,12 @@ impl Debugger {
             })
             .collect();
         let path = path.join(" ");
-        let symbols = SYMBOL_COMMANDS.contains(&first)
-            || (path.starts_with("info ") && index >= 2)
-            || (first == "set"
-                && matches!(words.get(1), Some(&("var" | "variable")))
-                && index >= 2);
+        let symbols = symbols
+            && (SYMBOL_COMMANDS.contains(&first)
+                || (path.starts_with("info ") && index >= 2)
+                || (first == "set"
+                    && matches!(words.get(1), Some(&("var" | "variable")))
+                    && index >= 2));
         if index == 0 {
             found.extend(
                 section("top")
@@ -125,12 +149,6 @@ impl Debugger {
         } else if section(&path).next().is_some() {
             found.extend(
                 section(&path)
-                    .filter(|n| n.starts_with(word))
-                    .map(String::from),
-            );
-        } else if matches!(first, "help" | "h") && index == 1 {
-            found.extend(
-                section("top")
                     .filter(|n| n.starts_with(word))
                     .map(String::from),
             );
@@ -166,45 +184,5 @@ impl Debugger {
             names.extend(d.all_types().iter().map(|t| t.name.to_string()));
         }
         names
-    }
-
-    /// `apropos [-v] REGEXP`: the commands whose names or descriptions match, each as
-    /// `NAME, ALIAS… -- first line of its description`.
-    pub(crate) fn cmd_apropos(&mut self, arg: &str) -> Result<Flow> {
-        let mut pattern = arg.trim();
-        let mut verbose = false;
-        if let Some(r) = pattern
-            .strip_prefix("-v")
-            .filter(|r| r.is_empty() || r.starts_with(char::is_whitespace))
-        {
-            verbose = true;
-            pattern = r.trim_start();
-        }
-        if pattern.is_empty() {
-            return Err(EngineError::Other("REGEXP string is empty".into()));
-        }
-        let re = crate::symtab_info::Regex::new_case_insensitive(pattern)
-            .map_err(|e| EngineError::Other(format!("Error in regular expression: {e}")))?;
-        let mut hits: Vec<(String, String)> = Vec::new();
-        for (names, body) in crate::script::help_entries() {
-            if names.is_empty() {
-                continue;
-            }
-            let all: Vec<&str> = names.split('|').collect();
-            if !all.iter().any(|n| re.is_match(n)) && !re.is_match(body) {
-                continue;
-            }
-            let shown = if verbose {
-                body.trim_end().to_string()
-            } else {
-                body.lines().next().unwrap_or("").to_string()
-            };
-            hits.push((all.join(", "), shown));
-        }
-        hits.sort();
-        for (names, doc) in hits {
-            out(format!("{names} -- {doc}"));
-        }
-        Ok(Flow::Go)
     }
 }

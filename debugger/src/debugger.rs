@@ -290,7 +290,12 @@ impl Debugger {
             }
         }
         cohort_dwarf::format::set_string_typedef(typedef, defined);
-        let r = self.dispatch(line.trim());
+        // `complete TEXT` keeps a blank at the end of TEXT: it asks for the next word.
+        let line = match line.trim_start() {
+            l if l.starts_with("complete ") => l,
+            l => l.trim_end(),
+        };
+        let r = self.dispatch(line);
         // Threads made, ended or stopped during function calls of the command.
         self.session.settle_call();
         for id in self.call_hits.take() {

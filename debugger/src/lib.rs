@@ -15,6 +15,7 @@ pub mod facts;
 mod format;
 mod fortran_info;
 mod frame_return;
+mod help;
 mod infcall;
 pub mod launched;
 mod listing;

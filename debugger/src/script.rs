@@ -12,17 +12,6 @@ use cohort_engine::{EngineError, Result};
 
 use crate::debugger::{Debugger, Flow, out};
 
-/// gdb 13's `help` texts of the commands cohort has.
-const HELP: &str = include_str!("help.txt");
-
-/// The entries of the help text: the names (`break|b|br`) and the description of each.
-pub(crate) fn help_entries() -> impl Iterator<Item = (&'static str, &'static str)> {
-    HELP.split("\n@@ ").filter_map(|entry| {
-        let entry = entry.strip_prefix("@@ ").unwrap_or(entry);
-        entry.split_once('\n')
-    })
-}
-
 fn err<T>(m: impl Into<String>) -> Result<T> {
     Err(EngineError::Other(m.into()))
 }
@@ -281,6 +270,12 @@ impl Debugger {
             }
             "set" if split_word(rest).0 == "logging" => self.cmd_set_logging(split_word(rest).1),
             "show" if split_word(rest).0 == "logging" => self.cmd_show_logging(split_word(rest).1),
+            // Cohort's own banner, not gdb's.
+            "show" if crate::settings::gdb_resolve("show", rest).is_ok_and(|r| r == "version") => {
+                out(format!("Cohort {}", env!("CARGO_PKG_VERSION")));
+                out("A parallel debugger compatible with gdb's command language.");
+                Ok(Flow::Go)
+            }
             "show" if rest.starts_with("user") && !rest.starts_with("user-") => {
                 self.cmd_show_user(rest.strip_prefix("user").unwrap_or(""))
             }
@@ -731,47 +726,12 @@ impl Debugger {
         }
         Ok(Flow::Go)
     }
+}
 
-    /// `help [COMMAND]`: gdb 13's text for the commands cohort has (`help.txt`, one entry a
-    /// command, `@@ NAME|ALIAS…` before each), the documentation of a user command.
-    fn cmd_help(&mut self, arg: &str) -> Result<Flow> {
-        let key = arg.split_whitespace().collect::<Vec<_>>().join(" ");
-        if let Some(doc) = self.user_help(&key) {
-            out(doc);
-            return Ok(Flow::Go);
-        }
-        for entry in HELP.split("\n@@ ") {
-            let entry = entry.strip_prefix("@@ ").unwrap_or(entry);
-            let Some((names, body)) = entry.split_once('\n') else {
-                continue;
-            };
-            if names.split('|').any(|n| n == key) {
-                out(body.strip_suffix('\n').unwrap_or(body));
-                return Ok(Flow::Go);
-            }
-        }
-        // A setting's words as `set`/`show` take them (`help set unwindon`, `help show p pre`).
-        if let Some((cmd @ ("set" | "show"), rest)) = key.split_once(' ') {
-            let resolved = crate::settings::gdb_resolve(cmd, rest).map_err(EngineError::Other)?;
-            if resolved != rest {
-                return self.cmd_help(&format!("{cmd} {resolved}"));
-            }
-        }
-        // A unique prefix of one of gdb's commands is that command (`help core`).
-        if !key.is_empty() && !key.contains(' ') {
-            let mut names = crate::complete::section("top").filter(|n| n.starts_with(&key));
-            if let (Some(one), None) = (names.next(), names.next())
-                && one != key
-            {
-                return self.cmd_help(one);
-            }
-        }
-        match key.split_once(' ') {
-            Some((prefix @ ("info" | "show"), rest)) => err(format!(
-                "Undefined {prefix} command: \"{rest}\".  Try \"help {prefix}\"."
-            )),
-            _ => err(format!("Undefined command: \"{key}\".  Try \"help\".")),
-        }
+impl Debugger {
+    /// The names of the user-defined commands.
+    pub(crate) fn user_commands(&self) -> Vec<String> {
+        self.script.user.keys().cloned().collect()
     }
 
     /// `help USER-COMMAND`: its documentation (`User-defined.` without one). None for a

@@ -586,6 +586,31 @@ fn split_word(s: &str) -> (&str, &str) {
     }
 }
 
+/// The names of the settings `set` stores and `show` reports from cohort's table
+/// (`print pretty`, `listsize`), for `help`.
+pub(crate) fn table_names() -> impl Iterator<Item = &'static str> {
+    SETTINGS.iter().map(|s| s.name)
+}
+
+/// gdb's subcommands of the set/show prefix `prefix` (`set print`): each name with its
+/// aliases under the same prefix, in gdb's order; `None` when `prefix` is not a prefix.
+pub(crate) fn gdb_subcommands(prefix: &str) -> Option<Vec<(&'static str, Vec<&'static str>)>> {
+    let words = gdb_words(prefix)?;
+    let mut out: Vec<(&'static str, Vec<&'static str>)> = words
+        .iter()
+        .filter(|w| !w.contains('>'))
+        .map(|w| (*w, Vec::new()))
+        .collect();
+    for w in &words {
+        if let Some((alias, target)) = w.split_once('>')
+            && let Some(e) = out.iter_mut().find(|e| e.0 == target)
+        {
+            e.1.push(alias);
+        }
+    }
+    Some(out)
+}
+
 /// gdb 13's subcommands of `set` and `show` and their prefixes, with aliases
 /// (`scripts/gen-setting-words.py`).
 const GDB_WORDS: &str = include_str!("setting_words.txt");

@@ -150,7 +150,7 @@ impl Model {
                     self.console.drain(..over);
                 }
                 Update::Session(Event::States(s)) => self.states = s,
-                Update::Session(Event::Stopped { .. }) => {}
+                Update::Session(Event::Stopped { .. } | Event::Output { .. }) => {}
                 Update::Session(Event::Stacks(t)) | Update::Stacks(t) => self.stacks = Some(t),
                 Update::Locals { rank, text } => self.locals = Some((rank, text)),
             }
