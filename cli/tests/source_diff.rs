@@ -255,6 +255,7 @@ cases! {
     history_display,
     display_scope,
     display_numbers,
+    enable_disp,
     print_last_format,
     cxx_display,
     display_inline,

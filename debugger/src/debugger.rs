@@ -757,11 +757,14 @@ impl Debugger {
                     _ => return Err(EngineError::Other(format!("Bad breakpoint number '{w}'"))),
                 }
             } else {
-                v.push(self.bp_number(w).ok_or_else(|| {
-                    EngineError::Other(format!(
-                        "Convenience variable must have integer value.\nBad breakpoint number '{w}'"
-                    ))
-                })?);
+                let Some(n) = self.bp_number(w) else {
+                    if w.starts_with('$') {
+                        // gdb says this on standard output, then fails.
+                        out("Convenience variable must have integer value.");
+                    }
+                    return Err(EngineError::Other(format!("Bad breakpoint number '{w}'")));
+                };
+                v.push(n);
             }
         }
         Ok(v)
@@ -789,13 +792,29 @@ impl Debugger {
 
     fn cmd_enable(&mut self, arg: &str, on: bool) -> Result<Flow> {
         let arg = arg.strip_prefix("breakpoints").unwrap_or(arg).trim();
+        if on && let Some(flow) = self.enable_disposition(arg)? {
+            return Ok(flow);
+        }
         let ids: Vec<u32> = if arg.is_empty() {
             self.session.breakpoints().iter().map(|b| b.id).collect()
         } else {
             self.ids(arg)?
         };
         for id in ids {
-            match self.session.set_enabled(id, on) {
+            // gdb's plain `enable` keeps the disposition `dis` with an enable count of 0 (the
+            // next stop disables it again).
+            let keeps_dis = on
+                && self
+                    .session
+                    .breakpoints()
+                    .iter()
+                    .any(|b| b.id == id && b.disable_after.is_some());
+            let done = if keeps_dis {
+                self.session.enable_with_disposition(id, Some(0))
+            } else {
+                self.session.set_enabled(id, on)
+            };
+            match done {
                 Ok(()) => {}
                 // gdb says this on stdout and goes on, as for `delete`.
                 Err(e @ EngineError::NoBreakpoint(_)) => out(e.to_string()),
@@ -803,6 +822,44 @@ impl Debugger {
             }
         }
         Ok(Flow::Go)
+    }
+
+    /// `enable once N…`, `enable delete N…`, `enable count COUNT N…`: `None` for another
+    /// form of `enable`.
+    fn enable_disposition(&mut self, arg: &str) -> Result<Option<Flow>> {
+        let (word, rest) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
+        let rest = rest.trim();
+        let (disable_after, list) = match word {
+            "once" => (Some(1), rest),
+            "delete" => (None, rest),
+            "count" => {
+                if rest.is_empty() {
+                    return Err(EngineError::Other("Argument required (hit count).".into()));
+                }
+                let (count, list) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                // gdb reads a count that is not a number as 0.
+                let count = self
+                    .bp_number(count)
+                    .map(i64::from)
+                    .or_else(|| count.parse().ok())
+                    .unwrap_or(0);
+                (Some(count), list.trim())
+            }
+            _ => return Ok(None),
+        };
+        if list.is_empty() {
+            return Err(EngineError::Other(
+                "Argument required (one or more breakpoint numbers).".into(),
+            ));
+        }
+        for id in self.ids(list)? {
+            match self.session.enable_with_disposition(id, disable_after) {
+                Ok(()) => {}
+                Err(e @ EngineError::NoBreakpoint(_)) => out(e.to_string()),
+                Err(e) => crate::errln!("{e}"),
+            }
+        }
+        Ok(Some(Flow::Go))
     }
 
     fn cmd_watch(&mut self, arg: &str, kind: WatchKind, title: &'static str) -> Result<Flow> {
@@ -2259,7 +2316,13 @@ impl Debugger {
             pad = tw - 4
         ));
         for (b, ty) in bps.iter().zip(types) {
-            let disp = if b.temporary { "del " } else { "keep" };
+            let disp = if b.temporary {
+                "del "
+            } else if b.disable_after.is_some() {
+                "dis "
+            } else {
+                "keep"
+            };
             let enb = if b.enabled { "y" } else { "n" };
             let mut locations = Vec::new();
             let catch = self.script.catchpoints.get(&b.id).copied();
@@ -2361,6 +2424,11 @@ impl Debugger {
             }
             if b.ignore > 0 {
                 out(format!("\tignore next {} hits", b.ignore));
+            }
+            // An enable count of 1 is `enable once`, which Disp and Enb say already.
+            if let Some(n) = b.disable_after.filter(|&n| n > 1) {
+                let which = if b.ignore > 0 { "additional" } else { "next" };
+                out(format!("\tdisable after {which} {n} hits"));
             }
             for l in self.breakpoint_command_lines(b.id) {
                 out(l);
