@@ -252,6 +252,7 @@ cases! {
     finish_values,
     fork_next,
     frame_apply,
+    frame_forms,
     history_display,
     display_scope,
     display_numbers,

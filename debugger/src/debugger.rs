@@ -2203,7 +2203,7 @@ impl Debugger {
             "sharedlibrary" | "shared" | "dll" => self.info_shared(rest),
             "signals" | "handle" => self.info_signals(rest),
             "locals" | "lo" => self.cmd_info_vars(false, rest),
-            "frame" | "f" => self.cmd_info_frame(),
+            "frame" | "f" => self.cmd_info_frame(rest),
             "source" => self.cmd_info_source(),
             "symbol" => self.cmd_info_symbol(rest),
             "address" | "addr" => match self.info_address_local(rest.trim()) {
@@ -2555,6 +2555,10 @@ impl Debugger {
         if which == "all" {
             nums = threads.iter().map(|t| t.num).collect();
             nums.sort_unstable_by(|a, b| b.cmp(a));
+            let (flags, _) = crate::script::apply_flags(&rest, true);
+            if flags.ascending {
+                nums.reverse();
+            }
         } else {
             // A list of numbers and ranges, then the command.
             let mut words = arg.split_whitespace().peekable();
@@ -2578,11 +2582,21 @@ impl Debugger {
                 .collect::<Vec<_>>()
                 .join(" ");
         }
-        if rest.is_empty() {
-            return Err(EngineError::Other(
-                "Please specify a command following the thread ID list".into(),
-            ));
+        let (flags, command) = crate::script::apply_flags(&rest, which == "all");
+        if command.is_empty() {
+            return Err(EngineError::Other(if which == "all" {
+                "Please specify a command at the end of 'thread apply all'".into()
+            } else {
+                "Please specify a command following the thread ID list".into()
+            }));
         }
+        if flags.cont && flags.silent {
+            let which = if which == "all" { " all" } else { "" };
+            return Err(EngineError::Other(format!(
+                "thread apply{which}: -c and -s are mutually exclusive"
+            )));
+        }
+        let command = command.to_string();
         let cur = self.session.current_thread();
         let sel = self.selected_frame();
         let pid = self.session.pid();
@@ -2593,11 +2607,31 @@ impl Debugger {
             };
             self.session.select_thread(n)?;
             self.invalidate_frames();
-            out(format!("\nThread {n} ({}):", thread_label(t, pid)));
-            // As gdb (without `-c`/`-s`): an error ends the loop and is the command's.
-            match self.run_command(&rest) {
+            let head = format!("\nThread {n} ({}):", thread_label(t, pid));
+            // As gdb's `thr_try_catch_cmd`: the command's output comes after the title, which
+            // `-q` leaves out; `-s` leaves out a thread whose command failed or said nothing;
+            // `-c` says an error and goes on; otherwise an error ends the loop and is the
+            // command's.
+            let (r, got) = crate::output::capture(|| self.run_command(&command));
+            let said = !got.out.is_empty() || !got.err.is_empty();
+            let show = match &r {
+                Err(_) => !flags.silent,
+                Ok(_) => !flags.silent || said,
+            };
+            if show && !flags.quiet {
+                out(&head);
+            }
+            if show || r.is_ok() {
+                crate::out!("{}", got.out);
+                if !got.err.is_empty() {
+                    crate::output::write_err(&got.err);
+                }
+            }
+            match r {
                 Ok(Flow::Quit) => return Ok(Flow::Quit),
                 Ok(Flow::Go) => {}
+                Err(_) if flags.silent => {}
+                Err(e) if flags.cont => out(e.to_string()),
                 Err(e) => {
                     self.restore_thread(cur, sel);
                     return Err(e);
