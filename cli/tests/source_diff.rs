@@ -301,6 +301,7 @@ cases! {
     stepi_nexti,
     stripped,
     stripped_all,
+    string_literals,
     threads,
     threads_many,
     tls,
