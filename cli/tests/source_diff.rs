@@ -290,6 +290,7 @@ cases! {
     rt_signals,
     scope,
     settings_abbrev,
+    setting_funcs,
     script_lang,
     segv_recursion,
     show_convenience,
