@@ -309,6 +309,9 @@ pub(crate) fn worker(
                         // What the next session of the program restores (session/src/saved.rs).
                         output::write_out(&d.session_state());
                     }
+                    // The front end's lines are typed by its user from now on (`on`), or
+                    // come from a script or `-batch` (`off`).
+                    ":typed on" | ":typed off" => d.typed = line == ":typed on",
                     ":state" => {
                         let s = d.state_summary();
                         output::write_out(&format!("{s}\n"));

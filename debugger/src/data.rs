@@ -1468,7 +1468,7 @@ impl Debugger {
         };
         self.data.displays.borrow_mut().push(d.clone());
         // gdb shows a new display at once when the user typed the command (from_tty).
-        if self.session.is_running() && self.from_tty {
+        if self.session.is_running() && (self.from_tty || self.typed) {
             self.show_display(&d);
         }
         Ok(Flow::Go)

@@ -44,6 +44,10 @@ pub struct Debugger {
     /// lines of a `-x` script. Some messages are printed only then (`Starting program: …`,
     /// `Continuing.`, `Attaching to …`, `Detaching from …`).
     pub from_tty: bool,
+    /// The lines come from the user of a parallel session's front end (`cohort launch`
+    /// without `-batch`) although the rank's debugger runs in batch mode: gdb's from_tty for
+    /// what a typed command shows at once (a new display).
+    pub typed: bool,
     /// The exit status `quit N` asked for.
     pub quit_code: Option<i32>,
     /// `set breakpoint pending`: Some(true) on, Some(false) off, None auto.
@@ -202,6 +206,7 @@ impl Debugger {
             session,
             batch,
             from_tty: !batch,
+            typed: false,
             quit_code: None,
             pending_mode: None,
             language_set: None,
@@ -571,6 +576,7 @@ impl Debugger {
             }
         };
         let from_tty = std::mem::replace(&mut self.from_tty, false);
+        let typed = std::mem::replace(&mut self.typed, false);
         let mut flow = Ok(Flow::Go);
         for (n, line) in text.lines().enumerate() {
             let cmd = line.trim_start();
@@ -593,6 +599,7 @@ impl Debugger {
             }
         }
         self.from_tty = from_tty;
+        self.typed = typed;
         flow
     }
 
