@@ -255,6 +255,8 @@ pub(crate) fn worker(
                             }
                             Some(p) => {
                                 attach_pid = Some(p);
+                                // The job's `run`: hit counts start again, as gdb's.
+                                d.session.clear_hit_counts();
                                 if let Err(e) = d.attach(p) {
                                     cohort_debugger::errln!("{e}");
                                 } else {

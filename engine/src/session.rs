@@ -483,6 +483,14 @@ impl Session {
         Ok(Some(name))
     }
 
+    /// As gdb's `run`: every breakpoint's hit count starts again from 0 (a new process of the
+    /// program, started here or, for a job started again, by its launcher).
+    pub fn clear_hit_counts(&mut self) {
+        for b in &mut self.breakpoints {
+            b.hits = 0;
+        }
+    }
+
     /// Start the program under control, stopped at its first instruction.
     pub fn start_process(&mut self) -> Result<()> {
         if self.process.is_some() {
@@ -510,10 +518,7 @@ impl Session {
             death_signal: self.death_signal,
         };
         let mut p = Process::launch(&opts)?;
-        // As gdb's `run`: hit counts start again with the new process.
-        for b in &mut self.breakpoints {
-            b.hits = 0;
-        }
+        self.clear_hit_counts();
         self.set_nptl_signals();
         p.signals = self.signals.clone();
         p.on_notice = self.notice_hook.as_ref().map(|f| f());
