@@ -255,6 +255,8 @@ pub(crate) fn worker(
                             }
                             Some(p) => {
                                 attach_pid = Some(p);
+                                // The job's `run`: hit counts start again, as gdb's.
+                                d.session.clear_hit_counts();
                                 if let Err(e) = d.attach(p) {
                                     cohort_debugger::errln!("{e}");
                                 } else {
@@ -309,6 +311,9 @@ pub(crate) fn worker(
                         // What the next session of the program restores (session/src/saved.rs).
                         output::write_out(&d.session_state());
                     }
+                    // The front end's lines are typed by its user from now on (`on`), or
+                    // come from a script or `-batch` (`off`).
+                    ":typed on" | ":typed off" => d.typed = line == ":typed on",
                     ":state" => {
                         let s = d.state_summary();
                         output::write_out(&format!("{s}\n"));

@@ -1281,3 +1281,104 @@ fn interrupt_and_ctrl_c_stop_every_rank() {
     assert!(st.success());
     assert_eq!(err, "");
 }
+
+/// A new `display` typed by the user of an interactive `cohort launch` is shown at once on
+/// every rank, as gdb shows it when typed (from_tty): the ranks' debuggers run in batch mode,
+/// where gdb does not. Under `-batch`, and for the lines of a `-x` script, it is not, as in
+/// gdb. gdb itself, reading the same lines from a pipe for rank 1, is the oracle for the lines
+/// shown at once.
+#[test]
+fn a_display_typed_at_the_terminal_is_shown_at_once_on_every_rank() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let prog = build("ranks");
+    let cmds = [
+        "break compute",
+        "continue",
+        "display rank",
+        "display/x step",
+    ];
+    let interactive = |extra: &[&str], input: &str| -> String {
+        let mut c = Command::new(cohort());
+        c.args(["launch", "-n", "2"])
+            .args(extra)
+            .args(["--", "ranks"])
+            .env("XDG_STATE_HOME", state_home())
+            .current_dir(prog.parent().unwrap())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("run cohort launch");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&o.stderr), "", "stderr");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    // gdb, not in batch mode, with the lines on a pipe: each display at once.
+    let mut g = Command::new("gdb");
+    g.args(["-nx", "-q"])
+        .arg(&prog)
+        .current_dir(prog.parent().unwrap())
+        .env("COHORT_RANK", "1")
+        .env("COHORT_SIZE", "2")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = g.spawn().expect("run gdb");
+    let gdb_input = ["break compute", "run", "display rank", "display/x step"].join("\n");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(gdb_input.as_bytes())
+        .unwrap();
+    let gdb = String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout).into_owned();
+    assert!(
+        gdb.contains("(gdb) 1: rank = 1\n(gdb) 2: /x step = 0x0\n"),
+        "gdb: {gdb}"
+    );
+    // Typed at the (piped) terminal.
+    let typed = interactive(&[], &cmds.join("\n"));
+    assert!(
+        typed.contains(
+            "(cohort) [0] 1: rank = 0\n[1] 1: rank = 1\n(cohort) [0-1] 2: /x step = 0x0\n"
+        ),
+        "{typed}"
+    );
+    // As `-ex` commands outside `-batch`: typed too.
+    let mut ex: Vec<&str> = Vec::new();
+    for c in cmds {
+        ex.extend(["-ex", c]);
+    }
+    let from_ex = interactive(&ex, "");
+    assert!(
+        from_ex.contains("[0] 1: rank = 0\n[1] 1: rank = 1\n[0-1] 2: /x step = 0x0\n"),
+        "{from_ex}"
+    );
+    // With -batch, and in a -x script: not at once (shown at the next stop only).
+    let (batch, err) = cohort_launch(&prog, 2, &[], &[&cmds[..], &["next"]].concat());
+    assert_eq!(err, "");
+    assert!(
+        batch.ends_with("[0-1] 11\t    if (rank % 2)\n[0] 1: rank = 0\n[1] 1: rank = 1\n[0-1] 2: /x step = 0x0\n"),
+        "{batch}"
+    );
+    assert_eq!(batch.matches("1: rank = 0").count(), 1, "{batch}");
+    let script = prog.with_file_name(format!("display.{}", cohort_fixtures::tmp_extension()));
+    std::fs::write(&script, cmds.join("\n") + "\n").unwrap();
+    let from_script = interactive(&["-x", script.to_str().unwrap()], "next\n");
+    let _ = std::fs::remove_file(&script);
+    assert_eq!(
+        from_script.matches("1: rank = 0").count(),
+        1,
+        "{from_script}"
+    );
+    assert!(
+        from_script.contains("[0-1] 11\t    if (rank % 2)\n[0] 1: rank = 0\n"),
+        "{from_script}"
+    );
+}

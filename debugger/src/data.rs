@@ -1472,7 +1472,7 @@ impl Debugger {
         self.check_condition(text, at)?;
         let d = self.add_display(spec, text, None);
         // gdb shows a new display at once when the user typed the command (from_tty).
-        if self.session.is_running() && self.from_tty {
+        if self.session.is_running() && (self.from_tty || self.typed) {
             self.show_display(&d);
         }
         Ok(Flow::Go)

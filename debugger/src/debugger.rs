@@ -46,6 +46,10 @@ pub struct Debugger {
     /// lines of a `-x` script. Some messages are printed only then (`Starting program: …`,
     /// `Continuing.`, `Attaching to …`, `Detaching from …`).
     pub from_tty: bool,
+    /// The lines come from the user of a parallel session's front end (`cohort launch`
+    /// without `-batch`) although the rank's debugger runs in batch mode: gdb's from_tty for
+    /// what a typed command shows at once (a new display).
+    pub typed: bool,
     /// The exit status `quit N` asked for.
     pub quit_code: Option<i32>,
     /// `set breakpoint pending`: Some(true) on, Some(false) off, None auto.
@@ -204,6 +208,7 @@ impl Debugger {
             session,
             batch,
             from_tty: !batch,
+            typed: false,
             quit_code: None,
             pending_mode: None,
             language_set: None,
@@ -578,6 +583,7 @@ impl Debugger {
             }
         };
         let from_tty = std::mem::replace(&mut self.from_tty, false);
+        let typed = std::mem::replace(&mut self.typed, false);
         let mut flow = Ok(Flow::Go);
         for (n, line) in text.lines().enumerate() {
             let cmd = line.trim_start();
@@ -600,6 +606,7 @@ impl Debugger {
             }
         }
         self.from_tty = from_tty;
+        self.typed = typed;
         flow
     }
 
@@ -764,11 +771,14 @@ impl Debugger {
                     _ => return Err(EngineError::Other(format!("Bad breakpoint number '{w}'"))),
                 }
             } else {
-                v.push(self.bp_number(w).ok_or_else(|| {
-                    EngineError::Other(format!(
-                        "Convenience variable must have integer value.\nBad breakpoint number '{w}'"
-                    ))
-                })?);
+                let Some(n) = self.bp_number(w) else {
+                    if w.starts_with('$') {
+                        // gdb says this on standard output, then fails.
+                        out("Convenience variable must have integer value.");
+                    }
+                    return Err(EngineError::Other(format!("Bad breakpoint number '{w}'")));
+                };
+                v.push(n);
             }
         }
         Ok(v)
@@ -796,13 +806,29 @@ impl Debugger {
 
     fn cmd_enable(&mut self, arg: &str, on: bool) -> Result<Flow> {
         let arg = arg.strip_prefix("breakpoints").unwrap_or(arg).trim();
+        if on && let Some(flow) = self.enable_disposition(arg)? {
+            return Ok(flow);
+        }
         let ids: Vec<u32> = if arg.is_empty() {
             self.session.breakpoints().iter().map(|b| b.id).collect()
         } else {
             self.ids(arg)?
         };
         for id in ids {
-            match self.session.set_enabled(id, on) {
+            // gdb's plain `enable` keeps the disposition `dis` with an enable count of 0 (the
+            // next stop disables it again).
+            let keeps_dis = on
+                && self
+                    .session
+                    .breakpoints()
+                    .iter()
+                    .any(|b| b.id == id && b.disable_after.is_some());
+            let done = if keeps_dis {
+                self.session.enable_with_disposition(id, Some(0))
+            } else {
+                self.session.set_enabled(id, on)
+            };
+            match done {
                 Ok(()) => {}
                 // gdb says this on stdout and goes on, as for `delete`.
                 Err(e @ EngineError::NoBreakpoint(_)) => out(e.to_string()),
@@ -810,6 +836,44 @@ impl Debugger {
             }
         }
         Ok(Flow::Go)
+    }
+
+    /// `enable once N…`, `enable delete N…`, `enable count COUNT N…`: `None` for another
+    /// form of `enable`.
+    fn enable_disposition(&mut self, arg: &str) -> Result<Option<Flow>> {
+        let (word, rest) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
+        let rest = rest.trim();
+        let (disable_after, list) = match word {
+            "once" => (Some(1), rest),
+            "delete" => (None, rest),
+            "count" => {
+                if rest.is_empty() {
+                    return Err(EngineError::Other("Argument required (hit count).".into()));
+                }
+                let (count, list) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                // gdb reads a count that is not a number as 0.
+                let count = self
+                    .bp_number(count)
+                    .map(i64::from)
+                    .or_else(|| count.parse().ok())
+                    .unwrap_or(0);
+                (Some(count), list.trim())
+            }
+            _ => return Ok(None),
+        };
+        if list.is_empty() {
+            return Err(EngineError::Other(
+                "Argument required (one or more breakpoint numbers).".into(),
+            ));
+        }
+        for id in self.ids(list)? {
+            match self.session.enable_with_disposition(id, disable_after) {
+                Ok(()) => {}
+                Err(e @ EngineError::NoBreakpoint(_)) => out(e.to_string()),
+                Err(e) => crate::errln!("{e}"),
+            }
+        }
+        Ok(Some(Flow::Go))
     }
 
     fn cmd_watch(&mut self, arg: &str, kind: WatchKind, title: &'static str) -> Result<Flow> {
@@ -2159,7 +2223,7 @@ impl Debugger {
             "sharedlibrary" | "shared" | "dll" => self.info_shared(rest),
             "signals" | "handle" => self.info_signals(rest),
             "locals" | "lo" => self.cmd_info_vars(false, rest),
-            "frame" | "f" => self.cmd_info_frame(),
+            "frame" | "f" => self.cmd_info_frame(rest),
             "source" => self.cmd_info_source(),
             "symbol" => self.cmd_info_symbol(rest),
             "address" | "addr" => match self.info_address_local(rest.trim()) {
@@ -2277,7 +2341,13 @@ impl Debugger {
             pad = tw - 4
         ));
         for (b, ty) in bps.iter().zip(types) {
-            let disp = if b.temporary { "del " } else { "keep" };
+            let disp = if b.temporary {
+                "del "
+            } else if b.disable_after.is_some() {
+                "dis "
+            } else {
+                "keep"
+            };
             let enb = if b.enabled { "y" } else { "n" };
             let mut locations = Vec::new();
             let catch = self.script.catchpoints.get(&b.id).copied();
@@ -2379,6 +2449,11 @@ impl Debugger {
             }
             if b.ignore > 0 {
                 out(format!("\tignore next {} hits", b.ignore));
+            }
+            // An enable count of 1 is `enable once`, which Disp and Enb say already.
+            if let Some(n) = b.disable_after.filter(|&n| n > 1) {
+                let which = if b.ignore > 0 { "additional" } else { "next" };
+                out(format!("\tdisable after {which} {n} hits"));
             }
             for l in self.breakpoint_command_lines(b.id) {
                 out(l);
@@ -2505,6 +2580,10 @@ impl Debugger {
         if which == "all" {
             nums = threads.iter().map(|t| t.num).collect();
             nums.sort_unstable_by(|a, b| b.cmp(a));
+            let (flags, _) = crate::script::apply_flags(&rest, true);
+            if flags.ascending {
+                nums.reverse();
+            }
         } else {
             // A list of numbers and ranges, then the command.
             let mut words = arg.split_whitespace().peekable();
@@ -2528,11 +2607,21 @@ impl Debugger {
                 .collect::<Vec<_>>()
                 .join(" ");
         }
-        if rest.is_empty() {
-            return Err(EngineError::Other(
-                "Please specify a command following the thread ID list".into(),
-            ));
+        let (flags, command) = crate::script::apply_flags(&rest, which == "all");
+        if command.is_empty() {
+            return Err(EngineError::Other(if which == "all" {
+                "Please specify a command at the end of 'thread apply all'".into()
+            } else {
+                "Please specify a command following the thread ID list".into()
+            }));
         }
+        if flags.cont && flags.silent {
+            let which = if which == "all" { " all" } else { "" };
+            return Err(EngineError::Other(format!(
+                "thread apply{which}: -c and -s are mutually exclusive"
+            )));
+        }
+        let command = command.to_string();
         let cur = self.session.current_thread();
         let sel = self.selected_frame();
         let pid = self.session.pid();
@@ -2543,11 +2632,31 @@ impl Debugger {
             };
             self.session.select_thread(n)?;
             self.invalidate_frames();
-            out(format!("\nThread {n} ({}):", thread_label(t, pid)));
-            // As gdb (without `-c`/`-s`): an error ends the loop and is the command's.
-            match self.run_command(&rest) {
+            let head = format!("\nThread {n} ({}):", thread_label(t, pid));
+            // As gdb's `thr_try_catch_cmd`: the command's output comes after the title, which
+            // `-q` leaves out; `-s` leaves out a thread whose command failed or said nothing;
+            // `-c` says an error and goes on; otherwise an error ends the loop and is the
+            // command's.
+            let (r, got) = crate::output::capture(|| self.run_command(&command));
+            let said = !got.out.is_empty() || !got.err.is_empty();
+            let show = match &r {
+                Err(_) => !flags.silent,
+                Ok(_) => !flags.silent || said,
+            };
+            if show && !flags.quiet {
+                out(&head);
+            }
+            if show || r.is_ok() {
+                crate::out!("{}", got.out);
+                if !got.err.is_empty() {
+                    crate::output::write_err(&got.err);
+                }
+            }
+            match r {
                 Ok(Flow::Quit) => return Ok(Flow::Quit),
                 Ok(Flow::Go) => {}
+                Err(_) if flags.silent => {}
+                Err(e) if flags.cont => out(e.to_string()),
                 Err(e) => {
                     self.restore_thread(cur, sel);
                     return Err(e);

@@ -18,9 +18,7 @@ impl Debugger {
     pub(crate) fn address_of_expr(&mut self, text: &str) -> Result<u64> {
         let r = {
             let ctx = self.eval_ctx();
-            expr::parse_in(text, &ctx)
-                .and_then(|e| expr::evaluate_lazy(&e, &ctx))
-                .and_then(|v| expr::as_address(&v))
+            expr::parse_in(text, &ctx).and_then(|e| expr::evaluate_address(&e, &ctx))
         };
         // A Fortran name in another case (`&q` for libm's `Q`) as Fortran's parser sees it.
         let r = match r {

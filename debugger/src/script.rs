@@ -281,6 +281,7 @@ impl Debugger {
             }
             "watch" | "rwatch" | "awatch" if !self.script.in_watch => self.cmd_watch_if(cmd, rest),
             "rbreak" => self.cmd_rbreak(rest),
+            "select-frame" => self.cmd_select_frame(rest),
             "up-silently" | "down-silently" => {
                 let dir = if cmd.starts_with("up") { "up" } else { "down" };
                 let (r, got) = crate::output::capture(|| self.dispatch(&format!("{dir} {rest}")));
@@ -318,6 +319,9 @@ impl Debugger {
                 self.cmd_frame_apply(rest.strip_prefix("apply").unwrap_or(rest))
             }
             "faas" => self.apply_all_silently(rest),
+            "taas" if rest.is_empty() => err("Please specify a command to apply on all threads"),
+            "taas" => self.dispatch(&format!("thread apply all -s {rest}")),
+            "tfaas" => self.cmd_tfaas(rest),
             "help" | "h" => self.cmd_help(rest),
             "apropos" => self.cmd_apropos(rest),
             "complete" => self.cmd_complete(rest),
@@ -445,16 +449,32 @@ impl Debugger {
         r
     }
 
+    /// `faas [-q] [-c] [-s] COMMAND`: `frame apply all -s`.
     fn apply_all_silently(&mut self, command: &str) -> Result<Flow> {
         let n = self.frames(usize::MAX).len();
         if !self.session.is_running() || n == 0 {
             return err("No stack.");
         }
-        if command.trim().is_empty() {
+        let (flags, command) = apply_flags(command, false);
+        if command.is_empty() {
             return err("Please specify a command to apply on all frames");
         }
+        if flags.cont {
+            return err("frame apply all: -c and -s are mutually exclusive");
+        }
         let levels: Vec<usize> = (0..n).collect();
-        self.apply_to_frames(&levels, command.trim(), false, false, true)
+        self.apply_to_frames(&levels, command, flags.quiet, false, true)
+    }
+
+    /// `tfaas [-q] [-c] [-s] COMMAND`: `thread apply all -s -- frame apply all -s …`.
+    fn cmd_tfaas(&mut self, command: &str) -> Result<Flow> {
+        if command.trim().is_empty() {
+            return err("Please specify a command to apply on all frames of all threads");
+        }
+        self.dispatch(&format!(
+            "thread apply all -s -- frame apply all -s {}",
+            command.trim()
+        ))
     }
 
     /// For `watch -location EXPR` (`-l`): `* (TYPE *) ADDRESS`, the object EXPR is now, and
@@ -1057,21 +1077,18 @@ impl Debugger {
                 _ => return err("Invalid COUNT argument."),
             },
         };
-        let (mut quiet, mut cont, mut silent) = (false, false, false);
-        loop {
-            let (w, r) = split_word(rest);
-            match w {
-                "-q" => quiet = true,
-                "-c" => cont = true,
-                "-s" => silent = true,
-                _ => break,
-            }
-            rest = r;
-        }
+        let (flags, rest) = apply_flags(rest, false);
         if rest.is_empty() {
             return err("Please specify a command to apply on the selected frames");
         }
-        self.apply_to_frames(&levels, rest, quiet, cont, silent)
+        if flags.cont && flags.silent {
+            let which = match which {
+                "all" | "level" => format!("frame apply {which}"),
+                _ => "frame apply".to_string(),
+            };
+            return err(format!("{which}: -c and -s are mutually exclusive"));
+        }
+        self.apply_to_frames(&levels, rest, flags.quiet, flags.cont, flags.silent)
     }
 
     fn apply_to_frames(
@@ -1923,5 +1940,33 @@ mod tests {
             substitute_args("print $arg0 * $arg1 + $argc", &["3".into(), "x".into()]),
             "print 3 * x + 2"
         );
+    }
+}
+
+/// The flags of `frame apply` and `thread apply` (`-q`, `-c`, `-s`; `-ascending` where
+/// `ascending` is allowed), before the command (`--` ends them).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ApplyFlags {
+    pub quiet: bool,
+    pub cont: bool,
+    pub silent: bool,
+    pub ascending: bool,
+}
+
+/// Split `text` into its leading apply flags and the command after them.
+pub(crate) fn apply_flags(text: &str, ascending: bool) -> (ApplyFlags, &str) {
+    let mut flags = ApplyFlags::default();
+    let mut rest = text.trim();
+    loop {
+        let (w, r) = split_word(rest);
+        match w {
+            "-q" => flags.quiet = true,
+            "-c" => flags.cont = true,
+            "-s" => flags.silent = true,
+            "-ascending" if ascending => flags.ascending = true,
+            "--" => return (flags, r),
+            _ => return (flags, rest),
+        }
+        rest = r;
     }
 }

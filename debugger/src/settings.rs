@@ -446,6 +446,21 @@ impl Debugger {
     /// `$_gdb_setting(NAME)`: the setting's kind as gdb's `value_from_setting` converts it
     /// and its value as `show` words it; `None` when `NAME` is no setting cohort knows.
     pub(crate) fn setting_value(&self, text: &str) -> Option<(SettingKind, String)> {
+        // The settings `show` knows outside the table.
+        match gdb_resolve("show", text).unwrap_or_default().as_str() {
+            "language" => {
+                let l = self.language_set.map_or("auto", |l| l.name());
+                return Some((SettingKind::Text, l.to_string()));
+            }
+            "args" => return Some((SettingKind::Text, self.args_string())),
+            "max-value-size" => {
+                let v = self
+                    .max_value_size
+                    .map_or_else(|| "unlimited".to_string(), |n| n.to_string());
+                return Some((SettingKind::ZUnlimited, v));
+            }
+            _ => {}
+        }
         let (setting, rest) = find(text)?;
         if !rest.is_empty() {
             return None;

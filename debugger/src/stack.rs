@@ -80,7 +80,7 @@ impl Debugger {
         }
     }
 
-    /// `frame [N]`.
+    /// `frame [N | level N | function NAME | address ADDR]`.
     pub(crate) fn cmd_frame(&mut self, arg: &str) -> Result<Flow> {
         let a = arg.trim();
         if !a.is_empty() && !self.session.is_running() {
@@ -88,36 +88,84 @@ impl Debugger {
             return Err(EngineError::Other("No registers.".into()));
         }
         self.require_stack()?;
-        if let Some(name) = a.strip_prefix("function ") {
-            let name = name.trim();
-            let frames = self.frames(usize::MAX);
-            let found = frames
-                .iter()
-                .position(|f| self.frame_function_name(f).0.as_deref() == Some(name));
-            match found {
-                Some(n) => self.select_frame(n),
-                None => {
-                    return Err(EngineError::Other(format!(
-                        "No frame for function \"{name}\"."
-                    )));
-                }
-            }
-        } else if let Some(l) = a.strip_prefix("level ") {
-            return self.cmd_frame(l);
-        } else if !a.is_empty() {
-            let n: usize = a.parse().map_err(|_| {
-                EngineError::Other(format!("No symbol \"{a}\" in current context."))
-            })?;
-            let frames = self.frames(usize::MAX);
-            if n >= frames.len() {
-                return Err(EngineError::Other(
-                    "No frame at level ".to_string() + a + ".",
-                ));
-            }
+        if let Some(n) = self.frame_spec(a)? {
             self.select_frame(n);
         }
         self.print_selected_frame();
         Ok(Flow::Go)
+    }
+
+    /// `select-frame SPEC`: as `frame SPEC`, silently.
+    pub(crate) fn cmd_select_frame(&mut self, arg: &str) -> Result<Flow> {
+        let a = arg.trim();
+        if !a.is_empty() && !self.session.is_running() {
+            return Err(EngineError::Other("No registers.".into()));
+        }
+        self.require_stack()?;
+        if let Some(n) = self.frame_spec(a)? {
+            self.select_frame(n);
+        }
+        Ok(Flow::Go)
+    }
+
+    /// The frame a gdb frame specification names (`N`, `level N`, `function NAME`,
+    /// `address STACK-ADDRESS`, the address being the frame's CFA as `info frame` shows it);
+    /// `None` for none (the selected frame).
+    pub(crate) fn frame_spec(&mut self, spec: &str) -> Result<Option<usize>> {
+        let spec = spec.trim();
+        if spec.is_empty() {
+            return Ok(None);
+        }
+        let (word, rest) = spec
+            .split_once(char::is_whitespace)
+            .map_or((spec, ""), |(w, r)| (w, r.trim()));
+        let required = || EngineError::Other("Argument required (expression to compute).".into());
+        match word {
+            "function" => {
+                if rest.is_empty() {
+                    return Err(EngineError::Other("Missing function name argument".into()));
+                }
+                let frames = self.frames(usize::MAX);
+                let found = frames
+                    .iter()
+                    .position(|f| self.frame_function_name(f).0.as_deref() == Some(rest));
+                match found {
+                    Some(n) => Ok(Some(n)),
+                    None if self.session.symbols().lookup(rest).is_none() => Err(
+                        EngineError::Other(format!("Function \"{rest}\" not defined.")),
+                    ),
+                    None => Err(EngineError::Other(format!(
+                        "No frame for function \"{rest}\"."
+                    ))),
+                }
+            }
+            "address" => {
+                if rest.is_empty() {
+                    return Err(required());
+                }
+                let addr = self.evaluate_long(rest)? as u64;
+                let frames = self.frames(usize::MAX);
+                match frames.iter().position(|f| f.cfa == Some(addr)) {
+                    Some(n) => Ok(Some(n)),
+                    // gdb names the address as typed.
+                    None => Err(EngineError::Other(format!("No frame at address {rest}."))),
+                }
+            }
+            "level" if rest.is_empty() => Err(required()),
+            "level" => self.frame_level(rest).map(Some),
+            _ => self.frame_level(spec).map(Some),
+        }
+    }
+
+    /// Frame `text` (a level) of the stack: gdb's "No frame at level N." past its end.
+    fn frame_level(&mut self, text: &str) -> Result<usize> {
+        let n: usize = text
+            .parse()
+            .map_err(|_| EngineError::Other(format!("No symbol \"{text}\" in current context.")))?;
+        if n >= self.frames(usize::MAX).len() {
+            return Err(EngineError::Other(format!("No frame at level {text}.")));
+        }
+        Ok(n)
     }
 
     /// `up [N]` (`dir` 1) and `down [N]` (`dir` -1).
@@ -154,16 +202,25 @@ impl Debugger {
 }
 
 impl Debugger {
-    /// `info frame`: the common fields gdb shows for the selected frame.
-    pub(crate) fn cmd_info_frame(&mut self) -> Result<Flow> {
+    /// `info frame [SPEC]`: the common fields gdb shows for the selected frame, or the one
+    /// SPEC names (see [`Debugger::frame_spec`]; it stays unselected).
+    pub(crate) fn cmd_info_frame(&mut self, spec: &str) -> Result<Flow> {
+        if !spec.trim().is_empty() && !self.session.is_running() {
+            return Err(EngineError::Other("No registers.".into()));
+        }
         self.require_stack()?;
+        let named = self.frame_spec(spec)?;
         let frames = self.frames(usize::MAX);
-        let i = self.selected_frame();
+        let i = named.unwrap_or_else(|| self.selected_frame());
         let Some(frame) = frames.get(i) else {
             return Err(EngineError::Other("No stack.".into()));
         };
         let cfa = frame.cfa.unwrap_or(0);
-        out(format!("Stack level {i}, frame at {cfa:#x}:"));
+        if named.is_some() {
+            out(format!("Stack frame at {cfa:#x}:"));
+        } else {
+            out(format!("Stack level {i}, frame at {cfa:#x}:"));
+        }
         let arch = frame.regs.arch;
         let pc_name = arch.regs.get(arch.pc).map(|r| r.name).unwrap_or("pc");
         if frame.kind == cohort_unwind::FrameKind::Dummy {

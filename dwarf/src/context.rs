@@ -71,6 +71,12 @@ pub trait EvalContext: Target {
         None
     }
 
+    /// `$_gdb_maint_setting(NAME)`: as [`EvalContext::gdb_setting`], for the setting
+    /// `maintenance show NAME` shows.
+    fn gdb_maint_setting(&self, _name: &str) -> Option<(SettingKind, String)> {
+        None
+    }
+
     /// The function name of the frame `up` frames older than the selected one, as Python's
     /// `Frame.name()` gives it (for `$_caller_is`): `Err` with gdb's message when no frame
     /// is selected, `Ok(None)` past the outermost frame, `Ok(Some(None))` for a frame with no

@@ -84,6 +84,9 @@ pub struct Breakpoint {
     pub condition: Option<String>,
     /// `ignore N COUNT`: crossings still to ignore.
     pub ignore: u64,
+    /// gdb's disposition `dis` (`enable once`, `enable count`): the stops still allowed before
+    /// the breakpoint disables itself (at most 0: at the next stop).
+    pub disable_after: Option<i64>,
     /// Inserted in the process.
     inserted: bool,
     /// Hardware slots holding this breakpoint's locations (instead of trap instructions).
@@ -480,6 +483,14 @@ impl Session {
         Ok(Some(name))
     }
 
+    /// As gdb's `run`: every breakpoint's hit count starts again from 0 (a new process of the
+    /// program, started here or, for a job started again, by its launcher).
+    pub fn clear_hit_counts(&mut self) {
+        for b in &mut self.breakpoints {
+            b.hits = 0;
+        }
+    }
+
     /// Start the program under control, stopped at its first instruction.
     pub fn start_process(&mut self) -> Result<()> {
         if self.process.is_some() {
@@ -507,6 +518,7 @@ impl Session {
             death_signal: self.death_signal,
         };
         let mut p = Process::launch(&opts)?;
+        self.clear_hit_counts();
         self.set_nptl_signals();
         p.signals = self.signals.clone();
         p.on_notice = self.notice_hook.as_ref().map(|f| f());
@@ -890,6 +902,7 @@ impl Session {
             hits: 0,
             condition: None,
             ignore: 0,
+            disable_after: None,
             inserted: true,
             hw: Vec::new(),
             off_host: false,
@@ -1031,6 +1044,7 @@ impl Session {
             hits: 0,
             condition: None,
             ignore: 0,
+            disable_after: None,
             inserted: false,
             hw: Vec::new(),
             off_host: false,
@@ -1096,6 +1110,7 @@ impl Session {
             hits: 0,
             condition: None,
             ignore: 0,
+            disable_after: None,
             inserted: false,
             hw: Vec::new(),
             off_host: false,
@@ -1192,7 +1207,26 @@ impl Session {
             b.ignore -= 1;
             return false;
         }
+        // gdb's disposition `dis`: each stop uses up one of the enable count.
+        if let Some(n) = b.disable_after.as_mut() {
+            *n -= 1;
+            if *n <= 0 {
+                // The stop is reported all the same; only the breakpoint goes out. A trap
+                // that cannot be taken out now (the process is gone) is not inserted again.
+                let _ = self.set_enabled(id, false);
+            }
+        }
         true
+    }
+
+    /// gdb's `enable once|count|delete`: enable breakpoint `id` with disposition `dis`
+    /// (`Some(count)`: disable after that many stops) or `del` (`None`: delete at its next stop).
+    pub fn enable_with_disposition(&mut self, id: u32, disable_after: Option<i64>) -> Result<()> {
+        let i = self.index_of(id)?;
+        let b = &mut self.breakpoints[i];
+        b.temporary = disable_after.is_none();
+        b.disable_after = disable_after;
+        self.set_enabled(id, true)
     }
 
     pub fn set_condition(&mut self, id: u32, cond: Option<String>) -> Result<()> {

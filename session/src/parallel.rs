@@ -1157,7 +1157,15 @@ impl Front {
 
     /// Run the commands of `-ex`/`-x`, then (without -batch) read commands from the terminal.
     pub async fn command_loop(&mut self, commands: Vec<Cmd>, batch: bool) {
+        // gdb's from_tty, which the ranks (debuggers in batch mode) are told: `-ex` lines
+        // and the terminal's are typed by the user outside `-batch`, `-x` files' are not.
+        let mut typed = false;
         for c in commands {
+            let by_user = !batch && matches!(c, Cmd::Line(_));
+            if by_user != typed {
+                self.tell_typed(by_user).await;
+                typed = by_user;
+            }
             let lines = match c.lines() {
                 Ok(l) => l,
                 Err(e) => {
@@ -1174,6 +1182,9 @@ impl Front {
         if batch {
             self.batch_failed = self.last_failed;
             return;
+        }
+        if !typed {
+            self.tell_typed(true).await;
         }
         let mut stdin = crate::stdin::StdinLines::interactive();
         let mut last = String::new();
@@ -1214,6 +1225,14 @@ impl Front {
                 return;
             }
         }
+    }
+
+    /// Tell every rank whether the lines that follow are typed by the user (see
+    /// `Debugger::typed`); whatever they say to it is dropped.
+    async fn tell_typed(&mut self, on: bool) {
+        let all = RankSet::all(self.size);
+        let line = if on { ":typed on" } else { ":typed off" };
+        let _ = self.ask(all, line).await;
     }
 
     /// The front end's exit status: 0, or 128 + the signal that ended the session (as a shell

@@ -679,10 +679,26 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// An array value kept nowhere in the program (a string literal, `{1, 2}`) as the same
+    /// array in the program's memory (gdb's `value_coerce_to_target`); other values as they are.
+    pub(super) fn coerce_array_to_target(&self, v: V) -> Result<V> {
+        if matches!(v.lval, Lval::None)
+            && !v.is_type
+            && !v.optimized_out
+            && matches!(classify(&v.ty), Cls::Array(_))
+            && !vector::is_vector(&v.ty)
+        {
+            let ty = v.ty.clone();
+            let a = self.coerce_to_target(v)?;
+            return Ok(V::lazy_at(ty, a));
+        }
+        Ok(v)
+    }
+
     fn unary(&self, op: UnOp, x: &Expr) -> Result<V> {
         match op {
             UnOp::Addr => {
-                let v = self.eval(x)?;
+                let v = self.coerce_array_to_target(self.eval(x)?)?;
                 // `&r` takes the reference's target without gdb's RTTI look-up.
                 let v = match &v.ty.strip().kind {
                     TypeKind::Reference(t) | TypeKind::RvalueReference(t) if !v.is_type => {
@@ -821,6 +837,12 @@ impl<'a> Ev<'a> {
             }
             Cls::Array(elem) => match v.lval {
                 Lval::Memory(a) if v.lazy => Ok(V::lazy_at(elem, a)),
+                // gdb's `coerce_array`: an array kept nowhere goes to the program's memory
+                // first (`*"abc"`).
+                Lval::None if !v.optimized_out && !v.is_type && !vector::is_vector(&v.ty) => {
+                    let a = self.coerce_to_target(v)?;
+                    Ok(V::lazy_at(elem, a))
+                }
                 _ => self.index(v, self.int(0)),
             },
             Cls::Func => Ok(v),

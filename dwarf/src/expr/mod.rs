@@ -68,6 +68,16 @@ pub fn evaluate_lazy(e: &Expr, ctx: &dyn EvalContext) -> Result<Value> {
     Ok(eval::to_value(v))
 }
 
+/// The address `e` designates for `x` (gdb's `value_as_address`): a pointer's or an
+/// integer's value, an object's address; an array kept nowhere in the program (`"abc"`,
+/// `{1, 2}`) is first copied to memory the program allocates, as gdb does.
+pub fn evaluate_address(e: &Expr, ctx: &dyn EvalContext) -> Result<u64> {
+    let ev = Ev { ctx, side: true };
+    let v = ev.eval(e)?;
+    let v = ev.coerce_array_to_target(v)?;
+    eval::as_address(&eval::to_value(v))
+}
+
 /// The type of `e` for `whatis`/`ptype EXPR`: no side effects, no memory read (memory reads as
 /// zeros, so `whatis *p` works with `p` null). A type name is accepted (`whatis struct item`).
 pub fn evaluate_type(e: &Expr, ctx: &dyn EvalContext) -> Result<TypeRef> {

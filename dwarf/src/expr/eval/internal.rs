@@ -17,6 +17,8 @@ pub(crate) const INTERNAL_FUNCTIONS: &[&str] = &[
     "_cimag",
     "_gdb_setting",
     "_gdb_setting_str",
+    "_gdb_maint_setting",
+    "_gdb_maint_setting_str",
     "_strlen",
     "_streq",
     "_memeq",
@@ -129,7 +131,10 @@ impl Ev<'_> {
                 };
                 self.complex_part(v.clone(), name == "_cimag")?
             }
-            "_gdb_setting" | "_gdb_setting_str" => {
+            "_gdb_setting"
+            | "_gdb_setting_str"
+            | "_gdb_maint_setting"
+            | "_gdb_maint_setting_str" => {
                 let v = match values.as_slice() {
                     [] => return Err(user(format!("You must provide an argument to ${name}"))),
                     [v] => v.clone(),
@@ -148,7 +153,13 @@ impl Ev<'_> {
                 let b = self.bytes(&mut v)?;
                 let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
                 let setting = String::from_utf8_lossy(&b[..n]).into_owned();
-                let Some((kind, text)) = self.ctx.gdb_setting(&setting) else {
+                let found = if name.starts_with("_gdb_maint") {
+                    self.ctx.gdb_maint_setting(&setting)
+                } else {
+                    self.ctx.gdb_setting(&setting)
+                };
+                // (gdb 13 says 'show' for the maintenance ones too.)
+                let Some((kind, text)) = found else {
                     return Err(user(format!(
                         "First argument of ${name} must be a valid setting of the 'show' command."
                     )));
@@ -157,7 +168,9 @@ impl Ev<'_> {
                 let unlimited = text == "unlimited";
                 let num = || text.parse::<i128>().unwrap_or(0);
                 match (name, kind) {
-                    ("_gdb_setting_str", _) | (_, SettingKind::Text) => self.char_array(&text),
+                    ("_gdb_setting_str" | "_gdb_maint_setting_str", _) | (_, SettingKind::Text) => {
+                        self.char_array(&text)
+                    }
                     (_, SettingKind::Bool) => self.int((text == "on") as i128),
                     (_, SettingKind::UInt) => {
                         self.int_value(&b.uint, if unlimited { 0 } else { num() })
@@ -315,7 +328,12 @@ impl Ev<'_> {
 
     /// gdb's `value_cstring`: the characters, without a terminating null.
     fn char_array(&self, text: &str) -> V {
-        let bytes = text.as_bytes().to_vec();
+        // gdb's `str_value_from_setting`: an empty text is one NUL character.
+        let bytes = if text.is_empty() {
+            vec![0]
+        } else {
+            text.as_bytes().to_vec()
+        };
         let ty = Type::array_of(super::builtins().char.clone(), bytes.len() as u64);
         V::new(ty, bytes)
     }
