@@ -67,6 +67,48 @@ pub struct Done {
     pub failed: bool,
     /// The rank's typed state after the command.
     pub state: cohort_wire::RankState,
+    /// The typed value of `:value EXPR` and `:locals`.
+    pub value: Option<cohort_wire::TypedValue>,
+}
+
+/// A value's tree in the wire's form.
+fn typed_value(v: cohort_debugger::typed::ValueFacts) -> cohort_wire::TypedValue {
+    use cohort_debugger::typed::ValueFacts;
+    use cohort_wire::{Dim, Elements, Num, TypedValue};
+    match v {
+        ValueFacts::Scalar { ty, text, num } => TypedValue::Scalar {
+            ty,
+            text,
+            num: num.map(Num),
+        },
+        ValueFacts::Struct { ty, fields } => TypedValue::Struct {
+            ty,
+            fields: fields
+                .into_iter()
+                .map(|(n, f)| (n, typed_value(f)))
+                .collect(),
+        },
+        ValueFacts::Array {
+            ty,
+            element,
+            dims,
+            column_major,
+            numbers,
+            values,
+        } => TypedValue::Array {
+            ty,
+            element,
+            dims: dims
+                .into_iter()
+                .map(|(lower, count)| Dim { lower, count })
+                .collect(),
+            column_major,
+            elements: match numbers {
+                Some(n) => Elements::Numbers(n.into_iter().map(Num).collect()),
+                None => Elements::Values(values.into_iter().map(typed_value).collect()),
+            },
+        },
+    }
 }
 
 /// A rank's state in the tree's typed form.
@@ -192,6 +234,7 @@ pub(crate) fn worker(
                 d.skip_history_to(history as usize);
                 let line = line.trim();
                 let mut failed = false;
+                let mut value = None;
                 // Killed while stopped: gdb's words for its end first, then the command finds
                 // no program (the rank's state says how it ended).
                 if tracers::process_news() && d.notice_gone() && line.starts_with(':') {
@@ -283,6 +326,21 @@ pub(crate) fn worker(
                     ":stacks" => {
                         d.execute("bt");
                     }
+                    // Typed values (the window's locals, watches and array viewer): the
+                    // value's tree, or the error as `print` says it.
+                    l if l == ":locals" || l.starts_with(":value ") => {
+                        let v = match l.strip_prefix(":value ") {
+                            Some(expr) => d.typed_value(expr),
+                            None => d.typed_locals(),
+                        };
+                        match v {
+                            Ok(v) => value = Some(typed_value(v)),
+                            Err(e) => {
+                                cohort_debugger::errln!("{e}");
+                                failed = true;
+                            }
+                        }
+                    }
                     ":mpi" => {
                         output::write_out(&format!("{}\n", crate::mpirec::report(&d, rank)));
                     }
@@ -351,6 +409,7 @@ pub(crate) fn worker(
                 let _ = output::take();
                 done(Done {
                     state,
+                    value,
                     id,
                     rank,
                     out: without_pids(c.out),

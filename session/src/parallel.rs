@@ -476,6 +476,8 @@ pub struct Answer {
     pub stacks: Option<StackTree>,
     pub timed_out: RankSet,
     pub lost: RankSet,
+    /// The typed values of `:value EXPR` and `:locals`.
+    pub values: Option<cohort_wire::Values>,
 }
 
 impl Answer {
@@ -715,6 +717,7 @@ impl Front {
                 timed_out,
                 lost,
                 states,
+                values,
             } => {
                 self.tracker.learn(states);
                 self.history = self.history.max(merged.history);
@@ -725,6 +728,7 @@ impl Front {
                         stacks,
                         timed_out,
                         lost,
+                        values,
                     },
                 ));
             }
