@@ -895,8 +895,8 @@ impl Node {
                     p.lost = p.lost.union(&lost);
                     p.states.merge(states);
                     match (&mut p.values, values) {
-                        (Some(v), Some(o)) => v.merge(o),
-                        (None, Some(o)) => p.values = Some(o),
+                        (Some(v), Some(o)) => v.merge(*o),
+                        (None, Some(o)) => p.values = Some(*o),
                         _ => {}
                     }
                     self.try_complete(id);
@@ -1156,7 +1156,7 @@ impl Node {
             timed_out: p.timed_out,
             lost: p.lost,
             states: p.states,
-            values: p.values,
+            values: p.values.map(Box::new),
         });
     }
 

@@ -52,7 +52,9 @@ fn base_number(enc: Encoding, bytes: &[u8], size: usize) -> Option<f64> {
     w[..n].copy_from_slice(&b[..n]);
     let u = u64::from_le_bytes(w);
     match enc {
-        Encoding::Float if size == 4 => Some(f64::from(f32::from_le_bytes([w[0], w[1], w[2], w[3]]))),
+        Encoding::Float if size == 4 => {
+            Some(f64::from(f32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+        }
         Encoding::Float if size == 8 => Some(f64::from_le_bytes(w)),
         Encoding::Signed | Encoding::SignedChar if (1..=8).contains(&size) => {
             let shift = 64 - 8 * n as u32;
@@ -136,9 +138,7 @@ impl Debugger {
                 None => Vec::new(),
             },
             None => {
-                return Err(EngineError::Other(
-                    "No symbol table info available.".into(),
-                ));
+                return Err(EngineError::Other("No symbol table info available.".into()));
             }
         };
         let mut fields = Vec::new();
@@ -178,14 +178,13 @@ impl Debugger {
         let ty = self.type_text(&v.ty);
         let st = v.ty.strip();
         let scalar = |d: &Debugger, v: &Value| {
-            let text = d.format(
+            d.format(
                 v,
                 &FormatOptions {
                     type_prefix: false,
                     ..FormatOptions::default()
                 },
-            );
-            text
+            )
         };
         if v.optimized_out || depth > MAX_DEPTH {
             let text = scalar(self, &v);
@@ -196,9 +195,7 @@ impl Debugger {
             };
         }
         match &st.kind {
-            TypeKind::Aggregate { members, .. }
-                if !cohort_dwarf::format::has_printer(&st) =>
-            {
+            TypeKind::Aggregate { members, .. } if !cohort_dwarf::format::has_printer(&st) => {
                 let names: Vec<String> = members
                     .iter()
                     .filter(|m| !m.is_static && !m.is_base)
@@ -271,7 +268,9 @@ impl Debugger {
             return out;
         };
         if let Some((enc, size)) = numeric(&t) {
-            let n = usize::try_from(total).unwrap_or(usize::MAX).min(MAX_NUMBERS);
+            let n = usize::try_from(total)
+                .unwrap_or(usize::MAX)
+                .min(MAX_NUMBERS);
             let mut bytes = v.bytes.clone();
             if bytes.len() < n * size
                 && let Lval::Memory(a) = v.lval
@@ -314,12 +313,10 @@ impl Debugger {
         let st = v.ty.strip();
         let (shape_ty, base) = match (&st.kind, v.address()) {
             (TypeKind::Shaped(_), Some(a)) => (st.clone(), a),
-            (TypeKind::DynArray(_), Some(a)) => {
-                match self.eval_ctx().resolve_object(&v.ty, a) {
-                    Ok((t, a)) => (t.strip(), a),
-                    Err(e) => return error_leaf(e),
-                }
-            }
+            (TypeKind::DynArray(_), Some(a)) => match self.eval_ctx().resolve_object(&v.ty, a) {
+                Ok((t, a)) => (t.strip(), a),
+                Err(e) => return error_leaf(e),
+            },
             _ => {
                 return ValueFacts::Scalar {
                     text: self.format(v, &FormatOptions::default()),
@@ -353,7 +350,9 @@ impl Debugger {
         let mut numbers = None;
         let mut values = Vec::new();
         if let Some((enc, size)) = numeric(&shape.element) {
-            let n = usize::try_from(total).unwrap_or(usize::MAX).min(MAX_NUMBERS);
+            let n = usize::try_from(total)
+                .unwrap_or(usize::MAX)
+                .min(MAX_NUMBERS);
             let mut nums = Vec::with_capacity(n);
             let target = self.target();
             let contiguous = shape.is_contiguous() && column_major;

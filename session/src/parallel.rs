@@ -728,7 +728,7 @@ impl Front {
                         stacks,
                         timed_out,
                         lost,
-                        values,
+                        values: values.map(|v| *v),
                     },
                 ));
             }

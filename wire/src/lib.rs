@@ -93,9 +93,7 @@ pub use payload::{COMPRESS_MIN, MAX_EXPANDED, Payload};
 pub use rankset::RankSet;
 pub use state::{Place, RankState, States, StopReason};
 pub use tree::{children, depth, parent};
-pub use value::{
-    Dim, Elements, Extreme, Num, PathStep, Reduction, Stats, TypedValue, Values,
-};
+pub use value::{Dim, Elements, Extreme, Num, PathStep, Reduction, Stats, TypedValue, Values};
 
 /// The highest protocol version this build speaks.
 pub const PROTOCOL_VERSION: u16 = 6;

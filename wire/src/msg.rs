@@ -58,7 +58,8 @@ pub enum Up {
         /// The typed state of the ranks that answered, after the command.
         states: States,
         /// The typed values of `:value EXPR` and `:locals` (`None` for other commands).
-        values: Option<Values>,
+        /// (Boxed: most replies have none.)
+        values: Option<Box<Values>>,
     },
     /// Asynchronous news (e.g. stops after a resume), merged, with the typed state of the
     /// ranks it speaks of.

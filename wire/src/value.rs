@@ -466,12 +466,23 @@ mod tests {
 
     #[test]
     fn statistics_of_numbers() {
-        let s = Stats::of([1.0, -2.0, 0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 4.0]);
+        let s = Stats::of([
+            1.0,
+            -2.0,
+            0.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4.0,
+        ]);
         assert_eq!(
             (s.count, s.nan, s.pos_inf, s.neg_inf, s.negative, s.zero),
             (7, 1, 1, 1, 2, 1)
         );
-        assert_eq!((s.min, s.max, s.mean()), (Some(-2.0), Some(4.0), Some(0.75)));
+        assert_eq!(
+            (s.min, s.max, s.mean()),
+            (Some(-2.0), Some(4.0), Some(0.75))
+        );
         assert_eq!(Stats::of([]).mean(), None);
     }
 }

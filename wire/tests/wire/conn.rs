@@ -63,7 +63,7 @@ async fn good_pair_round_trips() {
                     num: Some(cohort_wire::Num(42.0)),
                 },
             );
-            Some(v)
+            Some(Box::new(v))
         },
     };
     let text: Vec<u8> = (0..200_000u32)
