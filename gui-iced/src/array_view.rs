@@ -487,7 +487,7 @@ impl canvas::Program<Message> for Plot {
             let at = |i: usize, v: f64| {
                 Point::new(
                     if n > 1 {
-                        i as f32 * w / (n - 1) as f32
+                        6.0 + i as f32 * (w - 12.0) / (n - 1) as f32
                     } else {
                         w / 2.0
                     },

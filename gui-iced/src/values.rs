@@ -535,3 +535,83 @@ impl canvas::Program<Message> for Sparkline {
         vec![f.into_geometry()]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cohort_wire::Num;
+
+    fn locals(temp: f64) -> TypedValue {
+        let s = |t: &str, v: f64| TypedValue::Scalar {
+            ty: "double".into(),
+            text: t.into(),
+            num: Some(Num(v)),
+        };
+        TypedValue::Struct {
+            ty: "locals".into(),
+            fields: vec![(
+                "c".into(),
+                TypedValue::Struct {
+                    ty: "struct cell".into(),
+                    fields: vec![
+                        ("temp".into(), s(&format!("{temp}"), temp)),
+                        ("id".into(), s("7", 7.0)),
+                    ],
+                },
+            )],
+        }
+    }
+
+    #[test]
+    fn a_number_across_the_ranks_and_its_comparison() {
+        let mut d = Data {
+            size: 4,
+            ..Default::default()
+        };
+        let mut v = Values::default();
+        for (r, t) in [(0, 1.5), (1, f64::NAN), (2, 1.5), (3, -2.0)] {
+            v.add(r, locals(t));
+        }
+        d.apply(LOCALS, Some(v), String::new());
+        let temp = [PathStep::Field("c".into()), PathStep::Field("temp".into())];
+        let across = d.across(&Tree::Locals, &temp);
+        assert_eq!(across[0], Some(1.5));
+        assert!(across[1].is_some_and(f64::is_nan));
+        assert_eq!(across[3], Some(-2.0));
+        let c = d.comparison(&Tree::Locals, &temp).expect("a comparison");
+        assert_eq!(c.label, "c.temp");
+        assert_eq!(c.classes, ["[0,2] 1.5", "[1] NaN", "[3] -2"]);
+        assert_eq!(
+            c.reduction,
+            ["min -2 on [3], max 1.5 on [0,2]", "NaN on 1 rank: [1]"]
+        );
+        // Equal on every rank: one class.
+        let id = [PathStep::Field("c".into()), PathStep::Field("id".into())];
+        let c = d.comparison(&Tree::Locals, &id).expect("a comparison");
+        assert_eq!(c.classes, ["[0-3] 7"]);
+    }
+
+    #[test]
+    fn paths_as_expressions_and_watches_asked_of_every_rank() {
+        let p = [PathStep::Field("s".into()), PathStep::Element(2)];
+        assert_eq!(path_expr("w", &p, false), "w.s[2]");
+        assert_eq!(path_expr("w", &p[..1], true), "w%s");
+        let mut d = Data::default();
+        let all = RankSet::all(4);
+        d.watch_input = " x + 1 ".into();
+        assert_eq!(
+            d.intent(DataMsg::AddWatch, &all),
+            vec![Request::Values {
+                key: "watch:x + 1".into(),
+                line: ":value x + 1".into(),
+                ranks: all.clone()
+            }]
+        );
+        // The same expression twice is one watch.
+        d.watch_input = "x + 1".into();
+        assert!(d.intent(DataMsg::AddWatch, &all).is_empty());
+        assert_eq!(d.refresh(&all).len(), 2);
+        d.intent(DataMsg::RemoveWatch("x + 1".into()), &all);
+        assert!(d.watches.is_empty());
+    }
+}

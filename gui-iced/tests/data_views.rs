@@ -12,6 +12,10 @@ use cohort_wire::{PathStep, RankState, StopReason};
 use iced::futures::channel::mpsc::UnboundedReceiver;
 use iced_test::simulator::Simulator;
 
+/// The session's events go to one sink per process (`events::send_events_to`): the tests
+/// of this file run one at a time.
+static ONE_SESSION: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn agentd_built() {
     let exe = std::env::current_exe().expect("the test's path");
     let dir = exe
@@ -71,6 +75,7 @@ fn field(name: &str) -> PathStep {
 
 #[test]
 fn locals_as_trees_compare_and_the_array_viewer() {
+    let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
     agentd_built();
     let prog = cohort_fixtures::program_in_own_dir("fields", "gui");
     let argv: Vec<String> = ["-n", "4", "-ex", "break fields.c:23", "--"]
@@ -225,6 +230,12 @@ fn locals_as_trees_compare_and_the_array_viewer() {
         "1,3\n2,NaN\n3,15\n"
     );
     let _ = std::fs::remove_file(&csv);
+    // Row 2 (a gap at its NaN).
+    let _ = app.update(Message::Data(DataMsg::ArrayInput("field[2][:]".into())));
+    let _ = app.update(Message::Data(DataMsg::ArraySubmit));
+    let s = app.model.data.array.slice().expect("the slice");
+    assert_eq!(s.data.len(), 6);
+    assert!(s.data[3].is_nan());
     if let Ok(dir) = std::env::var("COHORT_GUI_SNAPSHOT") {
         let mut ui = sim(&app);
         let snap = ui.snapshot(&iced::Theme::Dark).expect("snapshot");
@@ -237,7 +248,7 @@ fn locals_as_trees_compare_and_the_array_viewer() {
         m.data.array.value.is_some() && m.data.locals.is_some()
     });
     let s = app.model.data.array.slice().expect("the slice");
-    assert_eq!(s.data[0], 5.0);
+    assert_eq!(s.data[0], 8.0, "field[2][0] of rank 2");
 
     app.quit();
     pump(&mut app, &mut rx, "the end", |m| {
@@ -250,6 +261,7 @@ fn locals_as_trees_compare_and_the_array_viewer() {
 #[test]
 fn fortran_derived_types_and_arrays() {
     use cohort_wire::{Dim, Elements, TypedValue};
+    let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
     agentd_built();
     let prog = cohort_fixtures::fortran_program_in_own_dir("ffields", "gui");
     let argv: Vec<String> = ["-n", "2", "-ex", "break ffields.f90:27", "--"]
