@@ -689,7 +689,7 @@ impl Node {
             timed_out: RankSet::new(),
             lost: ranks.intersection(&self.lost),
             states: States::default(),
-            values: (line == ":locals" || line.starts_with(":value ")).then(Values::default),
+            values: crate::rank::is_typed(&line).then(Values::default),
             deadline: Instant::now() + Duration::from_millis(u64::from(timeout_ms.max(1))),
             resuming,
             line: line.clone(),

@@ -71,6 +71,11 @@ pub struct Done {
     pub value: Option<cohort_wire::TypedValue>,
 }
 
+/// The agent's commands answered with typed values: `:locals`, `:value EXPR`, `:array EXPR`.
+pub fn is_typed(line: &str) -> bool {
+    line == ":locals" || line.starts_with(":value ") || line.starts_with(":array ")
+}
+
 /// A value's tree in the wire's form.
 fn typed_value(v: cohort_debugger::typed::ValueFacts) -> cohort_wire::TypedValue {
     use cohort_debugger::typed::ValueFacts;
@@ -327,11 +332,16 @@ pub(crate) fn worker(
                         d.execute("bt");
                     }
                     // Typed values (the window's locals, watches and array viewer): the
-                    // value's tree, or the error as `print` says it.
-                    l if l == ":locals" || l.starts_with(":value ") => {
-                        let v = match l.strip_prefix(":value ") {
-                            Some(expr) => d.typed_value(expr),
-                            None => d.typed_locals(),
+                    // value's tree, or the error as `print` says it. `:array` reads more of
+                    // an array's numbers (asked of one rank).
+                    l if is_typed(l) => {
+                        use cohort_debugger::typed::{MAX_NUMBERS, TREE_NUMBERS};
+                        let v = if let Some(expr) = l.strip_prefix(":value ") {
+                            d.typed_value(expr, TREE_NUMBERS)
+                        } else if let Some(expr) = l.strip_prefix(":array ") {
+                            d.typed_value(expr, MAX_NUMBERS)
+                        } else {
+                            d.typed_locals()
                         };
                         match v {
                             Ok(v) => value = Some(typed_value(v)),

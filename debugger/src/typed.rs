@@ -11,8 +11,12 @@ use cohort_engine::{EngineError, Result};
 
 use crate::debugger::Debugger;
 
-/// The most numbers of one array read (the first ones).
+/// The most numbers of one array read (the first ones) for the array viewer (`:array`):
+/// 8 MiB of doubles, within a frame of the tree (16 MiB).
 pub const MAX_NUMBERS: usize = 1 << 20;
+/// The most numbers of one array read in a tree of values (`:value`, `:locals`), whose
+/// answers come from every rank.
+pub const TREE_NUMBERS: usize = 1 << 10;
 /// The most elements of an array of structs (or pointers…) made into trees.
 pub const MAX_VALUES: usize = 100;
 /// How deep members of members are followed.
@@ -31,7 +35,7 @@ pub enum ValueFacts {
         fields: Vec<(String, ValueFacts)>,
     },
     /// Dimensions in source order as (lower bound, count); elements in memory order (C: the
-    /// last subscript fastest; `column_major`: the first), the first [`MAX_NUMBERS`] numbers
+    /// last subscript fastest; `column_major`: the first), the first numbers (at most [`MAX_NUMBERS`])
     /// or the first [`MAX_VALUES`] trees.
     Array {
         ty: String,
@@ -115,15 +119,16 @@ fn error_leaf(e: impl std::fmt::Display) -> ValueFacts {
 }
 
 impl Debugger {
-    /// `EXPR`'s value in the selected frame as a tree.
-    pub fn typed_value(&mut self, expr: &str) -> Result<ValueFacts> {
+    /// `EXPR`'s value in the selected frame as a tree, the first `max_numbers` numbers of
+    /// each array.
+    pub fn typed_value(&mut self, expr: &str, max_numbers: usize) -> Result<ValueFacts> {
         if expr.trim().is_empty() {
             return Err(EngineError::Other(
                 "Argument required (expression to compute).".into(),
             ));
         }
         let v = self.evaluate(expr)?;
-        Ok(self.typed_of(expr.trim(), v, 0))
+        Ok(self.typed_of(expr.trim(), v, 0, max_numbers))
     }
 
     /// The selected frame's locals (as `info locals` lists them) as the members of one tree
@@ -148,7 +153,7 @@ impl Debugger {
                 continue;
             }
             let v = match self.evaluate(&n) {
-                Ok(v) => self.typed_of(&n, v, 1),
+                Ok(v) => self.typed_of(&n, v, 1, TREE_NUMBERS),
                 Err(e) => error_leaf(e),
             };
             fields.push((n, v));
@@ -166,14 +171,14 @@ impl Debugger {
         }
     }
 
-    fn sub(&mut self, expr: &str, depth: usize) -> ValueFacts {
+    fn sub(&mut self, expr: &str, depth: usize, max: usize) -> ValueFacts {
         match self.evaluate(expr) {
-            Ok(v) => self.typed_of(expr, v, depth),
+            Ok(v) => self.typed_of(expr, v, depth, max),
             Err(e) => error_leaf(e),
         }
     }
 
-    fn typed_of(&mut self, expr: &str, v: Value, depth: usize) -> ValueFacts {
+    fn typed_of(&mut self, expr: &str, v: Value, depth: usize, max: usize) -> ValueFacts {
         let fortran = self.language() == Language::Fortran;
         let ty = self.type_text(&v.ty);
         let st = v.ty.strip();
@@ -209,14 +214,16 @@ impl Debugger {
                         } else {
                             format!("({expr}).{n}")
                         };
-                        let f = self.sub(&e, depth + 1);
+                        let f = self.sub(&e, depth + 1, max);
                         (n, f)
                     })
                     .collect();
                 ValueFacts::Struct { ty, fields }
             }
-            TypeKind::Array { .. } if !st.vector => self.c_array(expr, &v, ty, depth),
-            TypeKind::Shaped(_) | TypeKind::DynArray(_) => self.shaped_array(expr, &v, ty, depth),
+            TypeKind::Array { .. } if !st.vector => self.c_array(expr, &v, ty, depth, max),
+            TypeKind::Shaped(_) | TypeKind::DynArray(_) => {
+                self.shaped_array(expr, &v, ty, depth, max)
+            }
             _ => {
                 let text = scalar(self, &v);
                 let num = match &st.kind {
@@ -235,7 +242,14 @@ impl Debugger {
     }
 
     /// A C array (of arrays): its bytes are the value's, or read from where it lives.
-    fn c_array(&mut self, expr: &str, v: &Value, ty: String, depth: usize) -> ValueFacts {
+    fn c_array(
+        &mut self,
+        expr: &str,
+        v: &Value,
+        ty: String,
+        depth: usize,
+        max: usize,
+    ) -> ValueFacts {
         let mut dims = Vec::new();
         let mut t = v.ty.strip();
         loop {
@@ -268,9 +282,7 @@ impl Debugger {
             return out;
         };
         if let Some((enc, size)) = numeric(&t) {
-            let n = usize::try_from(total)
-                .unwrap_or(usize::MAX)
-                .min(MAX_NUMBERS);
+            let n = usize::try_from(total).unwrap_or(usize::MAX).min(max);
             let mut bytes = v.bytes.clone();
             if bytes.len() < n * size
                 && let Lval::Memory(a) = v.lval
@@ -300,7 +312,7 @@ impl Debugger {
                     s.push_str(&format!("[{i}]"));
                     s
                 });
-                values.push(self.sub(&e, depth + 1));
+                values.push(self.sub(&e, depth + 1, max));
             }
         }
         out
@@ -308,7 +320,14 @@ impl Debugger {
 
     /// A Fortran array (or one with other lower bounds): its elements by subscript, the
     /// first subscript fastest.
-    fn shaped_array(&mut self, expr: &str, v: &Value, ty: String, depth: usize) -> ValueFacts {
+    fn shaped_array(
+        &mut self,
+        expr: &str,
+        v: &Value,
+        ty: String,
+        depth: usize,
+        max: usize,
+    ) -> ValueFacts {
         use cohort_dwarf::context::EvalContext;
         let st = v.ty.strip();
         let (shape_ty, base) = match (&st.kind, v.address()) {
@@ -350,9 +369,7 @@ impl Debugger {
         let mut numbers = None;
         let mut values = Vec::new();
         if let Some((enc, size)) = numeric(&shape.element) {
-            let n = usize::try_from(total)
-                .unwrap_or(usize::MAX)
-                .min(MAX_NUMBERS);
+            let n = usize::try_from(total).unwrap_or(usize::MAX).min(max);
             let mut nums = Vec::with_capacity(n);
             let target = self.target();
             let contiguous = shape.is_contiguous() && column_major;
@@ -390,7 +407,7 @@ impl Debugger {
                 } else {
                     format!("({expr})[{}]", subs.join("]["))
                 };
-                values.push(self.sub(&e, depth + 1));
+                values.push(self.sub(&e, depth + 1, max));
             }
         }
         ValueFacts::Array {

@@ -125,7 +125,7 @@ impl Data {
     fn array_request(&self) -> Request {
         Request::Values {
             key: format!("{ARRAY}{}", self.array.expr),
-            line: format!(":value {}", self.array.expr),
+            line: format!(":array {}", self.array.expr),
             ranks: RankSet::single(self.focus),
         }
     }

@@ -78,7 +78,7 @@ fn locals_as_trees_compare_and_the_array_viewer() {
     let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
     agentd_built();
     let prog = cohort_fixtures::program_in_own_dir("fields", "gui");
-    let argv: Vec<String> = ["-n", "4", "-ex", "break fields.c:23", "--"]
+    let argv: Vec<String> = ["-n", "4", "-ex", "break fields.c:27", "--"]
         .iter()
         .map(|s| s.to_string())
         .chain([prog.display().to_string()])
@@ -92,9 +92,9 @@ fn locals_as_trees_compare_and_the_array_viewer() {
     act(&mut app, |ui| {
         ui.click("Continue (F5)").expect("the continue button");
     });
-    let at_23 = |m: &Model| {
+    let at_27 = |m: &Model| {
         (0..4).all(|r| {
-            matches!(m.states.get(r), Some(RankState::Stopped { reason: StopReason::Breakpoint, place }) if place.line == Some(23))
+            matches!(m.states.get(r), Some(RankState::Stopped { reason: StopReason::Breakpoint, place }) if place.line == Some(27))
         })
     };
     pump(
@@ -102,7 +102,7 @@ fn locals_as_trees_compare_and_the_array_viewer() {
         &mut rx,
         "the breakpoint and the typed locals",
         |m| {
-            at_23(m)
+            at_27(m)
                 && m.data.locals.as_ref().is_some_and(|v| {
                     v.ranks().len() == 4
                         && v.get(3)
@@ -241,6 +241,43 @@ fn locals_as_trees_compare_and_the_array_viewer() {
         let snap = ui.snapshot(&iced::Theme::Dark).expect("snapshot");
         let _ = snap.matches_image(PathBuf::from(&dir).join("array-line"));
     }
+
+    // An array longer than a tree carries: the locals hold its first 1,024 numbers, the
+    // viewer reads it all.
+    let big = app
+        .model
+        .data
+        .locals
+        .as_ref()
+        .and_then(|v| v.get(0))
+        .and_then(|v| v.at(&[field("big")]))
+        .cloned()
+        .expect("big");
+    assert_eq!(big.total(), 3000);
+    assert!(
+        matches!(&big, cohort_wire::TypedValue::Array { elements, .. } if elements.len() == 1024)
+    );
+    act(&mut app, |ui| {
+        ui.click("View big").expect("big's view button");
+    });
+    pump(&mut app, &mut rx, "all of big", |m| {
+        m.data.array.value.is_some()
+    });
+    let s = app.model.data.array.slice().expect("the slice");
+    assert_eq!((s.data.len(), s.missing), (3000, 0));
+    assert_eq!(
+        array_view::stats_line(&s),
+        "3000 elements: 0 NaN, 0 +Inf, 0 -Inf, 0 negative, 1 zero; min 0, max 2999, mean 1499.5"
+    );
+    // Slicing what the agent did not read (a tree's array): said, not invented.
+    let cut = array_view::slice(&big, &[array_view::Sub::Range(Some(1000), Some(1099))])
+        .expect("a slice");
+    assert_eq!((cut.data.len(), cut.missing), (24, 76));
+    let _ = app.update(Message::Data(DataMsg::ArrayInput("field[2][:]".into())));
+    let _ = app.update(Message::Data(DataMsg::ArraySubmit));
+    pump(&mut app, &mut rx, "field again", |m| {
+        m.data.array.value.is_some()
+    });
 
     // Focus rank 2: the viewer shows its array after asking again.
     let _ = app.update(Message::Focus(2));
