@@ -78,7 +78,7 @@ fn locals_as_trees_compare_and_the_array_viewer() {
     let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
     agentd_built();
     let prog = cohort_fixtures::program_in_own_dir("fields", "gui");
-    let argv: Vec<String> = ["-n", "4", "-ex", "break fields.c:27", "--"]
+    let argv: Vec<String> = ["-n", "4", "--agents", "2", "-ex", "break fields.c:27", "--"]
         .iter()
         .map(|s| s.to_string())
         .chain([prog.display().to_string()])
