@@ -149,6 +149,24 @@ fn locals_as_trees_compare_and_the_array_viewer() {
         Some(vec!["min 0 on [0], max 3 on [3]".to_string()])
     );
 
+    // The same typed in the console: a line per class, then the reduction.
+    let _ = app.update(Message::ConsoleInput(":value c.temp".into()));
+    let _ = app.update(Message::ConsoleSubmit);
+    pump(&mut app, &mut rx, "the console's typed values", |m| {
+        m.console.iter().any(|l| l.starts_with("min "))
+    });
+    let n = app.model.console.len();
+    assert_eq!(
+        app.model.console[n - 5..],
+        [
+            "[0] 0",
+            "[1] 1.5",
+            "[2] 3",
+            "[3] 4.5",
+            "min 0 on [0], max 4.5 on [3]"
+        ]
+    );
+
     // A watch: every rank's value of an expression, as a tree.
     let _ = app.update(Message::Data(DataMsg::WatchInput("c.v[2] * 2".into())));
     act(&mut app, |ui| {

@@ -498,6 +498,19 @@ impl Answer {
             // Stacks and other text (errors) keep rank order only within each kind.
             out = render_lines(&refs) + &out;
         }
+        if let Some(v) = &self.values {
+            // Typed values (`:value EXPR`, `:locals`, `:array EXPR` typed as commands): each
+            // class as one line, then the reduction of the numbers.
+            let mut typed = String::new();
+            for (val, ranks) in &v.classes {
+                typed.push_str(&format!("[{ranks}] {}\n", val.render(16)));
+            }
+            for l in v.reduction.lines() {
+                typed.push_str(&l);
+                typed.push('\n');
+            }
+            out = typed + &out;
+        }
         if !self.timed_out.is_empty() {
             err.push_str(&format!(
                 "[{}] no answer in time (the command timed out)\n",

@@ -115,6 +115,39 @@ impl TypedValue {
         }
     }
 
+    /// The value as one line, gdb-like (`{id = 3, v = {1, nan, ...}}`), at most `elements`
+    /// elements of each array (a C array's elements flattened, in memory order).
+    pub fn render(&self, elements: usize) -> String {
+        match self {
+            TypedValue::Scalar { text, .. } => text.clone(),
+            TypedValue::Struct { fields, .. } => {
+                let f: Vec<String> = fields
+                    .iter()
+                    .map(|(n, v)| format!("{n} = {}", v.render(elements)))
+                    .collect();
+                format!("{{{}}}", f.join(", "))
+            }
+            TypedValue::Array { elements: e, .. } => {
+                let mut f: Vec<String> = match e {
+                    Elements::Numbers(n) => n
+                        .iter()
+                        .take(elements)
+                        .map(|x| format!("{}", x.0))
+                        .collect(),
+                    Elements::Values(v) => v
+                        .iter()
+                        .take(elements)
+                        .map(|x| x.render(elements))
+                        .collect(),
+                };
+                if (e.len() as u64) < self.total() || e.len() > elements {
+                    f.push("...".into());
+                }
+                format!("{{{}}}", f.join(", "))
+            }
+        }
+    }
+
     /// The value at `path` below this one: member names and flat element indexes.
     pub fn at(&self, path: &[PathStep]) -> Option<&TypedValue> {
         let Some((first, rest)) = path.split_first() else {
@@ -441,6 +474,8 @@ mod tests {
         let back: Values = postcard::from_bytes(&bytes).expect("decode");
         assert_eq!(back, one);
         let v = &one.classes[0].0;
+        assert_eq!(v.render(1), "{id = 3, v = {1, ...}}");
+        assert_eq!(v.render(4), "{id = 3, v = {1, NaN}}");
         assert_eq!(
             v.at(&[PathStep::Field("v".into())]).map(TypedValue::total),
             Some(2)
