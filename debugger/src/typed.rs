@@ -91,6 +91,14 @@ fn text_number(text: &str) -> Option<f64> {
     t.parse::<f64>().ok()
 }
 
+/// Whether `ty` is a character type (an array of them is a string, printed as one).
+fn is_char(ty: &TypeRef) -> bool {
+    matches!(
+        ty.strip().kind,
+        TypeKind::Base(Encoding::SignedChar | Encoding::UnsignedChar | Encoding::Utf)
+    )
+}
+
 /// The base encoding of a numeric element type, if it is one.
 fn numeric(ty: &TypeRef) -> Option<(Encoding, usize)> {
     let st = ty.strip();
@@ -220,7 +228,9 @@ impl Debugger {
                     .collect();
                 ValueFacts::Struct { ty, fields }
             }
-            TypeKind::Array { .. } if !st.vector => self.c_array(expr, &v, ty, depth, max),
+            TypeKind::Array { element, .. } if !st.vector && !is_char(element) => {
+                self.c_array(expr, &v, ty, depth, max)
+            }
             TypeKind::Shaped(_) | TypeKind::DynArray(_) => {
                 self.shaped_array(expr, &v, ty, depth, max)
             }

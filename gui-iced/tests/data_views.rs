@@ -78,7 +78,7 @@ fn locals_as_trees_compare_and_the_array_viewer() {
     let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
     agentd_built();
     let prog = cohort_fixtures::program_in_own_dir("fields", "gui");
-    let argv: Vec<String> = ["-n", "4", "--agents", "2", "-ex", "break fields.c:27", "--"]
+    let argv: Vec<String> = ["-n", "4", "--agents", "2", "-ex", "break fields.c:28", "--"]
         .iter()
         .map(|s| s.to_string())
         .chain([prog.display().to_string()])
@@ -94,7 +94,7 @@ fn locals_as_trees_compare_and_the_array_viewer() {
     });
     let at_27 = |m: &Model| {
         (0..4).all(|r| {
-            matches!(m.states.get(r), Some(RankState::Stopped { reason: StopReason::Breakpoint, place }) if place.line == Some(27))
+            matches!(m.states.get(r), Some(RankState::Stopped { reason: StopReason::Breakpoint, place }) if place.line == Some(28))
         })
     };
     pump(
@@ -124,6 +124,9 @@ fn locals_as_trees_compare_and_the_array_viewer() {
     ui.find("- c").expect("c expanded");
     ui.find("    id = 0").expect("c.id");
     ui.find("    temp = 0").expect("c.temp");
+    // A char array is its string, not numbers.
+    ui.find("    name = \"cell\\000\\000\\000\"")
+        .expect("c.name");
     drop(ui);
 
     // c.temp across the ranks (its sparkline's values), and the comparison on a click.
