@@ -378,45 +378,47 @@ impl App {
             .width(FillPortion(2))
             .height(Fill);
 
-        let source = if m.data.array.open {
+        let source = column![
+            text(m.shown.as_deref().unwrap_or("Source")).size(16),
+            scrollable(self.source_view()).height(Fill).width(Fill)
+        ]
+        .spacing(4)
+        .width(FillPortion(3))
+        .height(Fill);
+        // The array viewer, while open, in the source's place.
+        let source: Element<'_, Message> = if m.data.array.open {
             container(m.data.array.view())
                 .width(FillPortion(3))
                 .height(Fill)
+                .into()
         } else {
-            container(
-                column![
-                    text(m.shown.as_deref().unwrap_or("Source")).size(16),
-                    scrollable(self.source_view()).height(Fill).width(Fill)
-                ]
-                .spacing(4)
-                .width(FillPortion(3))
-                .height(Fill),
-            )
+            source.into()
         };
 
         let locals_title = match &m.locals {
             Some((r, _)) => format!("Locals of rank {r}"),
             None => "Locals".to_string(),
         };
-        let locals_text: Element<'_, Message> = if m.data.locals.is_some() {
-            // The typed trees (the text stays the fallback).
-            m.data.view()
+        let locals = column![
+            text(locals_title.clone()).size(16),
+            scrollable(
+                text(m.locals.as_ref().map_or("", |(_, t)| t.as_str()))
+                    .font(Font::MONOSPACE)
+                    .size(13)
+            )
+            .height(Fill)
+            .width(Fill)
+        ]
+        .spacing(4)
+        .width(FillPortion(2));
+        // The typed trees and watches ([`values`]) once the agents have answered.
+        let locals = if m.data.locals.is_some() || !m.data.locals_error.is_empty() {
+            column![text(locals_title).size(16), m.data.view()]
+                .spacing(4)
+                .width(FillPortion(2))
         } else {
-            column![
-                scrollable(
-                    text(m.locals.as_ref().map_or("", |(_, t)| t.as_str()))
-                        .font(Font::MONOSPACE)
-                        .size(13)
-                )
-                .height(Fill)
-                .width(Fill),
-                m.data.view()
-            ]
-            .into()
+            locals
         };
-        let locals = column![text(locals_title).size(16), locals_text]
-            .spacing(4)
-            .width(FillPortion(2));
 
         let console_lines =
             m.console
