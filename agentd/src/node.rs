@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use cohort_wire::{
     Down, Hex, Merged, Payload, Place, RankSet, RankState, Secret, StackTree, States, Stream, Up,
+    Values,
 };
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
@@ -118,6 +119,8 @@ struct Pending {
     lost: RankSet,
     /// The typed state of the ranks that answered.
     states: States,
+    /// The typed values of `:value EXPR` and `:locals`.
+    values: Option<Values>,
     deadline: Instant,
     resuming: bool,
     line: String,
@@ -686,6 +689,7 @@ impl Node {
             timed_out: RankSet::new(),
             lost: ranks.intersection(&self.lost),
             states: States::default(),
+            values: crate::rank::is_typed(&line).then(Values::default),
             deadline: Instant::now() + Duration::from_millis(u64::from(timeout_ms.max(1))),
             resuming,
             line: line.clone(),
@@ -814,6 +818,9 @@ impl Node {
                 p.local_wait.remove(d.rank);
                 p.merged.note_history(d.history);
                 p.states.set(d.rank, d.state);
+                if let (Some(vs), Some(v)) = (&mut p.values, d.value) {
+                    vs.add(d.rank, v);
+                }
                 if d.failed {
                     p.merged.failed.insert(d.rank);
                 }
@@ -872,6 +879,7 @@ impl Node {
                 timed_out,
                 lost,
                 states,
+                values,
             } => {
                 if let Some(p) = self.pending.get_mut(&id)
                     && let Some(i) = p.child_wait.iter().position(|k| *k == key)
@@ -886,6 +894,11 @@ impl Node {
                     p.timed_out = p.timed_out.union(&timed_out);
                     p.lost = p.lost.union(&lost);
                     p.states.merge(states);
+                    match (&mut p.values, values) {
+                        (Some(v), Some(o)) => v.merge(*o),
+                        (None, Some(o)) => p.values = Some(*o),
+                        _ => {}
+                    }
                     self.try_complete(id);
                 } else {
                     // Too late for its command: what it says still reaches the user.
@@ -1143,6 +1156,7 @@ impl Node {
             timed_out: p.timed_out,
             lost: p.lost,
             states: p.states,
+            values: p.values.map(Box::new),
         });
     }
 

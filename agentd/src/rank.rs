@@ -67,6 +67,53 @@ pub struct Done {
     pub failed: bool,
     /// The rank's typed state after the command.
     pub state: cohort_wire::RankState,
+    /// The typed value of `:value EXPR` and `:locals`.
+    pub value: Option<cohort_wire::TypedValue>,
+}
+
+/// The agent's commands answered with typed values: `:locals`, `:value EXPR`, `:array EXPR`.
+pub fn is_typed(line: &str) -> bool {
+    line == ":locals" || line.starts_with(":value ") || line.starts_with(":array ")
+}
+
+/// A value's tree in the wire's form.
+fn typed_value(v: cohort_debugger::typed::ValueFacts) -> cohort_wire::TypedValue {
+    use cohort_debugger::typed::ValueFacts;
+    use cohort_wire::{Dim, Elements, Num, TypedValue};
+    match v {
+        ValueFacts::Scalar { ty, text, num } => TypedValue::Scalar {
+            ty,
+            text,
+            num: num.map(Num),
+        },
+        ValueFacts::Struct { ty, fields } => TypedValue::Struct {
+            ty,
+            fields: fields
+                .into_iter()
+                .map(|(n, f)| (n, typed_value(f)))
+                .collect(),
+        },
+        ValueFacts::Array {
+            ty,
+            element,
+            dims,
+            column_major,
+            numbers,
+            values,
+        } => TypedValue::Array {
+            ty,
+            element,
+            dims: dims
+                .into_iter()
+                .map(|(lower, count)| Dim { lower, count })
+                .collect(),
+            column_major,
+            elements: match numbers {
+                Some(n) => Elements::Numbers(n.into_iter().map(Num).collect()),
+                None => Elements::Values(values.into_iter().map(typed_value).collect()),
+            },
+        },
+    }
 }
 
 /// A rank's state in the tree's typed form.
@@ -192,6 +239,7 @@ pub(crate) fn worker(
                 d.skip_history_to(history as usize);
                 let line = line.trim();
                 let mut failed = false;
+                let mut value = None;
                 // Killed while stopped: gdb's words for its end first, then the command finds
                 // no program (the rank's state says how it ended).
                 if tracers::process_news() && d.notice_gone() && line.starts_with(':') {
@@ -285,6 +333,26 @@ pub(crate) fn worker(
                     ":stacks" => {
                         d.execute("bt");
                     }
+                    // Typed values (the window's locals, watches and array viewer): the
+                    // value's tree, or the error as `print` says it. `:array` reads more of
+                    // an array's numbers (asked of one rank).
+                    l if is_typed(l) => {
+                        use cohort_debugger::typed::{MAX_NUMBERS, TREE_NUMBERS};
+                        let v = if let Some(expr) = l.strip_prefix(":value ") {
+                            d.typed_value(expr, TREE_NUMBERS)
+                        } else if let Some(expr) = l.strip_prefix(":array ") {
+                            d.typed_value(expr, MAX_NUMBERS)
+                        } else {
+                            d.typed_locals()
+                        };
+                        match v {
+                            Ok(v) => value = Some(typed_value(v)),
+                            Err(e) => {
+                                cohort_debugger::errln!("{e}");
+                                failed = true;
+                            }
+                        }
+                    }
                     ":mpi" => {
                         output::write_out(&format!("{}\n", crate::mpirec::report(&d, rank)));
                     }
@@ -356,6 +424,7 @@ pub(crate) fn worker(
                 let _ = output::take();
                 done(Done {
                     state,
+                    value,
                     id,
                     rank,
                     out: without_pids(c.out),

@@ -29,5 +29,6 @@ mod source;
 mod stack;
 mod stepping;
 mod symtab_info;
+pub mod typed;
 
 pub use debugger::{Debugger, Flow, read_script};

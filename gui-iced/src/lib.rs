@@ -4,8 +4,10 @@
 //! The session runs on its own thread ([`link`]); its updates come through a subscription in
 //! batches, so nothing in `view` waits on the debugger.
 
+pub mod array_view;
 pub mod grid;
 pub mod link;
+pub mod values;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -42,6 +44,8 @@ pub enum Message {
     ConsoleInput(String),
     ConsoleSubmit,
     Key(keyboard::Event),
+    /// The locals and watches as trees, the array viewer ([`values`]).
+    Data(values::DataMsg),
 }
 
 /// The window's state, free of UI types.
@@ -65,6 +69,8 @@ pub struct Model {
     pub status: String,
     /// The session is over.
     pub ended: bool,
+    /// Typed locals and watches of every rank, the array viewer.
+    pub data: values::Data,
     /// The focus rank's place when its locals were last asked for.
     asked_at: Option<(u32, Option<Place>)>,
 }
@@ -153,6 +159,7 @@ impl Model {
                 Update::Session(Event::Stopped { .. } | Event::Output { .. }) => {}
                 Update::Session(Event::Stacks(t)) | Update::Stacks(t) => self.stacks = Some(t),
                 Update::Locals { rank, text } => self.locals = Some((rank, text)),
+                Update::Values { key, values, error } => self.data.apply(&key, values, error),
             }
         }
         self.follow_focus()
@@ -161,6 +168,8 @@ impl Model {
     /// When the focus rank is somewhere new: its file shown, its locals and the stacks asked
     /// for.
     fn follow_focus(&mut self) -> Vec<Request> {
+        self.data.size = self.size;
+        self.data.focus = self.focus;
         let place = self.focus_place().cloned();
         let key = Some((self.focus, place.clone()));
         if key == self.asked_at || self.size == 0 {
@@ -173,7 +182,9 @@ impl Model {
         if let Some(path) = place.path.clone() {
             self.show_file(&path);
         }
-        vec![Request::Locals(self.focus), Request::Stacks]
+        let mut r = vec![Request::Locals(self.focus), Request::Stacks];
+        r.extend(self.data.refresh(&self.all()));
+        r
     }
 
     /// Shows a file (read once).
@@ -244,6 +255,7 @@ impl Model {
                 self.intent(m)
             }
             Message::Key(_) => Vec::new(),
+            Message::Data(d) => self.data.intent(d, &all),
         }
     }
 }
@@ -373,13 +385,22 @@ impl App {
         .spacing(4)
         .width(FillPortion(3))
         .height(Fill);
+        // The array viewer, while open, in the source's place.
+        let source: Element<'_, Message> = if m.data.array.open {
+            container(m.data.array.view())
+                .width(FillPortion(3))
+                .height(Fill)
+                .into()
+        } else {
+            source.into()
+        };
 
         let locals_title = match &m.locals {
             Some((r, _)) => format!("Locals of rank {r}"),
             None => "Locals".to_string(),
         };
         let locals = column![
-            text(locals_title).size(16),
+            text(locals_title.clone()).size(16),
             scrollable(
                 text(m.locals.as_ref().map_or("", |(_, t)| t.as_str()))
                     .font(Font::MONOSPACE)
@@ -390,6 +411,14 @@ impl App {
         ]
         .spacing(4)
         .width(FillPortion(2));
+        // The typed trees and watches ([`values`]) once the agents have answered.
+        let locals = if m.data.locals.is_some() || !m.data.locals_error.is_empty() {
+            column![text(locals_title).size(16), m.data.view()]
+                .spacing(4)
+                .width(FillPortion(2))
+        } else {
+            locals
+        };
 
         let console_lines =
             m.console
@@ -552,7 +581,16 @@ mod tests {
             Update::Started { size: 4 },
             Update::Session(Event::States(s)),
         ]);
-        assert_eq!(asks, vec![Request::Locals(0), Request::Stacks]);
+        assert_eq!(asks[..2], [Request::Locals(0), Request::Stacks]);
+        // Then every rank's typed locals.
+        assert_eq!(
+            asks[2..],
+            [Request::Values {
+                key: "locals".into(),
+                line: ":locals".into(),
+                ranks: RankSet::all(4)
+            }]
+        );
         m
     }
 
@@ -581,8 +619,8 @@ mod tests {
     fn focus_asks_for_the_ranks_locals_once() {
         let mut m = model();
         assert_eq!(
-            m.intent(Message::Focus(2)),
-            vec![Request::Locals(2), Request::Stacks]
+            m.intent(Message::Focus(2))[..2],
+            [Request::Locals(2), Request::Stacks]
         );
         assert!(m.intent(Message::Focus(2)).is_empty());
         // Out of the job: ignored.

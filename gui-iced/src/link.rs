@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cohort_session::events::{self, Event};
 use cohort_session::parallel::{self, LaunchOpts};
-use cohort_wire::{RankSet, StackTree};
+use cohort_wire::{RankSet, StackTree, Values};
 use iced::futures::StreamExt;
 use iced::futures::channel::mpsc as fmpsc;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -21,6 +21,13 @@ pub enum Request {
     Locals(u32),
     /// The merged parallel stacks of every rank.
     Stacks,
+    /// Typed values (`:locals`, `:value EXPR`) of `ranks`, answered as `Update::Values`
+    /// with the same key.
+    Values {
+        key: String,
+        line: String,
+        ranks: RankSet,
+    },
     Quit,
 }
 
@@ -39,6 +46,12 @@ pub enum Update {
         text: String,
     },
     Stacks(StackTree),
+    /// The typed values asked for under `key`, and the ranks' errors (`[1] No symbol …`).
+    Values {
+        key: String,
+        values: Option<Values>,
+        error: String,
+    },
     /// The session is over.
     Ended,
 }
@@ -181,6 +194,15 @@ async fn run_session(
                 let _ = up.send(Update::Locals {
                     rank,
                     text: without_prefix(&(o + &e)),
+                });
+            }
+            Request::Values { key, line, ranks } => {
+                let a = front.ask(ranks, &line).await;
+                let (_, error) = a.render();
+                let _ = up.send(Update::Values {
+                    key,
+                    values: a.values,
+                    error,
                 });
             }
             Request::Stacks => {

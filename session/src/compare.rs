@@ -122,49 +122,15 @@ pub fn array_summary(classes: &[(RankSet, String)]) -> Vec<String> {
 /// The lines after the classes: for numbers, `min 1.5 on [0-1], max 2.5 on [2]`, and the
 /// NaN and infinity counts (`NaN on 1 rank: [3]`). Empty when some class is not a number.
 pub fn summary(classes: &[(RankSet, String)]) -> Vec<String> {
-    let mut nums: Vec<(f64, &RankSet, &str)> = Vec::new();
+    // The reduction the agent tree makes of typed values (`:value`), made here of the texts.
+    let mut r = cohort_wire::Reduction::default();
     for (set, text) in classes {
         match number(text) {
-            Some(v) => nums.push((v, set, text.trim())),
+            Some(v) => r.add(set, v, text),
             None => return Vec::new(),
         }
     }
-    let mut out = Vec::new();
-    let finite: Vec<&(f64, &RankSet, &str)> = nums.iter().filter(|n| n.0.is_finite()).collect();
-    let holding = |v: f64| -> RankSet {
-        finite
-            .iter()
-            .filter(|n| n.0 == v)
-            .fold(RankSet::new(), |acc, n| acc.union(n.1))
-    };
-    let lo = finite.iter().min_by(|a, b| a.0.total_cmp(&b.0));
-    let hi = finite.iter().max_by(|a, b| a.0.total_cmp(&b.0));
-    if let (Some(lo), Some(hi)) = (lo, hi) {
-        out.push(format!(
-            "min {} on [{}], max {} on [{}]",
-            lo.2,
-            holding(lo.0),
-            hi.2,
-            holding(hi.0)
-        ));
-    }
-    let count = |what: &str, f: &dyn Fn(f64) -> bool| {
-        let set = nums
-            .iter()
-            .filter(|n| f(n.0))
-            .fold(RankSet::new(), |acc, n| acc.union(n.1));
-        (!set.is_empty()).then(|| {
-            let n = set.len();
-            format!(
-                "{what} on {n} rank{}: [{set}]",
-                if n == 1 { "" } else { "s" }
-            )
-        })
-    };
-    out.extend(count("NaN", &|v: f64| v.is_nan()));
-    out.extend(count("+Inf", &|v: f64| v == f64::INFINITY));
-    out.extend(count("-Inf", &|v: f64| v == f64::NEG_INFINITY));
-    out
+    r.lines()
 }
 
 /// `compare EXPR [SET]` split: the last word is the set when it is one (`[…]`, a group's

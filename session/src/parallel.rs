@@ -519,6 +519,8 @@ pub struct Answer {
     pub stacks: Option<StackTree>,
     pub timed_out: RankSet,
     pub lost: RankSet,
+    /// The typed values of `:value EXPR` and `:locals`.
+    pub values: Option<cohort_wire::Values>,
 }
 
 impl Answer {
@@ -538,6 +540,19 @@ impl Answer {
             let refs: Vec<(RankSet, &Text)> = bts.iter().map(|(r, t)| (r.clone(), t)).collect();
             // Stacks and other text (errors) keep rank order only within each kind.
             out = render_lines(&refs) + &out;
+        }
+        if let Some(v) = &self.values {
+            // Typed values (`:value EXPR`, `:locals`, `:array EXPR` typed as commands): each
+            // class as one line, then the reduction of the numbers.
+            let mut typed = String::new();
+            for (val, ranks) in &v.classes {
+                typed.push_str(&format!("[{ranks}] {}\n", val.render(16)));
+            }
+            for l in v.reduction.lines() {
+                typed.push_str(&l);
+                typed.push('\n');
+            }
+            out = typed + &out;
         }
         if !self.timed_out.is_empty() {
             err.push_str(&format!(
@@ -780,6 +795,7 @@ impl Front {
                 timed_out,
                 lost,
                 states,
+                values,
             } => {
                 self.tracker.learn(states);
                 self.history = self.history.max(merged.history);
@@ -790,6 +806,7 @@ impl Front {
                         stacks,
                         timed_out,
                         lost,
+                        values: values.map(|v| *v),
                     },
                 ));
             }

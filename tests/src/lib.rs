@@ -513,6 +513,12 @@ pub fn program_in_own_dir(name: &str, tag: &str) -> PathBuf {
     build_in_own_dir(&source_dir(), name, tag, "cc")
 }
 
+/// `tests/fixtures/NAME.f90` compiled with gfortran in its own folder, as
+/// [`program_in_own_dir`] does.
+pub fn fortran_program_in_own_dir(name: &str, tag: &str) -> PathBuf {
+    build_in_own_dir(&source_dir(), name, tag, "gfortran")
+}
+
 /// `tests/mpi/NAME.c` (or `NAME.f90`) compiled with the MPI compiler wrapper `cc`
 /// (`mpicc.openmpi`, `mpif90.mpich`, …, or a plain `cc` for the non-MPI ones) in its own
 /// folder (`target/fixture-dirs/CC-NAME/`), as [`program_in_own_dir`] does.

@@ -60,6 +60,12 @@
 //!   in an MPI call, stopped with its reason and place, exited, killed, lost), one group per
 //!   distinct state, ordered by lowest rank; replies and events carry the states of the ranks
 //!   they answer for (protocol version 5).
+//! - [`Values`] holds the typed values ([`TypedValue`]: scalars with their type and number,
+//!   structs and derived types with named members, arrays with their dimensions and element
+//!   type) that `:value EXPR` and `:locals` answer, one class per distinct value with its
+//!   ranks, ordered by lowest rank, with the [`Reduction`] of the numbers (least and greatest
+//!   with the ranks holding them, the ranks holding NaN, +Inf, -Inf): a reply's `values`
+//!   (protocol version 6). Text commands answer as before.
 //!
 //! # Tree layout
 //! [`tree`] places agent `i` of `n`: the first `root_fanout` agents are the front end's
@@ -73,6 +79,7 @@ mod payload;
 mod rankset;
 mod state;
 pub mod tree;
+mod value;
 
 pub use conn::{
     Conn, ConnReader, ConnWriter, HANDSHAKE_TIMEOUT, HandshakeOpts, Secret, decode,
@@ -86,10 +93,11 @@ pub use payload::{COMPRESS_MIN, MAX_EXPANDED, Payload};
 pub use rankset::RankSet;
 pub use state::{Place, RankState, States, StopReason};
 pub use tree::{children, depth, parent};
+pub use value::{Dim, Elements, Extreme, Num, PathStep, Reduction, Stats, TypedValue, Values};
 
 /// The highest protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 5;
+pub const PROTOCOL_VERSION: u16 = 6;
 /// The lowest protocol version this build speaks.
-pub const MIN_VERSION: u16 = 5;
+pub const MIN_VERSION: u16 = 6;
 /// Hard maximum frame size, in bytes.
 pub const MAX_FRAME: usize = 16 << 20;

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Merged, Payload, RankSet, StackTree, States};
+use crate::{Merged, Payload, RankSet, StackTree, States, Values};
 
 /// Parent to child.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -57,6 +57,9 @@ pub enum Up {
         lost: RankSet,
         /// The typed state of the ranks that answered, after the command.
         states: States,
+        /// The typed values of `:value EXPR` and `:locals` (`None` for other commands).
+        /// (Boxed: most replies have none.)
+        values: Option<Box<Values>>,
     },
     /// Asynchronous news (e.g. stops after a resume), merged, with the typed state of the
     /// ranks it speaks of.
@@ -96,6 +99,7 @@ impl Up {
                 timed_out,
                 lost,
                 states,
+                values,
                 ..
             } => {
                 let mut r = merged
@@ -106,6 +110,9 @@ impl Up {
                     .union(&states.ranks());
                 if let Some(t) = stacks {
                     r = r.union(&t.ranks());
+                }
+                if let Some(v) = values {
+                    r = r.union(&v.ranks()).union(&v.reduction.numbers);
                 }
                 r
             }

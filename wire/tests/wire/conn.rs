@@ -53,6 +53,18 @@ async fn good_pair_round_trips() {
             s.set(2, cohort_wire::RankState::Exited { code: 3 });
             s
         },
+        values: {
+            let mut v = cohort_wire::Values::default();
+            v.add(
+                1,
+                cohort_wire::TypedValue::Scalar {
+                    ty: "int".into(),
+                    text: "42".into(),
+                    num: Some(cohort_wire::Num(42.0)),
+                },
+            );
+            Some(Box::new(v))
+        },
     };
     let text: Vec<u8> = (0..200_000u32)
         .flat_map(|i| format!("step {i}\n").into_bytes())

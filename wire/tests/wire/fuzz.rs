@@ -21,6 +21,7 @@ fn samples() -> Vec<Vec<u8>> {
             timed_out: RankSet::single(5),
             lost: RankSet::new(),
             states: Default::default(),
+            values: None,
         },
         Up::Output {
             rank: 1,
