@@ -6,11 +6,29 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use cohort_session::events::{self, Event};
-use cohort_session::parallel::{self, LaunchOpts};
+use cohort_session::parallel::{LaunchOpts, Session};
 use cohort_wire::{RankSet, StackTree};
 use iced::futures::StreamExt;
 use iced::futures::channel::mpsc as fmpsc;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// How a session starts: launched (any of `cohort launch`'s launchers) or attached to a job
+/// (`cohort attach`).
+#[derive(Debug)]
+pub enum Start {
+    Launch(Box<LaunchOpts>),
+    /// The launcher's process id, and `cohort attach`'s other options.
+    Attach {
+        pid: i32,
+        rest: Vec<String>,
+    },
+}
+
+impl From<LaunchOpts> for Start {
+    fn from(o: LaunchOpts) -> Self {
+        Start::Launch(Box::new(o))
+    }
+}
 
 /// What the window asks of the session.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +74,7 @@ static RECEIVER: Mutex<Option<fmpsc::UnboundedReceiver<Vec<Update>>>> = Mutex::n
 
 impl Link {
     /// Starts the session of `o` on its own thread; the updates go to [`updates`].
-    pub fn start(o: LaunchOpts) -> Link {
+    pub fn start(o: impl Into<Start>) -> Link {
         let (link, rx) = Link::start_with_receiver(o);
         if let Ok(mut r) = RECEIVER.lock() {
             *r = Some(rx);
@@ -65,7 +83,10 @@ impl Link {
     }
 
     /// Starts the session of `o` on its own thread; its updates come on the receiver.
-    pub fn start_with_receiver(o: LaunchOpts) -> (Link, fmpsc::UnboundedReceiver<Vec<Update>>) {
+    pub fn start_with_receiver(
+        o: impl Into<Start>,
+    ) -> (Link, fmpsc::UnboundedReceiver<Vec<Update>>) {
+        let o = o.into();
         let (tx, req_rx) = unbounded_channel();
         let (out_tx, out_rx) = fmpsc::unbounded();
         std::thread::Builder::new()
@@ -80,6 +101,12 @@ impl Link {
     }
 }
 
+/// The receiver of the session started last by [`Link::start`], if [`updates`] has not taken
+/// it (tests feed its batches to the window themselves).
+pub fn take_receiver() -> Option<fmpsc::UnboundedReceiver<Vec<Update>>> {
+    RECEIVER.lock().ok().and_then(|mut r| r.take())
+}
+
 /// The stream of update batches of the session started by [`Link::start`] (once).
 pub fn updates() -> impl iced::futures::Stream<Item = Vec<Update>> {
     let rx = RECEIVER.lock().ok().and_then(|mut r| r.take());
@@ -87,7 +114,7 @@ pub fn updates() -> impl iced::futures::Stream<Item = Vec<Update>> {
 }
 
 fn session_thread(
-    o: LaunchOpts,
+    o: Start,
     req_rx: UnboundedReceiver<Request>,
     out: fmpsc::UnboundedSender<Vec<Update>>,
 ) {
@@ -136,22 +163,25 @@ async fn batcher(mut rx: UnboundedReceiver<Update>, out: fmpsc::UnboundedSender<
 }
 
 async fn run_session(
-    o: LaunchOpts,
+    o: Start,
     mut req_rx: UnboundedReceiver<Request>,
     up: &UnboundedSender<Update>,
 ) -> anyhow::Result<()> {
-    let program = parallel::resolve_program(&o.program)?;
-    let (mut front, mut agents) = parallel::start_local(&o, &program).await?;
-    let all = RankSet::all(o.n);
-    let _ = up.send(Update::Started { size: o.n });
-    let a = front.ask(all.clone(), ":start").await;
-    let (out, err) = a.render();
-    front.say(&out, &err);
+    // As `cohort launch` and `cohort attach` start it: the ranks at main, the program's last
+    // session restored.
+    let mut session = match o {
+        Start::Launch(o) => Session::launch(*o).await?,
+        Start::Attach { pid, rest } => Session::attach(pid, rest).await?,
+    };
+    let size = session.front.size;
+    let all = RankSet::all(size);
+    let _ = up.send(Update::Started { size });
+    let front = &mut session.front;
     // `-ex` commands, as `cohort launch` runs them.
-    for c in o.commands {
+    'commands: for c in std::mem::take(&mut session.commands) {
         for l in c.lines().unwrap_or_default() {
             if !front.execute(&l).await {
-                break;
+                break 'commands;
             }
         }
     }
@@ -189,9 +219,7 @@ async fn run_session(
             }
         }
     }
-    front.shutdown().await;
-    agents.wait(Duration::from_secs(15)).await;
-    drop(agents);
+    session.end().await;
     Ok(())
 }
 
