@@ -2,7 +2,7 @@
 //! requests of the window and hands back what it learns, batched about every 50 ms (the
 //! window never waits on the debugger).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cohort_session::events::{self, Event};
@@ -10,6 +10,7 @@ use cohort_session::parallel::{LaunchOpts, Session};
 use cohort_wire::{RankSet, StackTree};
 use iced::futures::StreamExt;
 use iced::futures::channel::mpsc as fmpsc;
+use tokio::sync::Notify;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 /// How a session starts: launched (any of `cohort launch`'s launchers) or attached to a job
@@ -130,16 +131,11 @@ fn session_thread(
     };
     rt.block_on(async move {
         let (up_tx, up_rx) = unbounded_channel::<Update>();
-        let (ev_tx, mut ev_rx) = unbounded_channel::<Event>();
+        let (ev_tx, ev_rx) = unbounded_channel::<Event>();
         events::send_events_to(ev_tx);
-        let fwd = up_tx.clone();
-        tokio::spawn(async move {
-            while let Some(e) = ev_rx.recv().await {
-                let _ = fwd.send(Update::Session(e));
-            }
-        });
-        tokio::spawn(batcher(up_rx, out));
-        if let Err(e) = run_session(o, req_rx, &up_tx).await {
+        let flush = Arc::new(Notify::new());
+        tokio::spawn(batcher(up_rx, ev_rx, flush.clone(), out));
+        if let Err(e) = run_session(o, req_rx, &up_tx, &flush).await {
             let _ = up_tx.send(Update::Failed(format!("{e:#}")));
         }
         let _ = up_tx.send(Update::Ended);
@@ -148,13 +144,46 @@ fn session_thread(
     });
 }
 
-/// Sends the updates in batches: the first of a batch waits at most [`BATCH`].
-async fn batcher(mut rx: UnboundedReceiver<Update>, out: fmpsc::UnboundedSender<Vec<Update>>) {
-    while let Some(first) = rx.recv().await {
+/// Sends the updates (the link's and the session's events) in batches: the first of a batch
+/// waits at most [`BATCH`], or until the session has done a request (`flush`: what the
+/// request brought, a step's last stop among it, goes at once).
+async fn batcher(
+    mut rx: UnboundedReceiver<Update>,
+    mut ev: UnboundedReceiver<Event>,
+    flush: Arc<Notify>,
+    out: fmpsc::UnboundedSender<Vec<Update>>,
+) {
+    loop {
+        let first = tokio::select! {
+            u = rx.recv() => u,
+            e = ev.recv() => e.map(Update::Session),
+        };
+        let Some(first) = first else { return };
         let mut batch = vec![first];
         let until = tokio::time::Instant::now() + BATCH;
-        while let Ok(Some(u)) = tokio::time::timeout_at(until, rx.recv()).await {
-            batch.push(u);
+        loop {
+            tokio::select! {
+                biased;
+                _ = flush.notified() => {
+                    // Everything the request sent is in the channels by now.
+                    while let Ok(e) = ev.try_recv() {
+                        batch.push(Update::Session(e));
+                    }
+                    while let Ok(u) = rx.try_recv() {
+                        batch.push(u);
+                    }
+                    break;
+                }
+                u = rx.recv() => match u {
+                    Some(u) => batch.push(u),
+                    None => break,
+                },
+                e = ev.recv() => match e {
+                    Some(e) => batch.push(Update::Session(e)),
+                    None => break,
+                },
+                _ = tokio::time::sleep_until(until) => break,
+            }
         }
         if out.unbounded_send(batch).is_err() {
             return;
@@ -166,6 +195,7 @@ async fn run_session(
     o: Start,
     mut req_rx: UnboundedReceiver<Request>,
     up: &UnboundedSender<Update>,
+    flush: &Notify,
 ) -> anyhow::Result<()> {
     // As `cohort launch` and `cohort attach` start it: the ranks at main, the program's last
     // session restored.
@@ -218,6 +248,8 @@ async fn run_session(
                 let _ = up.send(Update::Stacks(a.stacks.unwrap_or_default()));
             }
         }
+        // What the request brought goes to the window now.
+        flush.notify_one();
     }
     session.end().await;
     Ok(())
