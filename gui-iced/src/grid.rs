@@ -79,11 +79,12 @@ pub struct Grid<'a> {
 }
 
 impl canvas::Program<Message> for Grid<'_> {
-    type State = ();
+    /// The rank a drag started on (the button held down).
+    type State = Option<u32>;
 
     fn update(
         &self,
-        _state: &mut (),
+        state: &mut Option<u32>,
         event: &canvas::Event,
         bounds: Rectangle,
         cursor: mouse::Cursor,
@@ -92,7 +93,24 @@ impl canvas::Program<Message> for Grid<'_> {
             && let Some(p) = cursor.position_in(bounds)
             && let Some(r) = rank_at(self.size, bounds.size(), p)
         {
+            *state = Some(r);
             return Some(canvas::Action::publish(Message::Focus(r)).and_capture());
+        }
+        if let canvas::Event::Mouse(mouse::Event::ButtonReleased(mouse::Button::Left)) = event
+            && let Some(from) = state.take()
+        {
+            // A drag from one rank to another selects the ranks between.
+            let to = cursor
+                .position_in(bounds)
+                .and_then(|p| rank_at(self.size, bounds.size(), p));
+            if let Some(to) = to.filter(|t| *t != from) {
+                return Some(
+                    canvas::Action::publish(Message::Groups(crate::groups::GroupMsg::Drag(
+                        from, to,
+                    )))
+                    .and_capture(),
+                );
+            }
         }
         if let canvas::Event::Mouse(mouse::Event::CursorMoved { .. }) = event {
             // The hover line follows the pointer.
@@ -103,7 +121,7 @@ impl canvas::Program<Message> for Grid<'_> {
 
     fn draw(
         &self,
-        _state: &(),
+        state: &Option<u32>,
         renderer: &Renderer,
         _theme: &Theme,
         bounds: Rectangle,
@@ -156,6 +174,31 @@ impl canvas::Program<Message> for Grid<'_> {
                 }
             });
         let mut v = vec![g];
+        // The selection (or the range being dragged over): a light veil on its cells.
+        let dragging = state.and_then(|from| {
+            let to = rank_at(self.size, bounds.size(), cursor.position_in(bounds)?)?;
+            Some(cohort_wire::RankSet::range(from.min(to), from.max(to)))
+        });
+        if let Some(sel) = dragging.as_ref().or(self.model.sel.set.as_ref())
+            && !sel.is_empty()
+        {
+            let mut f = Frame::new(renderer, bounds.size());
+            let (cols, side) = layout(self.size, bounds.size());
+            for &(lo, hi) in sel.ranges() {
+                let hi = hi.min(self.size.saturating_sub(1));
+                if lo > hi {
+                    continue;
+                }
+                for (x0, y0, x1, y1) in run_rectangles(lo, hi, cols) {
+                    f.fill_rectangle(
+                        Point::new(x0 as f32 * side, y0 as f32 * side),
+                        Size::new((x1 - x0) as f32 * side, (y1 - y0) as f32 * side),
+                        Color::from_rgba8(0xff, 0xff, 0xff, 0.3),
+                    );
+                }
+            }
+            v.push(f.into_geometry());
+        }
         // Hover: the rank under the pointer and where it is.
         if let Some(p) = cursor.position_in(bounds)
             && let Some(r) = rank_at(self.size, bounds.size(), p)

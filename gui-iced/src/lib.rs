@@ -6,7 +6,11 @@
 
 pub mod array_view;
 pub mod grid;
+pub mod groups;
+pub mod highlight;
 pub mod link;
+pub mod output;
+pub mod start;
 pub mod values;
 
 use std::collections::{BTreeSet, HashMap};
@@ -46,6 +50,12 @@ pub enum Message {
     Key(keyboard::Event),
     /// The locals and watches as trees, the array viewer ([`values`]).
     Data(values::DataMsg),
+    /// Interrupt the selection's running ranks.
+    Pause,
+    Groups(groups::GroupMsg),
+    Output(output::OutputMsg),
+    /// The start form.
+    Start(start::StartMsg),
 }
 
 /// The window's state, free of UI types.
@@ -73,6 +83,10 @@ pub struct Model {
     pub data: values::Data,
     /// The focus rank's place when its locals were last asked for.
     asked_at: Option<(u32, Option<Place>)>,
+    /// The selection and the user's groups ([`groups`]).
+    pub sel: groups::Selection,
+    /// The program's output, by rank ([`output`]).
+    pub output: output::Output,
 }
 
 impl Model {
@@ -155,8 +169,15 @@ impl Model {
                     let over = self.console.len().saturating_sub(CONSOLE_LINES);
                     self.console.drain(..over);
                 }
+                Update::Session(Event::Output { rank, err, text }) => {
+                    self.output.push(rank, err, &text);
+                    self.console
+                        .extend(text.lines().map(|l| format!("[{rank}] {}", expand_tabs(l))));
+                    let over = self.console.len().saturating_sub(CONSOLE_LINES);
+                    self.console.drain(..over);
+                }
                 Update::Session(Event::States(s)) => self.states = s,
-                Update::Session(Event::Stopped { .. } | Event::Output { .. }) => {}
+                Update::Session(Event::Stopped { .. }) => {}
                 Update::Session(Event::Stacks(t)) | Update::Stacks(t) => self.stacks = Some(t),
                 Update::Locals { rank, text } => self.locals = Some((rank, text)),
                 Update::Values { key, values, error } => self.data.apply(&key, values, error),
@@ -201,6 +222,9 @@ impl Model {
     pub fn intent(&mut self, m: Message) -> Vec<Request> {
         let all = self.all();
         let cmd = |c: &str| vec![Request::Command(format!("[{all}] {c}"))];
+        // The toolbar acts on the selection (all ranks when there is none).
+        let target = self.target();
+        let act = |c: &str| vec![Request::Command(format!("[{target}] {c}"))];
         match m {
             Message::Batch(u) => self.apply(u),
             Message::Focus(r) => {
@@ -225,10 +249,15 @@ impl Model {
                 Some(l) => self.intent(Message::ToggleBreakpoint(l)),
                 None => Vec::new(),
             },
-            Message::Continue => cmd("continue"),
-            Message::Next => cmd("next"),
-            Message::Step => cmd("step"),
-            Message::Finish => cmd("finish"),
+            Message::Continue => act("continue"),
+            Message::Next => act("next"),
+            Message::Step => act("step"),
+            Message::Finish => act("finish"),
+            Message::Pause => act("interrupt"),
+            Message::Groups(g) => self.group_intent(g),
+            Message::Output(o) => self.output_intent(o),
+            // The application's (see `App::update`).
+            Message::Start(_) => Vec::new(),
             Message::RefreshStacks => vec![Request::Stacks],
             Message::ConsoleInput(s) => {
                 self.input = s;
@@ -285,6 +314,10 @@ pub struct App {
     pub model: Model,
     link: Option<Link>,
     grid: canvas::Cache,
+    /// The start form, until a session starts from it.
+    pub start: Option<start::StartForm>,
+    /// Sessions started (the subscription of each one's updates is its own).
+    sessions: u64,
 }
 
 impl App {
@@ -293,6 +326,17 @@ impl App {
             model: Model::new(),
             link,
             grid: canvas::Cache::new(),
+            start: None,
+            sessions: 0,
+        }
+    }
+
+    /// The window with the start form (no session yet); the recent sessions kept in
+    /// `recent` (see [`start::recent_file`]).
+    pub fn with_start_form(recent: Option<std::path::PathBuf>) -> Self {
+        App {
+            start: Some(start::StartForm::new(recent)),
+            ..App::new(None)
         }
     }
 
@@ -304,6 +348,14 @@ impl App {
     }
 
     pub fn update(&mut self, m: Message) -> Task<Message> {
+        if let Message::Start(sm) = m {
+            if let Some(s) = self.start.as_mut().and_then(|f| f.update(sm)) {
+                self.start = None;
+                self.sessions += 1;
+                self.link = Some(Link::start(s));
+            }
+            return Task::none();
+        }
         let redraw = matches!(m, Message::Batch(_) | Message::Focus(_));
         for r in self.model.intent(m) {
             if let Some(l) = &self.link {
@@ -322,7 +374,7 @@ impl App {
 
     pub fn subscription(&self) -> Subscription<Message> {
         Subscription::batch([
-            Subscription::run(link::updates).map(Message::Batch),
+            Subscription::run_with(self.sessions, |_| link::updates()).map(Message::Batch),
             keyboard::listen().map(Message::Key),
         ])
     }
@@ -332,6 +384,9 @@ impl App {
     }
 
     pub fn view(&self) -> Element<'_, Message> {
+        if let Some(f) = &self.start {
+            return f.view().map(Message::Start);
+        }
         let m = &self.model;
         let tool = |label: &'static str, msg: Message| button(text(label).size(14)).on_press(msg);
         let toolbar = row![
@@ -339,7 +394,9 @@ impl App {
             tool("Next (F10)", Message::Next),
             tool("Step (F11)", Message::Step),
             tool("Finish (Shift+F11)", Message::Finish),
+            tool("Pause", Message::Pause),
             tool("Stacks", Message::RefreshStacks),
+            text(m.target_label()).size(14),
             text(&m.status).size(14),
         ]
         .spacing(8)
@@ -448,8 +505,15 @@ impl App {
 
         column![
             toolbar,
+            m.groups_bar(),
             row![left, source].spacing(12).height(FillPortion(3)),
-            row![locals, console].spacing(12).height(FillPortion(2)),
+            row![
+                locals,
+                console,
+                container(m.output_view()).width(FillPortion(3))
+            ]
+            .spacing(12)
+            .height(FillPortion(2)),
         ]
         .spacing(10)
         .padding(10)
@@ -469,6 +533,10 @@ impl App {
             None => return text("").into(),
         };
         let current = m.current_line();
+        // The ranks at each line of the file (every group's current line, with its count).
+        let marks = groups::lines_in(&m.states, path);
+        let lang = highlight::lang_of(path);
+        let mut in_comment = false;
         let rows = lines.iter().enumerate().take(20_000).map(|(i, l)| {
             let n = i as u32 + 1;
             let bp = m.breakpoints.contains(&(path.clone(), n));
@@ -486,15 +554,14 @@ impl App {
             .style(button::text)
             .on_press(Message::ToggleBreakpoint(n));
             let here = current == Some(n);
-            let body = text(format!("{}{l}", if here { "→ " } else { "  " }))
-                .font(Font::MONOSPACE)
-                .size(13)
-                .wrapping(text::Wrapping::None);
+            let at = marks.iter().find(|(x, _)| *x == n).map(|(_, r)| r);
+            let body = highlight::line_view(lang, l, &mut in_comment, here, at);
             let r = row![margin, body].spacing(6);
             let c = container(r).width(Fill);
-            if here {
-                c.style(|_| container::Style {
-                    background: Some(Color::from_rgba8(0x3a, 0x7b, 0xd5, 0.35).into()),
+            if here || at.is_some() {
+                let alpha = if here { 0.35 } else { 0.15 };
+                c.style(move |_| container::Style {
+                    background: Some(Color::from_rgba8(0x3a, 0x7b, 0xd5, alpha).into()),
                     ..Default::default()
                 })
                 .into()

@@ -2,15 +2,34 @@
 //! requests of the window and hands back what it learns, batched about every 50 ms (the
 //! window never waits on the debugger).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cohort_session::events::{self, Event};
-use cohort_session::parallel::{self, LaunchOpts};
+use cohort_session::parallel::{LaunchOpts, Session};
 use cohort_wire::{RankSet, StackTree, Values};
 use iced::futures::StreamExt;
 use iced::futures::channel::mpsc as fmpsc;
+use tokio::sync::Notify;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// How a session starts: launched (any of `cohort launch`'s launchers) or attached to a job
+/// (`cohort attach`).
+#[derive(Debug)]
+pub enum Start {
+    Launch(Box<LaunchOpts>),
+    /// The launcher's process id, and `cohort attach`'s other options.
+    Attach {
+        pid: i32,
+        rest: Vec<String>,
+    },
+}
+
+impl From<LaunchOpts> for Start {
+    fn from(o: LaunchOpts) -> Self {
+        Start::Launch(Box::new(o))
+    }
+}
 
 /// What the window asks of the session.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +88,7 @@ static RECEIVER: Mutex<Option<fmpsc::UnboundedReceiver<Vec<Update>>>> = Mutex::n
 
 impl Link {
     /// Starts the session of `o` on its own thread; the updates go to [`updates`].
-    pub fn start(o: LaunchOpts) -> Link {
+    pub fn start(o: impl Into<Start>) -> Link {
         let (link, rx) = Link::start_with_receiver(o);
         if let Ok(mut r) = RECEIVER.lock() {
             *r = Some(rx);
@@ -78,7 +97,10 @@ impl Link {
     }
 
     /// Starts the session of `o` on its own thread; its updates come on the receiver.
-    pub fn start_with_receiver(o: LaunchOpts) -> (Link, fmpsc::UnboundedReceiver<Vec<Update>>) {
+    pub fn start_with_receiver(
+        o: impl Into<Start>,
+    ) -> (Link, fmpsc::UnboundedReceiver<Vec<Update>>) {
+        let o = o.into();
         let (tx, req_rx) = unbounded_channel();
         let (out_tx, out_rx) = fmpsc::unbounded();
         std::thread::Builder::new()
@@ -93,6 +115,12 @@ impl Link {
     }
 }
 
+/// The receiver of the session started last by [`Link::start`], if [`updates`] has not taken
+/// it (tests feed its batches to the window themselves).
+pub fn take_receiver() -> Option<fmpsc::UnboundedReceiver<Vec<Update>>> {
+    RECEIVER.lock().ok().and_then(|mut r| r.take())
+}
+
 /// The stream of update batches of the session started by [`Link::start`] (once).
 pub fn updates() -> impl iced::futures::Stream<Item = Vec<Update>> {
     let rx = RECEIVER.lock().ok().and_then(|mut r| r.take());
@@ -100,7 +128,7 @@ pub fn updates() -> impl iced::futures::Stream<Item = Vec<Update>> {
 }
 
 fn session_thread(
-    o: LaunchOpts,
+    o: Start,
     req_rx: UnboundedReceiver<Request>,
     out: fmpsc::UnboundedSender<Vec<Update>>,
 ) {
@@ -116,16 +144,11 @@ fn session_thread(
     };
     rt.block_on(async move {
         let (up_tx, up_rx) = unbounded_channel::<Update>();
-        let (ev_tx, mut ev_rx) = unbounded_channel::<Event>();
+        let (ev_tx, ev_rx) = unbounded_channel::<Event>();
         events::send_events_to(ev_tx);
-        let fwd = up_tx.clone();
-        tokio::spawn(async move {
-            while let Some(e) = ev_rx.recv().await {
-                let _ = fwd.send(Update::Session(e));
-            }
-        });
-        tokio::spawn(batcher(up_rx, out));
-        if let Err(e) = run_session(o, req_rx, &up_tx).await {
+        let flush = Arc::new(Notify::new());
+        tokio::spawn(batcher(up_rx, ev_rx, flush.clone(), out));
+        if let Err(e) = run_session(o, req_rx, &up_tx, &flush).await {
             let _ = up_tx.send(Update::Failed(format!("{e:#}")));
         }
         let _ = up_tx.send(Update::Ended);
@@ -134,13 +157,46 @@ fn session_thread(
     });
 }
 
-/// Sends the updates in batches: the first of a batch waits at most [`BATCH`].
-async fn batcher(mut rx: UnboundedReceiver<Update>, out: fmpsc::UnboundedSender<Vec<Update>>) {
-    while let Some(first) = rx.recv().await {
+/// Sends the updates (the link's and the session's events) in batches: the first of a batch
+/// waits at most [`BATCH`], or until the session has done a request (`flush`: what the
+/// request brought, a step's last stop among it, goes at once).
+async fn batcher(
+    mut rx: UnboundedReceiver<Update>,
+    mut ev: UnboundedReceiver<Event>,
+    flush: Arc<Notify>,
+    out: fmpsc::UnboundedSender<Vec<Update>>,
+) {
+    loop {
+        let first = tokio::select! {
+            u = rx.recv() => u,
+            e = ev.recv() => e.map(Update::Session),
+        };
+        let Some(first) = first else { return };
         let mut batch = vec![first];
         let until = tokio::time::Instant::now() + BATCH;
-        while let Ok(Some(u)) = tokio::time::timeout_at(until, rx.recv()).await {
-            batch.push(u);
+        loop {
+            tokio::select! {
+                biased;
+                _ = flush.notified() => {
+                    // Everything the request sent is in the channels by now.
+                    while let Ok(e) = ev.try_recv() {
+                        batch.push(Update::Session(e));
+                    }
+                    while let Ok(u) = rx.try_recv() {
+                        batch.push(u);
+                    }
+                    break;
+                }
+                u = rx.recv() => match u {
+                    Some(u) => batch.push(u),
+                    None => break,
+                },
+                e = ev.recv() => match e {
+                    Some(e) => batch.push(Update::Session(e)),
+                    None => break,
+                },
+                _ = tokio::time::sleep_until(until) => break,
+            }
         }
         if out.unbounded_send(batch).is_err() {
             return;
@@ -149,22 +205,26 @@ async fn batcher(mut rx: UnboundedReceiver<Update>, out: fmpsc::UnboundedSender<
 }
 
 async fn run_session(
-    o: LaunchOpts,
+    o: Start,
     mut req_rx: UnboundedReceiver<Request>,
     up: &UnboundedSender<Update>,
+    flush: &Notify,
 ) -> anyhow::Result<()> {
-    let program = parallel::resolve_program(&o.program)?;
-    let (mut front, mut agents) = parallel::start_local(&o, &program).await?;
-    let all = RankSet::all(o.n);
-    let _ = up.send(Update::Started { size: o.n });
-    let a = front.ask(all.clone(), ":start").await;
-    let (out, err) = a.render();
-    front.say(&out, &err);
+    // As `cohort launch` and `cohort attach` start it: the ranks at main, the program's last
+    // session restored.
+    let mut session = match o {
+        Start::Launch(o) => Session::launch(*o).await?,
+        Start::Attach { pid, rest } => Session::attach(pid, rest).await?,
+    };
+    let size = session.front.size;
+    let all = RankSet::all(size);
+    let _ = up.send(Update::Started { size });
+    let front = &mut session.front;
     // `-ex` commands, as `cohort launch` runs them.
-    for c in o.commands {
+    'commands: for c in std::mem::take(&mut session.commands) {
         for l in c.lines().unwrap_or_default() {
             if !front.execute(&l).await {
-                break;
+                break 'commands;
             }
         }
     }
@@ -210,10 +270,10 @@ async fn run_session(
                 let _ = up.send(Update::Stacks(a.stacks.unwrap_or_default()));
             }
         }
+        // What the request brought goes to the window now.
+        flush.notify_one();
     }
-    front.shutdown().await;
-    agents.wait(Duration::from_secs(15)).await;
-    drop(agents);
+    session.end().await;
     Ok(())
 }
 

@@ -88,7 +88,9 @@ fn locals(m: &Model) -> String {
 fn breakpoint_continue_next_step_in_the_window() {
     agentd_built();
     let prog = cohort_fixtures::program_in_own_dir("ranks", "gui");
-    let argv: Vec<String> = ["-n", "4", "--"]
+    // --no-restore: the window saves and restores sessions as `cohort launch` does; this
+    // test starts clean every time (its breakpoint is number 2).
+    let argv: Vec<String> = ["-n", "4", "--no-restore", "--"]
         .iter()
         .map(|s| s.to_string())
         .chain([prog.display().to_string()])
