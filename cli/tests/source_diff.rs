@@ -294,6 +294,7 @@ cases! {
     settings_abbrev,
     help_commands,
     setting_funcs,
+    frame_arguments,
     script_lang,
     segv_recursion,
     show_convenience,

@@ -1255,14 +1255,30 @@ impl Debugger {
             .map(|f| f.block_entry_pc())
             .unwrap_or(fs.function.low_pc);
         let fortran = self.language() == Language::Fortran;
+        // gdb's `set print frame-arguments`: `scalars` (aggregates as `...`), `all`, `none`
+        // (every value `...`), `presence` (the whole list `...`).
+        let mode = self.settings.get("print frame-arguments").to_string();
+        if mode == "presence" {
+            return if fs.params.is_empty() {
+                String::new()
+            } else {
+                "...".to_string()
+            };
+        }
+        let all = mode == "all";
         let parts: Vec<String> = fs
             .params
             .iter()
             .map(|p| {
+                if mode == "none" {
+                    return format!("{}=...", p.name);
+                }
                 // gdb's `print frame-arguments scalars`: aggregates show as `...`, also when
                 // optimized out (gdb's summary mode decides on the type first).
                 let val = self.var_value(&d, p, frames, idx);
                 let v = match &val {
+                    // `all`: every value in full, as `print` shows it.
+                    Ok(v) if all => self.format(v, &opts),
                     // gdb checks for an incomplete class before its printers and the summary.
                     Ok(v) if is_incomplete_class(&v.ty) => "<incomplete type>".to_string(),
                     // Through a reference, the printer of a class the program has only as a
