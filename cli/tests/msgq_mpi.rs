@@ -196,7 +196,16 @@ fn ranks_of(prog: &Path) -> usize {
 /// the same queues as under `cohort launch`, read from ranks cohort did not start.
 #[test]
 fn open_mpi_mq_of_an_attached_job() {
-    let prog = build("mpicc.openmpi").canonicalize().unwrap();
+    // A copy of its own: the other tests' jobs run the built program at the same time, and the
+    // ranks are counted by their executable.
+    let built = build("mpicc.openmpi");
+    let dir = built
+        .parent()
+        .unwrap()
+        .with_file_name("mpicc.openmpi-queues-attach");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&built, dir.join("queues")).unwrap();
+    let prog = dir.join("queues").canonicalize().unwrap();
     let dir = prog.parent().unwrap();
     let mut job = Command::new("mpirun")
         .args(["-np", "3", "--oversubscribe", "--allow-run-as-root"])
@@ -225,6 +234,10 @@ fn open_mpi_mq_of_an_attached_job() {
     let _ = job.wait();
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        out.contains("[1] $1 = "),
+        "\nstdout:\n{out}\nstderr:\n{err}"
+    );
     let small1 = address_of(&out, 1, "small");
     let queues: Vec<&str> = out
         .lines()
