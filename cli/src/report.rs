@@ -468,9 +468,7 @@ fn sh_quote(w: &str) -> String {
 /// (`REPORT.sbatch` / `REPORT.pbs`) and given to `sbatch` / `qsub`.
 fn submit(o: &OfflineOpts) -> anyhow::Result<i32> {
     let system = o.submit.as_deref().unwrap_or("slurm");
-    let user = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+    let user = cohort_session::saved::xdg_dir("XDG_CONFIG_HOME", ".config")
         .map(|d| d.join("cohort").join(format!("submit-{system}.sh")));
     let template = match (&o.template, user.filter(|p| p.is_file())) {
         (Some(t), _) => std::fs::read_to_string(t)

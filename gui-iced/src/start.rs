@@ -59,16 +59,7 @@ pub struct StartForm {
 /// The file of recent sessions: `$XDG_DATA_HOME/cohort/gui-recent` (an absolute one), else
 /// `~/.local/share/cohort/gui-recent`.
 pub fn recent_file() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|h| h.join(".local/share"))
-        })?;
-    Some(base.join("cohort/gui-recent"))
+    Some(cohort_session::saved::xdg_dir("XDG_DATA_HOME", ".local/share")?.join("cohort/gui-recent"))
 }
 
 /// The recent sessions in `path`: a line each, its arguments separated by the unit separator

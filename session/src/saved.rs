@@ -45,16 +45,21 @@ const HEADER: &str = "# cohort session of ";
 /// XDG_STATE_HOME only, as the XDG base directory specification says), else
 /// `$HOME/.local/state/cohort/sessions`.
 pub fn sessions_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
+    Some(xdg_dir("XDG_STATE_HOME", ".local/state")?.join("cohort/sessions"))
+}
+
+/// An XDG base directory: `$VAR` when it is absolute (as the specification says), else
+/// `$HOME/FALLBACK` (`.local/state`, `.local/share`, `.config`).
+pub fn xdg_dir(var: &str, fallback: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| {
             std::env::var_os("HOME")
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute())
-                .map(|h| h.join(".local/state"))
-        })?;
-    Some(base.join("cohort/sessions"))
+                .map(|h| h.join(fallback))
+        })
 }
 
 /// The program's canonical path (as given where it cannot be resolved).
