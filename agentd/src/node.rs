@@ -27,6 +27,16 @@ use crate::tracers::{Pool, RankHandle};
 /// still answers keepalives). Silence while the parent itself was held up, or while the
 /// child's output waited for room in the parent's budget, does not count.
 pub const CHILD_SILENCE: Duration = Duration::from_secs(5);
+/// … and before it declares lost a child that is busy: its subtree's ranks are running or
+/// starting, or its node is oversubscribed (its last pong said so, or it was sent a command
+/// that resumes ranks since). Ranks that compute can take the CPUs from their agent for many seconds on an
+/// oversubscribed node (10,000 spinning ranks on 2 CPUs held agents up for 20 s), and losing
+/// an agent that is only slow loses its ranks for the rest of the session; a stopped agent is
+/// still found, later. Commands do not wait for it: at a command's deadline a silent child's
+/// ranks are timed out after [`CHILD_MISSED_PINGS`] as before.
+pub const CHILD_SILENCE_BUSY: Duration = Duration::from_secs(60);
+/// A node counts as oversubscribed when it has more runnable threads than this many per CPU.
+const OVERSUBSCRIBED: usize = 16;
 
 /// TCP keepalive on a tree link: probes after 3 s of silence, every second, 3 tries.
 fn keepalive(sock: &tokio::net::TcpStream) {
@@ -107,6 +117,42 @@ struct Child {
     tx: UnboundedSender<Down>,
     last_heard: Instant,
     throttled: Arc<std::sync::atomic::AtomicBool>,
+    /// Its subtree is busy (see [`CHILD_SILENCE_BUSY`]): set when it joins and when a command
+    /// that resumes ranks goes to it, then as its pongs say (those answering a ping sent after
+    /// the command).
+    busy: bool,
+    /// The last ping sent before the last command that resumes ranks went to it.
+    busy_seq: u64,
+    /// That command.
+    busy_cmd: u64,
+}
+
+impl Child {
+    fn silence_allowed(&self) -> Duration {
+        if self.busy {
+            CHILD_SILENCE_BUSY
+        } else {
+            CHILD_SILENCE
+        }
+    }
+}
+
+/// Whether this node has more runnable threads than [`OVERSUBSCRIBED`] per CPU (the kernel's
+/// count in `/proc/loadavg`, which includes the reader).
+fn node_oversubscribed() -> bool {
+    let Ok(t) = std::fs::read_to_string("/proc/loadavg") else {
+        return false;
+    };
+    let Some(runnable) = t
+        .split_whitespace()
+        .nth(3)
+        .and_then(|f| f.split('/').next())
+        .and_then(|n| n.parse::<usize>().ok())
+    else {
+        return false;
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    runnable.saturating_sub(1) > OVERSUBSCRIBED * cpus
 }
 
 struct Pending {
@@ -257,6 +303,8 @@ pub struct Node {
     registered: bool,
     agents_below: u32,
     pending: HashMap<u64, Pending>,
+    /// The number of the last ping sent to the children.
+    ping_seq: u64,
     /// Ranks running a command whose answer went up already (its stop will be an event).
     running: HashMap<u32, u64>,
     /// Ranks whose unfinished step a later step adopted (rank → the later command).
@@ -350,6 +398,7 @@ impl Node {
             registered: false,
             agents_below: 0,
             pending: HashMap::new(),
+            ping_seq: 0,
             running: HashMap::new(),
             adopted: HashMap::new(),
             deferred: Vec::new(),
@@ -447,27 +496,52 @@ impl Node {
         self.maybe_register();
         let mut last_ping = Instant::now();
         let mut last_turn = Instant::now();
-        let mut seq = 0u64;
         let mut detach = false;
         loop {
             // No periodic tick: an idle agent sleeps until its next deadline (the next ping,
             // a command's deadline, the end of an event batch), so that hundreds of agents on
             // a few CPUs leave them to the ranks.
             let wake = self.next_deadline(last_ping + PING_EVERY);
+            let woke_by_timer;
             let m = tokio::select! {
                 m = rx.recv() => match m {
-                    Some(m) => m,
+                    Some(m) => {
+                        woke_by_timer = false;
+                        m
+                    }
                     None => break,
                 },
-                _ = tokio::time::sleep_until(tokio::time::Instant::from_std(wake)) => Msg::Tick,
+                _ = tokio::time::sleep_until(tokio::time::Instant::from_std(wake)) => {
+                    woke_by_timer = true;
+                    Msg::Tick
+                }
             };
             // This agent itself may have been held up (its CPU taken, or at the root a
             // blocked write to a slow terminal): its children were then not heard because it
             // did not listen, and their silence counts from now.
+            // Woken late by its own timer, it was held up for the delay: that much of its
+            // children's silence does not count either.
             let turn = Instant::now();
+            let late = if woke_by_timer {
+                turn.saturating_duration_since(wake)
+            } else {
+                Duration::ZERO
+            };
+            if turn.duration_since(last_turn) > 2 * PING_EVERY || late > PING_EVERY / 2 {
+                tracing::debug!(
+                    "agent {} held up: {:?} since its last turn, woken {:?} late",
+                    self.agent,
+                    turn.duration_since(last_turn),
+                    late
+                );
+            }
             if turn.duration_since(last_turn) > 3 * PING_EVERY {
                 for c in self.children.values_mut() {
                     c.last_heard = turn;
+                }
+            } else if late > PING_EVERY / 10 {
+                for c in self.children.values_mut() {
+                    c.last_heard = (c.last_heard + late).min(turn);
                 }
             }
             last_turn = turn;
@@ -533,6 +607,9 @@ impl Node {
                             tx,
                             last_heard: Instant::now(),
                             throttled,
+                            busy: true,
+                            busy_seq: self.ping_seq,
+                            busy_cmd: u64::MAX,
                         },
                     );
                     self.maybe_register();
@@ -578,22 +655,24 @@ impl Node {
                 self.flush_events(false);
                 if now.duration_since(last_ping) >= PING_EVERY {
                     last_ping = now;
-                    seq += 1;
+                    self.ping_seq += 1;
+                    let seq = self.ping_seq;
                     let mut silent = Vec::new();
                     for (k, c) in self.children.iter_mut() {
                         if c.throttled.load(std::sync::atomic::Ordering::Relaxed) {
                             c.last_heard = now;
                         }
-                        if now.duration_since(c.last_heard) > CHILD_SILENCE {
-                            silent.push(*k);
+                        let allowed = c.silence_allowed();
+                        if now.duration_since(c.last_heard) > allowed {
+                            silent.push((*k, allowed));
                         } else {
                             let _ = c.tx.send(Down::Ping { seq });
                         }
                     }
-                    for k in silent {
+                    for (k, allowed) in silent {
                         self.child_gone(
                             k,
-                            &format!("no answer to pings for {} seconds", CHILD_SILENCE.as_secs()),
+                            &format!("no answer to pings for {} seconds", allowed.as_secs()),
                         );
                     }
                 }
@@ -671,7 +750,12 @@ impl Node {
                 }
             }
             Down::Ping { seq } => {
-                let _ = self.up.send(Up::Pong { seq });
+                let busy = !self.running.is_empty()
+                    || !self.to_start.is_empty()
+                    || self.pending.values().any(|p| !p.local_wait.is_empty())
+                    || self.children.values().any(|c| c.busy)
+                    || node_oversubscribed();
+                let _ = self.up.send(Up::Pong { seq, busy });
             }
             Down::Shutdown { .. } => {}
         }
@@ -696,10 +780,15 @@ impl Node {
             history,
             hex: hex_rule(&line),
         };
-        for (k, c) in &self.children {
+        for (k, c) in self.children.iter_mut() {
             let sub = c.ranks.intersection(&ranks);
             if sub.is_empty() {
                 continue;
+            }
+            if resuming {
+                c.busy = true;
+                c.busy_seq = self.ping_seq;
+                c.busy_cmd = id;
             }
             if c.tx
                 .send(Down::Command {
@@ -881,6 +970,20 @@ impl Node {
                 states,
                 values,
             } => {
+                // Its answer to the last command that resumed ranks, with every one of them
+                // stopped or ended: not busy any more (until a pong says otherwise).
+                if id == c.busy_cmd
+                    && timed_out.is_empty()
+                    && !states.is_empty()
+                    && states.groups.iter().all(|(s, _)| {
+                        !matches!(
+                            s,
+                            RankState::Running | RankState::Waiting { .. } | RankState::NotStarted
+                        )
+                    })
+                {
+                    c.busy = false;
+                }
                 if let Some(p) = self.pending.get_mut(&id)
                     && let Some(i) = p.child_wait.iter().position(|k| *k == key)
                 {
@@ -912,7 +1015,17 @@ impl Node {
                 self.event_states.merge(states);
                 self.events_since.get_or_insert_with(Instant::now);
             }
-            Up::Pong { .. } | Up::Register { .. } => {}
+            Up::Pong { seq, busy } => {
+                tracing::trace!(
+                    "agent {}: pong {seq} busy {busy} (after {})",
+                    c.agent,
+                    c.busy_seq
+                );
+                if seq > c.busy_seq {
+                    c.busy = busy;
+                }
+            }
+            Up::Register { .. } => {}
             other @ (Up::Output { .. } | Up::Lost { .. } | Up::Notice { .. }) => {
                 if let Up::Lost { ranks, .. } = &other {
                     self.lost = self.lost.union(ranks);

@@ -479,3 +479,56 @@ fn a_hung_agent_holds_nobody_up_and_is_lost_within_5_seconds() {
     s.send("quit");
     wait_gone(&marker);
 }
+
+/// An agent held up while its ranks compute is slow, not lost (found at 10,000 spinning ranks on
+/// 2 CPUs, where agents went unscheduled for up to 20 s and were declared lost after 5): while
+/// its ranks run, its parent allows it a minute of silence. Here agent 1 is stopped for 8 s
+/// while its ranks run; after it goes on, every rank is interrupted and answers.
+#[test]
+fn an_agent_held_up_while_its_ranks_run_is_not_lost() {
+    let prog = cohort_fixtures::program("forever");
+    let marker = unique_marker();
+    let args: Vec<String> = [
+        "launch",
+        "-n",
+        "4",
+        "--agents",
+        "2",
+        "--timeout",
+        "3000",
+        "--settle",
+        "500",
+        "-nx",
+        "--",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([prog.display().to_string()])
+    .collect();
+    let mut s = Session::start(
+        &args,
+        prog.parent().unwrap(),
+        &[("COHORT_TEST_MARKER", &marker)],
+    );
+    s.wait_for(|l| l.contains("Temporary breakpoint 1, main"));
+    s.send("continue");
+    s.wait_for(|l| l.ends_with("[0-3] running (`continue` has not finished)"));
+    let agent1 = job(&marker)
+        .into_iter()
+        .find(|p| p.cmdline.contains("cohort-agentd --index 1"))
+        .expect("agent 1")
+        .pid;
+    kill(Pid::from_raw(agent1), Signal::SIGSTOP).unwrap();
+    std::thread::sleep(Duration::from_secs(8));
+    kill(Pid::from_raw(agent1), Signal::SIGCONT).unwrap();
+    s.send("interrupt");
+    let l = s.wait_for(|l| l.contains("Program received signal SIGINT") || l.contains("lost"));
+    assert!(
+        l.ends_with("[0-3] Program received signal SIGINT, Interrupt."),
+        "{l}"
+    );
+    s.send("print 5");
+    s.wait_for(|l| l.ends_with("$1 = 5") || l.contains("lost"));
+    s.send("quit");
+    wait_gone(&marker);
+}

@@ -39,7 +39,10 @@ async fn main() {
         ("16 KiB output", 16384),
     ] {
         let m = if len == 0 {
-            Up::Pong { seq: 7 }
+            Up::Pong {
+                seq: 7,
+                busy: false,
+            }
         } else {
             // Output as a rank writes it: incompressible enough to travel raw.
             let mut x = 88172645463325252u64;

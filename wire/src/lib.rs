@@ -96,8 +96,8 @@ pub use tree::{children, depth, parent};
 pub use value::{Dim, Elements, Extreme, Num, PathStep, Reduction, Stats, TypedValue, Values};
 
 /// The highest protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 6;
+pub const PROTOCOL_VERSION: u16 = 7;
 /// The lowest protocol version this build speaks.
-pub const MIN_VERSION: u16 = 6;
+pub const MIN_VERSION: u16 = 7;
 /// Hard maximum frame size, in bytes.
 pub const MAX_FRAME: usize = 16 << 20;

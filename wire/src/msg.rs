@@ -63,10 +63,7 @@ pub enum Up {
     },
     /// Asynchronous news (e.g. stops after a resume), merged, with the typed state of the
     /// ranks it speaks of.
-    Event {
-        merged: Merged,
-        states: States,
-    },
+    Event { merged: Merged, states: States },
     /// The program's own stdout/stderr.
     Output {
         rank: u32,
@@ -74,18 +71,14 @@ pub enum Up {
         data: Payload,
     },
     /// Ranks that are gone (agent or process died, connection lost).
-    Lost {
-        ranks: RankSet,
-        reason: String,
-    },
-    Pong {
-        seq: u64,
-    },
+    Lost { ranks: RankSet, reason: String },
+    /// The answer to a ping. `busy`: the agent's subtree has ranks running or starting, or
+    /// its node has more runnable threads than twice its CPUs (since protocol version 7): the
+    /// ranks may then take the CPUs from the agents, and the parent allows it a longer silence.
+    Pong { seq: u64, busy: bool },
     /// Something the user should know that concerns no rank's answer: a child that spoke for
     /// ranks outside its subtree, a registration refused.
-    Notice {
-        text: String,
-    },
+    Notice { text: String },
 }
 
 impl Up {

@@ -114,13 +114,16 @@ async fn good_pair_round_trips() {
     });
     let writer = tokio::spawn(async move {
         for seq in 0..100 {
-            wr.send(&Up::Pong { seq }).await.unwrap();
+            wr.send(&Up::Pong { seq, busy: false }).await.unwrap();
         }
         wr.close().await.unwrap();
     });
     for seq in 0..100 {
         parent.send(&Down::Ping { seq }).await.unwrap();
-        assert_eq!(parent.recv::<Up>().await.unwrap(), Some(Up::Pong { seq }));
+        assert_eq!(
+            parent.recv::<Up>().await.unwrap(),
+            Some(Up::Pong { seq, busy: false })
+        );
     }
     // The child's writer closed: a clean end.
     assert_eq!(parent.recv::<Up>().await.unwrap(), None);
@@ -215,7 +218,7 @@ async fn serve(listener: TcpListener, secret: Secret, done: mpsc::UnboundedSende
             let r: Result<(), WireError> = async {
                 let (mut c, _) = handshake_parent(s, &secret).await?;
                 while let Some(m) = c.recv::<Up>().await? {
-                    if let Up::Pong { seq } = m {
+                    if let Up::Pong { seq, .. } = m {
                         c.send(&Down::Ping { seq }).await?;
                     }
                 }
@@ -230,7 +233,7 @@ async fn serve(listener: TcpListener, secret: Secret, done: mpsc::UnboundedSende
 }
 
 async fn ping(c: &mut Conn<TcpStream>, seq: u64) {
-    c.send(&Up::Pong { seq }).await.unwrap();
+    c.send(&Up::Pong { seq, busy: false }).await.unwrap();
     assert_eq!(c.recv::<Down>().await.unwrap(), Some(Down::Ping { seq }));
 }
 
