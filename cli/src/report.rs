@@ -31,7 +31,7 @@ pub struct OfflineOpts {
     pub argv: Vec<String>,
 }
 
-pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local|openmpi|mpich|slurm] [--agents A] [--settle MS] [--submit slurm|pbs [--template FILE]] --break LOC[@SET]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]\n       cohort offline -n N --cores PATTERN [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM\n                      (a job that crashed: one core file per rank, %r in PATTERN is the rank)";
+pub const OFFLINE_USAGE: &str = "Usage: cohort offline -n N [--launcher local|openmpi|mpich|slurm] [--agents A] [--settle MS] [--submit slurm|pbs [--template FILE]] [--break LOC[@SET]]... [--watch EXPR[@SET]]...\n                      [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM [ARGS...]\n       cohort offline -n N --cores PATTERN [--evaluate EXPR]... [--focus RANK] -o REPORT.html [--json REPORT.json] -- PROGRAM\n                      (a job that crashed: one core file per rank, %r in PATTERN is the rank)";
 
 /// `LOC@0-3` → ("LOC", Some("0-3")).
 fn at_set(s: &str) -> (String, Option<String>) {
@@ -115,13 +115,11 @@ pub fn parse_offline(argv: &[String]) -> anyhow::Result<OfflineOpts> {
     o.settle_given = rest.iter().any(|a| a == "--settle");
     o.launch = parallel::parse_launch(&rest)?;
     o.html = html.with_context(|| format!("offline needs -o REPORT.html\n{OFFLINE_USAGE}"))?;
-    if o.launch.cores.is_some() {
-        if !o.breaks.is_empty() || !o.watches.is_empty() {
-            bail!("--break and --watch need a running job, not core files\n{OFFLINE_USAGE}");
-        }
-    } else if o.breaks.is_empty() && o.watches.is_empty() {
-        bail!("offline needs at least one --break or --watch\n{OFFLINE_USAGE}");
+    if o.launch.cores.is_some() && (!o.breaks.is_empty() || !o.watches.is_empty()) {
+        bail!("--break and --watch need a running job, not core files\n{OFFLINE_USAGE}");
     }
+    // With no --break and no --watch the job runs from main to its end: an exit, a crash
+    // (a stop at the signal) or a hang (ranks still running after --settle).
     Ok(o)
 }
 
@@ -411,7 +409,23 @@ fn both(o: &str, e: &str) -> String {
 
 /// Ranks whose state line says they are stopped.
 fn stopped_ranks(states: &[Group], size: u32) -> RankSet {
-    ranks_where(states, size, |t| t.starts_with("stopped"))
+    ranks_where(states, size, is_stopped)
+}
+
+/// A rank's state line says it is stopped: `stopped …`, or stopped inside an MPI call and said
+/// in the user's terms (`waiting in MPI_Barrier called from spin.c:19`), not a rank still
+/// running in its command (`running …`, `waiting in MPI_Recv … (`next` completes when it
+/// returns)`).
+fn is_stopped(t: &str) -> bool {
+    t.starts_with("stopped")
+        || (t.starts_with("waiting in ")
+            && t.contains(" called from ")
+            && !t.ends_with("completes when it returns)"))
+}
+
+/// A rank's state line says it is still running (its command has not finished).
+fn is_running(t: &str) -> bool {
+    t.starts_with("running") || (t.starts_with("waiting") && !is_stopped(t))
 }
 
 /// Ranks whose state line passes `what`.
@@ -631,9 +645,7 @@ pub fn run_offline(mut o: OfflineOpts) -> anyhow::Result<i32> {
             // No rank stopped to continue, and some still running past the settle time of the
             // last `continue`: the job hangs. They are stopped, `diagnose` says what they wait
             // for, and the run ends here.
-            let running = ranks_where(&now, n, |t| {
-                t.starts_with("running") || t.starts_with("waiting")
-            });
+            let running = ranks_where(&now, n, is_running);
             let hang = !post_mortem && alive.is_empty() && !running.is_empty();
             if alive.is_empty() && !hang {
                 break;
@@ -1050,6 +1062,28 @@ pub fn demo_main(argv: &[String]) -> anyhow::Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The states of `:state` as stopped or running: a rank stopped inside MPI is said in the
+    /// user's terms and is stopped; one whose step waits in MPI is running.
+    #[test]
+    fn stopped_and_running_states() {
+        for t in [
+            "stopped in relax at spin.c:7",
+            "stopped at breakpoint 1 in main at a.c:3",
+            "waiting in MPI_Barrier called from spin.c:19",
+        ] {
+            assert!(is_stopped(t) && !is_running(t), "{t}");
+        }
+        for t in [
+            "running",
+            "running (`continue` has not finished)",
+            "running (waiting in MPI_Recv from 1 tag 7 at ring.c:21)",
+            "waiting in MPI_Recv from 1 at ring.c:21 called from ring.c:21 (`next` completes when it returns)",
+        ] {
+            assert!(is_running(t) && !is_stopped(t), "{t}");
+        }
+        assert!(!is_stopped("exited normally") && !is_running("exited normally"));
+    }
 
     /// A table of more groups than it shows says how many it left out.
     #[test]

@@ -6,19 +6,30 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `tests/mpi/NAME.c` (or `NAME.f90`, with the family's `mpif90`) built with the MPI family
-/// of `mpicc`, in a folder of its own.
+/// of `mpicc`, in a folder of its own; `NAME.cc` (C++ with the standard library, as production
+/// codes) with the family's `mpicxx` at `-O2`.
 fn build_mpi(name: &str, mpicc: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{mpicc}-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
     let mpi = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mpi");
-    let (file, compiler) = if mpi.join(format!("{name}.f90")).is_file() {
-        (format!("{name}.f90"), mpicc.replace("mpicc", "mpif90"))
+    let (file, compiler, opt) = if mpi.join(format!("{name}.f90")).is_file() {
+        (
+            format!("{name}.f90"),
+            mpicc.replace("mpicc", "mpif90"),
+            "-O0",
+        )
+    } else if mpi.join(format!("{name}.cc")).is_file() {
+        (
+            format!("{name}.cc"),
+            mpicc.replace("mpicc", "mpicxx"),
+            "-O2",
+        )
     } else {
-        (format!("{name}.c"), mpicc.to_string())
+        (format!("{name}.c"), mpicc.to_string(), "-O0")
     };
     std::fs::copy(mpi.join(&file), dir.join(&file)).unwrap();
     let st = Command::new(compiler)
-        .args(["-g", "-O0", "-o", name])
+        .args(["-g", opt, "-o", name])
         .arg(&file)
         .current_dir(&dir)
         .status()
@@ -441,8 +452,16 @@ fn slurm_diagnose_names_the_rank_that_never_calls_a_collective() {
     assert_eq!(verdicts(&out), want, "\nstdout:\n{out}\nstderr:\n{err}");
 }
 
-/// `cohort offline --launcher LAUNCHER` on a job that hangs: the report's summary (JSON).
-fn offline_summary(name: &str, launcher: &str, n: u32, brk: &str) -> Vec<String> {
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `cohort offline --launcher LAUNCHER EXTRA` on a job: the JSON report.
+fn offline_json(name: &str, launcher: &str, n: u32, extra: &[&str]) -> serde_json::Value {
     let mpicc = match launcher {
         "mpich" => "mpicc.mpich",
         _ => "mpicc.openmpi",
@@ -452,7 +471,8 @@ fn offline_summary(name: &str, launcher: &str, n: u32, brk: &str) -> Vec<String>
     let json = format!("{launcher}-{name}.json");
     let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
         .args(["offline", "-n", &n.to_string(), "--launcher", launcher])
-        .args(["--settle", "2000", "--break", brk])
+        .args(["--settle", "2000"])
+        .args(extra)
         .args(["-o", &format!("{launcher}-{name}.html"), "--json", &json])
         .arg("--")
         .arg(Path::new(".").join(name))
@@ -467,20 +487,14 @@ fn offline_summary(name: &str, launcher: &str, n: u32, brk: &str) -> Vec<String>
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join(&json)).unwrap()).unwrap();
-    r["summary"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap().to_string())
-        .collect()
+    serde_json::from_str(&std::fs::read_to_string(dir.join(&json)).unwrap()).unwrap()
 }
 
 /// The offline report of a hung MPI job ends with the hang and `diagnose`'s verdict, under
 /// every MPI launcher (offline took only the local one).
 fn offline_names_the_spinning_rank(launcher: &str) {
-    let s = offline_summary("spin", launcher, 3, "spin.c:16");
+    let r = offline_json("spin", launcher, 3, &["--break", "spin.c:16"]);
+    let s = strings(&r["summary"]);
     assert!(
         s[0].starts_with("The job hung at stop ") && s[0].contains(": [0-2] did not stop"),
         "{s:?}"
@@ -495,6 +509,55 @@ fn offline_names_the_spinning_rank(launcher: &str) {
         ],
         "{s:?}"
     );
+    // The stacks of the hang are those of every rank, those stopped inside MPI too (they were
+    // left out: their state says "waiting in MPI_Barrier called from …").
+    let hang = r["stops"].as_array().unwrap().last().unwrap().clone();
+    let stacks = hang["stacks"].as_array().unwrap();
+    assert_eq!(stacks.len(), 1, "{hang}");
+    assert_eq!(stacks[0]["ranks"], "0-2", "{hang}");
+    let tree = stacks[0]["text"].as_str().unwrap();
+    assert!(
+        tree.contains("MPI_Barrier") && tree.contains("relax"),
+        "{tree}"
+    );
+}
+
+/// A C++ code built `-O2` with the standard library (a halo exchange in a class, a
+/// `std::map` of counters), where rank 2 receives with the wrong tag at step 3: the offline
+/// report with no breakpoint runs it to the hang and names the pair and the lines.
+fn offline_cxx_o2_hang(launcher: &str) {
+    let r = offline_json("cxxhalo", launcher, 4, &[]);
+    let s = strings(&r["summary"]);
+    assert!(
+        s[0].starts_with("The job hung at stop 2: [0-3] did not stop"),
+        "{s:?}"
+    );
+    assert_eq!(
+        s[1..],
+        [
+            "[0,3] waiting in MPI_Allreduce called from cxxhalo.cc:53",
+            "[1] waiting in MPI_Sendrecv called from cxxhalo.cc:37",
+            "[2] waiting in MPI_Sendrecv called from cxxhalo.cc:35",
+            "Diverged from the most ranks ([0,3]): [1], [2].",
+            "ranks 1 and 2 wait for each other: rank 1 in MPI_Sendrecv to 0 tag 3 and from 2 tag 3 at cxxhalo.cc:37, rank 2 in MPI_Sendrecv to 3 tag 3 and from 1 tag 99 at cxxhalo.cc:35",
+            "[0,3] wait in MPI_Allreduce at cxxhalo.cc:53 for ranks 1-2: [1] (which waits in MPI_Sendrecv to 0 tag 3 and from 2 tag 3 at cxxhalo.cc:37), [2] (which waits in MPI_Sendrecv to 3 tag 3 and from 1 tag 99 at cxxhalo.cc:35)",
+            "rank 2 made 3 calls of MPI_Sendrecv at cxxhalo.cc:37, the others 4",
+            "[1-2] made 3 calls of MPI_Allreduce at cxxhalo.cc:53, the others 4",
+        ],
+        "{s:?}"
+    );
+    let hang = r["stops"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(hang["stacks"][0]["ranks"], "0-3", "{hang}");
+}
+
+#[test]
+fn open_mpi_offline_report_of_a_cxx_o2_job_without_breakpoints() {
+    offline_cxx_o2_hang("openmpi");
+}
+
+#[test]
+fn mpich_offline_report_of_a_cxx_o2_job_without_breakpoints() {
+    offline_cxx_o2_hang("mpich");
 }
 
 #[test]
