@@ -2675,6 +2675,16 @@ impl EvalContext for EvalCtx<'_> {
             .any(|(d, _)| dietypes::is_namespace(d, name))
     }
 
+    fn is_local_variable(&self, name: &str) -> bool {
+        self.frames.get(self.sel).is_some_and(|frame| {
+            self.dbg.scope_of(frame).is_some_and(|(_, _, scope)| {
+                scope
+                    .innermost()
+                    .is_some_and(|fs| fs.lookup(name).is_some())
+            })
+        })
+    }
+
     fn lookup_type(&self, name: &str) -> Option<TypeRef> {
         // C++: the function's classes and namespaces, the top level, then the namespaces
         // `using namespace` imports (as variables).

@@ -143,6 +143,13 @@ pub trait EvalContext: Target {
     /// `item_t`; `None` when unknown.
     fn lookup_type(&self, name: &str) -> Option<TypeRef>;
 
+    /// Whether `name` is a local variable or parameter of the selected frame's scopes: in C it
+    /// hides a type of the same name, so the parser need not look for one (a look-up that
+    /// indexes the types of every object, libc's debug file included, the first time).
+    fn is_local_variable(&self, _name: &str) -> bool {
+        false
+    }
+
     /// Whether `name` is a C++ namespace (`std`): gdb's words for a name not in it differ.
     fn is_namespace(&self, _name: &str) -> bool {
         false

@@ -37,7 +37,7 @@ pub fn parse(text: &str) -> Result<Expr> {
 
 /// Parse `text`, asking `ctx` whether a name is a type (`(item_t) -1` is then a cast).
 pub fn parse_in(text: &str, ctx: &dyn EvalContext) -> Result<Expr> {
-    let oracle = |n: &str| ctx.lookup_type(n).is_some();
+    let oracle = |n: &str| !ctx.is_local_variable(n) && ctx.lookup_type(n).is_some();
     parser::parse_expr(text, Some(&oracle))
 }
 
