@@ -73,7 +73,7 @@ pub enum Up {
     /// Ranks that are gone (agent or process died, connection lost).
     Lost { ranks: RankSet, reason: String },
     /// The answer to a ping. `busy`: the agent's subtree has ranks running or starting, or
-    /// its node has more runnable threads than twice its CPUs (since protocol version 7): the
+    /// its node has more than 16 runnable threads per CPU (since protocol version 7): the
     /// ranks may then take the CPUs from the agents, and the parent allows it a longer silence.
     Pong { seq: u64, busy: bool },
     /// Something the user should know that concerns no rank's answer: a child that spoke for
