@@ -1897,7 +1897,12 @@ pub async fn start_agents(
     launcher: Option<(PathBuf, std::process::Command)>,
     via_srun: Option<(String, Vec<String>)>,
 ) -> anyhow::Result<(Front, Agents)> {
-    let n_agents = per_agent.len() as u32;
+    // Through Slurm the agents share one acquire list (each takes its node's ranks from it):
+    // there is one agent per node of the job.
+    let n_agents = match &via_srun {
+        Some((_, nodes)) => nodes.len() as u32,
+        None => per_agent.len() as u32,
+    };
     let secret = Secret::try_generate()?;
     let secret_hex = secret.to_hex();
     remove_stale_keys();
