@@ -315,9 +315,14 @@ fn heatf_o2_ranks_answer_as_gdb_on_each_rank() {
 /// `tests/mpi/APP*` copied into their own folder and built there with bare file names (so
 /// that the debug information names `heat2d.c`), `-g` and `opt`.
 fn build(app: &App, opt: &str) -> PathBuf {
+    build_in(app, opt, "")
+}
+
+/// `build` in a folder of its own for a test (`tag`): tests run in parallel.
+fn build_in(app: &App, opt: &str, tag: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("mpi-apps")
-        .join(format!("{}{opt}", app.name));
+        .join(format!("{}{opt}{tag}", app.name));
     std::fs::create_dir_all(&dir).expect("create the build folder");
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mpi");
     for e in std::fs::read_dir(&src).expect("read tests/mpi") {
@@ -658,6 +663,41 @@ fn check(app: &App, opt: &str, commands: &[&str]) {
         report.is_empty(),
         "{} {opt}:\n{report}\ncohort's stdout:\n{out}\ncohort's stderr:\n{err}",
         app.name
+    );
+}
+
+/// The ranks' place and `compare` in a Fortran module procedure: `info ranks` names it as the
+/// frames do (`heat_fields::sweep`, not the linkage name `__heat_fields_MOD_sweep`), and
+/// `compare` of a 2-D array (printed `((…) (…))`) gives each rank's statistics and the first
+/// element where the ranks differ.
+#[test]
+fn fortran_module_procedure_in_info_ranks_and_compare() {
+    let prog = build_in(&HEATF, "-O0", "-views");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohort"));
+    c.args(["launch", "-n", "4", "--launcher", "openmpi", "-batch"])
+        .args(["-ex", "break heat_fields::sweep", "-ex", "continue"])
+        .args(["-ex", "info ranks", "-ex", "compare fld%u(0:2, 0:1)"])
+        .arg("--")
+        .arg("./heatf")
+        .current_dir(prog.parent().expect("the program's folder"))
+        .env("OMPI_MCA_btl", "self,vader");
+    let o = output_within(c);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let from = out
+        .find("[0-3] stopped in ")
+        .unwrap_or_else(|| panic!("{out}\n{}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(
+        out[from..].trim_end(),
+        "[0-3] stopped in heat_fields::sweep at heatf_mod.f90:64
+[0] ((0, 0, 0) (0, 0, 0))
+[1] ((0, 0, 0) (0, 0.25, 0.25))
+[2] ((0, 0.25, 0.25) (0, 0.5, 0.5))
+[3] ((0, 0.5, 0.5) (0, 0.75, 0.75))
+[0] min 0, max 0, sum 0
+[1] min 0, max 0.25, sum 0.5
+[2] min 0, max 0.5, sum 1.5
+[3] min 0, max 0.75, sum 2.5
+the ranks differ first at element 1: [0-1] 0, [2] 0.25, [3] 0.5"
     );
 }
 

@@ -394,10 +394,15 @@ impl Debugger {
         if let Some(s) = self.user_terms() {
             return s;
         }
-        // A Fortran main program by its source name, as frame lines show it (not `MAIN__`).
-        let func = self
-            .main_program_name_at(pc)
-            .or_else(|| self.session.function_at(pc).0);
+        // A Fortran main program by its source name, as frame lines show it (not `MAIN__`);
+        // else the function as frame 0 names it: a module procedure as `heat_fields::sweep`
+        // (not its linkage name), an inlined function by its own name.
+        let func = self.main_program_name_at(pc).or_else(|| {
+            self.frames(1)
+                .first()
+                .and_then(|f| self.frame_function(f).0)
+                .or_else(|| self.session.function_at(pc).0)
+        });
         let line = self.frame0_src_line();
         match (func, line) {
             (Some(f), Some(l)) => format!("stopped in {f} at {}:{}", l.name, l.line),

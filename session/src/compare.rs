@@ -31,14 +31,30 @@ fn number(text: &str) -> Option<f64> {
 }
 
 /// The elements of an array of numbers as gdb prints it (`{1, 2, 0 <repeats 14 times>}`,
-/// nested for more dimensions, flattened here), as printed and as numbers, and whether gdb
+/// nested for more dimensions, flattened here; Fortran's `((1, 2) (3, 4))` too), as printed and as numbers, and whether gdb
 /// cut it short (`...`). `None` for anything else.
 fn elements(text: &str) -> Option<(Vec<(String, f64)>, bool)> {
     let t = text.trim();
-    if !t.starts_with('{') || !t.ends_with('}') || t.contains('=') || t.contains('"') {
+    if t.contains('=') || t.contains('"') {
         return None;
     }
-    let flat: String = t.chars().filter(|c| *c != '{' && *c != '}').collect();
+    let flat: String = if t.starts_with('{') && t.ends_with('}') {
+        t.chars().filter(|c| *c != '{' && *c != '}').collect()
+    } else if t.starts_with('(') && t.ends_with(')') {
+        // Fortran: `((1, 2) (3, 4))`, the columns side by side. gdb puts a space after each
+        // comma between elements; a comma without one is a complex number's `(1,2)`.
+        if t.match_indices(',')
+            .any(|(i, _)| !t[i + 1..].starts_with(' '))
+        {
+            return None;
+        }
+        t.replace(") (", ", ")
+            .chars()
+            .filter(|c| *c != '(' && *c != ')')
+            .collect()
+    } else {
+        return None;
+    };
     let mut out = Vec::new();
     let mut cut = false;
     for tok in flat.split(',').map(str::trim) {
@@ -232,5 +248,30 @@ mod tests {
                 "the ranks differ first at element 2: [0-1] 0, [2] -inf"
             ]
         );
+    }
+
+    /// Fortran arrays as gdb prints them: parenthesised, the columns of a 2-D array side by
+    /// side without a comma; complex numbers `(1,2)` are not an array of numbers.
+    #[test]
+    fn fortran_arrays_give_per_rank_statistics() {
+        let c = vec![
+            (RankSet::single(0), "((0, 0, 0) (0, 0.25, 0))".to_string()),
+            (
+                RankSet::single(1),
+                "((0, 0, 0) (0, 0.5, 0 <repeats 1 times>))".to_string(),
+            ),
+        ];
+        assert_eq!(
+            array_summary(&c),
+            [
+                "[0] min 0, max 0.25, sum 0.25",
+                "[1] min 0, max 0.5, sum 0.5",
+                "the ranks differ first at element 4: [0] 0.25, [1] 0.5"
+            ]
+        );
+        let z = vec![(RankSet::single(0), "((1,2), (3,4))".to_string())];
+        assert!(array_summary(&z).is_empty());
+        let z = vec![(RankSet::single(0), "(1,2)".to_string())];
+        assert!(array_summary(&z).is_empty());
     }
 }
