@@ -654,3 +654,50 @@ fn offline_for_pbs_writes_the_job_script() {
         "{script}"
     );
 }
+
+/// `info ranks` and `compare` in a C++ method at -O2 (field check): the place is the method as
+/// frames name it, and a `std::vector<double>` (printed by its pretty printer) gets each rank's
+/// statistics and the first element where the ranks differ.
+#[test]
+fn open_mpi_compare_of_a_cxx_vector_in_a_method() {
+    let prog = build_mpi("cxxhalo", "mpicc.openmpi");
+    let o = Command::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["launch", "-n", "4", "--launcher", "openmpi", "-batch"])
+        .args(["-ex", "break Field::relax", "-ex", "continue"])
+        .args([
+            "-ex",
+            "info ranks",
+            "-ex",
+            "compare u_.size()",
+            "-ex",
+            "compare u_",
+        ])
+        .arg("--")
+        .arg("./cxxhalo")
+        .current_dir(prog.parent().unwrap())
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let from = out
+        .find("[0-3] stopped in ")
+        .unwrap_or_else(|| panic!("{out}\n{}", String::from_utf8_lossy(&o.stderr)));
+    let lines: Vec<&str> = out[from..]
+        .lines()
+        .filter(|l| !l.contains("std::vector of length 66"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "[0-3] stopped in Field::relax at cxxhalo.cc:18",
+            "[0-3] 66",
+            "min 66 on [0-3], max 66 on [0-3]",
+            "[0] min 0, max 3, sum 4",
+            "[1] min 0, max 2, sum 66",
+            "[2] min 1, max 3, sum 132",
+            "[3] min 0, max 3, sum 194",
+            "the ranks differ first at element 0: [0] 3, [1] 0, [2] 1, [3] 2",
+        ],
+        "{out}"
+    );
+}

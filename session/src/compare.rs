@@ -31,10 +31,17 @@ fn number(text: &str) -> Option<f64> {
 }
 
 /// The elements of an array of numbers as gdb prints it (`{1, 2, 0 <repeats 14 times>}`,
-/// nested for more dimensions, flattened here; Fortran's `((1, 2) (3, 4))` too), as printed and as numbers, and whether gdb
+/// nested for more dimensions, flattened here; Fortran's `((1, 2) (3, 4))` and C++
+/// containers' `std::vector of length 2, capacity 2 = {1, 2}` too), as printed and as numbers, and whether gdb
 /// cut it short (`...`). `None` for anything else.
 fn elements(text: &str) -> Option<(Vec<(String, f64)>, bool)> {
     let t = text.trim();
+    // A C++ container as its pretty printer shows it (`std::vector of length 3, capacity 4 =
+    // {1, 2, 3}`): its elements.
+    let t = match t.split_once(" = {") {
+        Some((head, _)) if head.starts_with("std::") && !head.contains('{') => &t[head.len() + 3..],
+        _ => t,
+    };
     if t.contains('=') || t.contains('"') {
         return None;
     }
@@ -273,5 +280,39 @@ mod tests {
         assert!(array_summary(&z).is_empty());
         let z = vec![(RankSet::single(0), "(1,2)".to_string())];
         assert!(array_summary(&z).is_empty());
+    }
+
+    /// C++ containers through their pretty printers (field check: a halo exchange's
+    /// `std::vector<double>`).
+    #[test]
+    fn cxx_containers_give_per_rank_statistics() {
+        let c = vec![
+            (
+                RankSet::single(0),
+                "std::vector of length 3, capacity 3 = {3, 0, 1}".to_string(),
+            ),
+            (
+                RankSet::single(1),
+                "std::vector of length 3, capacity 4 = {0, 1, 2}".to_string(),
+            ),
+        ];
+        assert_eq!(
+            array_summary(&c),
+            [
+                "[0] min 0, max 3, sum 4",
+                "[1] min 0, max 2, sum 3",
+                "the ranks differ first at element 0: [0] 3, [1] 0"
+            ]
+        );
+        let m = vec![(
+            RankSet::single(0),
+            "std::map with 1 element = {[\"exchanges\"] = 3}".to_string(),
+        )];
+        assert!(array_summary(&m).is_empty());
+        let e = vec![(
+            RankSet::single(0),
+            "std::vector of length 0, capacity 0".to_string(),
+        )];
+        assert!(array_summary(&e).is_empty());
     }
 }
