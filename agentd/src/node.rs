@@ -236,7 +236,7 @@ pub fn hex_rule(line: &str) -> Hex {
     let mut w = line.split_whitespace();
     let first = w.next().unwrap_or("");
     let natural = match first {
-        "print" | "p" | "inspect" | "call" | "output" => {
+        "print" | "p" | "inspect" | "call" | "output" | ":compare" => {
             !w.next().is_some_and(|a| a.starts_with('/'))
         }
         "info" | "i" | "inf" => matches!(w.next(), Some("locals" | "args")),
@@ -1569,6 +1569,7 @@ mod tests {
             "print -pretty -- *c",
             "call f(1)",
             "output c",
+            ":compare c",
             "info locals",
             "i args",
             "bt full",

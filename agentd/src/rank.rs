@@ -333,6 +333,11 @@ pub(crate) fn worker(
                     ":stacks" => {
                         d.execute("bt");
                     }
+                    // `compare EXPR`: in the program's own innermost frame when the rank is
+                    // stopped inside a library (MPI, libc, the OpenMP runtime).
+                    l if l.starts_with(":compare ") => {
+                        d.output_in_program_frame(&l[":compare ".len()..]);
+                    }
                     // Typed values (the window's locals, watches and array viewer): the
                     // value's tree, or the error as `print` says it. `:array` reads more of
                     // an array's numbers (asked of one rank).

@@ -41,6 +41,21 @@ fn build_mpi(name: &str, mpicc: &str) -> PathBuf {
 /// `cohort launch -n N --launcher LAUNCHER EXTRA -batch -ex continue -ex diagnose -- ./PROG`
 /// in the program's folder: (stdout, stderr).
 fn diagnose(name: &str, launcher: &str, n: u32, extra: &[&str]) -> (String, String) {
+    run_diagnose(name, launcher, n, extra, &[])
+}
+
+/// The same, then the commands `then`.
+fn diagnose_then(name: &str, launcher: &str, n: u32, then: &[&str]) -> (String, String) {
+    run_diagnose(name, launcher, n, &[], then)
+}
+
+fn run_diagnose(
+    name: &str,
+    launcher: &str,
+    n: u32,
+    extra: &[&str],
+    then: &[&str],
+) -> (String, String) {
     let mpicc = match launcher {
         "openmpi" => "mpicc.openmpi",
         _ => "mpicc.mpich",
@@ -50,7 +65,9 @@ fn diagnose(name: &str, launcher: &str, n: u32, extra: &[&str]) -> (String, Stri
         .args(["launch", "-n", &n.to_string(), "--launcher", launcher])
         .args(["--settle", "1000"])
         .args(extra)
-        .args(["-batch", "-ex", "continue", "-ex", "diagnose", "--"])
+        .args(["-batch", "-ex", "continue", "-ex", "diagnose"])
+        .args(then.iter().flat_map(|c| ["-ex", c]))
+        .arg("--")
         .arg(Path::new(".").join(name))
         .current_dir(prog.parent().unwrap())
         .env("OMPI_MCA_btl", "self,vader")
@@ -700,4 +717,35 @@ fn open_mpi_compare_of_a_cxx_vector_in_a_method() {
         ],
         "{out}"
     );
+}
+
+/// `compare` on a hung job: the ranks stopped inside MPI answer in their innermost frame of
+/// the program (`rank` of `main`, where they called `MPI_Barrier`), the computing rank in its
+/// own frame 0 (`relax`, where `rank` is not in scope); the selected frame stays frame 0.
+#[test]
+fn open_mpi_compare_in_ranks_stopped_inside_mpi() {
+    let (out, err) = diagnose_then("spin", "openmpi", 3, &["compare rank", "compare x", "bt 1"]);
+    let from = out
+        .find("[0] 0\n")
+        .unwrap_or_else(|| panic!("{out}\n{err}"));
+    assert_eq!(
+        out[from..].trim_end(),
+        "[0] 0\n[2] 2\nmin 0 on [0], max 2 on [2]\n[0,2] 0\n[1] 2\nmin 0 on [0,2], max 2 on [1]\n[0,2] #0  0x00007ffff7d6a017 in __GI_sched_yield () at ../sysdeps/unix/syscall-template.S:120\n[1] #0  0x0000555555555183 in relax (x=2) at spin.c:7"
+            .replace("0x00007ffff7d6a017", &hex_of(&out, "[0,2] #0  "))
+            .replace("0x0000555555555183", &hex_of(&out, "[1] #0  ")),
+        "{err}"
+    );
+    assert!(
+        err.contains("[1] No symbol \"rank\" in current context."),
+        "{err}"
+    );
+}
+
+/// The address after `prefix` in `out` (addresses differ between machines).
+fn hex_of(out: &str, prefix: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_default()
+        .to_string()
 }

@@ -429,6 +429,29 @@ impl Debugger {
         }
     }
 
+    /// `output EXPR` for `compare` (agentd): when frame 0 is selected and is not the
+    /// program's own (a rank stopped inside MPI, libc or the OpenMP runtime), in the program's
+    /// innermost frame, as DDT shows a rank; the selection is left as it was.
+    pub fn output_in_program_frame(&mut self, expr: &str) {
+        let back = self.selected_frame();
+        let user = if back == 0 && self.session.is_running() {
+            let frames = self.frames(64);
+            match frames.first() {
+                Some(f0) if !self.in_user_object(f0) => self.user_frame(&frames).0,
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if let Some(i) = user {
+            self.select_frame(i);
+        }
+        self.execute(&format!("output {expr}"));
+        if user.is_some() {
+            self.select_frame(back);
+        }
+    }
+
     /// Let steps name the MPI call they run through in `slot` (see agentd).
     pub fn set_activity_slot(&mut self, slot: std::sync::Arc<std::sync::Mutex<Option<String>>>) {
         self.activity = Some(slot);

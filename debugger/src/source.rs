@@ -1382,7 +1382,7 @@ impl Debugger {
 
     /// The innermost frame of the user's code in `frames`, and the MPI call below it: the
     /// outermost frame under it named like one, with its index.
-    fn user_frame(&self, frames: &[Frame]) -> (Option<usize>, Option<(usize, String)>) {
+    pub(crate) fn user_frame(&self, frames: &[Frame]) -> (Option<usize>, Option<(usize, String)>) {
         let mut mpi = None;
         for (i, f) in frames.iter().enumerate() {
             if self.in_user_object(f) {

@@ -181,14 +181,15 @@ pub fn split_args<'a>(
     (args, None)
 }
 
-/// `compare EXPR [SET]`: each rank prints the value (gdb's `output`, which keeps no history),
+/// `compare EXPR [SET]`: each rank prints the value (`:compare`: gdb's `output`, which keeps
+/// no history, in the program's innermost frame when the rank is stopped inside a library),
 /// the classes are the merged answer, and the summary follows.
 pub async fn run(front: &mut Front, expr: &str, set: RankSet) {
     if expr.trim().is_empty() {
         front.say("", "Argument required (expression to compare).\n");
         return;
     }
-    let a = front.ask(set, &format!("output {expr}")).await;
+    let a = front.ask(set, &format!(":compare {expr}")).await;
     let mut classes: Vec<(RankSet, String)> = Vec::new();
     let mut out = String::new();
     for g in &a.merged.groups {
