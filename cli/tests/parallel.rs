@@ -1382,3 +1382,43 @@ fn a_display_typed_at_the_terminal_is_shown_at_once_on_every_rank() {
         "{from_script}"
     );
 }
+
+/// A rank stopped in a library function without a symbol (the OpenMP runtime's barrier, in
+/// libgomp) is said by its library: `stopped in ?? from libgomp.so.1 called from …` (it said
+/// `stopped in ?? called from …`), where gdb's frame 0 is `?? () from …/libgomp.so.1` and
+/// the program's frame `main () at omp_barrier.c:12`.
+#[test]
+fn a_rank_stopped_in_a_library_without_symbols_names_the_library() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("parallel-omp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/omp_barrier.c");
+    std::fs::copy(&src, dir.join("omp_barrier.c")).unwrap();
+    let st = Command::new("gcc")
+        .args([
+            "-g",
+            "-O0",
+            "-fopenmp",
+            "-o",
+            "omp_barrier",
+            "omp_barrier.c",
+        ])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = Command::new(cohort())
+        .args(["launch", "-n", "2", "--settle", "1000", "-batch"])
+        .args(["-ex", "continue", "-ex", "diagnose", "-ex", "info ranks"])
+        .args(["--", "./omp_barrier"])
+        .current_dir(&dir)
+        .env("XDG_STATE_HOME", state_home())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        out.lines().last(),
+        Some("[0-1] stopped in ?? from libgomp.so.1 called from omp_barrier.c:12"),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

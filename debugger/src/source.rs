@@ -1366,17 +1366,21 @@ impl Debugger {
             Some((0, m)) => format!("stopped in {m} called from {}:{}", l.name, l.line),
             Some((_, m)) => format!("waiting in {m} called from {}:{}", l.name, l.line),
             // The library function the program called (`sleep`, not the `clock_nanosleep`
-            // it runs in).
-            None => format!(
-                "stopped in {} called from {}:{}",
-                frames
-                    .get(i.saturating_sub(1))
-                    .and_then(|f| self.frame_function(f).0)
-                    .as_deref()
-                    .map_or("??", public_name),
-                l.name,
-                l.line
-            ),
+            // it runs in); a function without a symbol by its library (`libgomp.so.1`).
+            None => {
+                let callee = frames.get(i.saturating_sub(1));
+                let name = match callee.map(|f| self.frame_function(f)) {
+                    Some((Some(n), _)) => public_name(&n).to_string(),
+                    Some((None, Some(lib))) => format!(
+                        "?? from {}",
+                        std::path::Path::new(&lib)
+                            .file_name()
+                            .map_or(lib.clone(), |f| f.to_string_lossy().into_owned())
+                    ),
+                    _ => "??".to_string(),
+                };
+                format!("stopped in {name} called from {}:{}", l.name, l.line)
+            }
         })
     }
 
