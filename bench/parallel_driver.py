@@ -289,7 +289,7 @@ def cohort_views(c, a, r):
     for name, line, check in [
         ("stacks", "stacks", lambda o: "main at " in o and all_ranks(a.n) in o),
         ("compare", f"compare {VIEW_EXPR}", lambda o: all(f"] {v}" in o for v in range(min(a.n, 4)))),
-        ("diagnose", "diagnose", lambda o: "No rank waits in MPI." in o),
+        ("diagnose", "diagnose", lambda o: "No rank waits in MPI" in o),
     ]:
         ts = []
         for _ in range(a.views):

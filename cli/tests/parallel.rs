@@ -774,7 +774,7 @@ fn offline_report_finds_a_hang() {
             "[0,2] exited normally",
             "[1] stopped in wait_forever at one_hangs.c:7",
             "Diverged from the most ranks ([0,2]): [1].",
-            "No rank waits in MPI.",
+            "No rank waits in MPI: rank 1 stopped in wait_forever at one_hangs.c:7.",
         ],
         "{r:#}"
     );

@@ -297,6 +297,41 @@ fn state_words(r: &RankMpi, d: &Doing) -> String {
     }
 }
 
+/// The verdict when no rank is in MPI: where the ranks that have a process are, grouped by
+/// their state (`No rank waits in MPI: rank 1 stopped in wait_forever at one_hangs.c:7.`),
+/// at most four groups.
+fn no_mpi_words(info: &BTreeMap<u32, &RankMpi>) -> String {
+    let mut groups: Vec<(&str, RankSet)> = Vec::new();
+    for (r, m) in info {
+        if !m.alive || m.state.is_empty() {
+            continue;
+        }
+        match groups.iter_mut().find(|g| g.0 == m.state) {
+            Some(g) => g.1.insert(*r),
+            None => groups.push((&m.state, RankSet::from_iter([*r]))),
+        }
+    }
+    if groups.is_empty() {
+        return "No rank waits in MPI.".to_string();
+    }
+    const SHOWN: usize = 4;
+    let mut each: Vec<String> = groups
+        .iter()
+        .take(SHOWN)
+        .map(|(state, set)| {
+            if set.len() == 1 {
+                format!("rank {set} {state}")
+            } else {
+                format!("[{set}] {state}")
+            }
+        })
+        .collect();
+    if groups.len() > SHOWN {
+        each.push(format!("{} more groups", groups.len() - SHOWN));
+    }
+    format!("No rank waits in MPI: {}.", each.join("; "))
+}
+
 fn called_from(at: &Option<String>) -> String {
     at.as_ref()
         .map(|a| format!(" called from {a}"))
@@ -606,7 +641,7 @@ pub fn verdicts(ranks: &[(u32, RankMpi)]) -> Vec<Verdict> {
             text: if waiting {
                 "No rank is found waiting for another.".to_string()
             } else {
-                "No rank waits in MPI.".to_string()
+                no_mpi_words(&info)
             },
         });
     }
