@@ -16,7 +16,7 @@ pub mod values;
 use std::collections::{BTreeSet, HashMap};
 
 use cohort_session::events::Event;
-use cohort_wire::{Place, RankSet, RankState, StackTree, States};
+use cohort_wire::{Breakpoint, Place, RankSet, RankState, StackTree, States};
 use iced::widget::{Column, button, canvas, column, container, row, scrollable, text, text_input};
 use iced::{Color, Element, Fill, FillPortion, Font, Length, Subscription, Task, keyboard};
 
@@ -24,6 +24,9 @@ pub use link::{Link, Request, Update};
 
 /// The rank grid's container (tests find it by this id).
 pub const GRID_ID: &str = "rank-grid";
+
+/// The console's input line (tests find it by this id).
+pub const CONSOLE_ID: &str = "console-input";
 
 /// The most console lines kept.
 const CONSOLE_LINES: usize = 2000;
@@ -64,8 +67,13 @@ pub struct Model {
     pub size: u32,
     pub states: States,
     pub focus: u32,
-    /// Breakpoints set from the window: (file's full path, line).
+    /// The breakpoints' places: (file's full path, line), as the session last said (set from
+    /// the margin, the console, `-ex`, restored), and a click's at once.
     pub breakpoints: BTreeSet<(String, u32)>,
+    /// The places of breakpoints disabled on every rank that has them.
+    pub disabled: BTreeSet<(String, u32)>,
+    /// Every rank's breakpoints as the session last said, each location with its ranks.
+    pub breakpoint_list: Vec<(Breakpoint, RankSet)>,
     /// Source files read, by full path (or why not).
     pub sources: HashMap<String, Result<Vec<String>, String>>,
     /// The file shown (the focus rank's, once it has stopped somewhere with one).
@@ -181,6 +189,7 @@ impl Model {
                 Update::Session(Event::Stacks(t)) | Update::Stacks(t) => self.stacks = Some(t),
                 Update::Locals { rank, text } => self.locals = Some((rank, text)),
                 Update::Values { key, values, error } => self.data.apply(&key, values, error),
+                Update::Breakpoints(list) => self.set_breakpoints(list),
             }
         }
         self.follow_focus()
@@ -206,6 +215,22 @@ impl Model {
         let mut r = vec![Request::Locals(self.focus), Request::Stacks];
         r.extend(self.data.refresh(&self.all()));
         r
+    }
+
+    /// The session's breakpoints: the margin's marks.
+    fn set_breakpoints(&mut self, list: Vec<(Breakpoint, RankSet)>) {
+        self.breakpoints.clear();
+        let mut enabled = BTreeSet::new();
+        for (b, _) in &list {
+            if let (Some(p), Some(l)) = (&b.path, b.line) {
+                self.breakpoints.insert((p.clone(), l));
+                if b.enabled {
+                    enabled.insert((p.clone(), l));
+                }
+            }
+        }
+        self.disabled = self.breakpoints.difference(&enabled).cloned().collect();
+        self.breakpoint_list = list;
     }
 
     /// Shows a file (read once).
@@ -307,6 +332,11 @@ pub fn expand_tabs(l: &str) -> String {
 /// The margin of a source line: a dot where a breakpoint is, then the line number.
 pub fn margin_label(line: u32, breakpoint: bool) -> String {
     format!("{}{line:>5}", if breakpoint { "●" } else { " " })
+}
+
+/// The margin of a source line with a breakpoint that is disabled: a ring.
+pub fn margin_label_disabled(line: u32) -> String {
+    format!("○{line:>5}")
 }
 
 /// The application: the model and the session's link.
@@ -495,6 +525,7 @@ impl App {
                 .height(Fill)
                 .width(Fill),
             text_input("a command for the ranks ([0-3] print x)", &m.input)
+                .id(CONSOLE_ID)
                 .on_input(Message::ConsoleInput)
                 .on_submit(Message::ConsoleSubmit)
                 .font(Font::MONOSPACE)
@@ -540,15 +571,20 @@ impl App {
         let rows = lines.iter().enumerate().take(20_000).map(|(i, l)| {
             let n = i as u32 + 1;
             let bp = m.breakpoints.contains(&(path.clone(), n));
+            let off = bp && m.disabled.contains(&(path.clone(), n));
             let margin = button(
-                text(margin_label(n, bp))
-                    .font(Font::MONOSPACE)
-                    .size(13)
-                    .color(if bp {
-                        Color::from_rgb8(0xd8, 0x34, 0x34)
-                    } else {
-                        Color::from_rgb8(0x80, 0x80, 0x88)
-                    }),
+                text(if off {
+                    margin_label_disabled(n)
+                } else {
+                    margin_label(n, bp)
+                })
+                .font(Font::MONOSPACE)
+                .size(13)
+                .color(if bp {
+                    Color::from_rgb8(0xd8, 0x34, 0x34)
+                } else {
+                    Color::from_rgb8(0x80, 0x80, 0x88)
+                }),
             )
             .padding(0)
             .style(button::text)

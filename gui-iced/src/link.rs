@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cohort_session::events::{self, Event};
 use cohort_session::parallel::{LaunchOpts, Session};
-use cohort_wire::{RankSet, StackTree, Values};
+use cohort_wire::{Breakpoint, RankSet, StackTree, Values};
 use iced::futures::StreamExt;
 use iced::futures::channel::mpsc as fmpsc;
 use tokio::sync::Notify;
@@ -71,6 +71,9 @@ pub enum Update {
         values: Option<Values>,
         error: String,
     },
+    /// Every rank's breakpoints (after each command: `Front::breakpoints`), each location
+    /// with its ranks.
+    Breakpoints(Vec<(Breakpoint, RankSet)>),
     /// The session is over.
     Ended,
 }
@@ -228,6 +231,10 @@ async fn run_session(
             }
         }
     }
+    // The breakpoints restored from the program's last session and set by `-ex`.
+    if let Some(b) = front.breakpoints().await {
+        let _ = up.send(Update::Breakpoints(b));
+    }
     loop {
         let r = match tokio::time::timeout(BATCH, req_rx.recv()).await {
             Ok(Some(r)) => r,
@@ -246,6 +253,10 @@ async fn run_session(
             Request::Command(line) => {
                 if !front.execute(&line).await {
                     break;
+                }
+                // Any command may have changed them (`break`, `delete`, a `tbreak` hit).
+                if let Some(b) = front.breakpoints().await {
+                    let _ = up.send(Update::Breakpoints(b));
                 }
             }
             Request::Locals(rank) => {

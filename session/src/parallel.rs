@@ -866,6 +866,14 @@ impl Front {
         self.end_open_line();
     }
 
+    /// Every rank's breakpoints, typed (the agents' `:breakpoints`): each location with the
+    /// ranks that have it, in number order. `None` when no rank answered.
+    pub async fn breakpoints(&mut self) -> Option<Vec<(cohort_wire::Breakpoint, RankSet)>> {
+        let a = self.ask(RankSet::all(self.size), ":breakpoints").await;
+        let v = a.values?;
+        (!v.classes.is_empty()).then(|| cohort_wire::Breakpoint::by_ranks(&v))
+    }
+
     /// Send `line` to `ranks` and wait for the merged answer, printing events and program
     /// output that arrive meanwhile.
     pub async fn ask(&mut self, ranks: RankSet, line: &str) -> Answer {
