@@ -71,10 +71,12 @@ pub struct Done {
     pub value: Option<cohort_wire::TypedValue>,
 }
 
-/// The agent's commands answered with typed values: `:locals`, `:value EXPR`, `:array EXPR`,
-/// `:breakpoints` (the rank's breakpoints: `cohort_wire::Breakpoint`).
+/// The agent's commands answered with typed values: `:locals` (`:locals N`: frame N's),
+/// `:value EXPR`, `:array EXPR`, `:breakpoints` (the rank's breakpoints:
+/// `cohort_wire::Breakpoint`).
 pub fn is_typed(line: &str) -> bool {
     line == ":locals"
+        || line.starts_with(":locals ")
         || line == ":breakpoints"
         || line.starts_with(":value ")
         || line.starts_with(":array ")
@@ -364,6 +366,14 @@ pub(crate) fn worker(
                             d.typed_value(expr, TREE_NUMBERS)
                         } else if let Some(expr) = l.strip_prefix(":array ") {
                             d.typed_value(expr, MAX_NUMBERS)
+                        } else if let Some(n) = l.strip_prefix(":locals ") {
+                            match n.trim().parse::<usize>() {
+                                Ok(n) => d.typed_locals_of(n),
+                                Err(_) => Err(cohort_engine::EngineError::Other(format!(
+                                    "Invalid frame level \"{}\".",
+                                    n.trim()
+                                ))),
+                            }
                         } else {
                             d.typed_locals()
                         };
