@@ -200,9 +200,12 @@ impl Model {
                 }
                 Update::Session(Event::States(s)) => {
                     // Every rank's locals and the stacks again once the ranks have settled
-                    // somewhere new (not at each batch while some run).
-                    if s != self.states && !s.groups.iter().any(|(st, _)| *st == RankState::Running)
-                    {
+                    // somewhere new (not at each batch while some run: a command for a
+                    // running rank waits for it).
+                    let runs = |st: &RankState| {
+                        matches!(st, RankState::Running | RankState::Waiting { .. })
+                    };
+                    if s != self.states && !s.groups.iter().any(|(st, _)| runs(st)) {
                         self.moved = true;
                     }
                     self.states = s;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cohort_session::events::{self, Event};
 use cohort_session::parallel::{LaunchOpts, Session};
-use cohort_wire::{Breakpoint, RankSet, StackTree, Values};
+use cohort_wire::{Breakpoint, RankSet, StackTree, States, Values};
 use iced::futures::StreamExt;
 use iced::futures::channel::mpsc as fmpsc;
 use tokio::sync::Notify;
@@ -232,9 +232,8 @@ async fn run_session(
         }
     }
     // The breakpoints restored from the program's last session and set by `-ex`.
-    if let Some(b) = front.breakpoints().await {
-        let _ = up.send(Update::Breakpoints(b));
-    }
+    let mut seen = States::default();
+    send_breakpoints(front, up, &mut seen).await;
     loop {
         let r = match tokio::time::timeout(BATCH, req_rx.recv()).await {
             Ok(Some(r)) => r,
@@ -244,6 +243,11 @@ async fn run_session(
                 front.drain(Duration::from_millis(1)).await;
                 if front.ending.is_some() {
                     break;
+                }
+                // Ranks that ran have stopped (a `tbreak` hit is gone): their breakpoints.
+                if front.tracker.states != seen {
+                    send_breakpoints(front, up, &mut seen).await;
+                    flush.notify_one();
                 }
                 continue;
             }
@@ -255,9 +259,7 @@ async fn run_session(
                     break;
                 }
                 // Any command may have changed them (`break`, `delete`, a `tbreak` hit).
-                if let Some(b) = front.breakpoints().await {
-                    let _ = up.send(Update::Breakpoints(b));
-                }
+                send_breakpoints(front, up, &mut seen).await;
             }
             Request::Locals(rank) => {
                 let a = front.ask(RankSet::single(rank), "info locals").await;
@@ -286,6 +288,19 @@ async fn run_session(
     }
     session.end().await;
     Ok(())
+}
+
+/// The breakpoints of the ranks that do not run (`Front::breakpoints`) to the window; `seen`:
+/// the ranks' states they were asked in.
+async fn send_breakpoints(
+    front: &mut cohort_session::parallel::Front,
+    up: &UnboundedSender<Update>,
+    seen: &mut States,
+) {
+    *seen = front.tracker.states.clone();
+    if let Some(b) = front.breakpoints().await {
+        let _ = up.send(Update::Breakpoints(b));
+    }
 }
 
 /// One rank's answer without its `[N] ` prefixes.

@@ -1,7 +1,8 @@
 //! Breakpoints the window did not set itself, in the source's margin: set, disabled, enabled
 //! and deleted from the console (and a `tbreak` gone once hit), every rank's list typed from
 //! the agents (`:breakpoints`); and one restored from the program's last session. A real
-//! 4-rank session of the `ranks` fixture, then a second one of the same program.
+//! 4-rank session of the `ranks` fixture, then a second one of the same program. And a rank
+//! that runs holds nothing up: the breakpoints are asked of the ranks that do not run.
 
 mod common;
 
@@ -26,6 +27,10 @@ fn console(app: &mut App, line: &str) {
         "{line} was not submitted"
     );
 }
+
+/// The session's events go to one sink per process (`events::send_events_to`): the tests
+/// of this file run one at a time.
+static ONE_SESSION: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn all_at(m: &Model, line: u32) -> bool {
     m.size == 4
@@ -52,7 +57,14 @@ fn margin_shows(app: &App, label: &str) -> bool {
 }
 
 fn start(prog: &std::path::Path) -> (App, UnboundedReceiver<Vec<cohort_gui::Update>>) {
-    let argv: Vec<String> = ["-n", "4", "--"]
+    start_with(prog, &["-n", "4", "--"])
+}
+
+fn start_with(
+    prog: &std::path::Path,
+    options: &[&str],
+) -> (App, UnboundedReceiver<Vec<cohort_gui::Update>>) {
+    let argv: Vec<String> = options
         .iter()
         .map(|s| s.to_string())
         .chain([prog.display().to_string()])
@@ -64,6 +76,7 @@ fn start(prog: &std::path::Path) -> (App, UnboundedReceiver<Vec<cohort_gui::Upda
 
 #[test]
 fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
+    let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
     agentd_built();
     let prog = cohort_fixtures::program_in_own_dir("ranks", "gui-breakpoints");
     // The program's last session: none at first (this test saves one, then restores it).
@@ -166,4 +179,41 @@ fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
     if let Some(f) = &saved {
         let _ = std::fs::remove_file(f);
     }
+}
+
+/// Rank 1 of `one_hangs` spins for ever after Continue: the breakpoints asked after the
+/// command are rank 0's alone (a command for a running rank would wait for it until the
+/// 30 s timeout, and Pause behind it), so Pause stops rank 1 at once.
+#[test]
+fn a_running_rank_holds_nothing_up() {
+    let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
+    agentd_built();
+    let prog = cohort_fixtures::program_in_own_dir("one_hangs", "gui-breakpoints-running");
+    let (mut app, mut rx) = start_with(&prog, &["-n", "2", "--no-restore", "--"]);
+    pump(&mut app, &mut rx, "the ranks at main", |m| {
+        m.size == 2 && (0..2).all(|r| m.states.get(r).and_then(RankState::place).is_some())
+    });
+    act(&mut app, |ui| {
+        ui.click("Continue (F5)").expect("the continue button");
+    });
+    pump(&mut app, &mut rx, "rank 0's end, rank 1 running", |m| {
+        matches!(m.states.get(0), Some(RankState::Exited { code: 0 }))
+            && m.states.get(1) == Some(&RankState::Running)
+    });
+    let t = std::time::Instant::now();
+    act(&mut app, |ui| {
+        ui.click("Pause").expect("the pause button");
+    });
+    pump(&mut app, &mut rx, "rank 1 stopped", |m| {
+        matches!(m.states.get(1), Some(RankState::Stopped { .. }))
+    });
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(10),
+        "Pause took {:?}",
+        t.elapsed()
+    );
+    app.quit();
+    pump(&mut app, &mut rx, "the end", |m| {
+        m.status == "the session has ended"
+    });
 }

@@ -867,9 +867,24 @@ impl Front {
     }
 
     /// Every rank's breakpoints, typed (the agents' `:breakpoints`): each location with the
-    /// ranks that have it, in number order. `None` when no rank answered.
+    /// ranks that have it, in number order. Asked of the ranks that are not running (a
+    /// command for a running rank waits for it, until the timeout): those that run are left
+    /// out. `None` when no rank answered.
     pub async fn breakpoints(&mut self) -> Option<Vec<(cohort_wire::Breakpoint, RankSet)>> {
-        let a = self.ask(RankSet::all(self.size), ":breakpoints").await;
+        use cohort_wire::RankState;
+        let idle: RankSet = (0..self.size)
+            .filter(|&r| {
+                !self.lost.contains(r)
+                    && !matches!(
+                        self.tracker.states.get(r),
+                        Some(RankState::Running | RankState::Waiting { .. } | RankState::Lost)
+                    )
+            })
+            .collect();
+        if idle.is_empty() {
+            return None;
+        }
+        let a = self.ask(idle, ":breakpoints").await;
         let v = a.values?;
         (!v.classes.is_empty()).then(|| cohort_wire::Breakpoint::by_ranks(&v))
     }
