@@ -258,7 +258,9 @@ async fn run_session(
                 if !front.execute(&line).await {
                     break;
                 }
-                // Any command may have changed them (`break`, `delete`, a `tbreak` hit).
+                // What the command brought (a step's stops) goes now, then the breakpoints:
+                // any command may have changed them (`break`, `delete`, a `tbreak` hit).
+                flush.notify_one();
                 send_breakpoints(front, up, &mut seen).await;
             }
             Request::Locals(rank) => {
