@@ -71,9 +71,32 @@ pub struct Done {
     pub value: Option<cohort_wire::TypedValue>,
 }
 
-/// The agent's commands answered with typed values: `:locals`, `:value EXPR`, `:array EXPR`.
+/// The agent's commands answered with typed values: `:locals` (`:locals N`: frame N's),
+/// `:value EXPR`, `:array EXPR`, `:breakpoints` (the rank's breakpoints:
+/// `cohort_wire::Breakpoint`).
 pub fn is_typed(line: &str) -> bool {
-    line == ":locals" || line.starts_with(":value ") || line.starts_with(":array ")
+    line == ":locals"
+        || line.starts_with(":locals ")
+        || line == ":breakpoints"
+        || line.starts_with(":value ")
+        || line.starts_with(":array ")
+}
+
+/// The rank's breakpoints in the wire's form.
+fn typed_breakpoints(d: &Debugger) -> cohort_wire::TypedValue {
+    let list: Vec<cohort_wire::Breakpoint> = d
+        .breakpoint_facts()
+        .into_iter()
+        .map(|b| cohort_wire::Breakpoint {
+            number: b.number,
+            file: b.file,
+            path: b.path,
+            line: b.line,
+            enabled: b.enabled,
+            temporary: b.temporary,
+        })
+        .collect();
+    cohort_wire::Breakpoint::list_value(&list)
 }
 
 /// A value's tree in the wire's form.
@@ -341,12 +364,21 @@ pub(crate) fn worker(
                     // Typed values (the window's locals, watches and array viewer): the
                     // value's tree, or the error as `print` says it. `:array` reads more of
                     // an array's numbers (asked of one rank).
+                    ":breakpoints" => value = Some(typed_breakpoints(&d)),
                     l if is_typed(l) => {
                         use cohort_debugger::typed::{MAX_NUMBERS, TREE_NUMBERS};
                         let v = if let Some(expr) = l.strip_prefix(":value ") {
                             d.typed_value(expr, TREE_NUMBERS)
                         } else if let Some(expr) = l.strip_prefix(":array ") {
                             d.typed_value(expr, MAX_NUMBERS)
+                        } else if let Some(n) = l.strip_prefix(":locals ") {
+                            match n.trim().parse::<usize>() {
+                                Ok(n) => d.typed_locals_of(n),
+                                Err(_) => Err(cohort_engine::EngineError::Other(format!(
+                                    "Invalid frame level \"{}\".",
+                                    n.trim()
+                                ))),
+                            }
                         } else {
                             d.typed_locals()
                         };

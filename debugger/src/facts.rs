@@ -46,3 +46,55 @@ impl crate::Debugger {
         StateFacts::Stopped(self.stop_facts())
     }
 }
+
+/// A location of a breakpoint, as facts (the window's source margin: the agent's typed
+/// `:breakpoints`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BreakpointFacts {
+    /// Its number, as `info breakpoints` gives it.
+    pub number: u32,
+    /// The file as gdb names it, its full path and the line; none while it is pending (or
+    /// at an address without a line).
+    pub file: Option<String>,
+    pub path: Option<String>,
+    pub line: Option<u32>,
+    pub enabled: bool,
+    /// `tbreak`'s: deleted when hit.
+    pub temporary: bool,
+}
+
+impl crate::Debugger {
+    /// The breakpoints (not watchpoints nor catchpoints), a location each (one of several
+    /// locations of an inlined function each its own), in number order.
+    pub fn breakpoint_facts(&self) -> Vec<BreakpointFacts> {
+        use cohort_engine::session::BpKind;
+        let mut v = Vec::new();
+        for b in self.session.breakpoints() {
+            if !matches!(b.kind, BpKind::Software) || self.script.catchpoints.contains_key(&b.id) {
+                continue;
+            }
+            let mut addrs = b.addrs.clone();
+            addrs.sort_unstable();
+            let one = |file, path, line| BreakpointFacts {
+                number: b.id,
+                file,
+                path,
+                line,
+                enabled: b.enabled,
+                temporary: b.temporary,
+            };
+            if addrs.is_empty() {
+                v.push(one(None, None, None));
+            }
+            for a in addrs {
+                let path = self.line_at(a).map(|l| l.file.display().to_string());
+                match self.breakpoint_line(&b.spec, a) {
+                    Some((name, line)) => v.push(one(Some(name), path, Some(line))),
+                    None => v.push(one(None, None, None)),
+                }
+            }
+        }
+        v.sort_by_key(|b| b.number);
+        v
+    }
+}

@@ -628,12 +628,9 @@ impl Debugger {
         self.frame_function_name(f).0
     }
 
-    pub(crate) fn breakpoint_what(&self, spec: &BpSpec, addr: u64) -> String {
-        if let BpSpec::Location(text) = spec
-            && is_label_spec(self.session.symbols(), text)
-        {
-            return text.clone();
-        }
+    /// The file (as gdb names it) and line of a location of the breakpoint set at `spec`: the
+    /// line it was resolved to, else the line table's at `addr`.
+    pub(crate) fn breakpoint_line(&self, spec: &BpSpec, addr: u64) -> Option<(String, u32)> {
         let resolved = match spec {
             BpSpec::Location(text) | BpSpec::Symbol(text) => resolve(self.session.symbols(), text)
                 .ok()
@@ -641,12 +638,20 @@ impl Debugger {
                 .and_then(|l| l.file),
             _ => None,
         };
-        let line = match (resolved, self.line_at(addr)) {
+        match (resolved, self.line_at(addr)) {
             (Some((name, line)), _) => Some((name, line)),
             (None, Some(l)) if l.line != 0 => Some((l.name.to_string(), l.line)),
             _ => None,
-        };
-        if let Some((name, line)) = line {
+        }
+    }
+
+    pub(crate) fn breakpoint_what(&self, spec: &BpSpec, addr: u64) -> String {
+        if let BpSpec::Location(text) = spec
+            && is_label_spec(self.session.symbols(), text)
+        {
+            return text.clone();
+        }
+        if let Some((name, line)) = self.breakpoint_line(spec, addr) {
             let f = self.debug_for(addr).and_then(|(d, bias)| {
                 let s = cohort_dwarf::scopes::scope_at(&d, addr.wrapping_sub(bias))
                     .ok()

@@ -142,9 +142,27 @@ impl Debugger {
     /// The selected frame's locals (as `info locals` lists them) as the members of one tree
     /// (type `locals`).
     pub fn typed_locals(&mut self) -> Result<ValueFacts> {
+        self.typed_locals_of(self.selected_frame())
+    }
+
+    /// The locals of frame `i` (0 the innermost, as `frame N` counts), as
+    /// [`Debugger::typed_locals`] gives the selected frame's; the selected frame stays.
+    pub fn typed_locals_of(&mut self, i: usize) -> Result<ValueFacts> {
+        let selected = self.selected_frame();
+        self.select_frame(i);
+        let v = self.typed_locals_here();
+        self.select_frame(selected);
+        v
+    }
+
+    fn typed_locals_here(&mut self) -> Result<ValueFacts> {
         let frames = self.frames(usize::MAX);
         let i = self.selected_frame();
-        let frame = frames.get(i).ok_or(EngineError::NotRunning)?;
+        let frame = match frames.get(i) {
+            Some(f) => f,
+            None if frames.is_empty() => return Err(EngineError::NotRunning),
+            None => return Err(EngineError::Other(format!("No frame at level {i}."))),
+        };
         let names: Vec<String> = match self.scope_of(frame) {
             Some((_, _, scope)) => match scope.innermost() {
                 Some(fs) => fs.locals().iter().map(|v| v.name.clone()).collect(),

@@ -16,7 +16,7 @@ pub mod values;
 use std::collections::{BTreeSet, HashMap};
 
 use cohort_session::events::Event;
-use cohort_wire::{Place, RankSet, RankState, StackTree, States};
+use cohort_wire::{Breakpoint, Place, RankSet, RankState, StackTree, States};
 use iced::widget::{Column, button, canvas, column, container, row, scrollable, text, text_input};
 use iced::{Color, Element, Fill, FillPortion, Font, Length, Subscription, Task, keyboard};
 
@@ -24,6 +24,9 @@ pub use link::{Link, Request, Update};
 
 /// The rank grid's container (tests find it by this id).
 pub const GRID_ID: &str = "rank-grid";
+
+/// The console's input line (tests find it by this id).
+pub const CONSOLE_ID: &str = "console-input";
 
 /// The most console lines kept.
 const CONSOLE_LINES: usize = 2000;
@@ -33,8 +36,16 @@ const CONSOLE_LINES: usize = 2000;
 pub enum Message {
     /// A batch of the session's updates.
     Batch(Vec<Update>),
-    /// Focus one rank (grid click, stacks node).
+    /// Focus one rank (grid click).
     Focus(u32),
+    /// Show the locals of a frame of the focus rank's stack (its level, 0 the innermost).
+    Frame(usize),
+    /// A node of the parallel stacks: focus `rank` (the node's first) and show the locals
+    /// of the node's frame (`depth` below the root: 0 the outermost, `main`).
+    StackNode {
+        rank: u32,
+        depth: usize,
+    },
     /// Toggle a breakpoint at a line of the shown file (margin click, F9 on the current
     /// line).
     ToggleBreakpoint(u32),
@@ -64,8 +75,13 @@ pub struct Model {
     pub size: u32,
     pub states: States,
     pub focus: u32,
-    /// Breakpoints set from the window: (file's full path, line).
+    /// The breakpoints' places: (file's full path, line), as the session last said (set from
+    /// the margin, the console, `-ex`, restored), and a click's at once.
     pub breakpoints: BTreeSet<(String, u32)>,
+    /// The places of breakpoints disabled on every rank that has them.
+    pub disabled: BTreeSet<(String, u32)>,
+    /// Every rank's breakpoints as the session last said, each location with its ranks.
+    pub breakpoint_list: Vec<(Breakpoint, RankSet)>,
     /// Source files read, by full path (or why not).
     pub sources: HashMap<String, Result<Vec<String>, String>>,
     /// The file shown (the focus rank's, once it has stopped somewhere with one).
@@ -81,6 +97,12 @@ pub struct Model {
     pub ended: bool,
     /// Typed locals and watches of every rank, the array viewer.
     pub data: values::Data,
+    /// The frame of the focus rank whose locals are shown (0 the innermost; back to 0 when
+    /// the focus rank moves or another is focused).
+    pub frame: usize,
+    /// Ranks other than the focus rank have moved (and none runs) since the locals and the
+    /// stacks were last asked for.
+    moved: bool,
     /// The focus rank's place when its locals were last asked for.
     asked_at: Option<(u32, Option<Place>)>,
     /// The selection and the user's groups ([`groups`]).
@@ -176,27 +198,43 @@ impl Model {
                     let over = self.console.len().saturating_sub(CONSOLE_LINES);
                     self.console.drain(..over);
                 }
-                Update::Session(Event::States(s)) => self.states = s,
+                Update::Session(Event::States(s)) => {
+                    // Every rank's locals and the stacks again once the ranks have settled
+                    // somewhere new (not at each batch while some run: a command for a
+                    // running rank waits for it).
+                    let runs = |st: &RankState| {
+                        matches!(st, RankState::Running | RankState::Waiting { .. })
+                    };
+                    if s != self.states && !s.groups.iter().any(|(st, _)| runs(st)) {
+                        self.moved = true;
+                    }
+                    self.states = s;
+                }
                 Update::Session(Event::Stopped { .. }) => {}
                 Update::Session(Event::Stacks(t)) | Update::Stacks(t) => self.stacks = Some(t),
                 Update::Locals { rank, text } => self.locals = Some((rank, text)),
                 Update::Values { key, values, error } => self.data.apply(&key, values, error),
+                Update::Breakpoints(list) => self.set_breakpoints(list),
             }
         }
         self.follow_focus()
     }
 
-    /// When the focus rank is somewhere new: its file shown, its locals and the stacks asked
+    /// When the focus rank is somewhere new, or other ranks have stopped somewhere new: its
+    /// file shown, the locals (of every rank's innermost frame again) and the stacks asked
     /// for.
     fn follow_focus(&mut self) -> Vec<Request> {
         self.data.size = self.size;
         self.data.focus = self.focus;
         let place = self.focus_place().cloned();
         let key = Some((self.focus, place.clone()));
-        if key == self.asked_at || self.size == 0 {
+        let moved = std::mem::take(&mut self.moved);
+        if (key == self.asked_at && !moved) || self.size == 0 {
             return Vec::new();
         }
         self.asked_at = key;
+        self.frame = 0;
+        self.data.frame = None;
         let Some(place) = place else {
             return Vec::new();
         };
@@ -206,6 +244,52 @@ impl Model {
         let mut r = vec![Request::Locals(self.focus), Request::Stacks];
         r.extend(self.data.refresh(&self.all()));
         r
+    }
+
+    /// The session's breakpoints: the margin's marks.
+    fn set_breakpoints(&mut self, list: Vec<(Breakpoint, RankSet)>) {
+        self.breakpoints.clear();
+        let mut enabled = BTreeSet::new();
+        for (b, _) in &list {
+            if let (Some(p), Some(l)) = (&b.path, b.line) {
+                self.breakpoints.insert((p.clone(), l));
+                if b.enabled {
+                    enabled.insert((p.clone(), l));
+                }
+            }
+        }
+        self.disabled = self.breakpoints.difference(&enabled).cloned().collect();
+        self.breakpoint_list = list;
+    }
+
+    /// The focus rank's frames from the merged stacks (innermost first, as `bt` numbers
+    /// them), and the ranks whose stack is the same.
+    pub fn focus_stack(&self) -> Option<(Vec<String>, RankSet)> {
+        let mut node = self.stacks.as_ref()?;
+        let mut frames = Vec::new();
+        while !node.ends_here.contains(self.focus) {
+            node = node
+                .children
+                .iter()
+                .find(|c| c.ranks().contains(self.focus))?;
+            frames.push(node.frame.render());
+        }
+        frames.reverse();
+        Some((frames, node.ends_here.clone()))
+    }
+
+    /// Shows the locals of frame `level` of the focus rank (asked of the ranks whose stack
+    /// is the same, as the stacks say; every rank's innermost frame for level 0).
+    fn select_frame(&mut self, level: usize) -> Vec<Request> {
+        let Some((frames, same)) = self.focus_stack() else {
+            return Vec::new();
+        };
+        if level >= frames.len() {
+            return Vec::new();
+        }
+        self.frame = level;
+        self.data.frame = (level > 0).then_some((level, same));
+        vec![self.data.locals_request(&self.all())]
     }
 
     /// Shows a file (read once).
@@ -232,6 +316,17 @@ impl Model {
                     self.focus = r;
                 }
                 self.follow_focus()
+            }
+            Message::Frame(level) => self.select_frame(level),
+            Message::StackNode { rank, depth } => {
+                let mut r = self.intent(Message::Focus(rank));
+                if let Some((frames, _)) = self.focus_stack()
+                    && self.focus == rank
+                    && let Some(level) = frames.len().checked_sub(depth + 1)
+                {
+                    r.extend(self.select_frame(level));
+                }
+                r
             }
             Message::ToggleBreakpoint(line) => {
                 let Some(path) = self.shown.clone() else {
@@ -307,6 +402,16 @@ pub fn expand_tabs(l: &str) -> String {
 /// The margin of a source line: a dot where a breakpoint is, then the line number.
 pub fn margin_label(line: u32, breakpoint: bool) -> String {
     format!("{}{line:>5}", if breakpoint { "●" } else { " " })
+}
+
+/// A line of the focus rank's stack: `▶ #1  main at ranks.c:24` (`▶` the frame shown).
+pub fn frame_label(level: usize, frame: &str, shown: bool) -> String {
+    format!("{} #{level:<2} {frame}", if shown { "▶" } else { " " })
+}
+
+/// The margin of a source line with a breakpoint that is disabled: a ring.
+pub fn margin_label_disabled(line: u32) -> String {
+    format!("○{line:>5}")
 }
 
 /// The application: the model and the session's link.
@@ -453,6 +558,7 @@ impl App {
         };
 
         let locals_title = match &m.locals {
+            Some((r, _)) if m.frame > 0 => format!("Locals of rank {r}, frame {}", m.frame),
             Some((r, _)) => format!("Locals of rank {r}"),
             None => "Locals".to_string(),
         };
@@ -470,9 +576,13 @@ impl App {
         .width(FillPortion(2));
         // The typed trees and watches ([`values`]) once the agents have answered.
         let locals = if m.data.locals.is_some() || !m.data.locals_error.is_empty() {
-            column![text(locals_title).size(16), m.data.view()]
-                .spacing(4)
-                .width(FillPortion(2))
+            column![
+                text(locals_title).size(16),
+                self.frames_view(),
+                m.data.view()
+            ]
+            .spacing(4)
+            .width(FillPortion(2))
         } else {
             locals
         };
@@ -495,6 +605,7 @@ impl App {
                 .height(Fill)
                 .width(Fill),
             text_input("a command for the ranks ([0-3] print x)", &m.input)
+                .id(CONSOLE_ID)
                 .on_input(Message::ConsoleInput)
                 .on_submit(Message::ConsoleSubmit)
                 .font(Font::MONOSPACE)
@@ -540,15 +651,20 @@ impl App {
         let rows = lines.iter().enumerate().take(20_000).map(|(i, l)| {
             let n = i as u32 + 1;
             let bp = m.breakpoints.contains(&(path.clone(), n));
+            let off = bp && m.disabled.contains(&(path.clone(), n));
             let margin = button(
-                text(margin_label(n, bp))
-                    .font(Font::MONOSPACE)
-                    .size(13)
-                    .color(if bp {
-                        Color::from_rgb8(0xd8, 0x34, 0x34)
-                    } else {
-                        Color::from_rgb8(0x80, 0x80, 0x88)
-                    }),
+                text(if off {
+                    margin_label_disabled(n)
+                } else {
+                    margin_label(n, bp)
+                })
+                .font(Font::MONOSPACE)
+                .size(13)
+                .color(if bp {
+                    Color::from_rgb8(0xd8, 0x34, 0x34)
+                } else {
+                    Color::from_rgb8(0x80, 0x80, 0x88)
+                }),
             )
             .padding(0)
             .style(button::text)
@@ -572,6 +688,27 @@ impl App {
         Column::with_children(rows).into()
     }
 
+    /// The focus rank's stack, a frame a line (`#1  main at ranks.c:24`, the shown one
+    /// marked): a click shows its locals.
+    fn frames_view(&self) -> Element<'_, Message> {
+        let m = &self.model;
+        let Some((frames, _)) = m.focus_stack() else {
+            return Column::new().into();
+        };
+        if frames.len() < 2 {
+            return Column::new().into();
+        }
+        Column::with_children(frames.into_iter().enumerate().map(|(i, f)| {
+            let label = frame_label(i, &f, i == m.frame);
+            button(text(label).font(Font::MONOSPACE).size(12))
+                .padding(0)
+                .style(button::text)
+                .on_press(Message::Frame(i))
+                .into()
+        }))
+        .into()
+    }
+
     fn stacks_view(&self) -> Element<'_, Message> {
         let Some(t) = &self.model.stacks else {
             return text("").into();
@@ -592,7 +729,7 @@ impl App {
                     .padding(0)
                     .style(button::text);
                 if let Some(first) = ranks.first() {
-                    b = b.on_press(Message::Focus(first));
+                    b = b.on_press(Message::StackNode { rank: first, depth });
                 }
                 out.push(b.into());
                 walk(c, depth + 1, out);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cohort_session::events::{self, Event};
 use cohort_session::parallel::{LaunchOpts, Session};
-use cohort_wire::{RankSet, StackTree, Values};
+use cohort_wire::{Breakpoint, RankSet, StackTree, States, Values};
 use iced::futures::StreamExt;
 use iced::futures::channel::mpsc as fmpsc;
 use tokio::sync::Notify;
@@ -71,6 +71,9 @@ pub enum Update {
         values: Option<Values>,
         error: String,
     },
+    /// Every rank's breakpoints (after each command: `Front::breakpoints`), each location
+    /// with its ranks.
+    Breakpoints(Vec<(Breakpoint, RankSet)>),
     /// The session is over.
     Ended,
 }
@@ -228,6 +231,9 @@ async fn run_session(
             }
         }
     }
+    // The breakpoints restored from the program's last session and set by `-ex`.
+    let mut seen = States::default();
+    send_breakpoints(front, up, &mut seen).await;
     loop {
         let r = match tokio::time::timeout(BATCH, req_rx.recv()).await {
             Ok(Some(r)) => r,
@@ -238,6 +244,11 @@ async fn run_session(
                 if front.ending.is_some() {
                     break;
                 }
+                // Ranks that ran have stopped (a `tbreak` hit is gone): their breakpoints.
+                if front.tracker.states != seen {
+                    send_breakpoints(front, up, &mut seen).await;
+                    flush.notify_one();
+                }
                 continue;
             }
         };
@@ -247,6 +258,10 @@ async fn run_session(
                 if !front.execute(&line).await {
                     break;
                 }
+                // What the command brought (a step's stops) goes now, then the breakpoints:
+                // any command may have changed them (`break`, `delete`, a `tbreak` hit).
+                flush.notify_one();
+                send_breakpoints(front, up, &mut seen).await;
             }
             Request::Locals(rank) => {
                 let a = front.ask(RankSet::single(rank), "info locals").await;
@@ -275,6 +290,19 @@ async fn run_session(
     }
     session.end().await;
     Ok(())
+}
+
+/// The breakpoints of the ranks that do not run (`Front::breakpoints`) to the window; `seen`:
+/// the ranks' states they were asked in.
+async fn send_breakpoints(
+    front: &mut cohort_session::parallel::Front,
+    up: &UnboundedSender<Update>,
+    seen: &mut States,
+) {
+    *seen = front.tracker.states.clone();
+    if let Some(b) = front.breakpoints().await {
+        let _ = up.send(Update::Breakpoints(b));
+    }
 }
 
 /// One rank's answer without its `[N] ` prefixes.

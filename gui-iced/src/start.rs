@@ -1,5 +1,6 @@
 //! The start form, shown when `cohort-gui` has no arguments: a program to launch (its
-//! arguments, the number of ranks, the launcher and Slurm's nodes, tasks per node and time),
+//! arguments, the number of ranks and of agents, the launcher and Slurm's nodes, tasks per
+//! node and time, the commands run once the ranks are at `main`: `-ex`),
 //! or a job to attach to (its `mpirun`'s process id); and the recent sessions, kept in a
 //! small file (see [`recent_file`]), the last [`RECENT`] of them.
 
@@ -18,6 +19,8 @@ pub const RECENT: usize = 10;
 pub const PROGRAM_ID: &str = "start-program";
 pub const ARGS_ID: &str = "start-args";
 pub const RANKS_ID: &str = "start-ranks";
+pub const AGENTS_ID: &str = "start-agents";
+pub const COMMAND_ID: &str = "start-command";
 pub const PID_ID: &str = "start-pid";
 
 /// What the user does in the form.
@@ -26,6 +29,11 @@ pub enum StartMsg {
     Program(String),
     Args(String),
     Ranks(String),
+    Agents(String),
+    /// The initial command being typed; added to the list (Enter, **Add**); removed.
+    Command(String),
+    AddCommand,
+    RemoveCommand(usize),
     Launcher(Launcher),
     Nodes(String),
     TasksPerNode(String),
@@ -43,6 +51,12 @@ pub struct StartForm {
     pub program: String,
     pub args: String,
     pub ranks: String,
+    /// The number of agents (`--agents`; empty: `cohort launch`'s own choice).
+    pub agents: String,
+    /// The commands run once the ranks are at `main` (`-ex`), in order, and the one being
+    /// typed (run last, if not added).
+    pub commands: Vec<String>,
+    pub command: String,
     pub launcher: Launcher,
     pub nodes: String,
     pub tasks_per_node: String,
@@ -116,6 +130,9 @@ impl StartForm {
             program: String::new(),
             args: String::new(),
             ranks: "4".into(),
+            agents: String::new(),
+            commands: Vec::new(),
+            command: String::new(),
             launcher: Launcher::Local,
             nodes: String::new(),
             tasks_per_node: String::new(),
@@ -130,6 +147,9 @@ impl StartForm {
     /// The arguments of `cohort-gui` the form says (launch).
     pub fn launch_argv(&self) -> Vec<String> {
         let mut v = vec!["-n".to_string(), self.ranks.trim().to_string()];
+        if !self.agents.trim().is_empty() {
+            v.extend(["--agents".to_string(), self.agents.trim().to_string()]);
+        }
         let l = match self.launcher {
             Launcher::Local => None,
             Launcher::OpenMpi => Some("openmpi"),
@@ -149,6 +169,10 @@ impl StartForm {
                     v.extend([opt.to_string(), val.trim().to_string()]);
                 }
             }
+        }
+        let typed = Some(self.command.trim()).filter(|c| !c.is_empty());
+        for c in self.commands.iter().map(String::as_str).chain(typed) {
+            v.extend(["-ex".to_string(), c.to_string()]);
         }
         v.push("--".into());
         v.push(self.program.trim().to_string());
@@ -172,6 +196,21 @@ impl StartForm {
             StartMsg::Program(s) => return self.set(|f| f.program = s),
             StartMsg::Args(s) => return self.set(|f| f.args = s),
             StartMsg::Ranks(s) => return self.set(|f| f.ranks = s),
+            StartMsg::Agents(s) => return self.set(|f| f.agents = s),
+            StartMsg::Command(s) => return self.set(|f| f.command = s),
+            StartMsg::AddCommand => {
+                let c = std::mem::take(&mut self.command);
+                if !c.trim().is_empty() {
+                    self.commands.push(c.trim().to_string());
+                }
+                return None;
+            }
+            StartMsg::RemoveCommand(i) => {
+                if i < self.commands.len() {
+                    self.commands.remove(i);
+                }
+                return None;
+            }
             StartMsg::Launcher(l) => return self.set(|f| f.launcher = l),
             StartMsg::Nodes(s) => return self.set(|f| f.nodes = s),
             StartMsg::TasksPerNode(s) => return self.set(|f| f.tasks_per_node = s),
@@ -248,9 +287,49 @@ impl StartForm {
             field("Program", PROGRAM_ID, &self.program, StartMsg::Program),
             field("Arguments", ARGS_ID, &self.args, StartMsg::Args),
             field("Ranks", RANKS_ID, &self.ranks, StartMsg::Ranks),
+            field("Agents", AGENTS_ID, &self.agents, StartMsg::Agents),
             launchers,
         ]
         .spacing(8);
+        // The initial commands (`-ex`), a line each, then the one being typed.
+        for (i, c) in self.commands.iter().enumerate() {
+            launch = launch.push(
+                row![
+                    text(if i == 0 { "Initial commands" } else { "" })
+                        .size(14)
+                        .width(150),
+                    text(c).font(Font::MONOSPACE).size(14),
+                    button(text("Remove").size(12))
+                        .padding([0, 4])
+                        .on_press(StartMsg::RemoveCommand(i)),
+                ]
+                .spacing(8)
+                .align_y(iced::Center),
+            );
+        }
+        launch = launch.push(
+            row![
+                text(if self.commands.is_empty() {
+                    "Initial commands"
+                } else {
+                    ""
+                })
+                .size(14)
+                .width(150),
+                text_input(
+                    "a command run once the ranks are at main (-ex)",
+                    &self.command
+                )
+                .id(COMMAND_ID)
+                .on_input(StartMsg::Command)
+                .on_submit(StartMsg::AddCommand)
+                .font(Font::MONOSPACE)
+                .size(14),
+                button(text("Add").size(14)).on_press(StartMsg::AddCommand),
+            ]
+            .spacing(8)
+            .align_y(iced::Center),
+        );
         if self.launcher == Launcher::Slurm {
             launch = launch
                 .push(field("Nodes", "start-nodes", &self.nodes, StartMsg::Nodes))
@@ -340,6 +419,43 @@ mod tests {
             o.slurm.args(),
             ["--nodes=2", "--ntasks-per-node=4", "--time=10:00"]
         );
+        // Agents and initial commands (the one typed last, not added, too).
+        f.update(StartMsg::Launcher(Launcher::Local));
+        f.update(StartMsg::Agents(" 2 ".into()));
+        f.update(StartMsg::Command("break t.c:3".into()));
+        f.update(StartMsg::AddCommand);
+        f.update(StartMsg::Command("  ".into()));
+        f.update(StartMsg::AddCommand);
+        f.update(StartMsg::Command("info ranks".into()));
+        f.update(StartMsg::AddCommand);
+        f.update(StartMsg::Command("continue".into()));
+        assert_eq!(f.commands, ["break t.c:3", "info ranks"]);
+        f.update(StartMsg::RemoveCommand(1));
+        let argv = f.launch_argv();
+        assert_eq!(
+            argv,
+            [
+                "-n",
+                "8",
+                "--agents",
+                "2",
+                "-ex",
+                "break t.c:3",
+                "-ex",
+                "continue",
+                "--",
+                "./prog",
+                "a",
+                "b"
+            ]
+        );
+        let Ok(Start::Launch(o)) = start_of(&argv) else {
+            panic!("a launch");
+        };
+        assert_eq!(o.agents, 2);
+        f.update(StartMsg::Agents(String::new()));
+        f.update(StartMsg::Command(String::new()));
+        f.update(StartMsg::RemoveCommand(0));
         // A bad number of ranks: said, nothing started.
         f.update(StartMsg::Ranks("x".into()));
         assert!(f.update(StartMsg::Launch).is_none());

@@ -64,8 +64,12 @@ pub struct Comparison {
 pub struct Data {
     pub size: u32,
     pub focus: u32,
-    /// Every rank's locals (`:locals`).
+    /// Every rank's locals (`:locals`), or those of a frame other than the innermost
+    /// (`:locals N`) of the ranks asked.
     pub locals: Option<Values>,
+    /// The frame whose locals are shown when it is not the innermost: its level (`frame N`'s
+    /// count) and the ranks asked (those whose stack is the focus rank's).
+    pub frame: Option<(usize, RankSet)>,
     pub locals_error: String,
     pub watches: Vec<Watch>,
     pub watch_input: String,
@@ -107,11 +111,7 @@ impl Data {
     /// The requests for every rank's locals and watches, and the focus rank's array (after
     /// a stop or a focus change).
     pub fn refresh(&mut self, all: &RankSet) -> Vec<Request> {
-        let mut r = vec![Request::Values {
-            key: LOCALS.into(),
-            line: ":locals".into(),
-            ranks: all.clone(),
-        }];
+        let mut r = vec![self.locals_request(all)];
         for w in &self.watches {
             r.push(watch_request(&w.expr, all));
         }
@@ -120,6 +120,20 @@ impl Data {
             r.push(self.array_request());
         }
         r
+    }
+
+    /// The request of the locals: every rank's innermost frame's, or the selected frame's
+    /// of the ranks it is asked of.
+    pub fn locals_request(&self, all: &RankSet) -> Request {
+        let (line, ranks) = match &self.frame {
+            Some((n, ranks)) => (format!(":locals {n}"), ranks.clone()),
+            None => (":locals".to_string(), all.clone()),
+        };
+        Request::Values {
+            key: LOCALS.into(),
+            line,
+            ranks,
+        }
     }
 
     fn array_request(&self) -> Request {

@@ -4,50 +4,15 @@
 //! finish (their output goes where `mpirun`'s goes, as with `cohort attach`). (One test: a
 //! process has one session.)
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cohort_gui::{App, Message, Model, start};
+use cohort_gui::{App, start};
 use cohort_wire::RankState;
-use iced::futures::channel::mpsc::UnboundedReceiver;
-use iced_test::simulator::Simulator;
-
-fn pump(
-    app: &mut App,
-    rx: &mut UnboundedReceiver<Vec<cohort_gui::Update>>,
-    what: &str,
-    limit: Duration,
-    done: impl Fn(&Model) -> bool,
-) {
-    let until = Instant::now() + limit;
-    loop {
-        while let Ok(batch) = rx.try_recv() {
-            let _ = app.update(Message::Batch(batch));
-        }
-        if done(&app.model) {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "timed out waiting for {what}; states {:?}; console:\n{}",
-            app.model.groups(),
-            app.model.console.join("\n")
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn act(app: &mut App, f: impl FnOnce(&mut Simulator<'_, Message>)) {
-    let msgs: Vec<Message> = {
-        let mut ui = Simulator::with_size(Default::default(), (1280.0, 1400.0), app.view());
-        f(&mut ui);
-        ui.into_messages().collect()
-    };
-    for m in msgs {
-        let _ = app.update(m);
-    }
-}
+use common::{act, pump_for};
 
 /// Processes running `exe`.
 fn running(exe: &Path) -> usize {
@@ -125,7 +90,7 @@ fn attach_to_an_open_mpi_job_from_the_start_form() {
         app.start.as_ref().map(|f| &f.error)
     );
     let mut rx = cohort_gui::link::take_receiver().expect("the session's updates");
-    pump(
+    pump_for(
         &mut app,
         &mut rx,
         "the attached ranks",
@@ -149,7 +114,7 @@ fn attach_to_an_open_mpi_job_from_the_start_form() {
     act(&mut app, |ui| {
         ui.click("Continue (F5)").expect("the continue button");
     });
-    pump(
+    pump_for(
         &mut app,
         &mut rx,
         "the job's end",
@@ -166,7 +131,7 @@ fn attach_to_an_open_mpi_job_from_the_start_form() {
     lines.sort();
     assert_eq!(lines, ["rank 0 of 2 got 10", "rank 1 of 2 got 0"]);
     app.quit();
-    pump(&mut app, &mut rx, "the end", Duration::from_secs(30), |m| {
+    pump_for(&mut app, &mut rx, "the end", Duration::from_secs(30), |m| {
         m.status == "the session has ended"
     });
     let _ = std::fs::remove_file(&go);

@@ -3,70 +3,29 @@
 //! sparkline's values, the comparison's classes and reduction), a watch, and the array
 //! viewer on a 2-D array with a NaN (statistics, a slice, CSV export, a picture).
 
+mod common;
+
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use cohort_gui::values::{DataMsg, Tree};
 use cohort_gui::{App, Message, Model, array_view};
 use cohort_wire::{PathStep, RankState, StopReason};
-use iced::futures::channel::mpsc::UnboundedReceiver;
+use common::{agentd_built, pump};
 use iced_test::simulator::Simulator;
 
 /// The session's events go to one sink per process (`events::send_events_to`): the tests
 /// of this file run one at a time.
 static ONE_SESSION: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn agentd_built() {
-    let exe = std::env::current_exe().expect("the test's path");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target/PROFILE");
-    assert!(
-        dir.join("cohort-agentd").exists(),
-        "build cohort-agentd first (cargo build --release -p cohort-agentd): not in {}",
-        dir.display()
-    );
-}
-
-fn pump(
-    app: &mut App,
-    rx: &mut UnboundedReceiver<Vec<cohort_gui::Update>>,
-    what: &str,
-    done: impl Fn(&Model) -> bool,
-) {
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        while let Ok(batch) = rx.try_recv() {
-            let _ = app.update(Message::Batch(batch));
-        }
-        if done(&app.model) {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "timed out waiting for {what}; states {:?}; console:\n{}",
-            app.model.groups(),
-            app.model.console.join("\n")
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+/// This file's window is lower than the others' (its pictures are of that size).
+const SIZE: (f32, f32) = (1280.0, 1000.0);
 
 fn sim(app: &App) -> Simulator<'_, Message> {
-    Simulator::with_size(Default::default(), (1280.0, 1000.0), app.view())
+    common::sim_sized(app, SIZE)
 }
 
 fn act(app: &mut App, f: impl FnOnce(&mut Simulator<'_, Message>)) {
-    let msgs: Vec<Message> = {
-        let mut ui = sim(app);
-        f(&mut ui);
-        ui.into_messages().collect()
-    };
-    assert!(!msgs.is_empty(), "the click produced no message");
-    for m in msgs {
-        let _ = app.update(m);
-    }
+    common::act_sized(app, SIZE, f)
 }
 
 fn field(name: &str) -> PathStep {

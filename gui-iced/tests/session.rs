@@ -5,67 +5,14 @@
 //! ranks again) runs the job to its end, and the output filter shows rank 2's line alone.
 //! (One test: a process has one session.)
 
+mod common;
+
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
-use cohort_gui::{App, GRID_ID, Message, Model, output, start};
+use cohort_gui::{App, GRID_ID, Model, output, start};
 use cohort_wire::{RankSet, RankState};
-use iced::futures::channel::mpsc::UnboundedReceiver;
+use common::{act, agentd_built, pump, sim};
 use iced::mouse;
-use iced_test::simulator::Simulator;
-
-fn agentd_built() {
-    let exe = std::env::current_exe().expect("the test's path");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target/PROFILE");
-    assert!(
-        dir.join("cohort-agentd").exists(),
-        "build cohort-agentd first (cargo build --release -p cohort-agentd): not in {}",
-        dir.display()
-    );
-}
-
-fn pump(
-    app: &mut App,
-    rx: &mut UnboundedReceiver<Vec<cohort_gui::Update>>,
-    what: &str,
-    done: impl Fn(&Model) -> bool,
-) {
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        while let Ok(batch) = rx.try_recv() {
-            let _ = app.update(Message::Batch(batch));
-        }
-        if done(&app.model) {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "timed out waiting for {what}; states {:?}; console:\n{}",
-            app.model.groups(),
-            app.model.console.join("\n")
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn sim(app: &App) -> Simulator<'_, Message> {
-    Simulator::with_size(Default::default(), (1280.0, 1400.0), app.view())
-}
-
-fn act(app: &mut App, f: impl FnOnce(&mut Simulator<'_, Message>)) {
-    let msgs: Vec<Message> = {
-        let mut ui = sim(app);
-        f(&mut ui);
-        ui.into_messages().collect()
-    };
-    assert!(!msgs.is_empty(), "the action produced no message");
-    for m in msgs {
-        let _ = app.update(m);
-    }
-}
 
 fn line_of(m: &Model, rank: u32) -> Option<u32> {
     m.states.get(rank).and_then(RankState::place)?.line

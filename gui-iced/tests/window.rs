@@ -3,69 +3,13 @@
 //! continue, see the current line and the locals change, focus a rank on the grid, next,
 //! step into a function.
 
+mod common;
+
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
-use cohort_gui::{App, GRID_ID, Link, Message, Model, margin_label};
+use cohort_gui::{App, GRID_ID, Link, Model, margin_label};
 use cohort_wire::{RankState, StopReason};
-use iced::futures::channel::mpsc::UnboundedReceiver;
-use iced_test::simulator::Simulator;
-
-/// The session finds `cohort-agentd` in the workspace's build folder (target/release).
-fn agentd_built() {
-    let exe = std::env::current_exe().expect("the test's path");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target/PROFILE");
-    assert!(
-        dir.join("cohort-agentd").exists(),
-        "build cohort-agentd first (cargo build --release -p cohort-agentd): not in {}",
-        dir.display()
-    );
-}
-
-/// Feeds the session's batches to the app until `done` holds (or 30 s pass).
-fn pump(
-    app: &mut App,
-    rx: &mut UnboundedReceiver<Vec<cohort_gui::Update>>,
-    what: &str,
-    done: impl Fn(&Model) -> bool,
-) {
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        while let Ok(batch) = rx.try_recv() {
-            let _ = app.update(Message::Batch(batch));
-        }
-        if done(&app.model) {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "timed out waiting for {what}; states {:?}; console:\n{}",
-            app.model.groups(),
-            app.model.console.join("\n")
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn sim(app: &App) -> Simulator<'_, Message> {
-    Simulator::with_size(Default::default(), (1280.0, 1400.0), app.view())
-}
-
-/// Runs what the user did in the simulator through the app's update.
-fn act(app: &mut App, f: impl FnOnce(&mut Simulator<'_, Message>)) {
-    let msgs: Vec<Message> = {
-        let mut ui = sim(app);
-        f(&mut ui);
-        ui.into_messages().collect()
-    };
-    assert!(!msgs.is_empty(), "the click produced no message");
-    for m in msgs {
-        let _ = app.update(m);
-    }
-}
+use common::{act, agentd_built, pump, sim};
 
 fn all_at(m: &Model, line: u32, breakpoint: bool) -> bool {
     m.size == 4

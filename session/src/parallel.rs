@@ -866,6 +866,29 @@ impl Front {
         self.end_open_line();
     }
 
+    /// Every rank's breakpoints, typed (the agents' `:breakpoints`): each location with the
+    /// ranks that have it, in number order. Asked of the ranks that are not running (a
+    /// command for a running rank waits for it, until the timeout): those that run are left
+    /// out. `None` when no rank answered.
+    pub async fn breakpoints(&mut self) -> Option<Vec<(cohort_wire::Breakpoint, RankSet)>> {
+        use cohort_wire::RankState;
+        let idle: RankSet = (0..self.size)
+            .filter(|&r| {
+                !self.lost.contains(r)
+                    && !matches!(
+                        self.tracker.states.get(r),
+                        Some(RankState::Running | RankState::Waiting { .. } | RankState::Lost)
+                    )
+            })
+            .collect();
+        if idle.is_empty() {
+            return None;
+        }
+        let a = self.ask(idle, ":breakpoints").await;
+        let v = a.values?;
+        (!v.classes.is_empty()).then(|| cohort_wire::Breakpoint::by_ranks(&v))
+    }
+
     /// Send `line` to `ranks` and wait for the merged answer, printing events and program
     /// output that arrive meanwhile.
     pub async fn ask(&mut self, ranks: RankSet, line: &str) -> Answer {

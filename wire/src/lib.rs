@@ -71,6 +71,7 @@
 //! [`tree`] places agent `i` of `n`: the first `root_fanout` agents are the front end's
 //! children, the others fill the levels below breadth first, `fanout` children per agent.
 
+mod breakpoint;
 mod conn;
 mod error;
 mod merge;
@@ -81,6 +82,7 @@ mod state;
 pub mod tree;
 mod value;
 
+pub use breakpoint::Breakpoint;
 pub use conn::{
     Conn, ConnReader, ConnWriter, HANDSHAKE_TIMEOUT, HandshakeOpts, Secret, decode,
     handshake_child, handshake_child_with_opts, handshake_child_with_timeout, handshake_parent,

@@ -1,0 +1,219 @@
+//! Breakpoints the window did not set itself, in the source's margin: set, disabled, enabled
+//! and deleted from the console (and a `tbreak` gone once hit), every rank's list typed from
+//! the agents (`:breakpoints`); and one restored from the program's last session. A real
+//! 4-rank session of the `ranks` fixture, then a second one of the same program. And a rank
+//! that runs holds nothing up: the breakpoints are asked of the ranks that do not run.
+
+mod common;
+
+use cohort_gui::{App, CONSOLE_ID, Link, Model, margin_label, margin_label_disabled};
+use cohort_wire::{RankSet, RankState};
+use common::{act, agentd_built, pump, sim};
+use iced::futures::channel::mpsc::UnboundedReceiver;
+
+/// Types `line` into the console and presses Enter.
+fn console(app: &mut App, line: &str) {
+    act(app, |ui| {
+        ui.click(iced::widget::Id::new(CONSOLE_ID))
+            .expect("the console's input");
+        let _ = ui.typewrite(line);
+        let _ = ui.tap_key(iced::keyboard::key::Named::Enter);
+    });
+    assert!(
+        app.model
+            .console
+            .iter()
+            .any(|l| *l == format!("(cohort) {line}")),
+        "{line} was not submitted"
+    );
+}
+
+/// The session's events go to one sink per process (`events::send_events_to`): the tests
+/// of this file run one at a time.
+static ONE_SESSION: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn all_at(m: &Model, line: u32) -> bool {
+    m.size == 4
+        && (0..4).all(|r| {
+            m.states
+                .get(r)
+                .and_then(RankState::place)
+                .and_then(|p| p.line)
+                == Some(line)
+        })
+}
+
+/// The number of the breakpoint at `line` in the session's typed list.
+fn number_at(m: &Model, line: u32) -> Option<u32> {
+    m.breakpoint_list
+        .iter()
+        .find(|(b, _)| b.line == Some(line))
+        .map(|(b, _)| b.number)
+}
+
+/// The margin of `line` shows `label`.
+fn margin_shows(app: &App, label: &str) -> bool {
+    sim(app).find(label).is_ok()
+}
+
+fn start(prog: &std::path::Path) -> (App, UnboundedReceiver<Vec<cohort_gui::Update>>) {
+    start_with(prog, &["-n", "4", "--"])
+}
+
+fn start_with(
+    prog: &std::path::Path,
+    options: &[&str],
+) -> (App, UnboundedReceiver<Vec<cohort_gui::Update>>) {
+    let argv: Vec<String> = options
+        .iter()
+        .map(|s| s.to_string())
+        .chain([prog.display().to_string()])
+        .collect();
+    let opts = cohort_session::parallel::parse_launch(&argv).expect("launch options");
+    let (link, rx) = Link::start_with_receiver(opts);
+    (App::new(Some(link)), rx)
+}
+
+#[test]
+fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
+    let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
+    agentd_built();
+    let prog = cohort_fixtures::program_in_own_dir("ranks", "gui-breakpoints");
+    // The program's last session: none at first (this test saves one, then restores it).
+    let saved = cohort_session::saved::sessions_dir()
+        .map(|d| cohort_session::saved::session_file(&d, &prog));
+    if let Some(f) = &saved {
+        let _ = std::fs::remove_file(f);
+    }
+
+    let (mut app, mut rx) = start(&prog);
+    pump(&mut app, &mut rx, "the ranks at main", |m| all_at(m, 18));
+    let shown = app.model.shown.clone().expect("a file shown");
+    assert!(!margin_shows(&app, &margin_label(24, true)));
+
+    // `break` in the console: the dot in line 24's margin, on every rank.
+    console(&mut app, "break ranks.c:24");
+    pump(&mut app, &mut rx, "the console's breakpoint", |m| {
+        m.breakpoints.contains(&(shown.clone(), 24))
+    });
+    assert!(margin_shows(&app, &margin_label(24, true)));
+    let n = number_at(&app.model, 24).expect("its number");
+    assert_eq!(
+        app.model
+            .breakpoint_list
+            .iter()
+            .find(|(b, _)| b.number == n)
+            .map(|(b, r)| (b.file.clone(), b.enabled, b.temporary, r.clone())),
+        Some((Some("ranks.c".into()), true, false, RankSet::all(4)))
+    );
+
+    // `disable N`: a ring; `enable N`: the dot again.
+    console(&mut app, &format!("disable {n}"));
+    pump(&mut app, &mut rx, "the disabled breakpoint", |m| {
+        m.disabled.contains(&(shown.clone(), 24))
+    });
+    assert!(margin_shows(&app, &margin_label_disabled(24)));
+    assert!(!margin_shows(&app, &margin_label(24, true)));
+    console(&mut app, &format!("enable {n}"));
+    pump(&mut app, &mut rx, "the enabled breakpoint", |m| {
+        m.disabled.is_empty()
+    });
+    assert!(margin_shows(&app, &margin_label(24, true)));
+
+    // A `tbreak` of rank 1 only in compute: in the margin, gone once hit.
+    console(&mut app, "[1] tbreak ranks.c:10");
+    pump(&mut app, &mut rx, "the temporary breakpoint", |m| {
+        m.breakpoints.contains(&(shown.clone(), 10))
+    });
+    assert!(margin_shows(&app, &margin_label(10, true)));
+    let t = number_at(&app.model, 10).expect("its number");
+    assert!(
+        app.model
+            .breakpoint_list
+            .iter()
+            .any(|(b, r)| b.number == t && b.temporary && *r == RankSet::single(1)),
+        "{:?}",
+        app.model.breakpoint_list
+    );
+    console(&mut app, "continue");
+    pump(&mut app, &mut rx, "the stop at line 24", |m| all_at(m, 24));
+    console(&mut app, "[1] continue");
+    pump(&mut app, &mut rx, "rank 1 in compute", |m| {
+        m.states
+            .get(1)
+            .and_then(RankState::place)
+            .and_then(|p| p.line)
+            == Some(10)
+            && !m.breakpoints.contains(&(shown.clone(), 10))
+    });
+    assert!(!margin_shows(&app, &margin_label(10, true)));
+
+    // `delete N`: gone from the margin.
+    console(&mut app, &format!("delete {n}"));
+    pump(&mut app, &mut rx, "the deleted breakpoint", |m| {
+        !m.breakpoints.contains(&(shown.clone(), 24))
+    });
+    assert!(!margin_shows(&app, &margin_label(24, true)));
+
+    // One left for the next session (saved at the end).
+    console(&mut app, "break ranks.c:26");
+    pump(&mut app, &mut rx, "line 26's breakpoint", |m| {
+        m.breakpoints.contains(&(shown.clone(), 26))
+    });
+    app.quit();
+    pump(&mut app, &mut rx, "the end", |m| {
+        m.status == "the session has ended"
+    });
+
+    // The next session of the program restores it: the dot in line 26's margin.
+    let (mut app, mut rx) = start(&prog);
+    pump(&mut app, &mut rx, "the restored breakpoint", |m| {
+        all_at(m, 18) && m.breakpoints.contains(&(shown.clone(), 26))
+    });
+    assert!(margin_shows(&app, &margin_label(26, true)));
+    assert!(!margin_shows(&app, &margin_label(24, true)));
+    app.quit();
+    pump(&mut app, &mut rx, "the end", |m| {
+        m.status == "the session has ended"
+    });
+    if let Some(f) = &saved {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+/// Rank 1 of `one_hangs` spins for ever after Continue: the breakpoints asked after the
+/// command are rank 0's alone (a command for a running rank would wait for it until the
+/// 30 s timeout, and Pause behind it), so Pause stops rank 1 at once.
+#[test]
+fn a_running_rank_holds_nothing_up() {
+    let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
+    agentd_built();
+    let prog = cohort_fixtures::program_in_own_dir("one_hangs", "gui-breakpoints-running");
+    let (mut app, mut rx) = start_with(&prog, &["-n", "2", "--no-restore", "--"]);
+    pump(&mut app, &mut rx, "the ranks at main", |m| {
+        m.size == 2 && (0..2).all(|r| m.states.get(r).and_then(RankState::place).is_some())
+    });
+    act(&mut app, |ui| {
+        ui.click("Continue (F5)").expect("the continue button");
+    });
+    pump(&mut app, &mut rx, "rank 0's end, rank 1 running", |m| {
+        matches!(m.states.get(0), Some(RankState::Exited { code: 0 }))
+            && m.states.get(1) == Some(&RankState::Running)
+    });
+    let t = std::time::Instant::now();
+    act(&mut app, |ui| {
+        ui.click("Pause").expect("the pause button");
+    });
+    pump(&mut app, &mut rx, "rank 1 stopped", |m| {
+        matches!(m.states.get(1), Some(RankState::Stopped { .. }))
+    });
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(10),
+        "Pause took {:?}",
+        t.elapsed()
+    );
+    app.quit();
+    pump(&mut app, &mut rx, "the end", |m| {
+        m.status == "the session has ended"
+    });
+}
