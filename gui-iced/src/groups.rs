@@ -259,5 +259,26 @@ mod tests {
             m.intent(Message::Step),
             vec![Request::Command("[0-5] step".into())]
         );
+        // A node of the parallel stacks selects its ranks: the toolbar acts on them and
+        // "Group selection" makes a group of them.
+        m.intent(Message::StackNode {
+            ranks: RankSet::range(2, 3),
+            depth: 0,
+        });
+        assert_eq!(m.target(), RankSet::range(2, 3));
+        assert_eq!(m.focus, 2);
+        assert_eq!(
+            m.intent(Message::Groups(GroupMsg::MakeGroup)),
+            vec![Request::Command("group g2 2-3".into())]
+        );
+        // A node of every rank selects all.
+        m.intent(Message::StackNode {
+            ranks: RankSet::range(0, 5),
+            depth: 0,
+        });
+        assert_eq!(
+            m.intent(Message::Continue),
+            vec![Request::Command("[0-5] continue".into())]
+        );
     }
 }

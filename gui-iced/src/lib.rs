@@ -40,10 +40,11 @@ pub enum Message {
     Focus(u32),
     /// Show the locals of a frame of the focus rank's stack (its level, 0 the innermost).
     Frame(usize),
-    /// A node of the parallel stacks: focus `rank` (the node's first) and show the locals
-    /// of the node's frame (`depth` below the root: 0 the outermost, `main`).
+    /// A node of the parallel stacks: select its `ranks` (the toolbar then acts on them, and
+    /// "Group selection" makes a group of them), focus the first and show the locals of the
+    /// node's frame (`depth` below the root: 0 the outermost, `main`).
     StackNode {
-        rank: u32,
+        ranks: RankSet,
         depth: usize,
     },
     /// Toggle a breakpoint at a line of the shown file (margin click, F9 on the current
@@ -318,7 +319,11 @@ impl Model {
                 self.follow_focus()
             }
             Message::Frame(level) => self.select_frame(level),
-            Message::StackNode { rank, depth } => {
+            Message::StackNode { ranks, depth } => {
+                let Some(rank) = ranks.first() else {
+                    return Vec::new();
+                };
+                self.sel.set = (ranks.len() < u64::from(self.size)).then_some(ranks);
                 let mut r = self.intent(Message::Focus(rank));
                 if let Some((frames, _)) = self.focus_stack()
                     && self.focus == rank
@@ -728,8 +733,11 @@ impl App {
                 let mut b = button(text(label).font(Font::MONOSPACE).size(12))
                     .padding(0)
                     .style(button::text);
-                if let Some(first) = ranks.first() {
-                    b = b.on_press(Message::StackNode { rank: first, depth });
+                if !ranks.is_empty() {
+                    b = b.on_press(Message::StackNode {
+                        ranks: ranks.clone(),
+                        depth,
+                    });
                 }
                 out.push(b.into());
                 walk(c, depth + 1, out);
