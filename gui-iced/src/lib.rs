@@ -101,6 +101,8 @@ pub struct Model {
     /// The frame of the focus rank whose locals are shown (0 the innermost; back to 0 when
     /// the focus rank moves or another is focused).
     pub frame: usize,
+    /// That frame's file and line when it is not the innermost (the source shows it).
+    pub frame_at: Option<(String, u32)>,
     /// Ranks other than the focus rank have moved (and none runs) since the locals and the
     /// stacks were last asked for.
     moved: bool,
@@ -135,10 +137,39 @@ impl Model {
         self.focus_state().and_then(RankState::place)
     }
 
-    /// The line the focus rank is at in the shown file.
+    /// The line the focus rank is at in the shown file (in its selected frame).
     pub fn current_line(&self) -> Option<u32> {
+        if let Some((path, line)) = &self.frame_at {
+            return (Some(path) == self.shown.as_ref()).then_some(*line);
+        }
         let p = self.focus_place()?;
         (p.path.is_some() && p.path == self.shown).then_some(p.line?)
+    }
+
+    /// A frame's place (`compute at ranks.c:10`) as a file to show and its line: the file by
+    /// its full path when it is absolute, or one the window knows (a rank's place, a
+    /// breakpoint, a file shown) that ends with it.
+    fn frame_place(&self, frame: &str) -> Option<(String, u32)> {
+        let (_, place) = frame.rsplit_once(" at ")?;
+        let (file, line) = place.rsplit_once(':')?;
+        let line: u32 = line.trim().parse().ok()?;
+        if std::path::Path::new(file).is_absolute() {
+            return Some((file.to_string(), line));
+        }
+        let suffix = format!("/{file}");
+        let known = self
+            .states
+            .groups
+            .iter()
+            .filter_map(|(s, _)| s.place().and_then(|p| p.path.clone()))
+            .chain(self.breakpoints.iter().map(|(p, _)| p.clone()))
+            .chain(self.sources.keys().cloned());
+        for p in known {
+            if p == file || p.ends_with(&suffix) {
+                return Some((p, line));
+            }
+        }
+        None
     }
 
     /// A line about a rank: `rank 2: stopped in compute at ranks.c:10`.
@@ -235,6 +266,7 @@ impl Model {
         }
         self.asked_at = key;
         self.frame = 0;
+        self.frame_at = None;
         self.data.frame = None;
         let Some(place) = place else {
             return Vec::new();
@@ -290,6 +322,23 @@ impl Model {
         }
         self.frame = level;
         self.data.frame = (level > 0).then_some((level, same));
+        // The source at the frame's line (the focus rank's own place for frame 0).
+        self.frame_at = if level > 0 {
+            self.frame_place(&frames[level])
+        } else {
+            None
+        };
+        match &self.frame_at {
+            Some((path, _)) => {
+                let path = path.clone();
+                self.show_file(&path);
+            }
+            None => {
+                if let Some(path) = self.focus_place().and_then(|p| p.path.clone()) {
+                    self.show_file(&path);
+                }
+            }
+        }
         vec![self.data.locals_request(&self.all())]
     }
 

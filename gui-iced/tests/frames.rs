@@ -97,6 +97,14 @@ fn the_locals_of_a_frame_of_the_stack() {
             .expect("frame 1");
     });
     assert_eq!(app.model.frame, 1);
+    // The source at frame 1's line (the call in main), in the same file.
+    assert_eq!(app.model.current_line(), Some(24));
+    assert!(
+        app.model
+            .shown
+            .as_deref()
+            .is_some_and(|p| p.ends_with("/ranks.c"))
+    );
     pump(&mut app, &mut rx, "main's locals", |m| {
         names(m, 0).contains(&"total".to_string())
     });
@@ -126,6 +134,7 @@ fn the_locals_of_a_frame_of_the_stack() {
         names(m, 0) == ["v"]
     });
     assert_eq!(app.model.frame, 0);
+    assert_eq!(app.model.current_line(), Some(10));
 
     // Rank 2 back in main: the stacks part. A click on main's node of the parallel stacks
     // focuses its first rank, 0, and shows main's locals (frame 1 of rank 0), asked of the
