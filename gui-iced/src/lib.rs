@@ -83,6 +83,9 @@ pub struct Model {
     pub disabled: BTreeSet<(String, u32)>,
     /// Every rank's breakpoints as the session last said, each location with its ranks.
     pub breakpoint_list: Vec<(Breakpoint, RankSet)>,
+    /// The places of breakpoints that only some of the stopped ranks have, with those ranks
+    /// (the margin marks them apart; a click clears them on those ranks only).
+    pub partial: HashMap<(String, u32), RankSet>,
     /// Source files read, by full path (or why not).
     pub sources: HashMap<String, Result<Vec<String>, String>>,
     /// The file shown (the focus rank's, once it has stopped somewhere with one).
@@ -292,6 +295,24 @@ impl Model {
             }
         }
         self.disabled = self.breakpoints.difference(&enabled).cloned().collect();
+        // The ranks asked are those that do not run (see Front::breakpoints).
+        let stopped: RankSet = self
+            .states
+            .groups
+            .iter()
+            .filter(|(s, _)| !matches!(s, RankState::Running | RankState::Waiting { .. }))
+            .fold(RankSet::new(), |acc, (_, r)| acc.union(r));
+        let mut have: HashMap<(String, u32), RankSet> = HashMap::new();
+        for (b, ranks) in &list {
+            if let (Some(p), Some(l)) = (&b.path, b.line) {
+                let e = have.entry((p.clone(), l)).or_default();
+                *e = e.union(ranks);
+            }
+        }
+        self.partial = have
+            .into_iter()
+            .filter(|(_, r)| !stopped.difference(r).is_empty())
+            .collect();
         self.breakpoint_list = list;
     }
 
@@ -387,7 +408,10 @@ impl Model {
                     return Vec::new();
                 };
                 let key = (path.clone(), line);
-                if self.breakpoints.remove(&key) {
+                if let Some(ranks) = self.partial.remove(&key) {
+                    self.breakpoints.remove(&key);
+                    vec![Request::Command(format!("[{ranks}] clear {path}:{line}"))]
+                } else if self.breakpoints.remove(&key) {
                     cmd(&format!("clear {path}:{line}"))
                 } else {
                     self.breakpoints.insert(key);
@@ -461,6 +485,11 @@ pub fn margin_label(line: u32, breakpoint: bool) -> String {
 /// A line of the focus rank's stack: `▶ #1  main at ranks.c:24` (`▶` the frame shown).
 pub fn frame_label(level: usize, frame: &str, shown: bool) -> String {
     format!("{} #{level:<2} {frame}", if shown { "▶" } else { " " })
+}
+
+/// The margin of a source line with a breakpoint that only some ranks have: a half disc.
+pub fn margin_label_partial(line: u32) -> String {
+    format!("◐{line:>5}")
 }
 
 /// The margin of a source line with a breakpoint that is disabled: a ring.
@@ -709,6 +738,8 @@ impl App {
             let margin = button(
                 text(if off {
                     margin_label_disabled(n)
+                } else if bp && m.partial.contains_key(&(path.clone(), n)) {
+                    margin_label_partial(n)
                 } else {
                     margin_label(n, bp)
                 })
@@ -801,6 +832,28 @@ impl App {
 mod tests {
     use super::*;
     use cohort_wire::StopReason;
+
+    /// A click on the margin of a breakpoint that only some ranks have clears it on those
+    /// ranks (every rank was told, and the others said they had none).
+    #[test]
+    fn a_partial_breakpoint_is_cleared_on_its_ranks() {
+        let mut m = Model::new();
+        m.size = 4;
+        m.shown = Some("/src/t.c".into());
+        m.breakpoints.insert(("/src/t.c".into(), 10));
+        m.partial
+            .insert(("/src/t.c".into(), 10), RankSet::single(1));
+        assert_eq!(
+            m.intent(Message::ToggleBreakpoint(10)),
+            vec![Request::Command("[1] clear /src/t.c:10".into())]
+        );
+        assert!(m.breakpoints.is_empty() && m.partial.is_empty());
+        m.breakpoints.insert(("/src/t.c".into(), 12));
+        assert_eq!(
+            m.intent(Message::ToggleBreakpoint(12)),
+            vec![Request::Command("[0-3] clear /src/t.c:12".into())]
+        );
+    }
 
     fn stopped_at(path: &str, line: u32) -> RankState {
         RankState::Stopped {

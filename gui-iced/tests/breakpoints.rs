@@ -6,7 +6,9 @@
 
 mod common;
 
-use cohort_gui::{App, CONSOLE_ID, Link, Model, margin_label, margin_label_disabled};
+use cohort_gui::{
+    App, CONSOLE_ID, Link, Model, margin_label, margin_label_disabled, margin_label_partial,
+};
 use cohort_wire::{RankSet, RankState};
 use common::{act, agentd_built, pump, sim};
 use iced::futures::channel::mpsc::UnboundedReceiver;
@@ -120,12 +122,18 @@ fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
     });
     assert!(margin_shows(&app, &margin_label(24, true)));
 
-    // A `tbreak` of rank 1 only in compute: in the margin, gone once hit.
+    // A `tbreak` of rank 1 only in compute: in the margin as one of some ranks (a half
+    // disc), gone once hit.
     console(&mut app, "[1] tbreak ranks.c:10");
     pump(&mut app, &mut rx, "the temporary breakpoint", |m| {
         m.breakpoints.contains(&(shown.clone(), 10))
     });
-    assert!(margin_shows(&app, &margin_label(10, true)));
+    assert!(margin_shows(&app, &margin_label_partial(10)));
+    assert!(!margin_shows(&app, &margin_label(10, true)));
+    assert_eq!(
+        app.model.partial.get(&(shown.clone(), 10)),
+        Some(&RankSet::single(1))
+    );
     let t = number_at(&app.model, 10).expect("its number");
     assert!(
         app.model
@@ -147,6 +155,7 @@ fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
             && !m.breakpoints.contains(&(shown.clone(), 10))
     });
     assert!(!margin_shows(&app, &margin_label(10, true)));
+    assert!(!margin_shows(&app, &margin_label_partial(10)));
 
     // `delete N`: gone from the margin.
     console(&mut app, &format!("delete {n}"));
