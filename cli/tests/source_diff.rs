@@ -285,6 +285,8 @@ cases! {
     output_radix,
     print_formats,
     print_settings,
+    print_array,
+    cxx_print_array,
     ptype_whatis,
     recursion,
     return_find,

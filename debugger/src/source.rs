@@ -1139,6 +1139,9 @@ impl Debugger {
         cohort_dwarf::location::variable_value(d, var, &ctx).map_err(|e| format!("<error: {e}>"))
     }
 
+    /// gdb's `recurse` for an argument in a frame line (`print_frame_arg`).
+    pub(crate) const FRAME_ARG_RECURSE: usize = 2;
+
     pub(crate) fn format(&self, v: &Value, opts: &FormatOptions) -> String {
         cohort_dwarf::format::without_abort(self.format_in(v, opts, None))
     }
@@ -1156,7 +1159,10 @@ impl Debugger {
             language: self.language(),
             print_elements: self.print_elements,
             repeat_threshold: self.print_repeats,
-            pretty: self.settings.on("print pretty"),
+            // gdb prints a frame line's arguments with `get_no_prettyformat_print_options`:
+            // structures on one line, arrays as set.
+            pretty: self.settings.on("print pretty") && opts.recurse != Self::FRAME_ARG_RECURSE,
+            pretty_arrays: self.settings.on("print array"),
             addressprint: self.settings.on("print address"),
             array_indexes: self.settings.on("print array-indexes"),
             stop_at_null: self.settings.on("print null-stop"),
@@ -1245,6 +1251,7 @@ impl Debugger {
         };
         let opts = FormatOptions {
             type_prefix: false,
+            recurse: Self::FRAME_ARG_RECURSE,
             ..FormatOptions::default()
         };
         let ctx = self.frame_ctx(frames, idx);

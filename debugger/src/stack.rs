@@ -57,8 +57,10 @@ impl Debugger {
             out("No locals.");
             return;
         }
+        // gdb's `print_variable_and_value` at `recurse` 4 (its indentation).
         let opts = FormatOptions {
             type_prefix: false,
+            recurse: 4,
             ..FormatOptions::default()
         };
         for v in locals {

@@ -86,6 +86,13 @@ pub struct FormatOptions {
     pub language: Language,
     /// `set print pretty`: one member a line, indented two spaces a level.
     pub pretty: bool,
+    /// `set print array`: one array element a line, indented two spaces a level (gdb's
+    /// `prettyformat_arrays`; also the children of a printer with the `array` hint).
+    pub pretty_arrays: bool,
+    /// gdb's `recurse` of the value printed: how deep it already is, for the indentation of
+    /// `set print pretty` and `set print array` and for `set print max-depth` (2 for an
+    /// argument in a frame line, 0 elsewhere).
+    pub recurse: usize,
     /// `set print address`: pointers and functions show their address (off: `<sym>` only).
     pub addressprint: bool,
     /// `set print array-indexes`: each element as `[i] = value`.
@@ -113,6 +120,8 @@ impl Default for FormatOptions {
             type_prefix: true,
             language: Language::C,
             pretty: false,
+            pretty_arrays: false,
+            recurse: 0,
             addressprint: true,
             array_indexes: false,
             unionprint: true,
@@ -193,7 +202,7 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
         opts,
         vbases: Default::default(),
         in_base: Default::default(),
-        depth: std::cell::Cell::new(0),
+        depth: std::cell::Cell::new(opts.recurse),
         lost: &v.lost_bits,
         root: (v.bytes.as_ptr() as usize, v.bytes.len()),
     };
@@ -285,7 +294,7 @@ pub fn summary(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Option<S
         opts,
         vbases: Default::default(),
         in_base: Default::default(),
-        depth: std::cell::Cell::new(0),
+        depth: std::cell::Cell::new(opts.recurse),
         lost: &v.lost_bits,
         root: (v.bytes.as_ptr() as usize, v.bytes.len()),
     };
@@ -1098,12 +1107,26 @@ impl<'a> Printer<'a> {
             ));
             return;
         }
+        // gdb's `value_print_array_elements`: under `set print array`, each element on its
+        // own line two spaces deeper than the array, the brace on a line of its own.
+        let lines = self.opts.pretty_arrays;
+        let indent = 2 * self.depth.get();
+        let line = |out: &mut String, n: usize| {
+            out.push('\n');
+            out.push_str(&" ".repeat(n));
+        };
         out.push('{');
         let mut printed = 0;
         let mut i = 0;
         while i < len && printed < self.opts.print_elements {
             if i != 0 {
-                out.push_str(", ");
+                out.push(',');
+                if !lines {
+                    out.push(' ');
+                }
+            }
+            if lines {
+                line(out, indent + 2);
             }
             let elt = &bytes[i * eltlen..(i + 1) * eltlen];
             let mut reps = 1;
@@ -1126,6 +1149,9 @@ impl<'a> Printer<'a> {
         }
         if i < len {
             out.push_str("...");
+        }
+        if lines {
+            line(out, indent);
         }
         out.push('}');
     }
