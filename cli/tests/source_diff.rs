@@ -286,6 +286,7 @@ cases! {
     print_formats,
     print_settings,
     print_array,
+    print_sevenbit,
     cxx_print_array,
     ptype_whatis,
     recursion,
