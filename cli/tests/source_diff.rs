@@ -288,6 +288,7 @@ cases! {
     print_array,
     print_sevenbit,
     cxx_print_array,
+    cxx_print_cxx,
     ptype_whatis,
     recursion,
     return_find,

@@ -1163,6 +1163,7 @@ impl Debugger {
             // structures on one line, arrays as set.
             pretty: self.settings.on("print pretty") && opts.recurse != Self::FRAME_ARG_RECURSE,
             pretty_arrays: self.settings.on("print array"),
+            static_members: self.settings.on("print static-members"),
             addressprint: self.settings.on("print address"),
             array_indexes: self.settings.on("print array-indexes"),
             stop_at_null: self.settings.on("print null-stop"),
