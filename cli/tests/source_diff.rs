@@ -287,6 +287,7 @@ cases! {
     print_settings,
     print_array,
     print_sevenbit,
+    show_run_settings,
     cxx_print_array,
     cxx_print_cxx,
     ptype_whatis,

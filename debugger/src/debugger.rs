@@ -53,7 +53,7 @@ pub struct Debugger {
     /// The exit status `quit N` asked for.
     pub quit_code: Option<i32>,
     /// `set breakpoint pending`: Some(true) on, Some(false) off, None auto.
-    pending_mode: Option<bool>,
+    pub(crate) pending_mode: Option<bool>,
     /// The last `x` format and unit size, and the address after the last `x`.
     pub(crate) x_fmt: (char, usize),
     pub(crate) x_next: Option<u64>,
@@ -2830,13 +2830,12 @@ impl Debugger {
                 let line = arg.trim_start().strip_prefix("args").unwrap_or("").trim();
                 self.session.args_line = Some(line.to_string());
             }
-            ["startup-with-shell", v] => {
-                self.session.startup_with_shell = matches!(*v, "on" | "1" | "yes")
+            ["startup-with-shell", v @ ..] => {
+                self.session.startup_with_shell = crate::settings::bool_value(&v.join(" "))?
             }
-            ["disable-randomization", v] => {
-                self.session.disable_randomization = matches!(*v, "on" | "1" | "yes")
+            ["disable-randomization", v @ ..] => {
+                self.session.disable_randomization = crate::settings::bool_value(&v.join(" "))?
             }
-            ["disable-randomization"] => self.session.disable_randomization = true,
             ["language", l] => {
                 use cohort_dwarf::format::Language;
                 self.language_set = match *l {
@@ -2899,7 +2898,18 @@ impl Debugger {
             | ["height", ..]
             | ["width", ..]
             | ["print", ..] => {}
-            ["cwd", d] => self.session.cwd = Some(PathBuf::from(d)),
+            // gdb takes the rest of the line, `~` expanded; none: the debugger's own.
+            ["cwd", ..] => {
+                let d = arg.trim_start().strip_prefix("cwd").unwrap_or("").trim();
+                self.session.cwd = match d {
+                    "" => None,
+                    "~" => std::env::var_os("HOME").map(PathBuf::from),
+                    _ => match (d.strip_prefix("~/"), std::env::var_os("HOME")) {
+                        (Some(rest), Some(h)) => Some(PathBuf::from(h).join(rest)),
+                        _ => Some(PathBuf::from(d)),
+                    },
+                };
+            }
             ["var" | "variable", ..] => {
                 let e = arg.trim_start();
                 let e = e.split_once(char::is_whitespace).map(|x| x.1).unwrap_or("");
