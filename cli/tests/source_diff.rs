@@ -140,6 +140,7 @@ cases! {
     break_bpnum,
     break_cond,
     break_extras,
+    delete_args,
     break_func,
     break_label,
     call_stop,
