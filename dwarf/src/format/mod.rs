@@ -95,6 +95,8 @@ pub struct FormatOptions {
     pub recurse: usize,
     /// `set print static-members`: off leaves a C++ class's static members out.
     pub static_members: bool,
+    /// `set print demangle`: off shows C++ symbols (`<_ZTV4Base+16>`) by their linkage names.
+    pub demangle: bool,
     /// `set print address`: pointers and functions show their address (off: `<sym>` only).
     pub addressprint: bool,
     /// `set print array-indexes`: each element as `[i] = value`.
@@ -125,6 +127,7 @@ impl Default for FormatOptions {
             pretty_arrays: false,
             recurse: 0,
             static_members: true,
+            demangle: true,
             addressprint: true,
             array_indexes: false,
             unionprint: true,
@@ -422,7 +425,10 @@ impl<'a> Printer<'a> {
         }
         if let Some(sym) = self.target.symbol_for(addr) {
             let sym = cohort_engine::symbols::symbolized_print_name(&sym);
-            let sym = demangle_special(&sym).unwrap_or_else(|| sym.into_owned());
+            let sym = match self.opts.demangle {
+                true => demangle_special(&sym).unwrap_or_else(|| sym.into_owned()),
+                false => sym.into_owned(),
+            };
             if self.opts.addressprint {
                 out.push(' ');
             }
