@@ -307,6 +307,7 @@ cases! {
     silent_values,
     step_next,
     step_nodebug,
+    step_mode,
     step_plt,
     step_signal,
     stepi_nexti,

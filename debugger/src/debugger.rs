@@ -1476,7 +1476,7 @@ impl Debugger {
         Ok(stop)
     }
 
-    fn cmd_stepi(&mut self, arg: &str) -> Result<Flow> {
+    pub(crate) fn cmd_stepi(&mut self, arg: &str) -> Result<Flow> {
         if !self.session.is_running() {
             return Err(EngineError::NotRunning);
         }
