@@ -980,6 +980,45 @@ impl Debugger {
                 ));
                 Ok(Flow::Go)
             }
+            "cwd" => {
+                match &self.session.cwd {
+                    Some(d) => out(format!(
+                        "Current working directory that will be used when starting the inferior is \"{}\".",
+                        d.display()
+                    )),
+                    None => {
+                        out("You have not set the inferior's current working directory.");
+                        out(
+                            "The inferior will inherit GDB's cwd if native debugging, or the remote",
+                        );
+                        out("server's cwd if remote debugging.");
+                    }
+                }
+                Ok(Flow::Go)
+            }
+            "startup-with-shell" => {
+                let v = on_off(self.session.startup_with_shell);
+                out(format!("Use of shell to start subprocesses is {v}."));
+                Ok(Flow::Go)
+            }
+            "disable-randomization" => {
+                let v = on_off(self.session.disable_randomization);
+                out(format!(
+                    "Disabling randomization of debuggee's virtual address space is {v}."
+                ));
+                Ok(Flow::Go)
+            }
+            "breakpoint" if rest == "pending" => {
+                let v = match self.pending_mode {
+                    Some(true) => "on",
+                    Some(false) => "off",
+                    None => "auto",
+                };
+                out(format!(
+                    "Debugger's behavior regarding pending breakpoints is {v}."
+                ));
+                Ok(Flow::Go)
+            }
             "max-value-size" => {
                 out(match self.max_value_size {
                     Some(n) => format!("Maximum value size is {n} bytes."),
@@ -2907,4 +2946,9 @@ fn class_has_member(t: &TypeRef, name: &str, depth: usize) -> bool {
             !m.is_static && m.name.as_deref() == Some(name)
         }
     })
+}
+
+/// A boolean setting as `show` words it.
+fn on_off(on: bool) -> &'static str {
+    if on { "on" } else { "off" }
 }

@@ -53,7 +53,7 @@ pub struct Debugger {
     /// The exit status `quit N` asked for.
     pub quit_code: Option<i32>,
     /// `set breakpoint pending`: Some(true) on, Some(false) off, None auto.
-    pending_mode: Option<bool>,
+    pub(crate) pending_mode: Option<bool>,
     /// The last `x` format and unit size, and the address after the last `x`.
     pub(crate) x_fmt: (char, usize),
     pub(crate) x_next: Option<u64>,
@@ -812,8 +812,139 @@ impl Debugger {
         Ok(v)
     }
 
+    /// gdb's `get_number_trailer`: the number, `$variable` or `-` number at `s[*pos..]`,
+    /// `*pos` moved past it and the spaces after; 0 for a word that is no number or a
+    /// number with junk after it (up to a space or `trailer`).
+    fn get_number_trailer(&self, s: &[u8], pos: &mut usize, trailer: u8) -> i64 {
+        let at = |i: usize| s.get(i).copied().unwrap_or(0);
+        let mut p = *pos;
+        let negative = at(p) == b'-';
+        if negative {
+            p += 1;
+        }
+        let mut n: i64;
+        if at(p) == b'$' {
+            let start = p + 1;
+            p = start;
+            while at(p).is_ascii_alphanumeric() || at(p) == b'_' {
+                p += 1;
+            }
+            let name = String::from_utf8_lossy(&s[start..p]).into_owned();
+            let vars = self.data.convenience.borrow();
+            n = match vars.get(&name) {
+                Some(v) if v.ty.is_integer() => i64::from(v.as_i64() as i32),
+                _ => {
+                    out("Convenience variable must have integer value.");
+                    0
+                }
+            };
+        } else {
+            let p1 = p;
+            while at(p).is_ascii_digit() {
+                p += 1;
+            }
+            if p == p1 {
+                while at(p) != 0 && !at(p).is_ascii_whitespace() {
+                    p += 1;
+                }
+                n = 0;
+            } else {
+                n = std::str::from_utf8(&s[p1..p])
+                    .ok()
+                    .and_then(|d| d.parse::<i64>().ok())
+                    .map_or(0, |v| i64::from(v as i32));
+            }
+        }
+        if !(at(p).is_ascii_whitespace() || at(p) == 0 || at(p) == trailer) {
+            while !(at(p).is_ascii_whitespace() || at(p) == 0 || at(p) == trailer) {
+                p += 1;
+            }
+            n = 0;
+        }
+        while at(p).is_ascii_whitespace() {
+            p += 1;
+        }
+        *pos = p;
+        if negative { -n } else { n }
+    }
+
+    /// `delete N…`: gdb's `map_breakpoint_numbers` reading the list with its
+    /// `number_or_range_parser`: a word that is no number ends the list silently, 0 (and a
+    /// number with junk) warns, each breakpoint is deleted as its number is read.
+    fn delete_numbers(&mut self, arg: &str) -> Result<()> {
+        let s = arg.as_bytes();
+        let at = |i: usize| s.get(i).copied().unwrap_or(0);
+        let mut cur = 0;
+        while at(cur).is_ascii_whitespace() {
+            cur += 1;
+        }
+        loop {
+            let c = at(cur);
+            let next = at(cur + 1);
+            let finished = c == 0
+                || !(c.is_ascii_digit()
+                    || c == b'$'
+                    || (c == b'-' && (next.is_ascii_digit() || next == b'$')));
+            if finished {
+                return Ok(());
+            }
+            let (first, last) = if c != b'-' {
+                let first = self.get_number_trailer(s, &mut cur, b'-');
+                let range = at(cur) == b'-'
+                    && !(cur > 0
+                        && at(cur - 1).is_ascii_whitespace()
+                        && (at(cur + 1).is_ascii_alphabetic()
+                            || at(cur + 1) == b'-'
+                            || at(cur + 1) == 0));
+                if range {
+                    let mut end = cur + 1;
+                    while at(end).is_ascii_whitespace() {
+                        end += 1;
+                    }
+                    let last = self.get_number_trailer(s, &mut end, 0);
+                    if last < first {
+                        return Err(EngineError::Other("inverted range".into()));
+                    }
+                    cur = end;
+                    (first, last)
+                } else {
+                    (first, first)
+                }
+            } else if next.is_ascii_digit() {
+                return Err(EngineError::Other("negative value".into()));
+            } else {
+                let n = self.get_number_trailer(s, &mut cur, 0);
+                if n < 0 {
+                    return Err(EngineError::Other("negative value".into()));
+                }
+                (n, n)
+            };
+            for num in first..=last {
+                if num == 0 {
+                    crate::errln!("warning: bad breakpoint number at or near '0'");
+                    continue;
+                }
+                let Ok(id) = u32::try_from(num) else {
+                    out(format!("No breakpoint number {num}."));
+                    continue;
+                };
+                // gdb says this on stdout: an unknown number is skipped, not an error.
+                if let Err(e) = self.session.delete_breakpoint(id) {
+                    out(e.to_string());
+                }
+                self.forget_watch(id);
+            }
+        }
+    }
+
     fn cmd_delete(&mut self, arg: &str) -> Result<Flow> {
-        let arg = arg.strip_prefix("breakpoints").unwrap_or(arg).trim();
+        // `delete breakpoints` (or `br`, `brea`…) is `delete`.
+        let arg = match arg.split_once(char::is_whitespace) {
+            Some((w, rest)) if w.len() >= 2 && "breakpoints".starts_with(w) => rest,
+            None if arg.len() >= 2 && "breakpoints".starts_with(arg) => "",
+            _ => arg,
+        };
+        let arg = arg.trim();
         if arg.is_empty() {
             self.session.delete_all_breakpoints()?;
             let ids: Vec<u32> = self.watches.keys().copied().collect();
@@ -822,13 +953,7 @@ impl Debugger {
             }
             return Ok(Flow::Go);
         }
-        for id in self.ids(arg)? {
-            // gdb says this on stdout: an unknown number is skipped, not an error.
-            if let Err(e) = self.session.delete_breakpoint(id) {
-                out(e.to_string());
-            }
-            self.forget_watch(id);
-        }
+        self.delete_numbers(arg)?;
         Ok(Flow::Go)
     }
 
@@ -1379,7 +1504,7 @@ impl Debugger {
         Ok(stop)
     }
 
-    fn cmd_stepi(&mut self, arg: &str) -> Result<Flow> {
+    pub(crate) fn cmd_stepi(&mut self, arg: &str) -> Result<Flow> {
         if !self.session.is_running() {
             return Err(EngineError::NotRunning);
         }
@@ -2858,13 +2983,12 @@ impl Debugger {
                 let line = arg.trim_start().strip_prefix("args").unwrap_or("").trim();
                 self.session.args_line = Some(line.to_string());
             }
-            ["startup-with-shell", v] => {
-                self.session.startup_with_shell = matches!(*v, "on" | "1" | "yes")
+            ["startup-with-shell", v @ ..] => {
+                self.session.startup_with_shell = crate::settings::bool_value(&v.join(" "))?
             }
-            ["disable-randomization", v] => {
-                self.session.disable_randomization = matches!(*v, "on" | "1" | "yes")
+            ["disable-randomization", v @ ..] => {
+                self.session.disable_randomization = crate::settings::bool_value(&v.join(" "))?
             }
-            ["disable-randomization"] => self.session.disable_randomization = true,
             ["language", l] => {
                 use cohort_dwarf::format::Language;
                 self.language_set = match *l {
@@ -2927,7 +3051,18 @@ impl Debugger {
             | ["height", ..]
             | ["width", ..]
             | ["print", ..] => {}
-            ["cwd", d] => self.session.cwd = Some(PathBuf::from(d)),
+            // gdb takes the rest of the line, `~` expanded; none: the debugger's own.
+            ["cwd", ..] => {
+                let d = arg.trim_start().strip_prefix("cwd").unwrap_or("").trim();
+                self.session.cwd = match d {
+                    "" => None,
+                    "~" => std::env::var_os("HOME").map(PathBuf::from),
+                    _ => match (d.strip_prefix("~/"), std::env::var_os("HOME")) {
+                        (Some(rest), Some(h)) => Some(PathBuf::from(h).join(rest)),
+                        _ => Some(PathBuf::from(d)),
+                    },
+                };
+            }
             ["var" | "variable", ..] => {
                 let e = arg.trim_start();
                 let e = e.split_once(char::is_whitespace).map(|x| x.1).unwrap_or("");

@@ -195,7 +195,13 @@ impl Debugger {
             && let (Some(lo), Some(hi)) = (f.low_pc(), f.high_pc())
         {
             // gdb names a C++ function by its physname (`main()`, `geom::total(…)`).
+            // (`set print demangle off`: its linkage name.)
             let name = match cohort_dwarf::scopes::unit_language(&d, f.unit) {
+                cohort_dwarf::format::Language::Cplus
+                    if !self.settings.on("print demangle") && f.linkage_name.is_some() =>
+                {
+                    f.linkage_name.unwrap_or_default().to_string()
+                }
                 cohort_dwarf::format::Language::Cplus => {
                     crate::source::physname_of(&d, &f).unwrap_or_else(|| f.name.clone())
                 }

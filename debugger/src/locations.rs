@@ -657,6 +657,14 @@ impl Debugger {
                     .ok()
                     .flatten()?;
                 let f = &s.innermost()?.function;
+                // `set print demangle off`: a C++ function's linkage name.
+                if !self.settings.on("print demangle")
+                    && let Some(l) = &f.linkage_name
+                    && cohort_dwarf::scopes::unit_language(&d, f.unit)
+                        == cohort_dwarf::format::Language::Cplus
+                {
+                    return Some(l.clone());
+                }
                 // A C++ function is named with its parameters (`f(double)`).
                 Some(
                     cohort_dwarf::cxxname::physname(&d, f.die, &f.name)

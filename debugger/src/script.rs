@@ -1280,7 +1280,17 @@ impl Debugger {
 
     fn printf_one(&mut self, spec: &Spec, v: Value) -> Result<Vec<u8>> {
         match spec.conv {
-            'd' | 'i' | 'u' | 'o' | 'x' | 'X' | 'c' => {
+            'c' => {
+                // C's printf writes the byte itself (one above 127 is no character alone).
+                let byte = self.value_as_long(v)? as u8;
+                let fill = vec![b' '; spec.width.saturating_sub(1)];
+                Ok(if spec.minus {
+                    [&[byte][..], &fill].concat()
+                } else {
+                    [&fill[..], &[byte]].concat()
+                })
+            }
+            'd' | 'i' | 'u' | 'o' | 'x' | 'X' => {
                 let n = self.value_as_long(v)?;
                 Ok(format_int(spec, n).into_bytes())
             }
@@ -1756,10 +1766,6 @@ fn format_int(spec: &Spec, n: i128) -> String {
     } else {
         u as i128
     };
-    if spec.conv == 'c' {
-        let body = ((u & 0xff) as u8 as char).to_string();
-        return pad(spec, String::new(), body, false);
-    }
     let (sign, mut digits) = match spec.conv {
         'd' | 'i' => {
             let sign = if signed < 0 {

@@ -60,6 +60,12 @@ const SETTINGS: &[Setting] = &[
         "off",
     ),
     s(
+        "print asm-demangle",
+        "Demangling of C++/ObjC names in disassembly listings",
+        Kind::Bool,
+        "off",
+    ),
+    s(
         "print demangle",
         "Demangling of encoded C++/ObjC names when displaying symbols",
         Kind::Bool,
@@ -273,6 +279,11 @@ fn bool_word(v: &str) -> Option<&'static str> {
     }
 }
 
+/// A boolean setting's value (`on`, `off` and gdb's synonyms; nothing is `on`).
+pub(crate) fn bool_value(v: &str) -> Result<bool> {
+    Ok(parse_value(Kind::Bool, v.trim())? == "on")
+}
+
 /// A setting's value as gdb reads it (`unlimited`, 0 for no limit; gdb's wording otherwise).
 fn parse_value(kind: Kind, v: &str) -> Result<String> {
     let err = |m: String| Err(EngineError::Other(m));
@@ -453,6 +464,27 @@ impl Debugger {
                 return Some((SettingKind::Text, l.to_string()));
             }
             "args" => return Some((SettingKind::Text, self.args_string())),
+            "cwd" => {
+                let d = self.session.cwd.as_ref();
+                let d = d.map_or_else(String::new, |d| d.display().to_string());
+                return Some((SettingKind::Text, d));
+            }
+            "startup-with-shell" => {
+                let v = if self.session.startup_with_shell {
+                    "on"
+                } else {
+                    "off"
+                };
+                return Some((SettingKind::Bool, v.to_string()));
+            }
+            "disable-randomization" => {
+                let v = if self.session.disable_randomization {
+                    "on"
+                } else {
+                    "off"
+                };
+                return Some((SettingKind::Bool, v.to_string()));
+            }
             "max-value-size" => {
                 let v = self
                     .max_value_size

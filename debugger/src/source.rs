@@ -423,6 +423,10 @@ impl Debugger {
     /// a `static` function) is called by its physname (`main()`, `sfun(int)`), which is what
     /// gdb's symbol has as its linkage name.
     pub(crate) fn address_symbol(&self, addr: u64) -> Option<String> {
+        // `set print asm-demangle on` (with `demangle`): the names a value shows.
+        if self.settings.on("print asm-demangle") && self.settings.on("print demangle") {
+            return self.value_symbol(addr);
+        }
         let sym = self.session.symbolize(addr)?;
         let physname = || -> Option<String> {
             let (d, f, name, off) = self.symbol_function(addr, &sym)?;
@@ -450,6 +454,10 @@ impl Debugger {
     /// `addr` as gdb names it in a value (`<cfun(int)>`, `<f(double)+4>`): a C++ function
     /// with debug information by its name with parameters, anything else by its ELF symbol.
     pub(crate) fn value_symbol(&self, addr: u64) -> Option<String> {
+        // `set print demangle off`: the linkage names, as code addresses show them.
+        if !self.settings.on("print demangle") {
+            return self.address_symbol(addr);
+        }
         let sym = self.session.symbolize(addr)?;
         // The function whose entry the ELF symbol is (whichever alias names it, as a complete
         // and a base object destructor share their code), by its name in the debug
@@ -1139,6 +1147,9 @@ impl Debugger {
         cohort_dwarf::location::variable_value(d, var, &ctx).map_err(|e| format!("<error: {e}>"))
     }
 
+    /// gdb's `recurse` for an argument in a frame line (`print_frame_arg`).
+    pub(crate) const FRAME_ARG_RECURSE: usize = 2;
+
     pub(crate) fn format(&self, v: &Value, opts: &FormatOptions) -> String {
         cohort_dwarf::format::without_abort(self.format_in(v, opts, None))
     }
@@ -1156,7 +1167,12 @@ impl Debugger {
             language: self.language(),
             print_elements: self.print_elements,
             repeat_threshold: self.print_repeats,
-            pretty: self.settings.on("print pretty"),
+            // gdb prints a frame line's arguments with `get_no_prettyformat_print_options`:
+            // structures on one line, arrays as set.
+            pretty: self.settings.on("print pretty") && opts.recurse != Self::FRAME_ARG_RECURSE,
+            pretty_arrays: self.settings.on("print array"),
+            static_members: self.settings.on("print static-members"),
+            demangle: self.settings.on("print demangle"),
             addressprint: self.settings.on("print address"),
             array_indexes: self.settings.on("print array-indexes"),
             stop_at_null: self.settings.on("print null-stop"),
@@ -1245,6 +1261,7 @@ impl Debugger {
         };
         let opts = FormatOptions {
             type_prefix: false,
+            recurse: Self::FRAME_ARG_RECURSE,
             ..FormatOptions::default()
         };
         let ctx = self.frame_ctx(frames, idx);
@@ -1434,10 +1451,7 @@ impl Debugger {
         if let Some((d, _, s)) = self.scope_of(frame)
             && let Some(f) = s.innermost()
         {
-            return (
-                Some(cohort_dwarf::scopes::frame_function_name(&d, &f.function)),
-                None,
-            );
+            return (Some(self.function_print_name(&d, &f.function)), None);
         }
         self.session.function_at(frame.lookup_pc())
     }

@@ -57,8 +57,10 @@ impl Debugger {
             out("No locals.");
             return;
         }
+        // gdb's `print_variable_and_value` at `recurse` 4 (its indentation).
         let opts = FormatOptions {
             type_prefix: false,
+            recurse: 4,
             ..FormatOptions::default()
         };
         for v in locals {
@@ -422,11 +424,25 @@ impl Debugger {
         if let Some((d, _, s)) = self.scope_of(frame)
             && let Some(f) = s.innermost()
         {
-            return (
-                Some(cohort_dwarf::scopes::frame_function_name(&d, &f.function)),
-                None,
-            );
+            return (Some(self.function_print_name(&d, &f.function)), None);
         }
         self.session.function_at(frame.lookup_pc())
+    }
+
+    /// A function's name in a frame line: gdb's `print_name` without its parameters, or
+    /// under `set print demangle off` a C++ function's linkage name (`_Z4stopPN2ns4BaseE`).
+    pub(crate) fn function_print_name(
+        &self,
+        d: &std::sync::Arc<cohort_dwarf::loader::DebugFile>,
+        f: &cohort_dwarf::scopes::Function,
+    ) -> String {
+        if !self.settings.on("print demangle")
+            && let Some(l) = &f.linkage_name
+            && cohort_dwarf::scopes::unit_language(d, f.unit)
+                == cohort_dwarf::format::Language::Cplus
+        {
+            return l.clone();
+        }
+        cohort_dwarf::scopes::frame_function_name(d, f)
     }
 }

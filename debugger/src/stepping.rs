@@ -93,6 +93,24 @@ impl Debugger {
                 self.print_source_line_at(self.frame0_pc());
                 continue;
             }
+            // `set step-mode on` in code without line information: gdb steps by
+            // instructions there (`step` as `stepi`, `next` as `nexti`).
+            if self.settings.on("step-mode") {
+                let pc = self.session.registers(false)?.pc();
+                if self.line_range(pc).is_none() {
+                    let flow = match kind {
+                        StepKind::Into => self.cmd_stepi("")?,
+                        StepKind::Over | StepKind::Until => self.cmd_nexti("")?,
+                    };
+                    if flow != Flow::Go {
+                        return Ok(flow);
+                    }
+                    if !self.session.is_running() {
+                        break;
+                    }
+                    continue;
+                }
+            }
             match self.step_once(kind)? {
                 Outcome::Done { new_function } => {
                     // `next N` shows only where the last step ended.
@@ -188,6 +206,11 @@ impl Debugger {
                     false => pc,
                 };
                 let has_lines = self.line_at(pc).is_some_and(|l| l.line != 0);
+                // `set step-mode on`: `step` stops at the first instruction of a function
+                // without line information.
+                if kind == StepKind::Into && !has_lines && self.settings.on("step-mode") {
+                    return Ok(Outcome::Done { new_function: true });
+                }
                 if kind == StepKind::Into && has_lines {
                     // Stop after the prologue, as gdb does.
                     let target = self.post_prologue(pc).unwrap_or(pc);

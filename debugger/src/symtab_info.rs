@@ -331,7 +331,9 @@ impl Debugger {
             .unwrap_or_default();
         // A C++ symbol by its demangled name, as gdb's minimal symbols show it (else from the
         // debug information: the function whose entry it is, or a variable's plain name).
-        let name = match sym.name.starts_with("_Z") {
+        // (`set print demangle off`: the symbol as it is.)
+        let demangle = self.settings.on("print demangle");
+        let name = match demangle && sym.name.starts_with("_Z") {
             true => cohort_dwarf::demangle::demangle(&sym.name)
                 .or_else(|| {
                     self.value_symbol(addr.wrapping_sub(off))

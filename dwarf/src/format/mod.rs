@@ -86,6 +86,17 @@ pub struct FormatOptions {
     pub language: Language,
     /// `set print pretty`: one member a line, indented two spaces a level.
     pub pretty: bool,
+    /// `set print array`: one array element a line, indented two spaces a level (gdb's
+    /// `prettyformat_arrays`; also the children of a printer with the `array` hint).
+    pub pretty_arrays: bool,
+    /// gdb's `recurse` of the value printed: how deep it already is, for the indentation of
+    /// `set print pretty` and `set print array` and for `set print max-depth` (2 for an
+    /// argument in a frame line, 0 elsewhere).
+    pub recurse: usize,
+    /// `set print static-members`: off leaves a C++ class's static members out.
+    pub static_members: bool,
+    /// `set print demangle`: off shows C++ symbols (`<_ZTV4Base+16>`) by their linkage names.
+    pub demangle: bool,
     /// `set print address`: pointers and functions show their address (off: `<sym>` only).
     pub addressprint: bool,
     /// `set print array-indexes`: each element as `[i] = value`.
@@ -113,6 +124,10 @@ impl Default for FormatOptions {
             type_prefix: true,
             language: Language::C,
             pretty: false,
+            pretty_arrays: false,
+            recurse: 0,
+            static_members: true,
+            demangle: true,
             addressprint: true,
             array_indexes: false,
             unionprint: true,
@@ -193,7 +208,10 @@ pub fn format_value(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Str
         opts,
         vbases: Default::default(),
         in_base: Default::default(),
-        depth: std::cell::Cell::new(0),
+        in_static: Default::default(),
+        static_structs: Default::default(),
+        static_arrays: Default::default(),
+        depth: std::cell::Cell::new(opts.recurse),
         lost: &v.lost_bits,
         root: (v.bytes.as_ptr() as usize, v.bytes.len()),
     };
@@ -285,7 +303,10 @@ pub fn summary(v: &Value, target: &dyn Target, opts: &FormatOptions) -> Option<S
         opts,
         vbases: Default::default(),
         in_base: Default::default(),
-        depth: std::cell::Cell::new(0),
+        in_static: Default::default(),
+        static_structs: Default::default(),
+        static_arrays: Default::default(),
+        depth: std::cell::Cell::new(opts.recurse),
         lost: &v.lost_bits,
         root: (v.bytes.as_ptr() as usize, v.bytes.len()),
     };
@@ -324,6 +345,12 @@ struct Printer<'a> {
     vbases: std::cell::RefCell<Vec<String>>,
     /// Printing a base class subobject (the object's virtual bases seen so far stay).
     in_base: std::cell::Cell<bool>,
+    /// The next aggregate printed is a static member's (gdb's `dont_print_statmem`).
+    in_static: std::cell::Cell<bool>,
+    /// The addresses of the static structure members printed (see [`Printer::static_seen`]).
+    static_structs: std::cell::RefCell<Vec<u64>>,
+    /// The element types of the static array members printed.
+    static_arrays: std::cell::RefCell<Vec<String>>,
     /// How deep in aggregates and arrays the value being printed is (gdb's `recurse`), for
     /// `set print pretty`'s indentation.
     depth: std::cell::Cell<usize>,
@@ -398,7 +425,10 @@ impl<'a> Printer<'a> {
         }
         if let Some(sym) = self.target.symbol_for(addr) {
             let sym = cohort_engine::symbols::symbolized_print_name(&sym);
-            let sym = demangle_special(&sym).unwrap_or_else(|| sym.into_owned());
+            let sym = match self.opts.demangle {
+                true => demangle_special(&sym).unwrap_or_else(|| sym.into_owned()),
+                false => sym.into_owned(),
+            };
             if self.opts.addressprint {
                 out.push(' ');
             }
@@ -851,6 +881,10 @@ impl<'a> Printer<'a> {
         }
         let top = !self.in_base.get();
         let saved = top.then(|| std::mem::take(&mut *self.vbases.borrow_mut()));
+        // gdb's `dont_print_statmem`: the static structures a class's fields print are
+        // forgotten after them, except those printed inside a static structure.
+        let statics_mark =
+            (!self.in_static.replace(false)).then(|| self.static_structs.borrow().len());
         out.push('{');
         let mut first = true;
         let indent = 2 * self.depth.get();
@@ -886,11 +920,13 @@ impl<'a> Printer<'a> {
         for (i, m) in members.iter().enumerate() {
             let mty = m.ty.get().clone();
             if m.is_static {
-                // C++: `static count = 3`, the value of the global that defines it.
-                let (Some(class), Some(name), true) = (
+                // C++: `static count = 3`, the value of the global that defines it (one level
+                // deeper, as gdb's `cp_print_static_field`).
+                let (Some(class), Some(name), true, true) = (
                     st.name.as_deref(),
                     m.name.as_deref(),
                     self.opts.language == Language::Cplus,
+                    self.opts.static_members,
                 ) else {
                     continue;
                 };
@@ -904,15 +940,21 @@ impl<'a> Printer<'a> {
                 }
                 match self.target.static_member(&format!("{class}::{name}")) {
                     Some(v) if !v.optimized_out => {
+                        if self.static_seen(&v) {
+                            out.push_str("<same as static member of an already seen type>");
+                            continue;
+                        }
                         let was_base = self.in_base.replace(false);
-                        self.value(out, &v.ty, &v.bytes, v.address());
+                        self.in_static.set(true);
+                        self.nested(out, &v.ty, &v.bytes, v.address());
+                        self.in_static.set(false);
                         self.in_base.set(was_base);
                     }
                     // Only declared, with its value (`static const int n = 16;`).
                     _ => match st.cxx.as_deref().and_then(|c| c.static_const(i)) {
                         Some(bytes) => {
                             let was_base = self.in_base.replace(false);
-                            self.value(out, &mty, bytes, None);
+                            self.nested(out, &mty, bytes, None);
                             self.in_base.set(was_base);
                         }
                         None => out.push_str("<optimized out>"),
@@ -988,8 +1030,15 @@ impl<'a> Printer<'a> {
             }
             self.in_base.set(was_base);
         }
-        if first {
+        // (Fields all static and not printed, with `set print static-members off`: `{}`.)
+        if first && members.iter().all(|m| m.is_base) {
             out.push_str("<No data fields>");
+        } else if first {
+            // Nothing printed: only the braces (under `set print pretty`, on two lines).
+            if self.opts.pretty {
+                out.push('\n');
+                out.push_str(&" ".repeat(indent));
+            }
         } else if !members.iter().any(|m| !m.is_base) {
             // Base classes and no data of its own: gdb's `cp_print_value_fields` says so after
             // the bases, on the same line.
@@ -1001,6 +1050,36 @@ impl<'a> Printer<'a> {
         out.push('}');
         if let Some(saved) = saved {
             *self.vbases.borrow_mut() = saved;
+        }
+        if let Some(mark) = statics_mark {
+            self.static_structs.borrow_mut().truncate(mark);
+        }
+    }
+
+    /// gdb's `cp_print_static_field`: whether the static member `v` was already printed in
+    /// this value (a structure at the same address, in the class being printed; an array
+    /// of the same element type, anywhere before), else remembers it.
+    fn static_seen(&self, v: &Value) -> bool {
+        match &v.ty.strip().kind {
+            TypeKind::Aggregate { .. } => {
+                let Some(a) = v.address() else { return false };
+                let mut seen = self.static_structs.borrow_mut();
+                if seen.contains(&a) {
+                    return true;
+                }
+                seen.push(a);
+                false
+            }
+            TypeKind::Array { element, .. } => {
+                let key = value_type_name(element, self.opts.language);
+                let mut seen = self.static_arrays.borrow_mut();
+                if seen.contains(&key) {
+                    return true;
+                }
+                seen.push(key);
+                false
+            }
+            _ => false,
         }
     }
 
@@ -1098,12 +1177,26 @@ impl<'a> Printer<'a> {
             ));
             return;
         }
+        // gdb's `value_print_array_elements`: under `set print array`, each element on its
+        // own line two spaces deeper than the array, the brace on a line of its own.
+        let lines = self.opts.pretty_arrays;
+        let indent = 2 * self.depth.get();
+        let line = |out: &mut String, n: usize| {
+            out.push('\n');
+            out.push_str(&" ".repeat(n));
+        };
         out.push('{');
         let mut printed = 0;
         let mut i = 0;
         while i < len && printed < self.opts.print_elements {
             if i != 0 {
-                out.push_str(", ");
+                out.push(',');
+                if !lines {
+                    out.push(' ');
+                }
+            }
+            if lines {
+                line(out, indent + 2);
             }
             let elt = &bytes[i * eltlen..(i + 1) * eltlen];
             let mut reps = 1;
@@ -1126,6 +1219,9 @@ impl<'a> Printer<'a> {
         }
         if i < len {
             out.push_str("...");
+        }
+        if lines {
+            line(out, indent);
         }
         out.push('}');
     }

@@ -254,8 +254,8 @@ fn vector(p: &Printer, out: &mut String, ty: &TypeRef, bytes: &[u8], summary: bo
 
 /// gdb's `print_children`: the children of a printer, after its `to_string`. With `set print
 /// pretty`, one child a line, indented two spaces deeper than the value, except for a printer
-/// with the `array` hint (vectors, deques: `set print array`, off, decides those); a map's
-/// key and value share a line.
+/// with the `array` hint (vectors, deques: `set print array` decides those); a map's key and
+/// value share a line.
 struct Kids<'a, 'b> {
     p: &'a Printer<'b>,
     n: usize,
@@ -267,7 +267,11 @@ impl<'a, 'b> Kids<'a, 'b> {
         Kids {
             p,
             n: 0,
-            lines: p.opts.pretty && !array,
+            lines: if array {
+                p.opts.pretty_arrays
+            } else {
+                p.opts.pretty
+            },
         }
     }
 
