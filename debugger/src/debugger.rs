@@ -37,6 +37,9 @@ pub enum Flow {
     Quit,
 }
 
+/// A breakpoint address's file name, full path and line (`None`: no line).
+pub(crate) type BpPlace = Option<(String, Option<String>, u32)>;
+
 pub struct Debugger {
     pub session: Session,
     /// gdb's `-batch`: questions are answered with their default, and said so.
@@ -66,6 +69,10 @@ pub struct Debugger {
     /// What each watchpoint watches: its title, the value it last saw (gdb reports only
     /// changes for `watch`) and the frame its expression belongs to.
     watches: HashMap<u32, Watch>,
+    /// The file, full path and line of each breakpoint's address, for the typed list
+    /// (`breakpoint_facts`, asked after each command by the window): resolving a location
+    /// again searches every object's line tables (3 ms a rank).
+    pub(crate) bp_places: std::cell::RefCell<HashMap<(u32, u64), BpPlace>>,
     /// A software watchpoint's stop was reported in full while running to somewhere: the
     /// `Event::Step` standing for it is not reported again.
     soft_reported: bool,
@@ -220,6 +227,7 @@ impl Debugger {
             last_format: None,
             displays_done: false,
             watches: HashMap::new(),
+            bp_places: Default::default(),
             soft_reported: false,
             call_hits: std::cell::RefCell::new(Vec::new()),
             call_stopped: std::cell::Cell::new(false),

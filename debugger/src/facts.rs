@@ -87,9 +87,18 @@ impl crate::Debugger {
                 v.push(one(None, None, None));
             }
             for a in addrs {
-                let path = self.line_at(a).map(|l| l.file.display().to_string());
-                match self.breakpoint_line(&b.spec, a) {
-                    Some((name, line)) => v.push(one(Some(name), path, Some(line))),
+                let place = self
+                    .bp_places
+                    .borrow_mut()
+                    .entry((b.id, a))
+                    .or_insert_with(|| {
+                        let path = self.line_at(a).map(|l| l.file.display().to_string());
+                        self.breakpoint_line(&b.spec, a)
+                            .map(|(name, line)| (name, path, line))
+                    })
+                    .clone();
+                match place {
+                    Some((name, path, line)) => v.push(one(Some(name), path, Some(line))),
                     None => v.push(one(None, None, None)),
                 }
             }
