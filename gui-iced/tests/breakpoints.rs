@@ -7,10 +7,10 @@
 mod common;
 
 use cohort_gui::{
-    App, CONSOLE_ID, Link, Model, margin_label, margin_label_disabled, margin_label_partial,
+    App, CONSOLE_ID, Model, margin_label, margin_label_disabled, margin_label_partial,
 };
 use cohort_wire::{RankSet, RankState};
-use common::{act, agentd_built, pump, sim};
+use common::{act, agentd_built, all_four_at, launch, pump, sim};
 use iced::futures::channel::mpsc::UnboundedReceiver;
 
 /// Types `line` into the console and presses Enter.
@@ -34,17 +34,6 @@ fn console(app: &mut App, line: &str) {
 /// of this file run one at a time.
 static ONE_SESSION: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn all_at(m: &Model, line: u32) -> bool {
-    m.size == 4
-        && (0..4).all(|r| {
-            m.states
-                .get(r)
-                .and_then(RankState::place)
-                .and_then(|p| p.line)
-                == Some(line)
-        })
-}
-
 /// The number of the breakpoint at `line` in the session's typed list.
 fn number_at(m: &Model, line: u32) -> Option<u32> {
     m.breakpoint_list
@@ -66,14 +55,7 @@ fn start_with(
     prog: &std::path::Path,
     options: &[&str],
 ) -> (App, UnboundedReceiver<Vec<cohort_gui::Update>>) {
-    let argv: Vec<String> = options
-        .iter()
-        .map(|s| s.to_string())
-        .chain([prog.display().to_string()])
-        .collect();
-    let opts = cohort_session::parallel::parse_launch(&argv).expect("launch options");
-    let (link, rx) = Link::start_with_receiver(opts);
-    (App::new(Some(link)), rx)
+    launch(prog, options)
 }
 
 #[test]
@@ -89,7 +71,9 @@ fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
     }
 
     let (mut app, mut rx) = start(&prog);
-    pump(&mut app, &mut rx, "the ranks at main", |m| all_at(m, 18));
+    pump(&mut app, &mut rx, "the ranks at main", |m| {
+        all_four_at(m, 18)
+    });
     let shown = app.model.shown.clone().expect("a file shown");
     assert!(!margin_shows(&app, &margin_label(24, true)));
 
@@ -144,7 +128,9 @@ fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
         app.model.breakpoint_list
     );
     console(&mut app, "continue");
-    pump(&mut app, &mut rx, "the stop at line 24", |m| all_at(m, 24));
+    pump(&mut app, &mut rx, "the stop at line 24", |m| {
+        all_four_at(m, 24)
+    });
     console(&mut app, "[1] continue");
     pump(&mut app, &mut rx, "rank 1 in compute", |m| {
         m.states
@@ -177,7 +163,7 @@ fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
     // The next session of the program restores it: the dot in line 26's margin.
     let (mut app, mut rx) = start(&prog);
     pump(&mut app, &mut rx, "the restored breakpoint", |m| {
-        all_at(m, 18) && m.breakpoints.contains(&(shown.clone(), 26))
+        all_four_at(m, 18) && m.breakpoints.contains(&(shown.clone(), 26))
     });
     assert!(margin_shows(&app, &margin_label(26, true)));
     assert!(!margin_shows(&app, &margin_label(24, true)));

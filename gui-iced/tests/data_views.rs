@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use cohort_gui::values::{DataMsg, Tree};
 use cohort_gui::{App, Message, Model, array_view};
 use cohort_wire::{PathStep, RankState, StopReason};
-use common::{agentd_built, pump};
+use common::{agentd_built, launch, pump};
 use iced_test::simulator::Simulator;
 
 /// The session's events go to one sink per process (`events::send_events_to`): the tests
@@ -37,14 +37,10 @@ fn locals_as_trees_compare_and_the_array_viewer() {
     let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
     agentd_built();
     let prog = cohort_fixtures::program_in_own_dir("fields", "gui");
-    let argv: Vec<String> = ["-n", "4", "--agents", "2", "-ex", "break fields.c:28", "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([prog.display().to_string()])
-        .collect();
-    let opts = cohort_session::parallel::parse_launch(&argv).expect("launch options");
-    let (link, mut rx) = cohort_gui::Link::start_with_receiver(opts);
-    let mut app = App::new(Some(link));
+    let (mut app, mut rx) = launch(
+        &prog,
+        &["-n", "4", "--agents", "2", "-ex", "break fields.c:28", "--"],
+    );
     pump(&mut app, &mut rx, "the ranks at main", |m| {
         m.size == 4 && (0..4).all(|r| m.states.get(r).and_then(|s| s.place()).is_some())
     });
@@ -281,14 +277,7 @@ fn fortran_derived_types_and_arrays() {
     let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
     agentd_built();
     let prog = cohort_fixtures::fortran_program_in_own_dir("ffields", "gui");
-    let argv: Vec<String> = ["-n", "2", "-ex", "break ffields.f90:27", "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([prog.display().to_string()])
-        .collect();
-    let opts = cohort_session::parallel::parse_launch(&argv).expect("launch options");
-    let (link, mut rx) = cohort_gui::Link::start_with_receiver(opts);
-    let mut app = App::new(Some(link));
+    let (mut app, mut rx) = launch(&prog, &["-n", "2", "-ex", "break ffields.f90:27", "--"]);
     pump(&mut app, &mut rx, "the ranks at the program", |m| {
         m.size == 2 && (0..2).all(|r| m.states.get(r).and_then(|s| s.place()).is_some())
     });

@@ -5,20 +5,9 @@
 
 mod common;
 
-use cohort_gui::{App, Link, Model, frame_label};
+use cohort_gui::{Model, frame_label};
 use cohort_wire::{PathStep, RankSet, RankState, TypedValue};
-use common::{act, agentd_built, pump, sim};
-
-fn all_at(m: &Model, line: u32) -> bool {
-    m.size == 4
-        && (0..4).all(|r| {
-            m.states
-                .get(r)
-                .and_then(RankState::place)
-                .and_then(|p| p.line)
-                == Some(line)
-        })
-}
+use common::{act, agentd_built, all_four_at, launch, pump, sim};
 
 /// The names of `rank`'s locals as the window has them.
 fn names(m: &Model, rank: u32) -> Vec<String> {
@@ -67,22 +56,22 @@ fn node_label(m: &Model, func: &str) -> String {
 fn the_locals_of_a_frame_of_the_stack() {
     agentd_built();
     let prog = cohort_fixtures::program_in_own_dir("ranks", "gui-frames");
-    let argv: Vec<String> = ["-n", "4", "--no-restore", "-ex", "break ranks.c:10", "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([prog.display().to_string()])
-        .collect();
-    let opts = cohort_session::parallel::parse_launch(&argv).expect("launch options");
-    let (link, mut rx) = Link::start_with_receiver(opts);
-    let mut app = App::new(Some(link));
-    pump(&mut app, &mut rx, "the ranks at main", |m| all_at(m, 18));
+    let (mut app, mut rx) = launch(
+        &prog,
+        &["-n", "4", "--no-restore", "-ex", "break ranks.c:10", "--"],
+    );
+    pump(&mut app, &mut rx, "the ranks at main", |m| {
+        all_four_at(m, 18)
+    });
     act(&mut app, |ui| {
         ui.click("Continue (F5)").expect("the continue button");
     });
 
     // In compute: its stack under the locals' title, frame 0 shown (compute's `v`).
     pump(&mut app, &mut rx, "compute's locals and stack", |m| {
-        all_at(m, 10) && names(m, 0) == ["v"] && m.focus_stack().is_some_and(|(f, _)| f.len() == 2)
+        all_four_at(m, 10)
+            && names(m, 0) == ["v"]
+            && m.focus_stack().is_some_and(|(f, _)| f.len() == 2)
     });
     let (frames, same) = app.model.focus_stack().expect("rank 0's stack");
     assert_eq!(frames, ["compute at ranks.c:10", "main at ranks.c:24"]);

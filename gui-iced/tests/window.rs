@@ -7,9 +7,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use cohort_gui::{App, GRID_ID, Link, Model, margin_label};
+use cohort_gui::{GRID_ID, Model, margin_label};
 use cohort_wire::{RankState, StopReason};
-use common::{act, agentd_built, pump, sim};
+use common::{act, agentd_built, launch, pump, sim};
 
 fn all_at(m: &Model, line: u32, breakpoint: bool) -> bool {
     m.size == 4
@@ -34,14 +34,7 @@ fn breakpoint_continue_next_step_in_the_window() {
     let prog = cohort_fixtures::program_in_own_dir("ranks", "gui");
     // --no-restore: the window saves and restores sessions as `cohort launch` does; this
     // test starts clean every time (its breakpoint is number 2).
-    let argv: Vec<String> = ["-n", "4", "--no-restore", "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([prog.display().to_string()])
-        .collect();
-    let opts = cohort_session::parallel::parse_launch(&argv).expect("launch options");
-    let (link, mut rx) = Link::start_with_receiver(opts);
-    let mut app = App::new(Some(link));
+    let (mut app, mut rx) = launch(&prog, &["-n", "4", "--no-restore", "--"]);
 
     // Every rank at main, its file shown, rank 0's locals asked for.
     pump(&mut app, &mut rx, "the ranks at main", |m| {

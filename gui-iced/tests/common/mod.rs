@@ -5,7 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use cohort_gui::{App, Message, Model, Update};
+use cohort_gui::{App, Link, Message, Model, Update};
+use cohort_wire::RankState;
 use iced::futures::channel::mpsc::UnboundedReceiver;
 use iced_test::simulator::Simulator;
 
@@ -89,4 +90,29 @@ pub fn act_sized(app: &mut App, size: (f32, f32), f: impl FnOnce(&mut Simulator<
     for m in msgs {
         let _ = app.update(m);
     }
+}
+
+/// A session of `prog` with `cohort launch`'s `options` (ending with `--`) and the window's
+/// app over it.
+pub fn launch(prog: &std::path::Path, options: &[&str]) -> (App, UnboundedReceiver<Vec<Update>>) {
+    let argv: Vec<String> = options
+        .iter()
+        .map(|s| s.to_string())
+        .chain([prog.display().to_string()])
+        .collect();
+    let opts = cohort_session::parallel::parse_launch(&argv).expect("launch options");
+    let (link, rx) = Link::start_with_receiver(opts);
+    (App::new(Some(link)), rx)
+}
+
+/// All 4 ranks stopped at `line`.
+pub fn all_four_at(m: &Model, line: u32) -> bool {
+    m.size == 4
+        && (0..4).all(|r| {
+            m.states
+                .get(r)
+                .and_then(RankState::place)
+                .and_then(|p| p.line)
+                == Some(line)
+        })
 }
