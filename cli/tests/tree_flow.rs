@@ -422,28 +422,7 @@ fn a_rank_writing_300_mib_without_a_newline_costs_the_front_end_no_memory() {
 /// reported lost within 5 s of its last answer to a ping.
 #[test]
 fn a_hung_agent_holds_nobody_up_and_is_lost_within_5_seconds() {
-    let prog = cohort_fixtures::program("ranks");
-    let marker = unique_marker();
-    let args: Vec<String> = [
-        "launch",
-        "-n",
-        "4",
-        "--agents",
-        "2",
-        "--timeout",
-        "3000",
-        "-nx",
-        "--",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([prog.display().to_string()])
-    .collect();
-    let mut s = Session::start(
-        &args,
-        prog.parent().unwrap(),
-        &[("COHORT_TEST_MARKER", &marker)],
-    );
+    let (mut s, marker) = four_ranks_under_two_agents("ranks", &[]);
     s.wait_for(|l| l.contains("Temporary breakpoint 1, main"));
     s.send("print 1");
     s.wait_for(|l| l.ends_with("[0-3] $1 = 1"));
@@ -486,30 +465,7 @@ fn a_hung_agent_holds_nobody_up_and_is_lost_within_5_seconds() {
 /// while its ranks run; after it goes on, every rank is interrupted and answers.
 #[test]
 fn an_agent_held_up_while_its_ranks_run_is_not_lost() {
-    let prog = cohort_fixtures::program("forever");
-    let marker = unique_marker();
-    let args: Vec<String> = [
-        "launch",
-        "-n",
-        "4",
-        "--agents",
-        "2",
-        "--timeout",
-        "3000",
-        "--settle",
-        "500",
-        "-nx",
-        "--",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([prog.display().to_string()])
-    .collect();
-    let mut s = Session::start(
-        &args,
-        prog.parent().unwrap(),
-        &[("COHORT_TEST_MARKER", &marker)],
-    );
+    let (mut s, marker) = four_ranks_under_two_agents("forever", &["--settle", "500"]);
     s.wait_for(|l| l.contains("Temporary breakpoint 1, main"));
     s.send("continue");
     s.wait_for(|l| l.ends_with("[0-3] running (`continue` has not finished)"));
@@ -531,4 +487,24 @@ fn an_agent_held_up_while_its_ranks_run_is_not_lost() {
     s.wait_for(|l| l.ends_with("$1 = 5") || l.contains("lost"));
     s.send("quit");
     wait_gone(&marker);
+}
+
+/// An interactive `cohort launch -n 4 --agents 2 --timeout 3000 EXTRA -nx` of the fixture
+/// `name`, its processes marked (see `job`): the session and the marker.
+fn four_ranks_under_two_agents(name: &str, extra: &[&str]) -> (Session, String) {
+    let prog = cohort_fixtures::program(name);
+    let marker = unique_marker();
+    let args: Vec<String> = ["launch", "-n", "4", "--agents", "2", "--timeout", "3000"]
+        .iter()
+        .chain(extra)
+        .chain(&["-nx", "--"])
+        .map(|s| s.to_string())
+        .chain([prog.display().to_string()])
+        .collect();
+    let s = Session::start(
+        &args,
+        prog.parent().unwrap(),
+        &[("COHORT_TEST_MARKER", &marker)],
+    );
+    (s, marker)
 }
