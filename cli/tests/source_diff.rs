@@ -291,6 +291,7 @@ cases! {
     show_run_settings,
     cxx_print_array,
     cxx_print_cxx,
+    cxx_static_self,
     ptype_whatis,
     recursion,
     return_find,

@@ -561,8 +561,17 @@ impl Debugger {
         }
     }
 
+    /// Every loaded object's debug information read (once per agent): a type only declared
+    /// where it is used is completed from the object that defines it (gdb's `check_typedef`
+    /// over every objfile), which looks among the files read so far. (The expression parser's
+    /// type look-ups used to read them all as a side effect.)
+    pub(crate) fn read_all_debug_objects(&self) {
+        let _ = self.debug_objects();
+    }
+
     /// Evaluate `text` in the selected frame (with side effects).
     pub(crate) fn evaluate(&mut self, text: &str) -> Result<Value> {
+        self.read_all_debug_objects();
         let fortran = self.language() == Language::Fortran;
         let (v, writes, mem) = {
             let ctx = self.eval_ctx();
@@ -1229,6 +1238,7 @@ impl Debugger {
     }
 
     pub(crate) fn cmd_ptype(&mut self, arg: &str, expand: bool) -> Result<Flow> {
+        self.read_all_debug_objects();
         let (_, text) = split_format(arg);
         let text = text.trim();
         if text.is_empty() {

@@ -920,12 +920,28 @@ impl FileTypes {
                 continue;
             }
             let ty_die = c.reference(file, dw::DW_AT_type);
+            let is_static = is_static_var
+                || (c.flag(dw::DW_AT_declaration) && !c.has(dw::DW_AT_data_member_location));
+            // A static member may be of the class itself (`struct S { static S inst; }`): its
+            // type is built when it is first used, not while the class is (which recursed
+            // until "type nesting too deep" and lost the whole class). Its constant value,
+            // if any, needs its size now (an integer or enum, never the class).
+            if is_static && !c.has(dw::DW_AT_const_value) && ty_die.is_some() {
+                members.push(Member {
+                    name: c.name(file),
+                    ty: self.lazy(ty_die),
+                    offset: 0,
+                    bitfield: None,
+                    is_static,
+                    is_base,
+                });
+                cxx.member_access.push(access(c, default_access));
+                continue;
+            }
             let mty = match ty_die {
                 Some(d) => self.type_at(d),
                 None => Type::error("member without type"),
             };
-            let is_static = is_static_var
-                || (c.flag(dw::DW_AT_declaration) && !c.has(dw::DW_AT_data_member_location));
             let mut offset = c
                 .attr(dw::DW_AT_data_member_location)
                 .and_then(|v| member_location(v, enc))

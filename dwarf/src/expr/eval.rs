@@ -1132,6 +1132,23 @@ impl<'a> Ev<'a> {
             {
                 self.method_value(&ty, m)
             }
+            // A static data member through an object (`obj.count`): the variable of its
+            // class (`T::count`), or its declared value (`static const int n = 16;`).
+            None if let Some(class) = static_member_class(&ty, name) => {
+                if let Some(v) = self.ctx.lookup_variable(&format!("{class}::{name}"))? {
+                    return Ok(V::from_value(v));
+                }
+                match self
+                    .ctx
+                    .lookup_type(&class)
+                    .and_then(|t| static_const_member(&t, name))
+                {
+                    Some(v) => Ok(V::from_value(v)),
+                    None => Err(user(format!(
+                        "field {name} is nonexistent or has been optimized out"
+                    ))),
+                }
+            }
             // gdb's words for a class with member functions.
             None if ty.cxx.as_ref().is_some_and(|c| !c.methods.is_empty()) => {
                 Err(user(format!("There is no member or method named {name}.")))
@@ -2924,4 +2941,21 @@ fn static_const_member(class: &TypeRef, name: &str) -> Option<Value> {
         .find(|(_, m)| m.is_static && m.name.as_deref() == Some(name))?;
     let bytes = cxx.static_const(i)?;
     Some(Value::new(m.ty.get().clone(), bytes.to_vec(), Lval::None))
+}
+
+/// The class (`ty`'s name, or a base class's) with a static data member `name`.
+fn static_member_class(ty: &TypeRef, name: &str) -> Option<String> {
+    let TypeKind::Aggregate { members, .. } = &ty.strip().kind else {
+        return None;
+    };
+    if members
+        .iter()
+        .any(|m| m.is_static && m.name.as_deref() == Some(name))
+    {
+        return ty.strip().name.clone();
+    }
+    members
+        .iter()
+        .filter(|m| m.is_base)
+        .find_map(|m| static_member_class(m.ty.get(), name))
 }

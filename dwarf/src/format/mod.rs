@@ -934,10 +934,6 @@ impl<'a> Printer<'a> {
                 out.push_str("static ");
                 out.push_str(name);
                 out.push_str(" = ");
-                if mty.strip().name.as_deref() == Some(class) {
-                    out.push_str("<same as static member of an already seen type>");
-                    continue;
-                }
                 match self.target.static_member(&format!("{class}::{name}")) {
                     Some(v) if !v.optimized_out => {
                         if self.static_seen(&v) {
