@@ -24,6 +24,12 @@ fn start_form_group_step_and_output_filter() {
     let prog = cohort_fixtures::program_in_own_dir("ranks", "gui-session");
     let recent = std::env::temp_dir().join(format!("cohort-gui-session-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&recent);
+    // The session is saved at its end (for the next of the program): none before, none kept.
+    let saved = cohort_session::saved::sessions_dir()
+        .map(|d| cohort_session::saved::session_file(&d, &prog));
+    if let Some(f) = &saved {
+        let _ = std::fs::remove_file(f);
+    }
     let mut app = App::with_start_form(Some(recent.join("recent")));
 
     // The form: the program typed, 4 ranks (the default), the local launcher, Launch.
@@ -167,4 +173,7 @@ fn start_form_group_step_and_output_filter() {
         m.status == "the session has ended"
     });
     let _ = std::fs::remove_dir_all(&recent);
+    if let Some(f) = &saved {
+        let _ = std::fs::remove_file(f);
+    }
 }
