@@ -426,11 +426,7 @@ fn a_hung_agent_holds_nobody_up_and_is_lost_within_5_seconds() {
     s.wait_for(|l| l.contains("Temporary breakpoint 1, main"));
     s.send("print 1");
     s.wait_for(|l| l.ends_with("[0-3] $1 = 1"));
-    let agent1 = job(&marker)
-        .into_iter()
-        .find(|p| p.cmdline.contains("cohort-agentd --index 1"))
-        .expect("agent 1")
-        .pid;
+    let agent1 = agent_pid(&marker, 1);
     kill(Pid::from_raw(agent1), Signal::SIGSTOP).unwrap();
     let stopped = Instant::now();
     s.send("print 2");
@@ -469,11 +465,7 @@ fn an_agent_held_up_while_its_ranks_run_is_not_lost() {
     s.wait_for(|l| l.contains("Temporary breakpoint 1, main"));
     s.send("continue");
     s.wait_for(|l| l.ends_with("[0-3] running (`continue` has not finished)"));
-    let agent1 = job(&marker)
-        .into_iter()
-        .find(|p| p.cmdline.contains("cohort-agentd --index 1"))
-        .expect("agent 1")
-        .pid;
+    let agent1 = agent_pid(&marker, 1);
     kill(Pid::from_raw(agent1), Signal::SIGSTOP).unwrap();
     std::thread::sleep(Duration::from_secs(8));
     kill(Pid::from_raw(agent1), Signal::SIGCONT).unwrap();
@@ -517,4 +509,16 @@ fn four_ranks_under_two_agents(name: &str, extra: &[&str]) -> (Session, String) 
         &[("COHORT_TEST_MARKER", &marker)],
     );
     (s, marker)
+}
+
+/// The pid of agent `index` of the session marked `marker`.
+fn agent_pid(marker: &str, index: u32) -> i32 {
+    job(marker)
+        .into_iter()
+        .find(|p| {
+            p.cmdline
+                .contains(&format!("cohort-agentd --index {index}"))
+        })
+        .expect("the agent")
+        .pid
 }

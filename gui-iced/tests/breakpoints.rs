@@ -10,7 +10,7 @@ use cohort_gui::{
     App, CONSOLE_ID, Model, margin_label, margin_label_disabled, margin_label_partial,
 };
 use cohort_wire::{RankSet, RankState};
-use common::{act, agentd_built, all_four_at, launch, pump, sim};
+use common::{act, agentd_built, all_four_at, forget_saved_session, launch, pump, sim};
 use iced::futures::channel::mpsc::UnboundedReceiver;
 
 /// Types `line` into the console and presses Enter.
@@ -64,11 +64,7 @@ fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
     agentd_built();
     let prog = cohort_fixtures::program_in_own_dir("ranks", "gui-breakpoints");
     // The program's last session: none at first (this test saves one, then restores it).
-    let saved = cohort_session::saved::sessions_dir()
-        .map(|d| cohort_session::saved::session_file(&d, &prog));
-    if let Some(f) = &saved {
-        let _ = std::fs::remove_file(f);
-    }
+    forget_saved_session(&prog);
 
     let (mut app, mut rx) = start(&prog);
     pump(&mut app, &mut rx, "the ranks at main", |m| {
@@ -171,9 +167,7 @@ fn breakpoints_from_the_console_and_the_last_session_in_the_margin() {
     pump(&mut app, &mut rx, "the end", |m| {
         m.status == "the session has ended"
     });
-    if let Some(f) = &saved {
-        let _ = std::fs::remove_file(f);
-    }
+    forget_saved_session(&prog);
 }
 
 /// Rank 1 of `one_hangs` spins for ever after Continue: the breakpoints asked after the

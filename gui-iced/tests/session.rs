@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use cohort_gui::{App, GRID_ID, Model, output, start};
 use cohort_wire::{RankSet, RankState};
-use common::{act, agentd_built, pump, sim};
+use common::{act, agentd_built, forget_saved_session, pump, sim};
 use iced::mouse;
 
 fn line_of(m: &Model, rank: u32) -> Option<u32> {
@@ -25,11 +25,7 @@ fn start_form_group_step_and_output_filter() {
     let recent = std::env::temp_dir().join(format!("cohort-gui-session-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&recent);
     // The session is saved at its end (for the next of the program): none before, none kept.
-    let saved = cohort_session::saved::sessions_dir()
-        .map(|d| cohort_session::saved::session_file(&d, &prog));
-    if let Some(f) = &saved {
-        let _ = std::fs::remove_file(f);
-    }
+    forget_saved_session(&prog);
     let mut app = App::with_start_form(Some(recent.join("recent")));
 
     // The form: the program typed, 4 ranks (the default), the local launcher, Launch.
@@ -173,7 +169,5 @@ fn start_form_group_step_and_output_filter() {
         m.status == "the session has ended"
     });
     let _ = std::fs::remove_dir_all(&recent);
-    if let Some(f) = &saved {
-        let _ = std::fs::remove_file(f);
-    }
+    forget_saved_session(&prog);
 }

@@ -7,7 +7,7 @@ mod common;
 
 use cohort_gui::{App, Model, margin_label, start};
 use cohort_wire::{RankState, StopReason};
-use common::{act, agentd_built, pump, sim};
+use common::{act, agentd_built, forget_saved_session, pump, sim};
 
 fn all_at_breakpoint(m: &Model, line: u32) -> bool {
     m.size == 4
@@ -24,11 +24,7 @@ fn agents_and_initial_commands_from_the_start_form() {
         std::env::temp_dir().join(format!("cohort-gui-start-options-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&recent);
     // The session is saved at its end (for the next of the program): none before, none kept.
-    let saved = cohort_session::saved::sessions_dir()
-        .map(|d| cohort_session::saved::session_file(&d, &prog));
-    if let Some(f) = &saved {
-        let _ = std::fs::remove_file(f);
-    }
+    forget_saved_session(&prog);
     let mut app = App::with_start_form(Some(recent.join("recent")));
 
     let path = prog.display().to_string();
@@ -107,7 +103,5 @@ fn agents_and_initial_commands_from_the_start_form() {
         m.status == "the session has ended"
     });
     let _ = std::fs::remove_dir_all(&recent);
-    if let Some(f) = &saved {
-        let _ = std::fs::remove_file(f);
-    }
+    forget_saved_session(&prog);
 }

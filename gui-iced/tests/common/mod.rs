@@ -116,3 +116,14 @@ pub fn all_four_at(m: &Model, line: u32) -> bool {
                 == Some(line)
         })
 }
+
+/// Forgets the program's saved session (a session is saved at its end and restored by the
+/// next one of the program): called before and after a test that launches without
+/// `--no-restore`, so that nothing is restored into it nor kept in the user's state folder.
+pub fn forget_saved_session(prog: &std::path::Path) {
+    if let Some(f) =
+        cohort_session::saved::sessions_dir().map(|d| cohort_session::saved::session_file(&d, prog))
+    {
+        let _ = std::fs::remove_file(f);
+    }
+}
