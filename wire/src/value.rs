@@ -21,8 +21,14 @@ impl PartialEq for Num {
 
 impl Eq for Num {}
 
+impl std::hash::Hash for Num {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.to_bits().hash(h);
+    }
+}
+
 /// One dimension of an array: its lower bound and its number of elements.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Dim {
     pub lower: i64,
     pub count: u64,
@@ -39,7 +45,7 @@ impl Dim {
 
 /// An array's elements: numbers (for arrays of integers, floating-point numbers, characters
 /// and booleans) or values.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Elements {
     Numbers(Vec<Num>),
     Values(Vec<TypedValue>),
@@ -59,7 +65,7 @@ impl Elements {
 }
 
 /// A value as a tree.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TypedValue {
     /// A number, a pointer, a string, an enumerator…: its type's name, the text gdb prints
     /// for it, and its number when it is one.
@@ -286,10 +292,30 @@ impl Reduction {
 
 /// Over ranks, the values of one expression: one class per distinct value with its ranks,
 /// ordered by lowest rank, and the reduction of the scalar numbers among them.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct Values {
     pub classes: Vec<(TypedValue, RankSet)>,
     pub reduction: Reduction,
+    /// Each class's hash, in the order of `classes` (not sent: rebuilt by [`Values::merge`]
+    /// whenever its length is not theirs). 10,000 ranks' locals are 10,000 classes: a search
+    /// of the list for each merged class made the front end's merge quadratic (4.5 s), and
+    /// hashing every class again at each of a hundred merges cost 0.3 s.
+    #[serde(skip)]
+    hashes: Vec<u64>,
+}
+
+impl PartialEq for Values {
+    fn eq(&self, o: &Self) -> bool {
+        self.classes == o.classes && self.reduction == o.reduction
+    }
+}
+
+impl Eq for Values {}
+
+fn hash_of(v: &TypedValue) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(v, &mut h);
+    std::hash::Hasher::finish(&h)
 }
 
 impl Values {
@@ -309,14 +335,42 @@ impl Values {
 
     /// Merges another subtree's values.
     pub fn merge(&mut self, o: Values) {
-        for (v, r) in o.classes {
-            match self.classes.iter_mut().find(|(x, _)| *x == v) {
-                Some((_, set)) => *set = set.union(&r),
-                None => self.classes.push((v, r)),
+        self.reduction.merge(o.reduction);
+        if o.classes.is_empty() {
+            return;
+        }
+        if self.hashes.len() != self.classes.len() {
+            self.hashes = self.classes.iter().map(|(v, _)| hash_of(v)).collect();
+        }
+        let mut at: std::collections::HashMap<u64, Vec<usize>> =
+            std::collections::HashMap::with_capacity(self.classes.len() + o.classes.len());
+        for (i, h) in self.hashes.iter().enumerate() {
+            at.entry(*h).or_default().push(i);
+        }
+        let theirs = if o.hashes.len() == o.classes.len() {
+            o.hashes
+        } else {
+            o.classes.iter().map(|(v, _)| hash_of(v)).collect()
+        };
+        for ((v, r), h) in o.classes.into_iter().zip(theirs) {
+            let same = at.entry(h).or_default();
+            match same.iter().find(|&&i| self.classes[i].0 == v) {
+                Some(&i) => self.classes[i].1 = self.classes[i].1.union(&r),
+                None => {
+                    same.push(self.classes.len());
+                    self.classes.push((v, r));
+                    self.hashes.push(h);
+                }
             }
         }
-        self.classes.sort_by_key(|(_, r)| r.first());
-        self.reduction.merge(o.reduction);
+        if !self.classes.is_sorted_by_key(|(_, r)| r.first()) {
+            let mut both: Vec<((TypedValue, RankSet), u64)> = std::mem::take(&mut self.classes)
+                .into_iter()
+                .zip(std::mem::take(&mut self.hashes))
+                .collect();
+            both.sort_by_key(|((_, r), _)| r.first());
+            (self.classes, self.hashes) = both.into_iter().unzip();
+        }
     }
 
     /// Every rank with a value here.
@@ -444,6 +498,50 @@ mod tests {
         );
         assert_eq!(one.reduction.numbers, RankSet::range(0, 5));
         assert_eq!(one.get(5), Some(&vals[1]));
+    }
+
+    /// Many classes (every rank its own value, and values shared by ranks far apart), merged
+    /// from subtrees that went over the wire (no hashes kept) and from ones built here.
+    #[test]
+    fn many_classes_merge_as_one_list_does() {
+        let val = |r: u32| {
+            let x = if r % 3 == 0 {
+                f64::from(r % 7)
+            } else {
+                f64::from(r + 1000)
+            };
+            TypedValue::Struct {
+                ty: "struct s".into(),
+                fields: vec![("x".into(), scalar(&x.to_string(), x))],
+            }
+        };
+        let mut whole = Values::default();
+        for r in 0..600 {
+            whole.add(r, val(r));
+        }
+        let mut merged = Values::default();
+        for part in (0..6u32).rev() {
+            let mut sub = Values::default();
+            for r in (part * 100..part * 100 + 100).rev() {
+                sub.add(r, val(r));
+            }
+            if part % 2 == 0 {
+                let bytes = postcard::to_allocvec(&sub).expect("encode");
+                sub = postcard::from_bytes(&bytes).expect("decode");
+            }
+            merged.merge(sub);
+        }
+        assert_eq!(merged, whole);
+        // 7 shared values (ranks 0, 3, 6, …) and 400 ranks with their own.
+        assert_eq!(whole.classes.len(), 7 + 400);
+        assert_eq!(
+            whole.classes[0].1.to_string(),
+            "0,21,42,63,84,105,126,147,168,189,210,231,252,273,294,315,336,357,378,399,420,441,462,483,504,525,546,567,588"
+        );
+        assert!(whole.classes.is_sorted_by_key(|(_, r)| r.first()));
+        for r in 0..600 {
+            assert_eq!(merged.get(r), Some(&val(r)), "rank {r}");
+        }
     }
 
     #[test]
