@@ -4,7 +4,9 @@
 //! brings every rank's new place (the step in the agents, the front end's merge and the
 //! batching, at most `link::BATCH` = 50 ms after the first update of a batch), the model's
 //! update of that batch, and the drawing of the whole window (tiny-skia, 1280×820); then the
-//! grid alone drawn at 10,000 ranks.
+//! same for every rank's locals, which the window asks for at each stop (their arrival, the
+//! building of the view with a sparkline of each number, the drawing); then the grid alone
+//! drawn at 10,000 ranks.
 //!
 //!     cargo run --release -p cohort-gui --example step_latency -- N A K PROGRAM
 
@@ -31,7 +33,7 @@ fn pump(
     what: &str,
     done: impl Fn(&Model) -> bool,
 ) -> (Instant, f64) {
-    let until = Instant::now() + Duration::from_secs(900);
+    let until = Instant::now() + Duration::from_secs(240);
     let mut apply = 0.0;
     loop {
         while let Ok(batch) = rx.try_recv() {
@@ -47,8 +49,15 @@ fn pump(
         }
         assert!(
             Instant::now() < until,
-            "timed out waiting for {what}; {:?}",
-            app.model.groups()
+            "timed out waiting for {what}; {:?}; {:?}; the console's last lines:\n{}",
+            app.model.groups(),
+            app.model
+                .states
+                .groups
+                .iter()
+                .map(|(s, _)| s.place().and_then(|p| p.line))
+                .collect::<Vec<_>>(),
+            app.model.console[app.model.console.len().saturating_sub(30)..].join("\n")
         );
         assert!(
             !app.model.ended,
@@ -122,22 +131,53 @@ fn main() {
     let _ = app.update(Message::Continue);
     pump(&mut app, &mut rx, "the breakpoint", |m| all_at(m, n, 24));
     let (mut to_batch, mut applies, mut draws) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut to_locals, mut locals_applies, mut views, mut locals_draws) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut line = 24;
     for _ in 0..k {
         line = if line == 24 { 23 } else { 24 };
+        app.model.data.locals = None;
         let t0 = Instant::now();
         let _ = app.update(Message::Next);
         let (got, apply) = pump(&mut app, &mut rx, "the next", |m| all_at(m, n, line));
         to_batch.push(got.duration_since(t0).as_secs_f64() * 1000.0);
         applies.push(apply);
         draws.push(draw_window(&app));
+        // Then every rank's locals (the window asks for them at each stop: the locals
+        // pane's tree of the focus rank, a sparkline of each number across the ranks).
+        let (got, apply) = pump(&mut app, &mut rx, "every rank's locals", |m| {
+            m.data
+                .locals
+                .as_ref()
+                .is_some_and(|v| v.ranks().len() == u64::from(n))
+        });
+        to_locals.push(got.duration_since(t0).as_secs_f64() * 1000.0);
+        locals_applies.push(apply);
+        let t = Instant::now();
+        let _ = app.view();
+        views.push(t.elapsed().as_secs_f64() * 1000.0);
+        locals_draws.push(draw_window(&app));
     }
+    let classes = app
+        .model
+        .data
+        .locals
+        .as_ref()
+        .map_or(0, |v| v.classes.len());
     println!(
         "next of {n} ranks, {k} times: click → batch with every rank's place {:.1} ms (median; {:.1?}), model update {:.2} ms, window drawn {:.1} ms",
         median(to_batch.clone()),
         to_batch,
         median(applies),
         median(draws)
+    );
+    println!(
+        "  then every rank's locals ({classes} distinct): click → in the model {:.1} ms (median; {:.1?}), model update {:.2} ms, view built {:.1} ms, window drawn {:.1} ms",
+        median(to_locals.clone()),
+        to_locals,
+        median(locals_applies),
+        median(views),
+        median(locals_draws)
     );
     app.quit();
     let _ = pump(&mut app, &mut rx, "the end", |m| m.ended);

@@ -8,6 +8,7 @@ pub mod array_view;
 pub mod grid;
 pub mod groups;
 pub mod highlight;
+pub mod lines;
 pub mod link;
 pub mod output;
 pub mod start;
@@ -27,6 +28,18 @@ pub const GRID_ID: &str = "rank-grid";
 
 /// The console's input line (tests find it by this id).
 pub const CONSOLE_ID: &str = "console-input";
+/// The panes that scroll, by name and the id of their scrollable (bench: scrolling at 10,000
+/// ranks).
+pub const SCROLLED_PANES: [(&str, &str); 6] = [
+    ("parallel stacks", "stacks-pane"),
+    ("source", SOURCE_PANE),
+    ("locals", values::LOCALS_PANE),
+    ("comparison", values::COMPARE_PANE),
+    ("output", output::OUTPUT_PANE),
+    ("console", CONSOLE_PANE),
+];
+pub const SOURCE_PANE: &str = "source-pane";
+pub const CONSOLE_PANE: &str = "console-pane";
 
 /// The most console lines kept.
 const CONSOLE_LINES: usize = 2000;
@@ -68,12 +81,16 @@ pub enum Message {
     Output(output::OutputMsg),
     /// The start form.
     Start(start::StartMsg),
+    /// A long pane (its scrollable's id) was scrolled: the lines it builds follow.
+    Scrolled(&'static str, lines::Scroll),
 }
 
 /// The window's state, free of UI types.
 #[derive(Debug, Default)]
 pub struct Model {
     pub size: u32,
+    /// Where the long panes are scrolled, by their scrollable's id ([`lines`]).
+    pub scrolls: HashMap<&'static str, lines::Scroll>,
     pub states: States,
     pub focus: u32,
     /// The breakpoints' places: (file's full path, line), as the session last said (set from
@@ -88,6 +105,10 @@ pub struct Model {
     pub partial: HashMap<(String, u32), RankSet>,
     /// Source files read, by full path (or why not).
     pub sources: HashMap<String, Result<Vec<String>, String>>,
+    /// The file and line the source pane was last brought to.
+    pub source_followed: Option<(String, u32)>,
+    /// Of each file read, whether each line starts inside a comment.
+    pub comment_starts: HashMap<String, Vec<bool>>,
     /// The file shown (the focus rank's, once it has stopped somewhere with one).
     pub shown: Option<String>,
     /// The focus rank's locals (`info locals`), and the rank they are of.
@@ -363,13 +384,59 @@ impl Model {
         vec![self.data.locals_request(&self.all())]
     }
 
+    /// When the current line is new and out of sight: where the source pane is to be
+    /// scrolled (its top, a third of the pane above the line), kept as where it is.
+    pub fn follow_source(&mut self) -> Option<f32> {
+        let line = self.current_line()?;
+        let at = (self.shown.clone()?, line);
+        if self.source_followed.as_ref() == Some(&at) {
+            return None;
+        }
+        self.source_followed = Some(at);
+        let s = self.scroll_of(SOURCE_PANE);
+        let y = (line - 1) as f32 * lines::LINE_H;
+        if y >= s.from_anchor && y + lines::LINE_H <= s.from_anchor + s.height {
+            return None;
+        }
+        let top = (y - s.height / 3.0).max(0.0).floor();
+        self.scrolls.insert(
+            SOURCE_PANE,
+            lines::Scroll {
+                from_anchor: top,
+                ..s
+            },
+        );
+        Some(top)
+    }
+
+    /// Where the pane `id` is scrolled.
+    pub fn scroll_of(&self, id: &str) -> lines::Scroll {
+        self.scrolls.get(id).copied().unwrap_or_default()
+    }
+
     /// Shows a file (read once).
     pub fn show_file(&mut self, path: &str) {
-        self.sources.entry(path.to_string()).or_insert_with(|| {
-            std::fs::read_to_string(path)
+        if !self.sources.contains_key(path) {
+            let text: Result<Vec<String>, String> = std::fs::read_to_string(path)
                 .map(|t| t.lines().map(expand_tabs).collect())
-                .map_err(|e| format!("{path}: {e}"))
-        });
+                .map_err(|e| format!("{path}: {e}"));
+            // Whether each line starts inside a comment (the pane colours only the lines in
+            // sight, from the state at the first of them).
+            if let Ok(lines) = &text {
+                let lang = highlight::lang_of(path);
+                let mut in_comment = false;
+                let starts = lines
+                    .iter()
+                    .map(|l| {
+                        let at = in_comment;
+                        let _ = highlight::spans(lang, l, &mut in_comment);
+                        at
+                    })
+                    .collect();
+                self.comment_starts.insert(path.to_string(), starts);
+            }
+            self.sources.insert(path.to_string(), text);
+        }
         self.shown = Some(path.to_string());
     }
 
@@ -432,6 +499,14 @@ impl Model {
             // The application's (see `App::update`).
             Message::Start(_) => Vec::new(),
             Message::RefreshStacks => vec![Request::Stacks],
+            Message::Scrolled(id, s) => {
+                if id == values::COMPARE_PANE {
+                    self.data.compare_scroll = s;
+                } else {
+                    self.scrolls.insert(id, s);
+                }
+                Vec::new()
+            }
             Message::ConsoleInput(s) => {
                 self.input = s;
                 Vec::new()
@@ -557,7 +632,16 @@ impl App {
             // `quit` in the console, or a signal: the window closes with its session.
             return iced::exit();
         }
-        Task::none()
+        match self.model.follow_source() {
+            Some(top) => iced::widget::operation::scroll_to(
+                SOURCE_PANE,
+                iced::widget::operation::AbsoluteOffset {
+                    x: None,
+                    y: Some(top),
+                },
+            ),
+            None => Task::none(),
+        }
     }
 
     pub fn subscription(&self) -> Subscription<Message> {
@@ -614,7 +698,10 @@ impl App {
 
         let stacks = column![
             text("Parallel stacks").size(16),
-            scrollable(self.stacks_view()).height(Fill).width(Fill)
+            scrollable(self.stacks_view())
+                .id("stacks-pane")
+                .height(Fill)
+                .width(Fill)
         ]
         .spacing(4);
 
@@ -625,7 +712,7 @@ impl App {
 
         let source = column![
             text(m.shown.as_deref().unwrap_or("Source")).size(16),
-            scrollable(self.source_view()).height(Fill).width(Fill)
+            self.source_view()
         ]
         .spacing(4)
         .width(FillPortion(3))
@@ -670,23 +757,16 @@ impl App {
             locals
         };
 
-        let console_lines =
-            m.console
-                .iter()
-                .rev()
-                .take(200)
-                .rev()
-                .fold(String::new(), |mut acc, l| {
-                    acc.push_str(l);
-                    acc.push('\n');
-                    acc
-                });
         let console = column![
             text("Console").size(16),
-            scrollable(text(console_lines).font(Font::MONOSPACE).size(13))
-                .anchor_bottom()
-                .height(Fill)
-                .width(Fill),
+            lines::text_pane(
+                CONSOLE_PANE,
+                m.console.len(),
+                &m.scroll_of(CONSOLE_PANE),
+                true,
+                |i| m.console[i].clone(),
+                |v| Message::Scrolled(CONSOLE_PANE, lines::Scroll::of(v)),
+            ),
             text_input("a command for the ranks ([0-3] print x)", &m.input)
                 .id(CONSOLE_ID)
                 .on_input(Message::ConsoleInput)
@@ -721,7 +801,7 @@ impl App {
                 .size(13)
                 .into();
         };
-        let lines = match m.sources.get(path) {
+        let src = match m.sources.get(path) {
             Some(Ok(l)) => l,
             Some(Err(e)) => return text(e).size(13).into(),
             None => return text("").into(),
@@ -730,47 +810,65 @@ impl App {
         // The ranks at each line of the file (every group's current line, with its count).
         let marks = groups::lines_in(&m.states, path);
         let lang = highlight::lang_of(path);
-        let mut in_comment = false;
-        let rows = lines.iter().enumerate().take(20_000).map(|(i, l)| {
-            let n = i as u32 + 1;
-            let bp = m.breakpoints.contains(&(path.clone(), n));
-            let off = bp && m.disabled.contains(&(path.clone(), n));
-            let margin = button(
-                text(if off {
-                    margin_label_disabled(n)
-                } else if bp && m.partial.contains_key(&(path.clone(), n)) {
-                    margin_label_partial(n)
+        let total = src.len();
+        // Only the lines in sight are built ([`lines`]), coloured from the comment state at
+        // the first of them.
+        let build = move |r: std::ops::Range<usize>| -> Element<'_, Message> {
+            let mut in_comment = m
+                .comment_starts
+                .get(path)
+                .and_then(|c| c.get(r.start))
+                .copied()
+                .unwrap_or(false);
+            let rows = src[r.clone()].iter().zip(r.start..).map(|(l, i)| {
+                let n = i as u32 + 1;
+                let bp = m.breakpoints.contains(&(path.clone(), n));
+                let off = bp && m.disabled.contains(&(path.clone(), n));
+                let margin = button(
+                    lines::mono(if off {
+                        margin_label_disabled(n)
+                    } else if bp && m.partial.contains_key(&(path.clone(), n)) {
+                        margin_label_partial(n)
+                    } else {
+                        margin_label(n, bp)
+                    })
+                    .color(if bp {
+                        Color::from_rgb8(0xd8, 0x34, 0x34)
+                    } else {
+                        Color::from_rgb8(0x80, 0x80, 0x88)
+                    }),
+                )
+                .padding(0)
+                .style(button::text)
+                .on_press(Message::ToggleBreakpoint(n));
+                let here = current == Some(n);
+                let at = marks.iter().find(|(x, _)| *x == n).map(|(_, r)| r);
+                let body = highlight::line_view(lang, l, &mut in_comment, here, at);
+                let r = row![margin, body].spacing(6);
+                let c = container(r)
+                    .width(Fill)
+                    .height(Length::Fixed(lines::LINE_H));
+                if here || at.is_some() {
+                    let alpha = if here { 0.35 } else { 0.15 };
+                    c.style(move |_| container::Style {
+                        background: Some(Color::from_rgba8(0x3a, 0x7b, 0xd5, alpha).into()),
+                        ..Default::default()
+                    })
+                    .into()
                 } else {
-                    margin_label(n, bp)
-                })
-                .font(Font::MONOSPACE)
-                .size(13)
-                .color(if bp {
-                    Color::from_rgb8(0xd8, 0x34, 0x34)
-                } else {
-                    Color::from_rgb8(0x80, 0x80, 0x88)
-                }),
-            )
-            .padding(0)
-            .style(button::text)
-            .on_press(Message::ToggleBreakpoint(n));
-            let here = current == Some(n);
-            let at = marks.iter().find(|(x, _)| *x == n).map(|(_, r)| r);
-            let body = highlight::line_view(lang, l, &mut in_comment, here, at);
-            let r = row![margin, body].spacing(6);
-            let c = container(r).width(Fill);
-            if here || at.is_some() {
-                let alpha = if here { 0.35 } else { 0.15 };
-                c.style(move |_| container::Style {
-                    background: Some(Color::from_rgba8(0x3a, 0x7b, 0xd5, alpha).into()),
-                    ..Default::default()
-                })
-                .into()
-            } else {
-                c.into()
-            }
-        });
-        Column::with_children(rows).into()
+                    c.into()
+                }
+            });
+            Column::with_children(rows).into()
+        };
+        lines::pane(
+            SOURCE_PANE,
+            total,
+            &m.scroll_of(SOURCE_PANE),
+            false,
+            build,
+            |v| Message::Scrolled(SOURCE_PANE, lines::Scroll::of(v)),
+        )
     }
 
     /// The focus rank's stack, a frame a line (`#1  main at ranks.c:24`, the shown one
@@ -853,6 +951,35 @@ mod tests {
             m.intent(Message::ToggleBreakpoint(12)),
             vec![Request::Command("[0-3] clear /src/t.c:12".into())]
         );
+    }
+
+    /// The source pane is brought to the focus rank's line when it is new and out of sight.
+    #[test]
+    fn the_source_follows_the_current_line() {
+        let mut m = Model::new();
+        m.size = 2;
+        m.shown = Some("/src/t.c".into());
+        m.scrolls.insert(
+            SOURCE_PANE,
+            lines::Scroll {
+                from_anchor: 0.0,
+                height: 170.0,
+            },
+        );
+        m.states
+            .set_ranks(&RankSet::all(2), stopped_at("/src/t.c", 5));
+        // In sight: left where it is.
+        assert_eq!(m.follow_source(), None);
+        m.states
+            .set_ranks(&RankSet::all(2), stopped_at("/src/t.c", 1000));
+        // Line 1000 at 16,983 px, a third of the pane (56 px) below the top.
+        assert_eq!(m.follow_source(), Some(16_926.0));
+        assert_eq!(m.scroll_of(SOURCE_PANE).from_anchor, 16_926.0);
+        // Once: the user may scroll away from it.
+        assert_eq!(m.follow_source(), None);
+        m.states
+            .set_ranks(&RankSet::all(2), stopped_at("/src/t.c", 1003));
+        assert_eq!(m.follow_source(), None);
     }
 
     fn stopped_at(path: &str, line: u32) -> RankState {

@@ -2,18 +2,21 @@
 //! set typed above it (`2`, `0-1,3`, a group's name); and a line for the focus rank's
 //! standard input (the CLI's `[RANK] input TEXT`).
 
+use std::collections::VecDeque;
+
 use cohort_wire::RankSet;
-use iced::widget::{column, row, scrollable, text, text_input};
-use iced::{Element, Fill, Font};
+use iced::widget::{column, row, text, text_input};
+use iced::{Element, Font};
 
 use crate::{Message, Model, Request};
 
-/// The most lines of output kept.
-pub const OUTPUT_LINES: usize = 20_000;
+/// The most lines of output kept (the pane builds only those in sight: [`crate::lines`]).
+pub const OUTPUT_LINES: usize = 500_000;
 
 /// The panel's text inputs (tests find them by these ids).
 pub const FILTER_ID: &str = "output-filter";
 pub const STDIN_ID: &str = "output-stdin";
+pub const OUTPUT_PANE: &str = "output-pane";
 
 #[derive(Debug, Clone)]
 pub enum OutputMsg {
@@ -32,7 +35,7 @@ pub struct Line {
 
 #[derive(Debug, Default)]
 pub struct Output {
-    pub lines: Vec<Line>,
+    pub lines: VecDeque<Line>,
     /// A rank's line not ended yet (its rest comes next), by (rank, stderr).
     open: Vec<(u32, bool, String)>,
     pub filter: String,
@@ -54,7 +57,7 @@ impl Output {
             held.push_str(piece);
             if held.ends_with('\n') {
                 held.pop();
-                self.lines.push(Line {
+                self.lines.push_back(Line {
                     rank,
                     err,
                     text: crate::expand_tabs(&std::mem::take(&mut held)),
@@ -64,8 +67,9 @@ impl Output {
         if !held.is_empty() {
             self.open.push((rank, err, held));
         }
-        let over = self.lines.len().saturating_sub(OUTPUT_LINES);
-        self.lines.drain(..over);
+        while self.lines.len() > OUTPUT_LINES {
+            self.lines.pop_front();
+        }
     }
 }
 
@@ -106,13 +110,30 @@ impl Model {
     }
 
     pub fn output_view(&self) -> Element<'_, Message> {
-        let shown: String = {
-            let lines: Vec<&Line> = self.output_shown().collect();
-            let from = lines.len().saturating_sub(500);
-            lines[from..].iter().fold(String::new(), |mut acc, l| {
-                acc.push_str(&format!("[{}] {}\n", l.rank, l.text));
-                acc
-            })
+        // Every line the filter lets through, built only where in sight.
+        let line = |l: &Line| format!("[{}] {}", l.rank, l.text);
+        let on_scroll = |v| Message::Scrolled(OUTPUT_PANE, crate::lines::Scroll::of(v));
+        let scroll = self.scroll_of(OUTPUT_PANE);
+        let pane = if self.output_ranks().is_none() {
+            let all = &self.output.lines;
+            crate::lines::text_pane(
+                OUTPUT_PANE,
+                all.len(),
+                &scroll,
+                true,
+                |i| line(&all[i]),
+                on_scroll,
+            )
+        } else {
+            let shown: Vec<&Line> = self.output_shown().collect();
+            crate::lines::text_pane(
+                OUTPUT_PANE,
+                shown.len(),
+                &scroll,
+                true,
+                move |i| line(shown[i]),
+                on_scroll,
+            )
         };
         let filter_note = match (self.output.filter.trim(), self.output_ranks()) {
             ("", _) => String::new(),
@@ -132,10 +153,7 @@ impl Model {
             ]
             .spacing(8)
             .align_y(iced::Center),
-            scrollable(text(shown).font(Font::MONOSPACE).size(13))
-                .anchor_bottom()
-                .height(Fill)
-                .width(Fill),
+            pane,
             text_input(
                 &format!("standard input of rank {}", self.focus),
                 &self.output.stdin

@@ -4,7 +4,7 @@
 //! the reduction: least and greatest with their ranks, NaN and infinities). The values come
 //! from the agents typed (`:locals`, `:value EXPR` over every rank: `cohort_wire::Values`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use cohort_wire::{Elements, PathStep, RankSet, Reduction, TypedValue, Values};
 use iced::mouse;
@@ -75,11 +75,15 @@ pub struct Data {
     pub watch_input: String,
     pub expanded: BTreeSet<(Tree, Vec<PathStep>)>,
     pub compare: Option<Comparison>,
+    /// Where the comparison's pane is scrolled (as [`crate::Model::scrolls`]).
+    pub compare_scroll: crate::lines::Scroll,
     pub array: ArrayView,
 }
 
 /// The request key of the locals, a watch, the array viewer.
 const LOCALS: &str = "locals";
+pub const LOCALS_PANE: &str = "locals-pane";
+pub const COMPARE_PANE: &str = "compare-pane";
 const WATCH: &str = "watch:";
 const ARRAY: &str = "array:";
 
@@ -172,19 +176,28 @@ impl Data {
         let Some(v) = self.tree(t) else {
             return Vec::new();
         };
-        (0..self.size)
-            .map(|r| {
-                v.get(r)
-                    .and_then(|x| x.at(path))
-                    .and_then(TypedValue::number)
-            })
-            .collect()
+        // One pass over the classes (a look-up of each rank's class was 10,000 × 10,000
+        // steps at each drawing of 10,000 ranks' locals).
+        let mut out = vec![None; self.size as usize];
+        for (val, ranks) in &v.classes {
+            let Some(n) = val.at(path).and_then(TypedValue::number) else {
+                continue;
+            };
+            for &(lo, hi) in ranks.ranges() {
+                let hi = (hi as usize).min(out.len().saturating_sub(1));
+                for slot in out.get_mut(lo as usize..=hi).into_iter().flatten() {
+                    *slot = Some(n);
+                }
+            }
+        }
+        out
     }
 
     /// The comparison of `path` of tree `t` across the ranks.
     pub fn comparison(&self, t: &Tree, path: &[PathStep]) -> Option<Comparison> {
         let v = self.tree(t)?;
         let mut classes: Vec<(String, RankSet)> = Vec::new();
+        let mut at: HashMap<String, usize> = HashMap::new();
         let mut red = Reduction::default();
         for (val, ranks) in &v.classes {
             let Some(leaf) = val.at(path) else { continue };
@@ -195,9 +208,12 @@ impl Data {
             if let Some(n) = leaf.number() {
                 red.add(ranks, n, &shown);
             }
-            match classes.iter_mut().find(|c| c.0 == shown) {
-                Some(c) => c.1 = c.1.union(ranks),
-                None => classes.push((shown, ranks.clone())),
+            match at.get(&shown) {
+                Some(&i) => classes[i].1 = classes[i].1.union(ranks),
+                None => {
+                    at.insert(shown.clone(), classes.len());
+                    classes.push((shown, ranks.clone()));
+                }
             }
         }
         classes.sort_by_key(|c| c.1.first());
@@ -335,14 +351,28 @@ impl Data {
             button(text("Watch").size(13)).on_press(msg(DataMsg::AddWatch)),
         ]
         .spacing(6);
-        let mut col = column![scrollable(Column::with_children(items).spacing(1)).height(Fill)];
+        let mut col = column![
+            scrollable(Column::with_children(items).spacing(1))
+                .id(LOCALS_PANE)
+                .height(Fill)
+        ];
         if let Some(c) = &self.compare {
-            let mut lines = vec![format!("{} across the ranks:", c.label)];
-            lines.extend(c.classes.iter().cloned());
-            lines.extend(c.reduction.iter().cloned());
+            let (k, r) = (c.classes.len(), c.reduction.len());
+            let line = move |i: usize| match i {
+                0 => format!("{} across the ranks:", c.label),
+                i if i <= k => c.classes[i - 1].clone(),
+                i => c.reduction[i - 1 - k].clone(),
+            };
             col = col.push(
-                scrollable(text(lines.join("\n")).size(12).font(Font::MONOSPACE))
-                    .height(Length::Fixed(96.0)),
+                iced::widget::container(crate::lines::text_pane(
+                    COMPARE_PANE,
+                    1 + k + r,
+                    &self.compare_scroll,
+                    false,
+                    line,
+                    |v| Message::Scrolled(COMPARE_PANE, crate::lines::Scroll::of(v)),
+                ))
+                .height(Length::Fixed(96.0)),
             );
         }
         col.push(add).spacing(4).into()
@@ -516,19 +546,48 @@ impl canvas::Program<Message> for Sparkline {
             };
             Point::new(x + 2.0, y + 2.0)
         };
-        let line = Path::new(|b| {
+        // At most two points per pixel column (the least and the greatest of its ranks):
+        // 10,000 ranks are not 10,000 segments at every drawing.
+        let cols = (w.max(1.0) as usize).max(1);
+        let per = n.div_ceil(cols).max(1);
+        let line = Path::new(|pb| {
             let mut pen = false;
-            for (i, v) in self.values.iter().enumerate() {
-                match v {
-                    Some(v) if v.is_finite() => {
-                        if pen {
-                            b.line_to(at(i, *v));
-                        } else {
-                            b.move_to(at(i, *v));
+            for (c, chunk) in self.values.chunks(per).enumerate() {
+                let i = c * per;
+                let mut lo_hi: Option<(usize, f64, usize, f64)> = None;
+                for (k, v) in chunk.iter().enumerate() {
+                    let Some(v) = v.filter(|v| v.is_finite()) else {
+                        continue;
+                    };
+                    lo_hi = Some(match lo_hi {
+                        None => (k, v, k, v),
+                        Some((a, lo, b, hi)) => {
+                            let (a, lo) = if v < lo { (k, v) } else { (a, lo) };
+                            let (b, hi) = if v > hi { (k, v) } else { (b, hi) };
+                            (a, lo, b, hi)
                         }
-                        pen = true;
+                    });
+                }
+                let Some((a, lo, b, hi)) = lo_hi else {
+                    pen = false;
+                    continue;
+                };
+                // In the order the ranks hold them.
+                let pts = if a <= b {
+                    [(i + a, lo), (i + b, hi)]
+                } else {
+                    [(i + b, hi), (i + a, lo)]
+                };
+                for (j, (r, v)) in pts.into_iter().enumerate() {
+                    if j == 1 && per == 1 {
+                        break;
                     }
-                    _ => pen = false,
+                    if pen {
+                        pb.line_to(at(r, v));
+                    } else {
+                        pb.move_to(at(r, v));
+                    }
+                    pen = true;
                 }
             }
         });

@@ -160,7 +160,7 @@ fn start_form_group_step_and_output_filter() {
     let shown: Vec<u32> = app.model.output_shown().map(|l| l.rank).collect();
     assert_eq!(shown, [2]);
     let mut ui = sim(&app);
-    ui.find("[2] rank 2 of 4: total 63\n")
+    ui.find("[2] rank 2 of 4: total 63")
         .expect("rank 2's output shown");
     drop(ui);
 

@@ -505,7 +505,7 @@ mod tests {
     #[test]
     fn many_classes_merge_as_one_list_does() {
         let val = |r: u32| {
-            let x = if r % 3 == 0 {
+            let x = if r.is_multiple_of(3) {
                 f64::from(r % 7)
             } else {
                 f64::from(r + 1000)

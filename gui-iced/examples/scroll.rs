@@ -1,0 +1,301 @@
+//! Scrolling the window's panes at 10,000 ranks (bench/gui.sh; a measurement, not a test):
+//! a window fed as a 10,000-rank job feeds it — ranks in blocks of states, 10 lines of output
+//! from every rank (100,000 lines), parallel stacks of four branches, every rank's locals (a
+//! class each: every rank holds its own number), the comparison of one of them across the
+//! ranks open, a source file of `LINES` lines shown — then each pane scrolled by the mouse
+//! wheel, 3 lines a notch, `NOTCHES` notches down and back up. For each notch: the wheel event
+//! handled, any message it gives applied and the view rebuilt (as iced's runtime does), and
+//! the frame drawn as iced's tiny-skia compositor draws it (1280×820 at scale 1, what changed
+//! since the last frame); and for comparison the whole window drawn, every pixel. The figure that decides whether
+//! scrolling is smooth is the slowest notch (a frame at 60 Hz is 16.7 ms).
+//!
+//!     cargo run --release -p cohort-gui --example scroll -- [RANKS [LINES [NOTCHES]]]
+
+use std::time::Instant;
+
+use cohort_gui::{App, Message, Update};
+use cohort_session::events::Event;
+use cohort_wire::{
+    Num, Place, RankSet, RankState, StackTree, States, StopReason, TypedValue, Values,
+};
+use iced::mouse::{self, ScrollDelta};
+use iced::{Event as IcedEvent, Font, Pixels, Rectangle, Size, Theme};
+use iced_core::clipboard;
+use iced_core::renderer::{self, Headless};
+use iced_runtime::user_interface::{Cache, UserInterface};
+use iced_tiny_skia::Layer;
+use iced_tiny_skia::graphics::{Viewport, damage};
+
+/// Where the widget `id` is in the window.
+fn bounds_of(
+    ui: &mut UserInterface<'_, Message, Theme, iced::Renderer>,
+    renderer: &iced::Renderer,
+    id: &'static str,
+) -> Option<Rectangle> {
+    let mut op = iced_test::selector::Selector::find(iced::widget::Id::new(id));
+    ui.operate(
+        renderer,
+        &mut iced_core::widget::operation::black_box(&mut op),
+    );
+    match iced_core::widget::Operation::finish(&op) {
+        iced_core::widget::operation::Outcome::Some(Some(t)) => {
+            iced_test::selector::Bounded::visible_bounds(&t)
+        }
+        _ => None,
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A C source of `n` lines, as a solver's file looks.
+fn source(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| match i % 6 {
+            0 => format!("/* step {i}: the halo exchange with the neighbours */"),
+            1 => format!("static double residual_{i}(const double *u, int n)"),
+            2 => "{".to_string(),
+            3 => format!("    for (int k = 0; k < n; k++) sum += u[k] * {i}.5e-3;"),
+            4 => "    return sqrt(sum);".to_string(),
+            _ => "}".to_string(),
+        })
+        .collect()
+}
+
+fn scalar(ty: &str, v: f64) -> TypedValue {
+    TypedValue::Scalar {
+        ty: ty.into(),
+        text: format!("{v}"),
+        num: Some(Num(v)),
+    }
+}
+
+fn main() {
+    let a: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|s| s.parse().expect("a number"))
+        .collect();
+    let n = a.first().copied().unwrap_or(10_000) as u32;
+    let lines = a.get(1).copied().unwrap_or(5_000);
+    let notches = a.get(2).copied().unwrap_or(40);
+
+    let dir = std::env::temp_dir().join(format!("cohort-scroll-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let path = dir.join("solver.c");
+    std::fs::write(&path, source(lines).join("\n")).expect("the source");
+    let path = path.to_string_lossy().into_owned();
+
+    // States in blocks: most at a breakpoint in the shown file, some running, some waiting.
+    let at = |line: u32| Place {
+        function: Some("residual".into()),
+        path: Some(path.clone()),
+        file: Some("solver.c".into()),
+        line: Some(line),
+        pc: 0x401000,
+    };
+    let mut s = States::default();
+    s.set_ranks(
+        &RankSet::all(n),
+        RankState::Stopped {
+            reason: StopReason::Breakpoint,
+            place: at(40),
+        },
+    );
+    s.set_ranks(
+        &RankSet::range(n / 4, n / 2),
+        RankState::Stopped {
+            reason: StopReason::Other,
+            place: at(1_000),
+        },
+    );
+    s.set_ranks(&RankSet::range(n / 2 + 1, n / 2 + 100), RankState::Running);
+
+    // Stacks: four branches below main.
+    let mut stacks = StackTree::default();
+    for r in 0..n {
+        let leaf = ["residual", "exchange", "MPI_Waitall", "write_checkpoint"][(r % 4) as usize];
+        stacks.add(
+            r,
+            &[
+                format!("{leaf} (u=0x7ffd0000, n=1024) at solver.c:{}", 40 + r % 4),
+                format!("step (t={}) at solver.c:900", r % 3),
+                "main () at solver.c:1200".to_string(),
+            ],
+        );
+    }
+
+    // Every rank's locals: its own number, and numbers shared by all.
+    let mut locals = Values::default();
+    for r in 0..n {
+        locals.add(
+            r,
+            TypedValue::Struct {
+                ty: String::new(),
+                fields: vec![
+                    ("rank".into(), scalar("int", f64::from(r))),
+                    ("n".into(), scalar("int", 1024.0)),
+                    ("sum".into(), scalar("double", f64::from(r % 97) * 0.5)),
+                    ("t".into(), scalar("double", 0.25)),
+                ],
+            },
+        );
+    }
+
+    let mut app = App::new(None);
+    let mut batch = vec![
+        Update::Started { size: n },
+        Update::Session(Event::States(s)),
+        Update::Stacks(stacks),
+        Update::Values {
+            key: "locals".into(),
+            values: Some(locals),
+            error: String::new(),
+        },
+    ];
+    for step in 0..10 {
+        for r in 0..n {
+            batch.push(Update::Session(Event::Output {
+                rank: r,
+                err: false,
+                text: format!(
+                    "rank {r} step {step}: residual {:.6e}\n",
+                    1.0 / f64::from(r + step + 1)
+                ),
+            }));
+        }
+    }
+    let t = Instant::now();
+    let _ = app.update(Message::Batch(batch));
+    println!(
+        "{n} ranks, {} lines of output, a source of {lines} lines: fed in {:.0} ms",
+        10 * n,
+        t.elapsed().as_secs_f64() * 1000.0
+    );
+    // The comparison of `rank` across the ranks open (a class a rank).
+    let _ = app.update(Message::Data(cohort_gui::values::DataMsg::Compare(
+        cohort_gui::values::Tree::Locals,
+        vec![cohort_wire::PathStep::Field("rank".into())],
+    )));
+
+    let t = Instant::now();
+    let _ = app.view();
+    println!("view built in {:.1} ms", t.elapsed().as_secs_f64() * 1000.0);
+
+    // The application's runtime, as iced runs it: events to the user interface, its
+    // messages to the application and the interface rebuilt when there were any, then drawn.
+    let mut renderer = iced::futures::executor::block_on(<iced::Renderer as Headless>::new(
+        Font::with_name("Fira Sans"),
+        Pixels(16.0),
+        None,
+    ))
+    .expect("a renderer");
+    let size = Size::new(1280.0, 820.0);
+    let whole = Rectangle::with_size(size);
+    let viewport = Viewport::with_physical_size(Size::new(1280, 820), 1.0);
+    let mut pixmap = tiny_skia::Pixmap::new(1280, 820).expect("a pixmap");
+    let mut mask = tiny_skia::Mask::new(1280, 820).expect("a mask");
+    let theme = Theme::Dark;
+    let style = renderer::Style {
+        text_color: theme.palette().text,
+    };
+    for (pane, id) in cohort_gui::SCROLLED_PANES {
+        let mut ui = UserInterface::build(app.view(), size, Cache::default(), &mut renderer);
+        let Some(bounds) = bounds_of(&mut ui, &renderer, id) else {
+            println!("{pane}: not in the window");
+            continue;
+        };
+        let cursor = mouse::Cursor::Available(bounds.center());
+        let mut messages = Vec::new();
+        let mut times = Vec::new();
+        let mut full = Vec::new();
+        let mut rebuilt = 0;
+        let mut phases: [Vec<f64>; 3] = Default::default();
+        let mut last: Option<Vec<Layer>> = None;
+        for i in 0..2 * notches {
+            let y = if i < notches { -1.0 } else { 1.0 };
+            let t = Instant::now();
+            let _ = ui.update(
+                &[IcedEvent::Mouse(mouse::Event::WheelScrolled {
+                    delta: ScrollDelta::Lines { x: 0.0, y },
+                })],
+                cursor,
+                &mut renderer,
+                &mut clipboard::Null,
+                &mut messages,
+            );
+            if !messages.is_empty() {
+                let cache = ui.into_cache();
+                for m in messages.drain(..) {
+                    let _ = app.update(m);
+                }
+                ui = UserInterface::build(app.view(), size, cache, &mut renderer);
+                rebuilt += 1;
+            }
+            let _ = ui.update(
+                &[IcedEvent::Window(iced::window::Event::RedrawRequested(
+                    Instant::now(),
+                ))],
+                cursor,
+                &mut renderer,
+                &mut clipboard::Null,
+                &mut messages,
+            );
+            let t_drawn = Instant::now();
+            phases[0].push((t_drawn - t).as_secs_f64() * 1000.0);
+            ui.draw(&mut renderer, &theme, &style, cursor);
+            let t_prims = Instant::now();
+            phases[1].push((t_prims - t_drawn).as_secs_f64() * 1000.0);
+            // As iced's tiny-skia compositor presents a frame: only what changed since the
+            // last frame is drawn again.
+            let now = renderer.layers().to_vec();
+            let damage = match &last {
+                Some(before) => damage::diff(before, &now, |l| vec![l.bounds], Layer::damage),
+                None => vec![whole],
+            };
+            let damage = damage::group(damage, whole);
+            if std::env::var_os("SCROLL_DAMAGE").is_some() {
+                eprintln!("{pane} {i}: {damage:?}");
+            }
+            renderer.draw(
+                &mut pixmap.as_mut(),
+                &mut mask,
+                &viewport,
+                &damage,
+                theme.palette().background,
+            );
+            last = Some(now);
+            phases[2].push(t_prims.elapsed().as_secs_f64() * 1000.0);
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            // And the whole window drawn (every pixel), for comparison.
+            let t = Instant::now();
+            renderer.draw(
+                &mut pixmap.as_mut(),
+                &mut mask,
+                &viewport,
+                &[whole],
+                theme.palette().background,
+            );
+            full.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        // The first frame draws everything (no frame before it).
+        let times = times[1..].to_vec();
+        let worst = times.iter().copied().fold(0.0, f64::max);
+        println!(
+            "{pane}: {} notches ({rebuilt} rebuilt the view): a notch handled and its frame drawn in {:.1} ms (median), {:.1} ms (slowest); every pixel of the window {:.1} ms (median)",
+            times.len(),
+            median(times),
+            worst,
+            median(full)
+        );
+        println!(
+            "  (medians: events, messages and view {:.1} ms, the interface's drawing {:.1} ms, rasterising {:.1} ms)",
+            median(phases[0].clone()),
+            median(phases[1].clone()),
+            median(phases[2].clone())
+        );
+        let _ = ui.into_cache();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
