@@ -72,14 +72,27 @@ pub struct Done {
 }
 
 /// The agent's commands answered with typed values: `:locals` (`:locals N`: frame N's),
-/// `:value EXPR`, `:array EXPR`, `:breakpoints` (the rank's breakpoints:
-/// `cohort_wire::Breakpoint`).
+/// `:value EXPR`, `:array EXPR` (`:value@N EXPR`, `:array@N EXPR`: in frame N),
+/// `:breakpoints` (the rank's breakpoints: `cohort_wire::Breakpoint`).
 pub fn is_typed(line: &str) -> bool {
     line == ":locals"
         || line.starts_with(":locals ")
         || line == ":breakpoints"
         || line.starts_with(":value ")
         || line.starts_with(":array ")
+        || line.starts_with(":value@")
+        || line.starts_with(":array@")
+}
+
+/// `N EXPR` of `:value@N EXPR`: the frame's level and the expression.
+fn frame_and_expr(rest: &str) -> Result<(usize, &str), cohort_engine::EngineError> {
+    let (n, expr) = rest.split_once(' ').unwrap_or((rest, ""));
+    match n.parse::<usize>() {
+        Ok(n) => Ok((n, expr)),
+        Err(_) => Err(cohort_engine::EngineError::Other(format!(
+            "Invalid frame level \"{n}\"."
+        ))),
+    }
 }
 
 /// The rank's breakpoints in the wire's form.
@@ -371,6 +384,12 @@ pub(crate) fn worker(
                             d.typed_value(expr, TREE_NUMBERS)
                         } else if let Some(expr) = l.strip_prefix(":array ") {
                             d.typed_value(expr, MAX_NUMBERS)
+                        } else if let Some(rest) = l.strip_prefix(":value@") {
+                            frame_and_expr(rest)
+                                .and_then(|(n, e)| d.typed_value_in(n, e, TREE_NUMBERS))
+                        } else if let Some(rest) = l.strip_prefix(":array@") {
+                            frame_and_expr(rest)
+                                .and_then(|(n, e)| d.typed_value_in(n, e, MAX_NUMBERS))
                         } else if let Some(n) = l.strip_prefix(":locals ") {
                             match n.trim().parse::<usize>() {
                                 Ok(n) => d.typed_locals_of(n),

@@ -139,6 +139,29 @@ impl Debugger {
         Ok(self.typed_of(expr.trim(), v, 0, max_numbers))
     }
 
+    /// [`Debugger::typed_value`] in frame `i` (0 the innermost, as `frame N` counts); the
+    /// selected frame stays.
+    pub fn typed_value_in(
+        &mut self,
+        i: usize,
+        expr: &str,
+        max_numbers: usize,
+    ) -> Result<ValueFacts> {
+        let frames = self.frames(i.saturating_add(1));
+        if frames.len() <= i {
+            return Err(if frames.is_empty() {
+                EngineError::NotRunning
+            } else {
+                EngineError::Other(format!("No frame at level {i}."))
+            });
+        }
+        let selected = self.selected_frame();
+        self.select_frame(i);
+        let v = self.typed_value(expr, max_numbers);
+        self.select_frame(selected);
+        v
+    }
+
     /// The selected frame's locals (as `info locals` lists them) as the members of one tree
     /// (type `locals`).
     pub fn typed_locals(&mut self) -> Result<ValueFacts> {

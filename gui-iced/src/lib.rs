@@ -381,7 +381,8 @@ impl Model {
                 }
             }
         }
-        vec![self.data.locals_request(&self.all())]
+        let all = self.all();
+        self.data.frame_requests(&all)
     }
 
     /// When the current line is new and out of sight: where the source pane is to be

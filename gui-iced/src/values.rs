@@ -115,15 +115,7 @@ impl Data {
     /// The requests for every rank's locals and watches, and the focus rank's array (after
     /// a stop or a focus change).
     pub fn refresh(&mut self, all: &RankSet) -> Vec<Request> {
-        let mut r = vec![self.locals_request(all)];
-        for w in &self.watches {
-            r.push(watch_request(&w.expr, all));
-        }
-        if self.array.open && !self.array.expr.is_empty() {
-            self.array.value = None;
-            r.push(self.array_request());
-        }
-        r
+        self.frame_requests(all)
     }
 
     /// The request of the locals: every rank's innermost frame's, or the selected frame's
@@ -141,11 +133,43 @@ impl Data {
     }
 
     fn array_request(&self) -> Request {
+        let line = match &self.frame {
+            Some((n, _)) => format!(":array@{n} {}", self.array.expr),
+            None => format!(":array {}", self.array.expr),
+        };
         Request::Values {
             key: format!("{ARRAY}{}", self.array.expr),
-            line: format!(":array {}", self.array.expr),
+            line,
             ranks: RankSet::single(self.focus),
         }
+    }
+
+    /// The request of a watch: every rank's value in its innermost frame, or in the
+    /// selected frame of the ranks it is asked of (as the locals).
+    fn watch_request(&self, e: &str, all: &RankSet) -> Request {
+        let (line, ranks) = match &self.frame {
+            Some((n, ranks)) => (format!(":value@{n} {e}"), ranks.clone()),
+            None => (format!(":value {e}"), all.clone()),
+        };
+        Request::Values {
+            key: format!("{WATCH}{e}"),
+            line,
+            ranks,
+        }
+    }
+
+    /// The requests of a frame's data (after a click on a frame or a stack's node): its
+    /// locals, the watches and the array viewer's array in it.
+    pub fn frame_requests(&mut self, all: &RankSet) -> Vec<Request> {
+        let mut r = vec![self.locals_request(all)];
+        for w in &self.watches {
+            r.push(self.watch_request(&w.expr, all));
+        }
+        if self.array.open && !self.array.expr.is_empty() {
+            self.array.value = None;
+            r.push(self.array_request());
+        }
+        r
     }
 
     /// An answer of the session.
@@ -263,7 +287,7 @@ impl Data {
                     values: None,
                     error: String::new(),
                 });
-                vec![watch_request(&e, all)]
+                vec![self.watch_request(&e, all)]
             }
             DataMsg::RemoveWatch(e) => {
                 self.watches.retain(|w| w.expr != e);
@@ -492,14 +516,6 @@ impl Data {
     }
 }
 
-fn watch_request(e: &str, all: &RankSet) -> Request {
-    Request::Values {
-        key: format!("{WATCH}{e}"),
-        line: format!(":value {e}"),
-        ranks: all.clone(),
-    }
-}
-
 /// A number across the ranks: a line through the ranks' values (rank 0 at the left), the
 /// focus rank's a dot; a rank without a number (NaN, none) leaves a gap.
 pub struct Sparkline {
@@ -686,5 +702,55 @@ mod tests {
         assert_eq!(d.refresh(&all).len(), 2);
         d.intent(DataMsg::RemoveWatch("x + 1".into()), &all);
         assert!(d.watches.is_empty());
+    }
+
+    /// With a frame other than the innermost selected, the watches and the array viewer are
+    /// asked in it (of the ranks the locals are asked of; the array of the focus rank).
+    #[test]
+    fn watches_and_the_array_in_the_selected_frame() {
+        let mut d = Data {
+            focus: 1,
+            ..Data::default()
+        };
+        let all = RankSet::all(4);
+        let same: RankSet = [0u32, 1, 3].into_iter().collect();
+        d.frame = Some((2, same.clone()));
+        d.watch_input = "total".into();
+        assert_eq!(
+            d.intent(DataMsg::AddWatch, &all),
+            vec![Request::Values {
+                key: "watch:total".into(),
+                line: ":value@2 total".into(),
+                ranks: same.clone()
+            }]
+        );
+        assert_eq!(
+            d.intent(DataMsg::ViewArray("grid(1:4, 2)".into()), &all),
+            vec![Request::Values {
+                key: "array:grid".into(),
+                line: ":array@2 grid".into(),
+                ranks: RankSet::single(1)
+            }]
+        );
+        assert_eq!(
+            d.frame_requests(&all),
+            vec![
+                Request::Values {
+                    key: "locals".into(),
+                    line: ":locals 2".into(),
+                    ranks: same.clone()
+                },
+                Request::Values {
+                    key: "watch:total".into(),
+                    line: ":value@2 total".into(),
+                    ranks: same
+                },
+                Request::Values {
+                    key: "array:grid".into(),
+                    line: ":array@2 grid".into(),
+                    ranks: RankSet::single(1)
+                },
+            ]
+        );
     }
 }

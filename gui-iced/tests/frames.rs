@@ -5,7 +5,8 @@
 
 mod common;
 
-use cohort_gui::{Model, frame_label};
+use cohort_gui::values::DataMsg;
+use cohort_gui::{Message, Model, frame_label};
 use cohort_wire::{PathStep, RankSet, RankState, TypedValue};
 use common::{act, agentd_built, all_four_at, launch, pump, sim};
 
@@ -24,6 +25,14 @@ fn number(m: &Model, rank: u32, name: &str) -> Option<f64> {
         .get(rank)?
         .at(&[PathStep::Field(name.into())])?
         .number()
+}
+
+/// The first watch's values and error.
+fn watch(m: &Model) -> (Option<&cohort_wire::Values>, String) {
+    match m.data.watches.first() {
+        Some(w) => (w.values.as_ref(), w.error.clone()),
+        None => (None, String::new()),
+    }
 }
 
 /// The parallel stacks' button of the node whose frame starts with `func`.
@@ -80,6 +89,20 @@ fn the_locals_of_a_frame_of_the_stack() {
         .find(frame_label(0, "compute at ranks.c:10", true))
         .expect("frame 0, shown");
 
+    // A watch of main's `total`: not in compute's frame.
+    let _ = app.update(Message::Data(DataMsg::WatchInput("total".into())));
+    let _ = app.update(Message::Data(DataMsg::AddWatch));
+    pump(&mut app, &mut rx, "the watch's answer in frame 0", |m| {
+        !watch(m).1.is_empty()
+    });
+    assert!(
+        watch(&app.model)
+            .1
+            .contains("No symbol \"total\" in current context."),
+        "{:?}",
+        watch(&app.model)
+    );
+
     // A click on frame 1: main's locals, of every rank (their stacks are the same).
     act(&mut app, |ui| {
         ui.click(frame_label(1, "main at ranks.c:24", false))
@@ -106,6 +129,20 @@ fn the_locals_of_a_frame_of_the_stack() {
             "rank {r}"
         );
         assert_eq!(number(&app.model, r, "step"), Some(0.0), "rank {r}");
+    }
+    // The watch too is in frame 1: every rank's `total` (0 before the first call returns).
+    pump(&mut app, &mut rx, "the watch in frame 1", |m| {
+        watch(m).0.is_some_and(|v| v.ranks() == RankSet::all(4))
+    });
+    let (values, error) = watch(&app.model);
+    assert_eq!(error, "");
+    let values = values.expect("total's values");
+    for r in 0..4 {
+        assert_eq!(
+            values.get(r).and_then(TypedValue::number),
+            Some(0.0),
+            "rank {r}"
+        );
     }
     let mut ui = sim(&app);
     ui.find("Locals of rank 0, frame 1")
