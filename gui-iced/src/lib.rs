@@ -151,6 +151,24 @@ impl Model {
         RankSet::all(self.size.max(1))
     }
 
+    /// The ranks the window asks for data (locals, watches): those that do not run (a
+    /// running rank's answer would wait until it stops, and every request behind it).
+    fn asked(&self) -> RankSet {
+        self.states
+            .groups
+            .iter()
+            .filter(|(s, _)| {
+                !matches!(
+                    s,
+                    RankState::Running
+                        | RankState::Waiting { .. }
+                        | RankState::Lost
+                        | RankState::NotStarted
+                )
+            })
+            .fold(RankSet::new(), |acc, (_, r)| acc.union(r))
+    }
+
     /// The focus rank's state.
     pub fn focus_state(&self) -> Option<&RankState> {
         self.states.get(self.focus)
@@ -270,7 +288,7 @@ impl Model {
                 Update::Session(Event::Stacks(t)) | Update::Stacks(t) => self.stacks = Some(t),
                 Update::Locals { rank, text } => self.locals = Some((rank, text)),
                 Update::Values { key, values, error } => self.data.apply(&key, values, error),
-                Update::Breakpoints(list) => self.set_breakpoints(list),
+                Update::Breakpoints { list, ranks } => self.set_breakpoints(list, &ranks),
             }
         }
         self.follow_focus()
@@ -299,12 +317,25 @@ impl Model {
             self.show_file(&path);
         }
         let mut r = vec![Request::Locals(self.focus), Request::Stacks];
-        r.extend(self.data.refresh(&self.all()));
+        r.extend(self.data.refresh(&self.asked()));
         r
     }
 
-    /// The session's breakpoints: the margin's marks.
-    fn set_breakpoints(&mut self, list: Vec<(Breakpoint, RankSet)>) {
+    /// The breakpoints of `answered` ranks (the others', running ones, are those they had
+    /// when they last answered): the margin's marks.
+    pub fn set_breakpoints(&mut self, fresh: Vec<(Breakpoint, RankSet)>, answered: &RankSet) {
+        let mut list: Vec<(Breakpoint, RankSet)> = Vec::new();
+        let kept = std::mem::take(&mut self.breakpoint_list)
+            .into_iter()
+            .map(|(b, r)| (b, r.difference(answered)))
+            .filter(|(_, r)| !r.is_empty());
+        for (b, r) in kept.chain(fresh) {
+            match list.iter_mut().find(|(x, _)| *x == b) {
+                Some((_, set)) => *set = set.union(&r),
+                None => list.push((b, r)),
+            }
+        }
+        list.sort_by_key(|(b, r)| (b.number, r.first()));
         self.breakpoints.clear();
         let mut enabled = BTreeSet::new();
         for (b, _) in &list {
@@ -381,8 +412,8 @@ impl Model {
                 }
             }
         }
-        let all = self.all();
-        self.data.frame_requests(&all)
+        let asked = self.asked();
+        self.data.frame_requests(&asked)
     }
 
     /// When the current line is new and out of sight: where the source pane is to be
@@ -533,7 +564,10 @@ impl Model {
                 self.intent(m)
             }
             Message::Key(_) => Vec::new(),
-            Message::Data(d) => self.data.intent(d, &all),
+            Message::Data(d) => {
+                let asked = self.asked();
+                self.data.intent(d, &asked)
+            }
         }
     }
 }

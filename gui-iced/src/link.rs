@@ -71,9 +71,13 @@ pub enum Update {
         values: Option<Values>,
         error: String,
     },
-    /// Every rank's breakpoints (after each command: `Front::breakpoints`), each location
-    /// with its ranks.
-    Breakpoints(Vec<(Breakpoint, RankSet)>),
+    /// The breakpoints of the ranks that answered (after each command:
+    /// `Front::breakpoints`, asked of the ranks that do not run), each location with its
+    /// ranks; and those ranks.
+    Breakpoints {
+        list: Vec<(Breakpoint, RankSet)>,
+        ranks: RankSet,
+    },
     /// The session is over.
     Ended,
 }
@@ -220,7 +224,6 @@ async fn run_session(
         Start::Attach { pid, rest } => Session::attach(pid, rest).await?,
     };
     let size = session.front.size;
-    let all = RankSet::all(size);
     let _ = up.send(Update::Started { size });
     let front = &mut session.front;
     // `-ex` commands, as `cohort launch` runs them.
@@ -281,7 +284,8 @@ async fn run_session(
                 });
             }
             Request::Stacks => {
-                let a = front.ask(all.clone(), ":stacks").await;
+                // Of the ranks that can answer (a running rank's would wait until it stops).
+                let a = front.ask(front.idle(), ":stacks").await;
                 let _ = up.send(Update::Stacks(a.stacks.unwrap_or_default()));
             }
         }
@@ -300,8 +304,8 @@ async fn send_breakpoints(
     seen: &mut States,
 ) {
     *seen = front.tracker.states.clone();
-    if let Some(b) = front.breakpoints().await {
-        let _ = up.send(Update::Breakpoints(b));
+    if let Some((list, ranks)) = front.breakpoints().await {
+        let _ = up.send(Update::Breakpoints { list, ranks });
     }
 }
 

@@ -206,3 +206,64 @@ fn a_running_rank_holds_nothing_up() {
         m.status == "the session has ended"
     });
 }
+
+/// Rank 1 of `one_hangs` runs for ever with a breakpoint of its own (on a line it never
+/// reaches): while it runs, its breakpoints are not asked (see above), and the margin keeps
+/// the ones it had when it last answered (`◐`: rank 0 has none there). Rank 0 stops at a
+/// `tbreak` of its own, gone from the list once hit.
+#[test]
+fn a_running_ranks_breakpoints_stay_in_the_margin() {
+    let _one = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
+    agentd_built();
+    let prog = cohort_fixtures::program_in_own_dir("one_hangs", "gui-breakpoints-kept");
+    let (mut app, mut rx) = start_with(&prog, &["-n", "2", "--no-restore", "--"]);
+    pump(&mut app, &mut rx, "the ranks at main", |m| {
+        m.size == 2 && (0..2).all(|r| m.states.get(r).and_then(RankState::place).is_some())
+    });
+    let path = app.model.shown.clone().expect("one_hangs.c shown");
+    console(&mut app, "[1] break one_hangs.c:15");
+    console(&mut app, "[0] tbreak one_hangs.c:13");
+    pump(&mut app, &mut rx, "both breakpoints in the list", |m| {
+        m.breakpoints.contains(&(path.clone(), 15)) && m.breakpoints.contains(&(path.clone(), 13))
+    });
+    act(&mut app, |ui| {
+        ui.click("Continue (F5)").expect("the continue button");
+    });
+    // Rank 0 at its tbreak (gone from its list), rank 1 running.
+    pump(
+        &mut app,
+        &mut rx,
+        "rank 0 at line 13, rank 1 running, the list asked",
+        |m| {
+            m.states
+                .get(0)
+                .and_then(RankState::place)
+                .and_then(|p| p.line)
+                == Some(13)
+                && m.states.get(1) == Some(&RankState::Running)
+                && !m.breakpoints.contains(&(path.clone(), 13))
+        },
+    );
+    assert!(
+        app.model.breakpoints.contains(&(path.clone(), 15)),
+        "rank 1's breakpoint left the margin: {:?}",
+        app.model.breakpoint_list
+    );
+    assert_eq!(
+        app.model.partial.get(&(path.clone(), 15)),
+        Some(&RankSet::single(1))
+    );
+    sim(&app)
+        .find(margin_label_partial(15))
+        .expect("line 15 marked ◐");
+    act(&mut app, |ui| {
+        ui.click("Pause").expect("the pause button");
+    });
+    pump(&mut app, &mut rx, "rank 1 stopped", |m| {
+        matches!(m.states.get(1), Some(RankState::Stopped { .. }))
+    });
+    app.quit();
+    pump(&mut app, &mut rx, "the end", |m| {
+        m.status == "the session has ended"
+    });
+}

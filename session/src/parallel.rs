@@ -866,13 +866,11 @@ impl Front {
         self.end_open_line();
     }
 
-    /// Every rank's breakpoints, typed (the agents' `:breakpoints`): each location with the
-    /// ranks that have it, in number order. Asked of the ranks that are not running (a
-    /// command for a running rank waits for it, until the timeout): those that run are left
-    /// out. `None` when no rank answered.
-    pub async fn breakpoints(&mut self) -> Option<Vec<(cohort_wire::Breakpoint, RankSet)>> {
+    /// The ranks that can answer a command at once: not running (nor waiting in MPI), not
+    /// lost (a command for a running rank waits for it to stop, until the timeout).
+    pub fn idle(&self) -> RankSet {
         use cohort_wire::RankState;
-        let idle: RankSet = (0..self.size)
+        (0..self.size)
             .filter(|&r| {
                 !self.lost.contains(r)
                     && !matches!(
@@ -880,13 +878,24 @@ impl Front {
                         Some(RankState::Running | RankState::Waiting { .. } | RankState::Lost)
                     )
             })
-            .collect();
+            .collect()
+    }
+
+    /// Every rank's breakpoints, typed (the agents' `:breakpoints`): each location with the
+    /// ranks that have it, in number order, and the ranks that answered. Asked of the ranks
+    /// that are not running (a command for a running rank waits for it, until the timeout):
+    /// those that run are left out (their breakpoints are those they had when they last
+    /// answered). `None` when no rank answered.
+    pub async fn breakpoints(
+        &mut self,
+    ) -> Option<(Vec<(cohort_wire::Breakpoint, RankSet)>, RankSet)> {
+        let idle = self.idle();
         if idle.is_empty() {
             return None;
         }
-        let a = self.ask(idle, ":breakpoints").await;
+        let a = self.ask(idle.clone(), ":breakpoints").await;
         let v = a.values?;
-        (!v.classes.is_empty()).then(|| cohort_wire::Breakpoint::by_ranks(&v))
+        (!v.classes.is_empty()).then(|| (cohort_wire::Breakpoint::by_ranks(&v), v.ranks()))
     }
 
     /// Send `line` to `ranks` and wait for the merged answer, printing events and program
