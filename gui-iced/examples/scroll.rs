@@ -18,13 +18,13 @@ use cohort_session::events::Event;
 use cohort_wire::{
     Num, Place, RankSet, RankState, StackTree, States, StopReason, TypedValue, Values,
 };
+#[path = "common/frame.rs"]
+mod frame;
+
 use iced::mouse::{self, ScrollDelta};
-use iced::{Event as IcedEvent, Font, Pixels, Rectangle, Size, Theme};
+use iced::{Event as IcedEvent, Rectangle, Theme};
 use iced_core::clipboard;
-use iced_core::renderer::{self, Headless};
 use iced_runtime::user_interface::{Cache, UserInterface};
-use iced_tiny_skia::Layer;
-use iced_tiny_skia::graphics::{Viewport, damage};
 
 /// Where the widget `id` is in the window.
 fn bounds_of(
@@ -185,24 +185,11 @@ fn main() {
 
     // The application's runtime, as iced runs it: events to the user interface, its
     // messages to the application and the interface rebuilt when there were any, then drawn.
-    let mut renderer = iced::futures::executor::block_on(<iced::Renderer as Headless>::new(
-        Font::with_name("Fira Sans"),
-        Pixels(16.0),
-        None,
-    ))
-    .expect("a renderer");
-    let size = Size::new(1280.0, 820.0);
-    let whole = Rectangle::with_size(size);
-    let viewport = Viewport::with_physical_size(Size::new(1280, 820), 1.0);
-    let mut pixmap = tiny_skia::Pixmap::new(1280, 820).expect("a pixmap");
-    let mut mask = tiny_skia::Mask::new(1280, 820).expect("a mask");
-    let theme = Theme::Dark;
-    let style = renderer::Style {
-        text_color: theme.palette().text,
-    };
+    let mut window = frame::Window::new();
+    let size = frame::SIZE;
     for (pane, id) in cohort_gui::SCROLLED_PANES {
-        let mut ui = UserInterface::build(app.view(), size, Cache::default(), &mut renderer);
-        let Some(bounds) = bounds_of(&mut ui, &renderer, id) else {
+        let mut ui = UserInterface::build(app.view(), size, Cache::default(), &mut window.renderer);
+        let Some(bounds) = bounds_of(&mut ui, &window.renderer, id) else {
             println!("{pane}: not in the window");
             continue;
         };
@@ -211,8 +198,7 @@ fn main() {
         let mut times = Vec::new();
         let mut full = Vec::new();
         let mut rebuilt = 0;
-        let mut phases: [Vec<f64>; 3] = Default::default();
-        let mut last: Option<Vec<Layer>> = None;
+        let mut phases: [Vec<f64>; 2] = Default::default();
         for i in 0..2 * notches {
             let y = if i < notches { -1.0 } else { 1.0 };
             let t = Instant::now();
@@ -221,7 +207,7 @@ fn main() {
                     delta: ScrollDelta::Lines { x: 0.0, y },
                 })],
                 cursor,
-                &mut renderer,
+                &mut window.renderer,
                 &mut clipboard::Null,
                 &mut messages,
             );
@@ -230,7 +216,7 @@ fn main() {
                 for m in messages.drain(..) {
                     let _ = app.update(m);
                 }
-                ui = UserInterface::build(app.view(), size, cache, &mut renderer);
+                ui = UserInterface::build(app.view(), size, cache, &mut window.renderer);
                 rebuilt += 1;
             }
             let _ = ui.update(
@@ -238,45 +224,22 @@ fn main() {
                     Instant::now(),
                 ))],
                 cursor,
-                &mut renderer,
+                &mut window.renderer,
                 &mut clipboard::Null,
                 &mut messages,
             );
             let t_drawn = Instant::now();
             phases[0].push((t_drawn - t).as_secs_f64() * 1000.0);
-            ui.draw(&mut renderer, &theme, &style, cursor);
-            let t_prims = Instant::now();
-            phases[1].push((t_prims - t_drawn).as_secs_f64() * 1000.0);
-            // As iced's tiny-skia compositor presents a frame: only what changed since the
-            // last frame is drawn again.
-            let now = renderer.layers().to_vec();
-            let damage = match &last {
-                Some(before) => damage::diff(before, &now, |l| vec![l.bounds], Layer::damage),
-                None => vec![whole],
-            };
-            let damage = damage::group(damage, whole);
+            // The first frame draws everything (no frame before it).
+            let damage = window.draw(&mut ui, cursor, i == 0);
             if std::env::var_os("SCROLL_DAMAGE").is_some() {
                 eprintln!("{pane} {i}: {damage:?}");
             }
-            renderer.draw(
-                &mut pixmap.as_mut(),
-                &mut mask,
-                &viewport,
-                &damage,
-                theme.palette().background,
-            );
-            last = Some(now);
-            phases[2].push(t_prims.elapsed().as_secs_f64() * 1000.0);
+            phases[1].push(t_drawn.elapsed().as_secs_f64() * 1000.0);
             times.push(t.elapsed().as_secs_f64() * 1000.0);
             // And the whole window drawn (every pixel), for comparison.
             let t = Instant::now();
-            renderer.draw(
-                &mut pixmap.as_mut(),
-                &mut mask,
-                &viewport,
-                &[whole],
-                theme.palette().background,
-            );
+            let _ = window.draw(&mut ui, cursor, true);
             full.push(t.elapsed().as_secs_f64() * 1000.0);
         }
         // The first frame draws everything (no frame before it).
@@ -290,10 +253,9 @@ fn main() {
             median(full)
         );
         println!(
-            "  (medians: events, messages and view {:.1} ms, the interface's drawing {:.1} ms, rasterising {:.1} ms)",
+            "  (medians: events, messages and view {:.1} ms, drawing and rasterising {:.1} ms)",
             median(phases[0].clone()),
-            median(phases[1].clone()),
-            median(phases[2].clone())
+            median(phases[1].clone())
         );
         let _ = ui.into_cache();
     }

@@ -3,7 +3,8 @@
 //! every rank from the window's toolbar. For each: the time from the click to the batch that
 //! brings every rank's new place (the step in the agents, the front end's merge and the
 //! batching, at most `link::BATCH` = 50 ms after the first update of a batch), the model's
-//! update of that batch, and the drawing of the whole window (tiny-skia, 1280×820); then the
+//! update of that batch, and the window's frame (the view built, drawn, what changed
+//! rasterised by tiny-skia as iced's compositor does, 1280×820 at scale 1); then the
 //! same for every rank's locals, which the window asks for at each stop (their arrival, the
 //! building of the view with a sparkline of each number, the drawing); then the grid alone
 //! drawn at 10,000 ranks.
@@ -11,6 +12,9 @@
 //!     cargo run --release -p cohort-gui --example step_latency -- N A K PROGRAM
 
 use std::time::{Duration, Instant};
+
+#[path = "common/frame.rs"]
+mod frame;
 
 use cohort_gui::{App, Message, Model};
 use cohort_wire::{RankSet, RankState, States, StopReason};
@@ -66,13 +70,6 @@ fn pump(
         );
         std::thread::sleep(Duration::from_millis(1));
     }
-}
-
-fn draw_window(app: &App) -> f64 {
-    let mut ui = Simulator::with_size(Default::default(), (1280.0, 820.0), app.view());
-    let t = Instant::now();
-    let _ = ui.snapshot(&Theme::Dark).expect("snapshot");
-    t.elapsed().as_secs_f64() * 1000.0
 }
 
 /// The grid alone (400×140, its size in the window), every cell drawn.
@@ -134,6 +131,8 @@ fn main() {
     let (mut to_locals, mut locals_applies, mut views, mut locals_draws) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut line = 24;
+    let mut window = frame::Window::new();
+    let _ = window.frame(&app);
     for _ in 0..k {
         line = if line == 24 { 23 } else { 24 };
         app.model.data.locals = None;
@@ -142,7 +141,7 @@ fn main() {
         let (got, apply) = pump(&mut app, &mut rx, "the next", |m| all_at(m, n, line));
         to_batch.push(got.duration_since(t0).as_secs_f64() * 1000.0);
         applies.push(apply);
-        draws.push(draw_window(&app));
+        draws.push(window.frame(&app));
         // Then every rank's locals (the window asks for them at each stop: the locals
         // pane's tree of the focus rank, a sparkline of each number across the ranks).
         let (got, apply) = pump(&mut app, &mut rx, "every rank's locals", |m| {
@@ -156,7 +155,7 @@ fn main() {
         let t = Instant::now();
         let _ = app.view();
         views.push(t.elapsed().as_secs_f64() * 1000.0);
-        locals_draws.push(draw_window(&app));
+        locals_draws.push(window.frame(&app));
     }
     let classes = app
         .model
@@ -165,14 +164,14 @@ fn main() {
         .as_ref()
         .map_or(0, |v| v.classes.len());
     println!(
-        "next of {n} ranks, {k} times: click → batch with every rank's place {:.1} ms (median; {:.1?}), model update {:.2} ms, window drawn {:.1} ms",
+        "next of {n} ranks, {k} times: click → batch with every rank's place {:.1} ms (median; {:.1?}), model update {:.2} ms, window's frame {:.1} ms",
         median(to_batch.clone()),
         to_batch,
         median(applies),
         median(draws)
     );
     println!(
-        "  then every rank's locals ({classes} distinct): click → in the model {:.1} ms (median; {:.1?}), model update {:.2} ms, view built {:.1} ms, window drawn {:.1} ms",
+        "  then every rank's locals ({classes} distinct): click → in the model {:.1} ms (median; {:.1?}), model update {:.2} ms, view built {:.1} ms, window's frame {:.1} ms",
         median(to_locals.clone()),
         to_locals,
         median(locals_applies),
