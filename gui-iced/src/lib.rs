@@ -416,8 +416,9 @@ impl Model {
         self.data.frame_requests(&asked)
     }
 
-    /// When the current line is new and out of sight: where the source pane is to be
-    /// scrolled (its top, a third of the pane above the line), kept as where it is.
+    /// When the current line is new and out of sight (or at an edge): where the source pane
+    /// is to be scrolled (its top: a third of the pane, at most ten lines, above the line),
+    /// kept as where it is.
     pub fn follow_source(&mut self) -> Option<f32> {
         let line = self.current_line()?;
         let at = (self.shown.clone()?, line);
@@ -427,10 +428,15 @@ impl Model {
         self.source_followed = Some(at);
         let s = self.scroll_of(SOURCE_PANE);
         let y = (line - 1) as f32 * lines::LINE_H;
-        if y >= s.from_anchor && y + lines::LINE_H <= s.from_anchor + s.height {
+        // In sight with two lines' room on each side: left where it is.
+        let room = 2.0 * lines::LINE_H;
+        if y >= s.from_anchor + room.min(y) && y + lines::LINE_H + room <= s.from_anchor + s.height
+        {
             return None;
         }
-        let top = (y - s.height / 3.0).max(0.0).floor();
+        let top = (y - (s.height / 3.0).min(10.0 * lines::LINE_H))
+            .max(0.0)
+            .floor();
         self.scrolls.insert(
             SOURCE_PANE,
             lines::Scroll {

@@ -91,6 +91,11 @@ pub fn pane<'a, M: 'a>(
         build(r),
         Space::new().height(below)
     ])
+    // Lines are not wrapped: a long one scrolls sideways.
+    .direction(scrollable::Direction::Both {
+        vertical: scrollable::Scrollbar::default(),
+        horizontal: scrollable::Scrollbar::default(),
+    })
     .id(id)
     .on_scroll(on_scroll)
     .height(Fill)
