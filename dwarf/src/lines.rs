@@ -178,6 +178,12 @@ impl DebugFile {
         })
     }
 
+    /// How many units have had their line rows decoded so far (tests check that a look-up
+    /// left an object's rows alone).
+    pub fn line_tables_read(&self) -> usize {
+        self.lines.iter().filter(|c| c.get().is_some()).count()
+    }
+
     /// Line tables of unit `ui`, built on first use.
     pub fn unit_lines(&self, ui: usize) -> Result<&UnitLines> {
         let cell = self

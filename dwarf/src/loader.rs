@@ -117,6 +117,12 @@ impl DebugFile {
         Ok(cache.entry(path.to_path_buf()).or_insert(f).clone())
     }
 
+    /// Every file loaded so far in this process (tests look at what a command read).
+    pub fn loaded() -> Vec<Arc<DebugFile>> {
+        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        cache.values().cloned().collect()
+    }
+
     fn open(path: &Path) -> Result<DebugFile> {
         let data = map_static(path)?;
         let obj = object::File::parse(data).map_err(|_| DwarfError::NotElf(path.to_path_buf()))?;
