@@ -212,6 +212,11 @@ pub fn is_resuming(line: &str) -> bool {
     )
 }
 
+/// A command's first word (`break` of `break f.c:3`), as answers name it.
+fn first_word(line: &str) -> String {
+    line.split_whitespace().next().unwrap_or("").to_string()
+}
+
 /// The typed state of a rank still in a command: running, or waiting in an MPI call.
 fn running_state(call: Option<String>) -> RankState {
     match call {
@@ -307,6 +312,11 @@ pub struct Node {
     ping_seq: u64,
     /// Ranks running a command whose answer went up already (its stop will be an event).
     running: HashMap<u32, u64>,
+    /// Of those, the ones whose command lets nothing run (a slow `break FILE:LINE`, `shell`):
+    /// its first word. Such a rank is busy, not running: its place is the last one it gave.
+    busy_with: HashMap<u32, String>,
+    /// Every rank's state as its last answer gave it.
+    last_state: HashMap<u32, RankState>,
     /// Ranks whose unfinished step a later step adopted (rank → the later command).
     adopted: HashMap<u32, u64>,
     /// Commands for ranks still busy: sent when the rank is idle (rank, command, line).
@@ -400,6 +410,8 @@ impl Node {
             pending: HashMap::new(),
             ping_seq: 0,
             running: HashMap::new(),
+            busy_with: HashMap::new(),
+            last_state: HashMap::new(),
             adopted: HashMap::new(),
             deferred: Vec::new(),
             events: Merged::default(),
@@ -824,7 +836,17 @@ impl Node {
         }
         for r in ranks.intersection(&self.own).iter() {
             if self.running.contains_key(&r) {
-                if line == ":state" {
+                if line == ":state"
+                    && let Some(word) = self.busy_with.get(&r)
+                {
+                    // Still stopped where it was (its state as last given), working on a
+                    // command that resumes nothing.
+                    p.merged
+                        .add(r, &format!("busy (`{word}` has not finished)\n"), "");
+                    if let Some(st) = self.last_state.get(&r) {
+                        p.states.set(r, st.clone());
+                    }
+                } else if line == ":state" {
                     let call = self
                         .ranks
                         .get(&r)
@@ -835,9 +857,10 @@ impl Node {
                     };
                     p.merged.add(r, &text, "");
                     p.states.set(r, running_state(call));
-                } else if resuming {
+                } else if resuming && !self.busy_with.contains_key(&r) {
                     // Still in its earlier step (waiting for a peer): this step's answer for it
-                    // is that step's end, when it comes; it does not step again.
+                    // is that step's end, when it comes; it does not step again. (A rank busy
+                    // with a command that resumes nothing runs this one after it, below.)
                     p.local_wait.insert(r);
                     self.adopted.insert(r, id);
                 } else {
@@ -858,6 +881,7 @@ impl Node {
                 notify.push(r);
                 p.local_wait.insert(r);
                 self.running.insert(r, id);
+                self.note_busy(r, &line);
             } else {
                 p.lost.insert(r);
             }
@@ -869,10 +893,21 @@ impl Node {
         self.try_complete(id);
     }
 
+    /// Rank `r` started `line`: busy with it when it resumes nothing.
+    fn note_busy(&mut self, r: u32, line: &str) {
+        if is_resuming(line) {
+            self.busy_with.remove(&r);
+        } else {
+            self.busy_with.insert(r, first_word(line));
+        }
+    }
+
     fn on_done(&mut self, mut d: Done) {
         if self.running.get(&d.rank) == Some(&d.id) {
             self.running.remove(&d.rank);
+            self.busy_with.remove(&d.rank);
         }
+        self.last_state.insert(d.rank, d.state.clone());
         // A later step adopted this rank's unfinished one: its end answers that step.
         if !self
             .pending
@@ -892,10 +927,15 @@ impl Node {
         {
             let (r, id, line) = self.deferred.remove(i);
             let history = self.pending.get(&id).map_or(0, |p| p.history);
+            let word = (!is_resuming(&line)).then(|| first_word(&line));
             if let Some(h) = self.ranks.get(&r)
                 && h.send(Job::Exec { id, line, history })
             {
                 self.running.insert(r, id);
+                match word {
+                    Some(w) => self.busy_with.insert(r, w),
+                    None => self.busy_with.remove(&r),
+                };
             }
         }
         if self.silenced.get(&d.rank) == Some(&d.id) {
@@ -1177,11 +1217,25 @@ impl Node {
             });
             self.adopted.retain(|_, aid| *aid != id);
             for r in never_ran.iter() {
-                p.merged.add(
-                    r,
-                    "",
-                    "Cannot execute this command while the selected thread is running.\n",
-                );
+                match self.busy_with.get(&r) {
+                    // Busy with a command that resumes nothing: still where it was.
+                    Some(word) => {
+                        let cmd = first_word(&p.line);
+                        p.merged.add(
+                            r,
+                            "",
+                            &format!("`{cmd}` not run: `{word}` has not finished\n"),
+                        );
+                        if let Some(st) = self.last_state.get(&r) {
+                            p.states.set(r, st.clone());
+                        }
+                    }
+                    None => p.merged.add(
+                        r,
+                        "",
+                        "Cannot execute this command while the selected thread is running.\n",
+                    ),
+                }
             }
             let waiting = waiting.difference(&never_ran);
             if p.resuming {

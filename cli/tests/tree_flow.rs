@@ -522,3 +522,100 @@ fn agent_pid(marker: &str, index: u32) -> i32 {
         .expect("the agent")
         .pid
 }
+
+/// An interactive `cohort launch -n 4 --agents 2 ARGS -nx` of the fixture `name`, marked.
+fn four_ranks_with(name: &str, args: &[&str]) -> (Session, String) {
+    let prog = cohort_fixtures::program(name);
+    let marker = unique_marker();
+    let args: Vec<String> = ["launch", "-n", "4", "--agents", "2"]
+        .iter()
+        .chain(args)
+        .chain(&["-nx", "--"])
+        .map(|s| s.to_string())
+        .chain([prog.display().to_string()])
+        .collect();
+    let s = Session::start(
+        &args,
+        prog.parent().unwrap(),
+        &[("COHORT_TEST_MARKER", &marker)],
+    );
+    (s, marker)
+}
+
+/// A command that lets nothing run and outlasts the timeout (`shell sleep`, as a slow `break
+/// FILE:LINE` did at 10,000 ranks) leaves its ranks stopped where they were: `info ranks`
+/// says they are busy with it, not running; a `continue` given meanwhile runs once they are
+/// idle (it was taken for the end of the busy command, and the ranks never went on).
+#[test]
+fn ranks_busy_with_a_timed_out_command_are_not_running() {
+    let (mut s, marker) = four_ranks_with("ranks", &["--timeout", "300", "--settle", "5000"]);
+    s.wait_for(|l| l.contains("Temporary breakpoint 1, main"));
+    s.send("shell sleep 2");
+    s.wait_for(|l| l.ends_with("[0-3] no answer in time (the command timed out)"));
+    s.send("info ranks");
+    let l = s.wait_for(|l| l.contains("[0-3] "));
+    assert_eq!(unprompted(&l), "[0-3] busy (`shell` has not finished)");
+    // Waits for the end of `shell`, then runs: every rank goes on to its end.
+    s.send("continue");
+    let mut ended = 0;
+    while ended < 4 {
+        let l = s.wait_for(|l| l.contains("exited") || l.contains("has not finished"));
+        assert!(l.contains("exited"), "{l}");
+        ended += l.split_once(']').map_or(1, |(set, _)| {
+            cohort_wire::RankSet::parse(&set[1..], 4).map_or(1, |r| r.len())
+        });
+    }
+    s.send("info ranks");
+    let l = s.wait_for(|l| l.contains('['));
+    assert!(!l.contains("running") && !l.contains("busy"), "{l}");
+    s.send("quit");
+    wait_gone(&marker);
+}
+
+/// An agent that does not answer a `break` in time (stopped here): its ranks are reported
+/// without an answer, not running, and once it goes on its ranks have the breakpoint.
+#[test]
+fn ranks_of_a_held_up_agent_after_a_timed_out_break_are_not_running() {
+    let (mut s, marker) = four_ranks_with("ranks", &["--timeout", "300"]);
+    s.wait_for(|l| l.contains("Temporary breakpoint 1, main"));
+    let agent1 = agent_pid(&marker, 1);
+    kill(Pid::from_raw(agent1), Signal::SIGSTOP).unwrap();
+    s.send("break ranks.c:24");
+    s.wait_for(|l| l.contains("no answer in time"));
+    s.send("info ranks");
+    let l = s.wait_for(|l| l.contains("no answer in time") || l.contains("running"));
+    assert!(!l.contains("running"), "{l}");
+    kill(Pid::from_raw(agent1), Signal::SIGCONT).unwrap();
+    // Agent 1 answers the `break` late (busy with it meanwhile, not running), then all four
+    // are where they were.
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        s.send("info ranks");
+        let l = s.wait_for(|l| l.contains("[0-3] ") || l.contains("[2-3] "));
+        assert!(!l.contains("running"), "{l}");
+        if l.contains("[0-3] ") {
+            assert!(l.ends_with("ranks.c:18"), "{l}");
+            assert!(
+                unprompted(&l).starts_with("[0-3] stopped in main at "),
+                "{l}"
+            );
+            break;
+        }
+        assert!(Instant::now() < until, "{l}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    s.send("continue");
+    let l = s.wait_for(|l| l.contains("Breakpoint 2, main"));
+    assert!(unprompted(&l).starts_with("[0-3] "), "{l}");
+    s.send("quit");
+    wait_gone(&marker);
+}
+
+/// A line without the prompts printed before it.
+fn unprompted(l: &str) -> &str {
+    let mut l = l;
+    while let Some(r) = l.strip_prefix("(cohort) ") {
+        l = r;
+    }
+    l
+}

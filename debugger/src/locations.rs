@@ -121,11 +121,7 @@ pub fn resolve(symbols: &SymbolTable, text: &str) -> std::result::Result<Vec<Loc
         }
         // FILE:FUNCTION
         let mut out = Vec::new();
-        let file_known = objs.iter().any(|(d, _)| {
-            d.source_files()
-                .iter()
-                .any(|(n, full)| cohort_dwarf::lines::file_matches(n, full, file))
-        });
+        let file_known = objs.iter().any(|(d, _)| d.has_source_file(file));
         // FUNCTION:LABEL
         if !file_known && let Some(r) = resolve_label(&objs, file, rest) {
             return r;
@@ -245,11 +241,7 @@ pub(crate) fn is_label_spec(symbols: &SymbolTable, text: &str) -> bool {
         return false;
     };
     let objs = debug_files(symbols);
-    let file_known = objs.iter().any(|(d, _)| {
-        d.source_files()
-            .iter()
-            .any(|(n, full)| cohort_dwarf::lines::file_matches(n, full, func))
-    });
+    let file_known = objs.iter().any(|(d, _)| d.has_source_file(func));
     !file_known && matches!(resolve_label(&objs, func, label.trim()), Some(Ok(_)))
 }
 

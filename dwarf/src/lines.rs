@@ -54,6 +54,26 @@ impl UnitLines {
     }
 }
 
+/// A unit's files from its line-program header (see `DebugFile::unit_files`).
+#[derive(Debug, Default)]
+struct UnitFiles {
+    /// (display name, full path), the unit's primary file first.
+    files: Vec<(String, PathBuf)>,
+    /// Line-program file index → `files`.
+    file_map: Vec<Option<usize>>,
+}
+
+/// Last component of a file name → the units that have a file so named.
+pub(crate) type FileIndex = std::collections::HashMap<std::ffi::OsString, Vec<usize>>;
+
+/// The last component of `p` when it is a name (not `.`, `..` or the root).
+fn last_name(p: &Path) -> Option<&std::ffi::OsStr> {
+    match p.components().next_back()? {
+        Component::Normal(n) => Some(n),
+        _ => None,
+    }
+}
+
 /// What gdb's `find_pc_line` gives for a pc.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineInfo {
@@ -178,6 +198,12 @@ impl DebugFile {
         })
     }
 
+    /// How many units have had their line rows decoded so far (tests check that a look-up
+    /// left an object's rows alone).
+    pub fn line_tables_read(&self) -> usize {
+        self.lines.iter().filter(|c| c.get().is_some()).count()
+    }
+
     /// Line tables of unit `ui`, built on first use.
     pub fn unit_lines(&self, ui: usize) -> Result<&UnitLines> {
         let cell = self
@@ -189,7 +215,11 @@ impl DebugFile {
             .map_err(|e| DwarfError::Malformed(e.clone()))
     }
 
-    fn build_lines(&self, ui: usize) -> Result<UnitLines> {
+    /// Unit `ui`'s source files as gdb makes its symtabs: the unit's own file (`DW_AT_name`)
+    /// first, then each file of its line program's header, by full path without duplicates;
+    /// and the map from line-program file index to that list. Read from the unit's root and
+    /// the header alone: no line rows are decoded.
+    fn unit_files(&self, ui: usize) -> Result<UnitFiles> {
         let unit = self.unit(ui)?;
         let comp_dir = unit
             .comp_dir
@@ -206,15 +236,11 @@ impl DebugFile {
                 normalize(&Path::new(&comp_dir).join(name))
             }
         };
-        let mut out = UnitLines::default();
+        let mut out = UnitFiles::default();
         if !unit_name.is_empty() {
-            out.subfiles.push(Subfile {
-                name: unit_name.clone(),
-                full: full_of(&unit_name),
-                rows: Vec::new(),
-            });
+            out.files.push((unit_name.clone(), full_of(&unit_name)));
         }
-        let Some(program) = unit.line_program.clone() else {
+        let Some(program) = unit.line_program.as_ref() else {
             return Ok(out);
         };
         let header = program.header();
@@ -222,7 +248,7 @@ impl DebugFile {
         // Map every file entry to a subfile, by full path.
         let first = if version >= 5 { 0 } else { 1 };
         let count = header.file_names().len() as u64;
-        let mut file_map = vec![None; (count + first) as usize];
+        out.file_map = vec![None; (count + first) as usize];
         for fi in first..count + first {
             let Some(fe) = header.file(fi) else { continue };
             let Some(fname) = self.attr_path(unit, fe.path_name()) else {
@@ -241,21 +267,103 @@ impl DebugFile {
                 _ => fname,
             };
             let full = full_of(&name);
-            let idx = match out.subfiles.iter().position(|s| s.full == full) {
+            // Both normalised: equal as paths when equal as bytes (a path's `==` compares
+            // component by component, a cost for each file of each unit).
+            let idx = match out
+                .files
+                .iter()
+                .position(|s| s.1.as_os_str() == full.as_os_str())
+            {
                 Some(i) => i,
                 None => {
-                    out.subfiles.push(Subfile {
-                        name,
-                        full,
-                        rows: Vec::new(),
-                    });
-                    out.subfiles.len() - 1
+                    out.files.push((name, full));
+                    out.files.len() - 1
                 }
             };
-            if let Some(slot) = file_map.get_mut(fi as usize) {
+            if let Some(slot) = out.file_map.get_mut(fi as usize) {
                 *slot = Some(idx);
             }
         }
+        Ok(out)
+    }
+
+    /// Units by the last component of their files' names (display name and full path): built
+    /// once from the line-program headers, so that a file name is found without decoding any
+    /// unit's rows.
+    fn file_index(&self) -> &FileIndex {
+        self.file_index.get_or_init(|| {
+            let mut by_name: FileIndex = std::collections::HashMap::new();
+            for ui in 0..self.units.len() {
+                let Ok(files) = self.unit_files(ui) else {
+                    continue;
+                };
+                for (name, full) in &files.files {
+                    for key in [last_name(Path::new(name)), last_name(full)]
+                        .into_iter()
+                        .flatten()
+                    {
+                        let v = by_name.entry(key.to_os_string()).or_default();
+                        if v.last() != Some(&ui) {
+                            v.push(ui);
+                        }
+                    }
+                }
+            }
+            by_name
+        })
+    }
+
+    /// The (unit, subfile) pairs whose file `search` names (gdb's `compare_filenames_for_search`),
+    /// by unit; only units that have a file of that name are looked at.
+    fn files_named(&self, search: &str) -> Vec<(usize, usize)> {
+        let key = if Path::new(search).is_absolute() {
+            last_name(&normalize(Path::new(search))).map(|k| k.to_os_string())
+        } else {
+            last_name(Path::new(search)).map(|k| k.to_os_string())
+        };
+        let units: Vec<usize> = match key {
+            Some(k) => self.file_index().get(&k).cloned().unwrap_or_default(),
+            // `.`, `..`: no file name to look up by.
+            None => (0..self.units.len()).collect(),
+        };
+        let mut out = Vec::new();
+        for ui in units {
+            let Ok(files) = self.unit_files(ui) else {
+                continue;
+            };
+            for (si, (name, full)) in files.files.iter().enumerate() {
+                if file_matches(name, full, search) {
+                    out.push((ui, si));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether some unit has a source file that `search` names (no line rows are decoded).
+    pub fn has_source_file(&self, search: &str) -> bool {
+        !self.files_named(search).is_empty()
+    }
+
+    fn build_lines(&self, ui: usize) -> Result<UnitLines> {
+        let unit = self.unit(ui)?;
+        let files = self.unit_files(ui)?;
+        let mut out = UnitLines {
+            subfiles: files
+                .files
+                .into_iter()
+                .map(|(name, full)| Subfile {
+                    name,
+                    full,
+                    rows: Vec::new(),
+                })
+                .collect(),
+            ..UnitLines::default()
+        };
+        let file_map = files.file_map;
+        let Some(program) = unit.line_program.clone() else {
+            return Ok(out);
+        };
         let unit_low = self
             .unit_code_ranges(unit)
             .iter()
@@ -448,8 +556,8 @@ impl DebugFile {
     pub fn source_files(&self) -> Vec<(String, PathBuf)> {
         let mut out: Vec<(String, PathBuf)> = Vec::new();
         for ui in 0..self.units.len() {
-            if let Ok(l) = self.unit_lines(ui) {
-                out.extend(l.subfiles.iter().map(|s| (s.name.clone(), s.full.clone())));
+            if let Ok(f) = self.unit_files(ui) {
+                out.extend(f.files);
             }
         }
         out.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
@@ -664,15 +772,8 @@ impl DebugFile {
     /// `dir/where_a.c`, or the full path).
     pub fn addresses_for_line(&self, file: &str, line: u32) -> Result<Vec<LineMatch>> {
         // (unit, subfile) pairs matching the file.
-        let mut tabs: Vec<(usize, usize)> = Vec::new();
-        for ui in 0..self.units.len() {
-            let Ok(l) = self.unit_lines(ui) else { continue };
-            for (si, s) in l.subfiles.iter().enumerate() {
-                if file_matches(&s.name, &s.full, file) {
-                    tabs.push((ui, si));
-                }
-            }
-        }
+        // Matched by the line-program headers: only these units' rows are decoded.
+        let tabs = self.files_named(file);
         if tabs.is_empty() {
             return Err(DwarfError::user(format!("No source file named {file}.")));
         }

@@ -45,6 +45,8 @@ pub struct DebugFile {
     pub(crate) index: OnceLock<crate::index::NameIndex>,
     /// Per unit: its line table as gdb builds it, on first use (see `lines`).
     pub(crate) lines: Vec<OnceLock<std::result::Result<crate::lines::UnitLines, String>>>,
+    /// Units by their files' names, from the line-program headers, on first use (see `lines`).
+    pub(crate) file_index: OnceLock<crate::lines::FileIndex>,
     /// Per unit: facts gathered by one walk of its DIEs on first use (see `index`).
     pub(crate) unit_facts: Vec<OnceLock<crate::index::UnitFacts>>,
 }
@@ -115,6 +117,12 @@ impl DebugFile {
         let f = Arc::new(Self::open(path)?);
         let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
         Ok(cache.entry(path.to_path_buf()).or_insert(f).clone())
+    }
+
+    /// Every file loaded so far in this process (tests look at what a command read).
+    pub fn loaded() -> Vec<Arc<DebugFile>> {
+        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        cache.values().cloned().collect()
     }
 
     fn open(path: &Path) -> Result<DebugFile> {
@@ -202,6 +210,7 @@ impl DebugFile {
             elf: data,
             main_address: OnceLock::new(),
             index: OnceLock::new(),
+            file_index: OnceLock::new(),
             lines: (0..n).map(|_| OnceLock::new()).collect(),
             unit_facts: (0..n).map(|_| OnceLock::new()).collect(),
         })
