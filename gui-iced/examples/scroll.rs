@@ -187,6 +187,40 @@ fn main() {
     // messages to the application and the interface rebuilt when there were any, then drawn.
     let mut window = frame::Window::new();
     let size = frame::SIZE;
+    // Frames after every rank's locals change (as after a step: a new class a rank).
+    let mut after = Vec::new();
+    let _ = window.frame(&app);
+    for k in 1..=5 {
+        let mut v = Values::default();
+        for r in 0..n {
+            v.add(
+                r,
+                TypedValue::Struct {
+                    ty: String::new(),
+                    fields: vec![
+                        ("rank".into(), scalar("int", f64::from(r))),
+                        ("n".into(), scalar("int", 1024.0)),
+                        (
+                            "sum".into(),
+                            scalar("double", f64::from((r + k) % 97) * 0.5),
+                        ),
+                        ("t".into(), scalar("double", 0.25 * f64::from(k))),
+                    ],
+                },
+            );
+        }
+        let _ = app.update(Message::Batch(vec![Update::Values {
+            key: "locals".into(),
+            values: Some(v),
+            error: String::new(),
+        }]));
+        after.push(window.frame(&app));
+    }
+    println!(
+        "a frame after every rank's locals changed: {:.1} ms (median; {after:.1?})",
+        median(after.clone())
+    );
+
     for (pane, id) in cohort_gui::SCROLLED_PANES {
         let mut ui = UserInterface::build(app.view(), size, Cache::default(), &mut window.renderer);
         let Some(bounds) = bounds_of(&mut ui, &window.renderer, id) else {
@@ -200,7 +234,15 @@ fn main() {
         let mut rebuilt = 0;
         let mut phases: [Vec<f64>; 2] = Default::default();
         for i in 0..2 * notches {
-            let y = if i < notches { -1.0 } else { 1.0 };
+            // Away from the pane's anchor first (the output and the console follow their
+            // last line: up), then back.
+            let away = if [cohort_gui::output::OUTPUT_PANE, cohort_gui::CONSOLE_PANE].contains(&id)
+            {
+                1.0
+            } else {
+                -1.0
+            };
+            let y = if i < notches { away } else { -away };
             let t = Instant::now();
             let _ = ui.update(
                 &[IcedEvent::Mouse(mouse::Event::WheelScrolled {
@@ -236,6 +278,11 @@ fn main() {
                 eprintln!("{pane} {i}: {damage:?}");
             }
             phases[1].push(t_drawn.elapsed().as_secs_f64() * 1000.0);
+            if i + 1 == notches
+                && let Some(dir) = std::env::var_os("SCROLL_PNG")
+            {
+                window.save(&std::path::Path::new(&dir).join(format!("{id}.png")));
+            }
             times.push(t.elapsed().as_secs_f64() * 1000.0);
             // And the whole window drawn (every pixel), for comparison.
             let t = Instant::now();

@@ -109,6 +109,9 @@ fn main() {
         "--agents",
         agents,
         "--no-restore",
+        // 10,000 ranks starting on 2 CPUs take about the default 30 s.
+        "--timeout",
+        "120000",
         "--",
         prog,
     ]

@@ -907,6 +907,7 @@ impl App {
             total,
             &m.scroll_of(SOURCE_PANE),
             false,
+            false,
             build,
             |v| Message::Scrolled(SOURCE_PANE, lines::Scroll::of(v)),
         )

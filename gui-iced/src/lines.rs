@@ -73,13 +73,15 @@ pub fn mono<'a>(s: impl text::IntoFragment<'a>) -> text::Text<'a> {
 }
 
 /// A pane of `total` lines: `build` makes the element of lines `range` (each [`LINE_H`]
-/// high), the scrollable has id `id`, follows new lines when `from_bottom` and tells where it
-/// is with `on_scroll`.
+/// high), the scrollable has id `id`, follows new lines when `from_bottom`, scrolls
+/// `sideways` too (for lines of their own width: content as wide as the pane, `Fill`,
+/// cannot scroll sideways) and tells where it is with `on_scroll`.
 pub fn pane<'a, M: 'a>(
     id: &'static str,
     total: usize,
     scroll: &Scroll,
     from_bottom: bool,
+    sideways: bool,
     build: impl FnOnce(Range<usize>) -> Element<'a, M>,
     on_scroll: impl Fn(Viewport) -> M + 'a,
 ) -> Element<'a, M> {
@@ -91,10 +93,14 @@ pub fn pane<'a, M: 'a>(
         build(r),
         Space::new().height(below)
     ])
-    // Lines are not wrapped: a long one scrolls sideways.
-    .direction(scrollable::Direction::Both {
-        vertical: scrollable::Scrollbar::default(),
-        horizontal: scrollable::Scrollbar::default(),
+    .direction(if sideways {
+        // Lines are not wrapped: a long one scrolls sideways.
+        scrollable::Direction::Both {
+            vertical: scrollable::Scrollbar::default(),
+            horizontal: scrollable::Scrollbar::default(),
+        }
+    } else {
+        scrollable::Direction::Vertical(scrollable::Scrollbar::default())
     })
     .id(id)
     .on_scroll(on_scroll)
@@ -121,6 +127,7 @@ pub fn text_pane<'a, M: 'a>(
         total,
         scroll,
         from_bottom,
+        true,
         |r| {
             let mut s = String::new();
             for i in r {
@@ -168,5 +175,28 @@ mod tests {
         // Scrolled past the end of a text that shrank (a filter).
         assert_eq!(s.window(50, false), 50 - MARGIN..50);
         assert_eq!(s.window(50, true), 0..MARGIN);
+    }
+
+    /// The wheel scrolls a pane down: it says where it is, and the lines built follow.
+    #[test]
+    fn the_wheel_scrolls_a_pane() {
+        use iced::mouse;
+        use iced_test::simulator::Simulator;
+        let lines: Vec<String> = (0..1000).map(|i| format!("line {i}")).collect();
+        let pane: Element<'_, Scroll> = text_pane(
+            "t",
+            lines.len(),
+            &Scroll::default(),
+            false,
+            |i| lines[i].clone(),
+            Scroll::of,
+        );
+        let mut ui = Simulator::with_size(Default::default(), (400.0, 300.0), pane);
+        ui.point_at(iced::Point::new(200.0, 150.0));
+        let _ = ui.simulate([iced::Event::Mouse(mouse::Event::WheelScrolled {
+            delta: mouse::ScrollDelta::Lines { x: 0.0, y: -2.0 },
+        })]);
+        let said: Vec<Scroll> = ui.into_messages().collect();
+        assert_eq!(said.last().map(|s| s.from_anchor), Some(120.0), "{said:?}");
     }
 }

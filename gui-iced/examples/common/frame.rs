@@ -78,6 +78,11 @@ impl Window {
         damage
     }
 
+    /// Saves the frame as a PNG file.
+    pub fn save(&self, path: &std::path::Path) {
+        let _ = self.pixmap.save_png(path);
+    }
+
     /// A frame after the application's state changed (as the runtime does after a
     /// message): the view built and laid out, drawn, what changed rasterised. Milliseconds.
     pub fn frame(&mut self, app: &App) -> f64 {
