@@ -494,21 +494,8 @@ fn an_agent_held_up_while_its_ranks_run_is_not_lost() {
 /// An interactive `cohort launch -n 4 --agents 2 --timeout 3000 EXTRA -nx` of the fixture
 /// `name`, its processes marked (see `job`): the session and the marker.
 fn four_ranks_under_two_agents(name: &str, extra: &[&str]) -> (Session, String) {
-    let prog = cohort_fixtures::program(name);
-    let marker = unique_marker();
-    let args: Vec<String> = ["launch", "-n", "4", "--agents", "2", "--timeout", "3000"]
-        .iter()
-        .chain(extra)
-        .chain(&["-nx", "--"])
-        .map(|s| s.to_string())
-        .chain([prog.display().to_string()])
-        .collect();
-    let s = Session::start(
-        &args,
-        prog.parent().unwrap(),
-        &[("COHORT_TEST_MARKER", &marker)],
-    );
-    (s, marker)
+    let args: Vec<&str> = ["--timeout", "3000"].iter().chain(extra).copied().collect();
+    four_ranks_with(name, &args)
 }
 
 /// The pid of agent `index` of the session marked `marker`.
