@@ -3,8 +3,8 @@
 //! tried — the last batch command, `quit`, the end of input, SIGTERM, SIGHUP, Ctrl-C twice, the
 //! front end killed with SIGKILL — with every launcher, the ranks running (inside `continue`).
 //! Each process of the job carries a marker in its environment (and the program's argument):
-//! within 2 s of the end no process with it may be left. A job the session attached to
-//! (`cohort attach`) is detached instead and runs on to its normal end.
+//! within `GONE_WITHIN` (5 s) of the end no process with it may be left. A job the session
+//! attached to (`cohort attach`) is detached instead and runs on to its normal end.
 
 mod common;
 
@@ -206,7 +206,7 @@ impl Drop for Launched {
 
 /// A job started without the debugger (`launcher ... PROG FILE`, its ranks waiting for FILE),
 /// attached to with `cohort attach ATTACH PID`, the ranks running, the session ended by `end`:
-/// within 2 s the front end and its agents are gone and the ranks run on, untraced; once FILE
+/// within `GONE_WITHIN` the front end and its agents are gone and the ranks run on, untraced; once FILE
 /// exists the job ends normally and prints every rank's line.
 fn attached_job_runs_on(
     launcher: &[&str],
