@@ -1,6 +1,6 @@
 //! Scrolling the window's panes at 10,000 ranks (bench/gui.sh; a measurement, not a test):
 //! a window fed as a 10,000-rank job feeds it — ranks in blocks of states, 10 lines of output
-//! from every rank (100,000 lines), parallel stacks of four branches, every rank's locals (a
+//! from every rank (100,000 lines), parallel stacks of 24 branches, every rank's 34 locals (a
 //! class each: every rank holds its own number), the comparison of one of them across the
 //! ranks open, a source file of `LINES` lines shown — then each pane scrolled by the mouse
 //! wheel, 3 lines a notch, `NOTCHES` notches down and back up. For each notch: the wheel event
@@ -72,6 +72,34 @@ fn scalar(ty: &str, v: f64) -> TypedValue {
     }
 }
 
+/// Every rank's locals at step `k`: `rank` its own, `sum` one of 97 values, `n` and `t` the
+/// same on every rank.
+fn locals_of(n: u32, k: u32) -> Values {
+    let mut v = Values::default();
+    for r in 0..n {
+        v.add(
+            r,
+            TypedValue::Struct {
+                ty: String::new(),
+                fields: [
+                    ("rank".to_string(), scalar("int", f64::from(r))),
+                    ("n".into(), scalar("int", 1024.0)),
+                    (
+                        "sum".into(),
+                        scalar("double", f64::from((r + k) % 97) * 0.5),
+                    ),
+                    ("t".into(), scalar("double", 0.25 * f64::from(k.max(1)))),
+                ]
+                .into_iter()
+                // And 30 more, as a solver's routine has.
+                .chain((0..30).map(|i| (format!("c{i}"), scalar("double", f64::from(i) + 0.5))))
+                .collect(),
+            },
+        );
+    }
+    v
+}
+
 fn main() {
     let a: Vec<usize> = std::env::args()
         .skip(1)
@@ -119,7 +147,11 @@ fn main() {
         stacks.add(
             r,
             &[
-                format!("{leaf} (u=0x7ffd0000, n=1024) at solver.c:{}", 40 + r % 4),
+                format!(
+                    "{leaf}_{} (u=0x7ffd0000, n=1024) at solver.c:{}",
+                    r % 24,
+                    40 + r % 4
+                ),
                 format!("step (t={}) at solver.c:900", r % 3),
                 "main () at solver.c:1200".to_string(),
             ],
@@ -127,21 +159,7 @@ fn main() {
     }
 
     // Every rank's locals: its own number, and numbers shared by all.
-    let mut locals = Values::default();
-    for r in 0..n {
-        locals.add(
-            r,
-            TypedValue::Struct {
-                ty: String::new(),
-                fields: vec![
-                    ("rank".into(), scalar("int", f64::from(r))),
-                    ("n".into(), scalar("int", 1024.0)),
-                    ("sum".into(), scalar("double", f64::from(r % 97) * 0.5)),
-                    ("t".into(), scalar("double", 0.25)),
-                ],
-            },
-        );
-    }
+    let locals = locals_of(n, 0);
 
     let mut app = App::new(None);
     let mut batch = vec![
@@ -191,24 +209,7 @@ fn main() {
     let mut after = Vec::new();
     let _ = window.frame(&app);
     for k in 1..=5 {
-        let mut v = Values::default();
-        for r in 0..n {
-            v.add(
-                r,
-                TypedValue::Struct {
-                    ty: String::new(),
-                    fields: vec![
-                        ("rank".into(), scalar("int", f64::from(r))),
-                        ("n".into(), scalar("int", 1024.0)),
-                        (
-                            "sum".into(),
-                            scalar("double", f64::from((r + k) % 97) * 0.5),
-                        ),
-                        ("t".into(), scalar("double", 0.25 * f64::from(k))),
-                    ],
-                },
-            );
-        }
+        let v = locals_of(n, k);
         let _ = app.update(Message::Batch(vec![Update::Values {
             key: "locals".into(),
             values: Some(v),

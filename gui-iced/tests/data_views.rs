@@ -87,8 +87,8 @@ fn locals_as_trees_compare_and_the_array_viewer() {
     // c.temp across the ranks (its sparkline's values), and the comparison on a click.
     let temp = vec![field("c"), field("temp")];
     assert_eq!(
-        app.model.data.across(&Tree::Locals, &temp),
-        vec![Some(0.0), Some(1.5), Some(3.0), Some(4.5)]
+        *app.model.data.across(&Tree::Locals, &temp),
+        [Some(0.0), Some(1.5), Some(3.0), Some(4.5)]
     );
     act(&mut app, |ui| {
         ui.click("    temp = 0").expect("c.temp");
@@ -134,10 +134,10 @@ fn locals_as_trees_compare_and_the_array_viewer() {
         m.data.watches.first().is_some_and(|w| w.values.is_some())
     });
     assert_eq!(
-        app.model
+        *app.model
             .data
             .across(&Tree::Watch("c.v[2] * 2".into()), &[]),
-        vec![Some(2.0), Some(4.0), Some(6.0), Some(8.0)]
+        [Some(2.0), Some(4.0), Some(6.0), Some(8.0)]
     );
     sim(&app)
         .find("    c.v[2] * 2 = 2")
