@@ -707,6 +707,60 @@ mod tests {
         }
     }
 
+    /// The numbers across the ranks are kept between views and worked out again when an
+    /// answer comes (a top member's, all members at once, and a nested one's).
+    #[test]
+    fn numbers_across_the_ranks_follow_each_answer() {
+        let mut d = Data {
+            size: 3,
+            ..Default::default()
+        };
+        let top = |x: f64, y: f64| TypedValue::Struct {
+            ty: String::new(),
+            fields: vec![
+                (
+                    "x".into(),
+                    TypedValue::Scalar {
+                        ty: "int".into(),
+                        text: x.to_string(),
+                        num: Some(Num(x)),
+                    },
+                ),
+                ("y".into(), locals(y)),
+            ],
+        };
+        let answer = |d: &mut Data, k: f64| {
+            let mut v = Values::default();
+            for r in 0..3u32 {
+                v.add(r, top(f64::from(r) + k, k));
+            }
+            d.apply(LOCALS, Some(v), String::new());
+        };
+        let x = [PathStep::Field("x".into())];
+        let temp = [
+            PathStep::Field("y".into()),
+            PathStep::Field("c".into()),
+            PathStep::Field("temp".into()),
+        ];
+        answer(&mut d, 0.0);
+        assert_eq!(
+            *d.across(&Tree::Locals, &x),
+            [Some(0.0), Some(1.0), Some(2.0)]
+        );
+        assert_eq!(*d.across(&Tree::Locals, &temp), [Some(0.0); 3]);
+        // A member that is no number: none on every rank.
+        assert_eq!(
+            *d.across(&Tree::Locals, &[PathStep::Field("y".into())]),
+            [None; 3]
+        );
+        answer(&mut d, 10.0);
+        assert_eq!(
+            *d.across(&Tree::Locals, &x),
+            [Some(10.0), Some(11.0), Some(12.0)]
+        );
+        assert_eq!(*d.across(&Tree::Locals, &temp), [Some(10.0); 3]);
+    }
+
     #[test]
     fn a_number_across_the_ranks_and_its_comparison() {
         let mut d = Data {
