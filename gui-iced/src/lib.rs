@@ -317,7 +317,7 @@ impl Model {
             self.show_file(&path);
         }
         let mut r = vec![Request::Locals(self.focus), Request::Stacks];
-        r.extend(self.data.refresh(&self.asked()));
+        r.extend(self.data.frame_requests(&self.asked()));
         r
     }
 
@@ -348,12 +348,7 @@ impl Model {
         }
         self.disabled = self.breakpoints.difference(&enabled).cloned().collect();
         // The ranks asked are those that do not run (see Front::breakpoints).
-        let stopped: RankSet = self
-            .states
-            .groups
-            .iter()
-            .filter(|(s, _)| !matches!(s, RankState::Running | RankState::Waiting { .. }))
-            .fold(RankSet::new(), |acc, (_, r)| acc.union(r));
+        let stopped = self.asked();
         let mut have: HashMap<(String, u32), RankSet> = HashMap::new();
         for (b, ranks) in &list {
             if let (Some(p), Some(l)) = (&b.path, b.line) {

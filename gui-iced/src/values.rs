@@ -119,12 +119,6 @@ impl Data {
         }
     }
 
-    /// The requests for every rank's locals and watches, and the focus rank's array (after
-    /// a stop or a focus change).
-    pub fn refresh(&mut self, all: &RankSet) -> Vec<Request> {
-        self.frame_requests(all)
-    }
-
     /// The request of the locals: every rank's innermost frame's, or the selected frame's
     /// of the ranks it is asked of.
     pub fn locals_request(&self, all: &RankSet) -> Request {
@@ -165,8 +159,9 @@ impl Data {
         }
     }
 
-    /// The requests of a frame's data (after a click on a frame or a stack's node): its
-    /// locals, the watches and the array viewer's array in it.
+    /// The requests of the data (after a stop, a focus change, a click on a frame or a
+    /// stack's node): the locals, the watches and the focus rank's array, in the selected
+    /// frame (every rank's innermost when none is).
     pub fn frame_requests(&mut self, all: &RankSet) -> Vec<Request> {
         let mut r = vec![self.locals_request(all)];
         for w in &self.watches {
@@ -809,7 +804,7 @@ mod tests {
         // The same expression twice is one watch.
         d.watch_input = "x + 1".into();
         assert!(d.intent(DataMsg::AddWatch, &all).is_empty());
-        assert_eq!(d.refresh(&all).len(), 2);
+        assert_eq!(d.frame_requests(&all).len(), 2);
         d.intent(DataMsg::RemoveWatch("x + 1".into()), &all);
         assert!(d.watches.is_empty());
     }
